@@ -1,0 +1,65 @@
+import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentExtension, type AgentSkill } from '@a2a-js/sdk';
+import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
+
+/** Paths the host serves the two transports on, relative to its base URL. */
+export const A2A_PATHS = { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' } as const;
+
+/** The name of the bearer scheme in the card's `securitySchemes`. */
+export const BEARER_SCHEME = 'bearer';
+
+export interface AgentCardOptions {
+  name: string;
+  description: string;
+  version: string;
+  /** Base URL clients reach the host at (`https://host:port`), no trailing slash. */
+  baseUrl: string;
+  extensions: readonly AgentExtension[];
+  skills: readonly AgentSkill[];
+  /** Declare the HTTP bearer scheme and require it. */
+  bearer: boolean;
+  organization?: string;
+}
+
+/**
+ * Builds the agent card: JSON-RPC and HTTP+JSON interfaces at A2A v1.0, each mirrored at v0.3 for the
+ * SDK's compatibility layer (A2A §3.6.2: a binding is reachable at v0.3 only when the card lists it),
+ * streaming on, the bindings' extensions and skills, and — when tokens are configured — the HTTP bearer
+ * scheme as a requirement (ACMP Layer 1 §5.1 makes bearer the mandatory baseline).
+ */
+export function buildAgentCard(options: AgentCardOptions): AgentCard {
+  const security = options.bearer ? [{ schemes: { [BEARER_SCHEME]: { list: [] } } }] : [];
+  return {
+    name: options.name,
+    description: options.description,
+    version: options.version,
+    supportedInterfaces: duplicateInterfacesForLegacy(
+      [
+        { url: options.baseUrl + A2A_PATHS.jsonRpc, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+        { url: options.baseUrl + A2A_PATHS.rest, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+      ],
+      ['JSONRPC', 'HTTP+JSON'],
+    ),
+    provider: options.organization ? { organization: options.organization, url: options.baseUrl } : undefined,
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extensions: [...options.extensions],
+      extendedAgentCard: false,
+    },
+    securitySchemes: options.bearer
+      ? {
+          [BEARER_SCHEME]: {
+            scheme: {
+              $case: 'httpAuthSecurityScheme',
+              value: { description: 'Bearer token (ACMP Layer 1 §5.1 baseline)', scheme: 'Bearer', bearerFormat: '' },
+            },
+          },
+        }
+      : {},
+    securityRequirements: security,
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['text/plain', 'application/json'],
+    skills: options.skills.map((s) => ({ ...s, securityRequirements: security })),
+    signatures: [],
+  };
+}

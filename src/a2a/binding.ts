@@ -1,0 +1,42 @@
+import type { AgentExtension, AgentSkill, Message, StreamResponse, Task } from '@a2a-js/sdk';
+import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import type { InboundMessage } from './part-codec.js';
+
+/** What a binding is given for one call. */
+export interface BindingCall {
+  readonly message: InboundMessage;
+  /** The SDK message as received (for storing in task history). */
+  readonly rawMessage: Message;
+  readonly context: ServerCallContext;
+  /** Whether the client activated this binding's extension (A2A-Extensions). */
+  readonly extensionActivated: boolean;
+  /** The wire version the client speaks ('1.0' or '0.3'). */
+  readonly wireVersion: string;
+}
+
+/** What a binding gets from the host when it is mounted. */
+export interface BindingHost {
+  /** The SDK task store the host serves GetTask from. */
+  readonly taskStore: TaskStore;
+}
+
+/**
+ * A protocol binding carried over A2A (ACMP, ACPspec). A binding contributes its card extension, its
+ * skills and the routing of its messages; the host does the rest. Adding a binding is: implement this,
+ * pass it to `createApp` (through a host module that also brings its tables and any HTTP routes).
+ */
+export interface A2ABinding {
+  readonly id: string;
+  /** The card's `capabilities.extensions[]` entry. */
+  readonly extension: AgentExtension;
+  readonly skills: readonly AgentSkill[];
+  /** Called once when the host starts. */
+  attach?(host: BindingHost): void;
+  /** True when this binding owns the message (decided from its parts, not from headers). */
+  claims(message: InboundMessage): boolean;
+  sendMessage(call: BindingCall): Promise<Message | Task>;
+  sendMessageStream(call: BindingCall): AsyncGenerator<StreamResponse, void, undefined>;
+  /** A2A CancelTask for a task this binding owns; `undefined` when the task is not its own. */
+  cancelTask?(taskId: string, context: ServerCallContext): Promise<Task | undefined>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,75 @@
+import { Agent, fetch as undiciFetch } from 'undici';
+import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type AgentCard } from '@a2a-js/sdk';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type AfterArgs,
+  type BeforeArgs,
+  type CallInterceptor,
+  type Client,
+} from '@a2a-js/sdk/client';
+
+/** How a client reaches an agent. */
+export interface A2AConnectOptions {
+  /** Bearer token sent on every RPC (not on the public card fetch). */
+  token?: string;
+  /** Extra trusted CA certificate (PEM), e.g. the host's self-signed localhost certificate. */
+  caCert?: string;
+  /** Transport to prefer; default: the card's first. */
+  transport?: 'JSONRPC' | 'HTTP+JSON';
+  /** A2A wire version to speak; '0.3' uses the SDK's compatibility transports. Default '1.0'. */
+  protocolVersion?: '1.0' | '0.3';
+}
+
+/** A fetch that trusts `caCert` in addition to the system roots, or the global fetch. */
+export function fetchWithCa(caCert: string | undefined): typeof fetch {
+  if (caCert === undefined) return fetch;
+  const dispatcher = new Agent({ connect: { ca: caCert } });
+  return ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+    undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
+}
+
+class BearerInterceptor implements CallInterceptor {
+  constructor(private readonly token: string) {}
+  before(args: BeforeArgs): Promise<void> {
+    args.options = {
+      ...args.options,
+      serviceParameters: { ...args.options?.serviceParameters, Authorization: `Bearer ${this.token}` },
+    };
+    return Promise.resolve();
+  }
+  after(_args: AfterArgs): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** Fetches and parses an agent card with the SDK's resolver (v1.0 request; v0.3 cards are normalised). */
+export function fetchAgentCard(agentUrl: string, options: Pick<A2AConnectOptions, 'caCert'> = {}): Promise<AgentCard> {
+  const resolver = new DefaultAgentCardResolver({ fetchImpl: fetchWithCa(options.caCert), legacyCompat: { enabled: true } });
+  return resolver.resolve(agentUrl.replace(/\/+$/, ''), `/${AGENT_CARD_PATH}`);
+}
+
+/**
+ * Creates the SDK's real client for a card: the chosen transport and wire version, bearer auth on every
+ * call, and a fetch that trusts the given CA. All A2A client access in this package goes through here.
+ */
+export async function createA2AClient(card: AgentCard, options: A2AConnectOptions = {}): Promise<Client> {
+  const fetchImpl = fetchWithCa(options.caCert);
+  const version = options.protocolVersion ?? A2A_PROTOCOL_VERSION;
+  const legacyCompat = { enabled: true };
+  const interfaces = card.supportedInterfaces.filter(
+    (i) =>
+      (options.transport === undefined || i.protocolBinding === options.transport) &&
+      (version === '0.3' ? i.protocolVersion.startsWith('0.') : !i.protocolVersion.startsWith('0.')),
+  );
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat }), new RestTransportFactory({ fetchImpl, legacyCompat })],
+      clientConfig: { interceptors: options.token ? [new BearerInterceptor(options.token)] : [] },
+    }),
+  );
+  return factory.createFromAgentCard({ ...card, supportedInterfaces: interfaces });
+}

@@ -1,0 +1,95 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { User } from '@a2a-js/sdk/server';
+import { normalizeInboundMessageJson } from './part-codec.js';
+import { sendHostError, type WireShape } from './wire-errors.js';
+
+/** Body media types the host parses (the SDK's own parsers then skip an already-parsed body). */
+const JSON_TYPES = ['application/json', 'application/a2a+json'];
+
+/** The authenticated caller: which configured token it presented (by index, never the token). */
+export class BearerUser implements User {
+  constructor(private readonly tokenIndex: number) {}
+  get isAuthenticated(): boolean {
+    return true;
+  }
+  get userName(): string {
+    return `token-${this.tokenIndex}`;
+  }
+}
+
+const users = new WeakMap<Request, User>();
+
+/** The SDK's UserBuilder: the user {@link bearerAuth} authenticated, or an anonymous one. */
+export function userFromRequest(req: Request): Promise<User> {
+  return Promise.resolve(users.get(req) ?? { isAuthenticated: false, userName: '' });
+}
+
+/**
+ * Bearer authentication (ACMP Layer 1 §5.1 baseline MUST; A2A §7.4: servers MUST reject missing or
+ * invalid credentials). Tokens are compared by SHA-256 digest in constant time. With no tokens
+ * configured every caller passes as anonymous.
+ */
+export function bearerAuth(tokens: readonly string[], shape: WireShape): RequestHandler {
+  const digests = tokens.map((t) => createHash('sha256').update(t).digest());
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (digests.length === 0) return next();
+    const header = req.header('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (match) {
+      const presented = createHash('sha256').update(match[1]!).digest();
+      const index = digests.findIndex((d) => timingSafeEqual(d, presented));
+      if (index >= 0) {
+        users.set(req, new BearerUser(index));
+        return next();
+      }
+    }
+    sendHostError(res, shape, 'UNAUTHENTICATED', match ? 'Invalid bearer token' : 'Bearer token required');
+  };
+}
+
+/**
+ * Parses JSON bodies with a size limit and answers parse failures in the transport's shape: -32700 /
+ * 400 for malformed JSON, -32600 / 413 for a body over the limit.
+ */
+export function jsonBody(limitBytes: number, shape: WireShape): RequestHandler[] {
+  const parse = express.json({ limit: limitBytes, type: JSON_TYPES, strict: shape !== 'rest' });
+  const onError = (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
+    const type = (err as { type?: unknown }).type;
+    if (type === 'entity.too.large') {
+      sendHostError(res, shape, 'BODY_TOO_LARGE', 'Request body too large', { limitBytes: String(limitBytes) });
+    } else if (type === 'entity.parse.failed' || err instanceof SyntaxError) {
+      sendHostError(res, shape, 'INVALID_JSON', 'Invalid JSON payload');
+    } else if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+      sendHostError(res, shape, 'UNSUPPORTED_CONTENT_TYPE', 'Unsupported content encoding');
+    } else next(err);
+  };
+  return [parse, onError as unknown as RequestHandler];
+}
+
+/** The wire version a request speaks: A2A §3.6.2, an absent `A2A-Version` means 0.3. */
+export function wireOf(req: Request): 'v1' | 'v0.3' {
+  const version = req.header('a2a-version') ?? '0.3';
+  return version.startsWith('0.') ? 'v0.3' : 'v1';
+}
+
+/**
+ * Rewrites the inbound message's accepted spellings into the form the SDK parses, for JSON-RPC
+ * (`params.message`) and REST (`message`) bodies alike. See {@link normalizeInboundMessageJson}.
+ */
+export function normalizeInbound(): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const body = req.body as unknown;
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+      const b = body as Record<string, unknown>;
+      const wire = wireOf(req);
+      if (typeof b.params === 'object' && b.params !== null && 'message' in b.params) {
+        const params = b.params as Record<string, unknown>;
+        b.params = { ...params, message: normalizeInboundMessageJson(params.message, wire) };
+      } else if ('message' in b) {
+        b.message = normalizeInboundMessageJson(b.message, wire);
+      }
+    }
+    next();
+  };
+}

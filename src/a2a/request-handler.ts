@@ -1,0 +1,187 @@
+import type { AgentCard, Message, StreamResponse, Task } from '@a2a-js/sdk';
+import type {
+  CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetExtendedAgentCardRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  SendMessageRequest,
+  SubscribeToTaskRequest,
+  TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
+import { A2AError, ExtensionSupportRequiredError, RequestMalformedError } from '@a2a-js/sdk/errors';
+import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import type { A2ABinding, BindingCall } from './binding.js';
+import { decodeMessage } from './part-codec.js';
+import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+
+/**
+ * The host's request handler: the SDK's {@link A2ARequestHandler} contract, delegating to the SDK's
+ * DefaultRequestHandler except for messages a binding claims. Bindings own their tasks end to end
+ * (a binding may let the client choose the task id, which A2A core and the SDK refuse), so routing
+ * happens here, before the SDK's handler sees the message, rather than by patching the SDK.
+ *
+ * Extensions (A2A §4.6): every requested extension this host supports is activated, so the response's
+ * `A2A-Extensions` header echoes it; a `required: true` extension the client did not request is refused
+ * with ExtensionSupportRequiredError (-32008) before any routing.
+ *
+ * Errors: the SDK puts a thrown error's message on the wire, so every call goes through {@link guard}:
+ * A2A errors pass; anything else is logged by class and code only and replaced by a generic internal
+ * error (-32603 / HTTP 500), never leaking SQL, stack traces or payload text.
+ */
+export class CommerceRequestHandler implements A2ARequestHandler {
+  private readonly supported: ReadonlySet<string>;
+  private innerHandler: A2ARequestHandler | undefined;
+
+  /**
+   * @param cardSource the current card; its interface URLs are known only once the server listens, so
+   *   the card is read per request and the SDK's handler is built on first use.
+   * @param createInner builds the SDK handler that serves everything no binding claims.
+   */
+  constructor(
+    private readonly cardSource: () => AgentCard,
+    private readonly createInner: (card: AgentCard) => A2ARequestHandler,
+    private readonly bindings: readonly A2ABinding[],
+    private readonly logger: Logger = silentLogger,
+  ) {
+    this.supported = new Set(cardSource().capabilities?.extensions.map((e) => e.uri) ?? []);
+  }
+
+  private get inner(): A2ARequestHandler {
+    this.innerHandler ??= this.createInner(this.cardSource());
+    return this.innerHandler;
+  }
+
+  private get card(): AgentCard {
+    return this.cardSource();
+  }
+
+  getAgentCard(): Promise<AgentCard> {
+    return Promise.resolve(this.cardSource());
+  }
+
+  getAuthenticatedExtendedAgentCard(params: GetExtendedAgentCardRequest, context: ServerCallContext): Promise<AgentCard> {
+    return this.inner.getAuthenticatedExtendedAgentCard(params, context);
+  }
+
+  async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    return this.guard('SendMessage', () => {
+      const routed = this.route(params, context);
+      return routed ? routed.binding.sendMessage(routed.call) : this.inner.sendMessage(params, context);
+    });
+  }
+
+  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    try {
+      const routed = this.route(params, context);
+      if (routed) yield* routed.binding.sendMessageStream(routed.call);
+      else yield* this.inner.sendMessageStream(params, context);
+    } catch (error) {
+      throw this.sanitize('SendStreamingMessage', error);
+    }
+  }
+
+  getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
+    this.activate(context);
+    return this.guard('GetTask', () => this.inner.getTask(params, context));
+  }
+
+  listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    return this.guard('ListTasks', () => this.inner.listTasks(params, context));
+  }
+
+  async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    this.activate(context);
+    return this.guard('CancelTask', async () => {
+      for (const binding of this.bindings) {
+        const task = await binding.cancelTask?.(params.id, context);
+        if (task) return task;
+      }
+      return this.inner.cancelTask(params, context);
+    });
+  }
+
+  createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return this.inner.createTaskPushNotificationConfig(params, context);
+  }
+
+  getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return this.inner.getTaskPushNotificationConfig(params, context);
+  }
+
+  listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    context: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    return this.inner.listTaskPushNotificationConfigs(params, context);
+  }
+
+  deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
+    return this.inner.deleteTaskPushNotificationConfig(params, context);
+  }
+
+  async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    try {
+      yield* this.inner.resubscribe(params, context);
+    } catch (error) {
+      throw this.sanitize('SubscribeToTask', error);
+    }
+  }
+
+  private async guard<T>(method: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw this.sanitize(method, error);
+    }
+  }
+
+  /** A2A errors pass through; anything else becomes a generic internal error (cause logged, not sent). */
+  private sanitize(method: string, error: unknown): unknown {
+    if (error instanceof A2AError) return error;
+    this.logger.error('a2a.internal_error', { method, ...errorFields(error) });
+    return new Error('Internal error');
+  }
+
+  /** Activates the requested extensions this host supports (echoed in the response header). */
+  private activate(context: ServerCallContext): void {
+    for (const uri of context.requestedExtensions ?? []) {
+      if (this.supported.has(uri)) context.addActivatedExtension(uri);
+    }
+  }
+
+  /** A2A §4.6: refuse a message when a required extension was not requested. */
+  private checkRequired(context: ServerCallContext): void {
+    const requested = new Set(context.requestedExtensions ?? []);
+    const missing = (this.card.capabilities?.extensions ?? []).filter((e) => e.required && !requested.has(e.uri));
+    if (missing.length > 0) {
+      throw new ExtensionSupportRequiredError(
+        `Client must declare support for required extensions: ${missing.map((e) => e.uri).join(', ')}`,
+      );
+    }
+  }
+
+  private route(params: SendMessageRequest, context: ServerCallContext): { binding: A2ABinding; call: BindingCall } | undefined {
+    if (!params.message) throw new RequestMalformedError('request.message is required.');
+    this.checkRequired(context);
+    this.activate(context);
+    const message = decodeMessage(params.message);
+    const binding = this.bindings.find((b) => b.claims(message));
+    if (!binding) return undefined;
+    const requested = new Set(context.requestedExtensions ?? []);
+    return {
+      binding,
+      call: {
+        message,
+        rawMessage: params.message,
+        context,
+        extensionActivated: requested.has(binding.extension.uri),
+        wireVersion: context.requestedVersion,
+      },
+    };
+  }
+}

@@ -1,0 +1,131 @@
+import { LocalError } from '../shared/errors.js';
+import type { LogLevel } from '../shared/logger.js';
+
+/** How the host serves TLS. */
+export type TlsConfig = { mode: 'off' } | { mode: 'files'; cert: string; key: string } | { mode: 'self-signed' };
+
+/** The host's whole configuration, typed. */
+export interface HostConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** `postgres://…`, `sqlite:<file>`, `memory`, or undefined for SQLite under dataDir. */
+  db: string | undefined;
+  tokens: string[];
+  tls: TlsConfig;
+  bodyLimitBytes: number;
+  /** Public base URL for the card when the host sits behind a proxy; default from host/port/TLS. */
+  publicUrl: string | undefined;
+  logLevel: LogLevel;
+  /** Declares that this host handles no personal data (allows ACPspec on a non-TLS interface). */
+  noPersonalData: boolean;
+}
+
+/** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
+export interface HostFlags {
+  host?: string;
+  port?: string;
+  'data-dir'?: string;
+  db?: string;
+  token?: string[];
+  'tls-cert'?: string;
+  'tls-key'?: string;
+  'tls-self-signed'?: boolean;
+  'no-tls'?: boolean;
+  'body-limit'?: string;
+  'public-url'?: string;
+  'log-level'?: string;
+  'no-personal-data'?: boolean;
+}
+
+/** Environment variable for each setting (README's configuration table is generated from the same list). */
+export const ENV = {
+  host: 'A2AC_HOST',
+  port: 'A2AC_PORT',
+  dataDir: 'A2AC_DATA_DIR',
+  db: 'A2AC_DB',
+  tokens: 'A2AC_TOKENS',
+  tlsCert: 'A2AC_TLS_CERT',
+  tlsKey: 'A2AC_TLS_KEY',
+  tlsSelfSigned: 'A2AC_TLS_SELF_SIGNED',
+  noTls: 'A2AC_NO_TLS',
+  bodyLimit: 'A2AC_BODY_LIMIT',
+  publicUrl: 'A2AC_PUBLIC_URL',
+  logLevel: 'A2AC_LOG_LEVEL',
+  noPersonalData: 'A2AC_NO_PERSONAL_DATA',
+} as const;
+
+export const DEFAULTS = { host: '127.0.0.1', port: 8443, dataDir: '.data', bodyLimitBytes: 1024 * 1024 } as const;
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+function fail(message: string): never {
+  throw new LocalError('CONFIG_INVALID', message);
+}
+
+function bool(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  return fail(`${name} must be true or false, got "${value}"`);
+}
+
+function integer(name: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value)) fail(`${name} must be an integer, got "${value}"`);
+  const n = Number(value);
+  if (n < min || n > max) fail(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+/** Parses a size such as `1048576`, `512k`, `1m`. */
+export function parseSize(name: string, value: string): number {
+  const match = /^(\d+)\s*([kKmM]?)[iI]?[bB]?$/.exec(value.trim());
+  if (!match) fail(`${name} must be a size like 1048576, 512k or 1m, got "${value}"`);
+  const unit = match[2]!.toLowerCase();
+  const n = Number(match[1]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1);
+  if (n < 1024 || n > 64 * 1024 * 1024) fail(`${name} must be between 1k and 64m`);
+  return n;
+}
+
+/**
+ * Resolves the host configuration: flag, then environment variable, then default.
+ * @throws LocalError `CONFIG_INVALID` with a message naming the setting.
+ */
+export function resolveHostConfig(flags: HostFlags, env: Record<string, string | undefined>): HostConfig {
+  const pick = (flag: string | undefined, key: keyof typeof ENV): string | undefined => flag ?? (env[ENV[key]] || undefined);
+  const port = pick(flags.port, 'port');
+  const tokensRaw = flags.token ?? env[ENV.tokens]?.split(',');
+  const tokens = (tokensRaw ?? []).map((t) => t.trim()).filter((t) => t !== '');
+  for (const t of tokens) if (t.length < 16) fail('each token must be at least 16 characters');
+  const logLevel = (pick(flags['log-level'], 'logLevel') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) fail(`log level must be one of ${LOG_LEVELS.join(', ')}`);
+  const publicUrl = pick(flags['public-url'], 'publicUrl');
+  if (publicUrl !== undefined && !/^https?:\/\/[^/]+$/.test(publicUrl)) fail('public URL must be scheme://host[:port] with no path');
+  const bodyLimit = pick(flags['body-limit'], 'bodyLimit');
+  return {
+    host: pick(flags.host, 'host') ?? DEFAULTS.host,
+    port: port === undefined ? DEFAULTS.port : integer('port', port, 0, 65535),
+    dataDir: pick(flags['data-dir'], 'dataDir') ?? DEFAULTS.dataDir,
+    db: pick(flags.db, 'db'),
+    tokens,
+    tls: resolveTls(flags, env),
+    bodyLimitBytes: bodyLimit === undefined ? DEFAULTS.bodyLimitBytes : parseSize('body limit', bodyLimit),
+    publicUrl,
+    logLevel,
+    noPersonalData: flags['no-personal-data'] ?? bool(ENV.noPersonalData, env[ENV.noPersonalData]) ?? false,
+  };
+}
+
+function resolveTls(flags: HostFlags, env: Record<string, string | undefined>): TlsConfig {
+  const cert = flags['tls-cert'] ?? (env[ENV.tlsCert] || undefined);
+  const key = flags['tls-key'] ?? (env[ENV.tlsKey] || undefined);
+  const selfSigned = flags['tls-self-signed'] ?? bool(ENV.tlsSelfSigned, env[ENV.tlsSelfSigned]);
+  const noTls = flags['no-tls'] ?? bool(ENV.noTls, env[ENV.noTls]);
+  const chosen = [cert !== undefined || key !== undefined, selfSigned === true, noTls === true].filter(Boolean).length;
+  if (chosen > 1) fail('choose one of --tls-cert/--tls-key, --tls-self-signed and --no-tls');
+  if ((cert === undefined) !== (key === undefined)) fail('--tls-cert and --tls-key must be given together');
+  if (cert !== undefined && key !== undefined) return { mode: 'files', cert, key };
+  if (noTls) return { mode: 'off' };
+  // Secure by default: ACPspec personal data travels only over TLS.
+  return { mode: 'self-signed' };
+}

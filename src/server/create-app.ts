@@ -1,0 +1,100 @@
+import express from 'express';
+import type { AgentCard } from '@a2a-js/sdk';
+import type { AgentExecutor } from '@a2a-js/sdk/server';
+import { buildAgentCard } from '../a2a/agent-card.js';
+import type { A2ABinding } from '../a2a/binding.js';
+import { EchoExecutor } from '../a2a/echo-executor.js';
+import { mountA2A } from '../a2a/mount.js';
+import type { CommerceRequestHandler } from '../a2a/request-handler.js';
+import type { SdkStores } from '../a2a/sdk-stores.js';
+import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import type { ModuleParts } from './module.js';
+
+/** Who the agent says it is on its card. */
+export interface AgentIdentity {
+  name: string;
+  description: string;
+  version: string;
+  organization?: string;
+}
+
+export const DEFAULT_IDENTITY: AgentIdentity = {
+  name: 'a2a-commerce host',
+  description: 'Commerce protocols over A2A: ACMP (compute market) and ACPspec (automotive transaction state).',
+  version: '0.1.0',
+};
+
+export interface AppDeps {
+  /** Public base URL (`https://127.0.0.1:8443`); read per request because it is known only after listen. */
+  baseUrl: () => string;
+  tokens: readonly string[];
+  bodyLimitBytes: number;
+  stores: SdkStores;
+  /** Started modules (bindings, HTTP routes). */
+  parts?: readonly ModuleParts[];
+  /** Executor for plain A2A messages no binding claims (default: {@link EchoExecutor}). */
+  executor?: AgentExecutor;
+  identity?: AgentIdentity;
+  logger?: Logger;
+}
+
+export interface App {
+  app: express.Express;
+  handler: CommerceRequestHandler;
+  card: () => AgentCard;
+}
+
+/**
+ * Builds the host's Express app without listening: module HTTP routes, the A2A transports and card,
+ * then a JSON 404 and a last-resort error handler that never sends a stack trace.
+ */
+export function createApp(deps: AppDeps): App {
+  const logger = deps.logger ?? silentLogger;
+  const parts = deps.parts ?? [];
+  const bindings = parts.map((p) => p.binding).filter((b): b is A2ABinding => b !== undefined);
+  const identity = deps.identity ?? DEFAULT_IDENTITY;
+  let cached: { url: string; card: AgentCard } | undefined;
+  const card = (): AgentCard => {
+    const url = deps.baseUrl();
+    if (cached?.url !== url) {
+      cached = {
+        url,
+        card: buildAgentCard({
+          ...identity,
+          baseUrl: url,
+          extensions: bindings.map((b) => b.extension),
+          skills: bindings.flatMap((b) => b.skills),
+          bearer: deps.tokens.length > 0,
+        }),
+      };
+    }
+    return cached.card;
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  for (const part of parts) part.mountHttp?.(app);
+  const handler = mountA2A(app, {
+    card,
+    bindings,
+    executor: deps.executor ?? new EchoExecutor(),
+    taskStore: deps.stores.taskStore,
+    pushStore: deps.stores.pushStore,
+    tokens: deps.tokens,
+    bodyLimitBytes: deps.bodyLimitBytes,
+    logger,
+  });
+  app.use((_req, res) => {
+    res.status(404).json({ error: { code: 404, status: 'NOT_FOUND', message: 'Not found' } });
+  });
+  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    logger.error('http.unhandled_error', errorFields(err));
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(500).json({ error: { code: 500, status: 'INTERNAL', message: 'Internal error' } });
+  });
+  return { app, handler, card };
+}

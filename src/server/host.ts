@@ -1,0 +1,118 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { AgentExecutor } from '@a2a-js/sdk/server';
+import { createSdkStores, migrateSdkStores } from '../a2a/sdk-stores.js';
+import { systemClock, type Clock } from '../shared/clock.js';
+import { LocalError } from '../shared/errors.js';
+import { systemIds, type IdSource } from '../shared/ids.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
+import { openDatabase, type Database } from '../storage/database.js';
+import { migrateSets } from '../storage/migrations.js';
+import type { HostConfig } from './config.js';
+import { createApp, type AgentIdentity } from './create-app.js';
+import type { HostModule, ModuleParts } from './module.js';
+import { ensureSelfSignedCertificate, readTlsFiles, type TlsMaterial } from './tls.js';
+
+/** A running host. */
+export interface RunningHost {
+  /** Base URL, e.g. `https://127.0.0.1:41234`. */
+  readonly url: string;
+  readonly database: Database | undefined;
+  readonly tls: TlsMaterial | undefined;
+  close(): Promise<void>;
+}
+
+export interface StartHostOptions {
+  modules?: readonly HostModule[];
+  executor?: AgentExecutor;
+  identity?: AgentIdentity;
+  logger?: Logger;
+  ids?: IdSource;
+  clock?: Clock;
+  /** Apply migrations on start also for PostgreSQL (SQLite always migrates itself). */
+  migrate?: boolean;
+}
+
+/**
+ * Opens the store, migrates (SQLite always; PostgreSQL when asked — operators run `migrate` otherwise),
+ * starts each module, builds the app and listens. Everything opened is closed again if a step fails.
+ */
+export async function startHost(config: HostConfig, options: StartHostOptions = {}): Promise<RunningHost> {
+  const logger = options.logger ?? silentLogger;
+  const modules = options.modules ?? [];
+  const secure = config.tls.mode !== 'off';
+  for (const m of modules) m.check?.({ secure });
+  const tls = await loadTls(config);
+  const database = config.db === 'memory' ? undefined : openDatabase({ url: config.db, dataDir: config.dataDir });
+  const started: ModuleParts[] = [];
+  let server: Server | undefined;
+  try {
+    if (database && (database.dialect === 'sqlite' || options.migrate)) await migrateAll(database, modules);
+    let baseUrl = config.publicUrl ?? '';
+    const context = {
+      database,
+      logger,
+      ids: options.ids ?? systemIds,
+      clock: options.clock ?? systemClock,
+      secure,
+      baseUrl: () => baseUrl,
+    };
+    for (const m of modules) started.push(await m.start(context));
+    const { app } = createApp({
+      baseUrl: () => baseUrl,
+      tokens: config.tokens,
+      bodyLimitBytes: config.bodyLimitBytes,
+      stores: createSdkStores(database?.db),
+      parts: started,
+      executor: options.executor,
+      identity: options.identity,
+      logger,
+    });
+    server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app);
+    const listening = server;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(config.port, config.host, () => resolve());
+    });
+    const { port } = listening.address() as AddressInfo;
+    const hostPart = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+    baseUrl = config.publicUrl ?? `${tls ? 'https' : 'http'}://${hostPart}:${port}`;
+    logger.info('host.listening', { url: baseUrl, store: database?.dialect ?? 'memory', tls: tls !== undefined });
+    return { url: baseUrl, database, tls, close: () => shutdown(listening, started, database) };
+  } catch (error) {
+    await shutdown(server, started, database);
+    throw error;
+  }
+}
+
+/** Applies the SDK's store migrations and every module's own. */
+export async function migrateAll(database: Database, modules: readonly HostModule[]): Promise<string[]> {
+  await migrateSdkStores(database.url);
+  return migrateSets(database, modules.flatMap((m) => m.migrations ?? []));
+}
+
+async function loadTls(config: HostConfig): Promise<TlsMaterial | undefined> {
+  switch (config.tls.mode) {
+    case 'off':
+      return undefined;
+    case 'files':
+      try {
+        return readTlsFiles(config.tls.cert, config.tls.key);
+      } catch (cause) {
+        throw new LocalError('CONFIG_INVALID', 'cannot read the TLS certificate or key file', { cause });
+      }
+    case 'self-signed':
+      return ensureSelfSignedCertificate(config.dataDir);
+  }
+}
+
+async function shutdown(server: Server | undefined, parts: readonly ModuleParts[], database: Database | undefined): Promise<void> {
+  if (server?.listening) {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  }
+  for (const part of [...parts].reverse()) await part.close?.();
+  await database?.close();
+}

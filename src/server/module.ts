@@ -1,0 +1,41 @@
+import type express from 'express';
+import type { A2ABinding } from '../a2a/binding.js';
+import type { Clock } from '../shared/clock.js';
+import type { IdSource } from '../shared/ids.js';
+import type { Logger } from '../shared/logger.js';
+import type { Database } from '../storage/database.js';
+import type { MigrationSet } from '../storage/migrations.js';
+
+/** What a module is given when the host starts. */
+export interface ModuleContext {
+  /** The shared database; `undefined` when the host runs on memory stores. */
+  readonly database: Database | undefined;
+  readonly logger: Logger;
+  readonly ids: IdSource;
+  readonly clock: Clock;
+  /** Whether the host serves over TLS. */
+  readonly secure: boolean;
+  /** The host's public base URL (known once it listens). */
+  readonly baseUrl: () => string;
+}
+
+/** What a started module contributes. */
+export interface ModuleParts {
+  /** Its A2A binding: card extension, skills, message routing. */
+  binding?: A2ABinding;
+  /** Plain HTTP(S) routes (e.g. ACPspec over HTTPS, schemas), mounted before the A2A routes. */
+  mountHttp?(app: express.Express): void;
+  close?(): Promise<void>;
+}
+
+/**
+ * A feature of the host (one per binding). Adding a binding to the host is adding a module: its tables
+ * (migrations), then its parts once the database is open.
+ */
+export interface HostModule {
+  readonly name: string;
+  readonly migrations?: readonly MigrationSet[];
+  /** Refuses to start in a configuration the binding cannot serve conformantly. */
+  check?(context: { secure: boolean }): void;
+  start(context: ModuleContext): Promise<ModuleParts> | ModuleParts;
+}

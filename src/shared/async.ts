@@ -1,0 +1,115 @@
+import { LocalError } from './errors.js';
+
+/** Rejects with `signal.reason` when the signal is already aborted (STYLE.md "Async"). */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason;
+}
+
+/** Resolves after `ms`, or rejects with `signal.reason` as soon as the signal aborts. */
+export function sleep(ms: number, options?: { signal?: AbortSignal }): Promise<void> {
+  const signal = options?.signal;
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * A signal that aborts when any input aborts or `ms` passes. The timeout reason is a
+ * {@link LocalError} `TIMEOUT`, so callers can tell a deadline from a cancel.
+ */
+export function deadlineSignal(ms: number | undefined, ...signals: (AbortSignal | undefined)[]): AbortSignal {
+  const inputs = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (ms !== undefined) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new LocalError('TIMEOUT', `deadline of ${ms} ms passed`)), ms);
+    timer.unref?.();
+    controller.signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+    inputs.push(controller.signal);
+  }
+  return AbortSignal.any(inputs);
+}
+
+/**
+ * A push-to-pull queue: producers `push` and `end`/`fail`, one consumer iterates. Cleanup runs when the
+ * consumer stops early (`onReturn`).
+ */
+export class AsyncQueue<T> implements AsyncIterable<T> {
+  private readonly items: T[] = [];
+  private waiter: ((r: IteratorResult<T>) => void) | undefined;
+  private failer: ((e: unknown) => void) | undefined;
+  private done = false;
+  private error: { error: unknown } | undefined;
+
+  constructor(private readonly onReturn?: () => void) {}
+
+  /** Adds an item; ignored after `end`/`fail`. */
+  push(item: T): void {
+    if (this.done) return;
+    const waiter = this.waiter;
+    if (waiter) {
+      this.waiter = this.failer = undefined;
+      waiter({ value: item, done: false });
+    } else this.items.push(item);
+  }
+
+  /** Ends the stream after the items already pushed. */
+  end(): void {
+    if (this.done) return;
+    this.done = true;
+    this.wake();
+  }
+
+  /** Ends the stream with an error, delivered after the items already pushed. */
+  fail(error: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.error = { error };
+    this.wake();
+  }
+
+  get closed(): boolean {
+    return this.done;
+  }
+
+  private wake(): void {
+    if (!this.waiter || this.items.length > 0) return;
+    const { waiter, failer } = this;
+    this.waiter = this.failer = undefined;
+    if (this.error) failer!(this.error.error);
+    else waiter({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return {
+      next: () => {
+        if (this.items.length > 0) return Promise.resolve({ value: this.items.shift()!, done: false });
+        if (this.done) {
+          if (this.error) return Promise.reject(this.error.error);
+          return Promise.resolve({ value: undefined, done: true });
+        }
+        return new Promise<IteratorResult<T>>((resolve, reject) => {
+          this.waiter = resolve;
+          this.failer = reject;
+        });
+      },
+      return: () => {
+        this.done = true;
+        this.items.length = 0;
+        this.onReturn?.();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The two error families (STYLE.md "Errors").
+ *
+ * - {@link ProtocolError}: crosses the wire. Carries a code from a spec's code space (ACMP -33xxx numbers,
+ *   ACPspec `ACP_*` strings, host codes), a message safe to show a peer, and optional JSON `data`.
+ * - {@link LocalError}: never crosses the wire (timeouts inside the process, closed streams, bad config).
+ *
+ * Each binding keeps one table per code space; constructors here stay generic.
+ */
+export class ProtocolError<C extends string | number = string | number> extends Error {
+  override readonly name: string = 'ProtocolError';
+  /** The code space this error belongs to (`acmp`, `acp`, `host`). */
+  readonly space: string;
+  readonly code: C;
+  readonly data: unknown;
+  constructor(space: string, code: C, message: string, data?: unknown, options?: { cause?: unknown }) {
+    super(message, options);
+    this.space = space;
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** Codes for errors that stay inside the process. */
+export type LocalErrorCode = 'TIMEOUT' | 'ABORTED' | 'STREAM_CLOSED' | 'CONFIG_INVALID' | 'NOT_FOUND' | 'INVALID_STATE';
+
+/** An error that never crosses the wire (STYLE.md "Errors"). */
+export class LocalError extends Error {
+  override readonly name: string = 'LocalError';
+  readonly code: LocalErrorCode;
+  constructor(code: LocalErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** Type guard for {@link ProtocolError} of a given code space. */
+export function isProtocolError(value: unknown, space?: string): value is ProtocolError {
+  return value instanceof ProtocolError && (space === undefined || value.space === space);
+}
+
+/** Type guard for {@link LocalError}. */
+export function isLocalError(value: unknown, code?: LocalErrorCode): value is LocalError {
+  return value instanceof LocalError && (code === undefined || value.code === code);
+}

@@ -1,0 +1,78 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { LocalError } from '../shared/errors.js';
+
+/** The SQL dialects we run on. */
+export type SqlDialect = 'sqlite' | 'postgres';
+
+/**
+ * An open database: one Kysely instance shared by every store (the SDK's task and push-notification
+ * stores and each binding's own tables).
+ */
+export interface Database {
+  // Stores name their tables at runtime, so the instance is untyped here and typed per store.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly db: Kysely<any>;
+  readonly dialect: SqlDialect;
+  /** The URL the SDK's migrator connects with (`sqlite:<file>` or the `postgres://` URL). */
+  readonly url: string;
+  /** A printable location with any password removed. */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+/** Where the data lives: a `postgres://` URL, a `sqlite:<file>` URL, or the SQLite default under `dataDir`. */
+export interface DatabaseOptions {
+  url?: string | undefined;
+  dataDir: string;
+  /** PostgreSQL pool size (default 10). */
+  poolSize?: number;
+}
+
+/** The SQLite file used when no URL is given. */
+export function defaultSqlitePath(dataDir: string): string {
+  return join(dataDir, 'a2a-commerce.sqlite');
+}
+
+/**
+ * Opens the database. SQLite runs in WAL mode with `synchronous=NORMAL` (durable across process
+ * crashes; the last commits may be lost only on power loss) and a busy timeout so a second process
+ * waits instead of failing.
+ * @throws LocalError `CONFIG_INVALID` for an unsupported URL scheme.
+ */
+export function openDatabase(options: DatabaseOptions): Database {
+  const url = options.url ?? `sqlite:${defaultSqlitePath(options.dataDir)}`;
+  const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 });
+    const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', url, location: redactUrl(url), close: () => db.destroy() };
+  }
+  if (scheme === 'sqlite') {
+    const file = url.slice(url.indexOf(':') + 1).replace(/^\/\//, '');
+    if (file === '') throw new LocalError('CONFIG_INVALID', 'sqlite: URL names no file');
+    if (file !== ':memory:') mkdirSync(join(file, '..'), { recursive: true });
+    const sqlite = new BetterSqlite3(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    const db = new Kysely({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect: 'sqlite', url: `sqlite:${file}`, location: file, close: () => db.destroy() };
+  }
+  throw new LocalError('CONFIG_INVALID', `unsupported database URL scheme "${scheme}" (use postgres:// or sqlite:)`);
+}
+
+/** Removes the password from a URL for logs and messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}

@@ -1,0 +1,34 @@
+import { Migrator, type Migration } from 'kysely';
+import { LocalError } from '../shared/errors.js';
+import type { Database } from './database.js';
+
+/**
+ * A named, ordered set of migrations owned by one part of the system (a binding's tables). Each set has
+ * its own ledger table, so bindings migrate independently; migration names sort in application order.
+ */
+export interface MigrationSet {
+  readonly id: string;
+  readonly migrations: Record<string, Migration>;
+}
+
+const LOCK_TABLE = 'a2ac_migrations_lock';
+
+/** Applies every pending migration of each set, in order. Safe to re-run; serialised by Kysely's lock. */
+export async function migrateSets(database: Database, sets: readonly MigrationSet[]): Promise<string[]> {
+  const applied: string[] = [];
+  for (const set of sets) {
+    const migrator = new Migrator({
+      db: database.db,
+      provider: { getMigrations: () => Promise.resolve(set.migrations) },
+      migrationTableName: `a2ac_${set.id}_migrations`,
+      migrationLockTableName: LOCK_TABLE,
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+      throw new LocalError('CONFIG_INVALID', `migration ${set.id}/${failed} failed`, { cause: error });
+    }
+    for (const r of results ?? []) if (r.status === 'Success') applied.push(`${set.id}/${r.migrationName}`);
+  }
+  return applied;
+}

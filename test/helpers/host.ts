@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AgentExecutor } from '@a2a-js/sdk/server';
+import { resolveHostConfig, type HostConfig, type HostFlags } from '../../src/server/config.js';
+import { startHost, type RunningHost } from '../../src/server/host.js';
+import type { HostModule } from '../../src/server/module.js';
+
+/** A fresh temporary directory, removed by {@link cleanup}. */
+export function tempDir(prefix = 'a2ac-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+
+/** Runs and forgets every registered cleanup, newest first (call from afterEach). */
+export async function cleanup(): Promise<void> {
+  while (cleanups.length > 0) await cleanups.pop()!();
+}
+
+/** Registers a cleanup. */
+export function onCleanup(fn: () => Promise<void> | void): void {
+  cleanups.push(fn);
+}
+
+export interface TestHostOptions {
+  flags?: HostFlags;
+  modules?: HostModule[];
+  executor?: AgentExecutor;
+  dataDir?: string;
+  migrate?: boolean;
+}
+
+/** Starts a real host on 127.0.0.1:0 (TLS off unless flags say otherwise); closed by {@link cleanup}. */
+export async function startTestHost(options: TestHostOptions = {}): Promise<RunningHost & { config: HostConfig }> {
+  const flags: HostFlags = { host: '127.0.0.1', port: '0', 'no-tls': true, ...options.flags };
+  if (flags['tls-self-signed'] || flags['tls-cert']) delete flags['no-tls'];
+  const config = resolveHostConfig({ 'data-dir': options.dataDir ?? tempDir(), ...flags }, {});
+  const host = await startHost(config, { modules: options.modules, executor: options.executor, migrate: options.migrate });
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await host.close();
+  };
+  onCleanup(close);
+  return { ...host, close, config };
+}
+
+/** POSTs a JSON body and returns status, headers and parsed body. */
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: unknown }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}
