@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { fetchAgentCard } from '../a2a/client.js';
+import { describeCard } from '../a2a/card-summary.js';
+import { selfSignedPaths } from '../server/tls.js';
+import { UsageError, type CliIo } from './io.js';
+
+export const CARD_USAGE = `Usage: a2a-commerce card <agent-url> [--data-dir <dir>] [--ca <pem>] [--json]
+
+Fetches the agent card from <agent-url>/.well-known/agent-card.json with the SDK's resolver, checks it
+and prints its interfaces, security and extensions. --data-dir trusts that directory's self-signed
+localhost certificate; --ca trusts a CA file; --json prints the parsed card.`;
+
+/** Trusted CA for a client verb: --ca file, or the data directory's self-signed certificate. */
+export function caFromFlags(values: { ca?: string; 'data-dir'?: string }, env: Record<string, string | undefined>): string | undefined {
+  if (values.ca) return readFileSync(values.ca, 'utf8');
+  const dataDir = values['data-dir'] ?? env.A2AC_DATA_DIR;
+  if (!dataDir) return undefined;
+  try {
+    return readFileSync(selfSignedPaths(dataDir).cert, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** `a2a-commerce card <url>`. */
+export async function card(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { 'data-dir': { type: 'string' }, ca: { type: 'string' }, json: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  const [url, extra] = positionals;
+  if (!url || extra !== undefined) throw new UsageError('card takes exactly one <agent-url>');
+  if (!/^https?:\/\//.test(url)) throw new UsageError(`"${url}" is not an http(s) URL`);
+  const agentCard = await fetchAgentCard(url, { caCert: caFromFlags(values, io.env) });
+  const summary = describeCard(agentCard);
+  if (values.json) io.out(JSON.stringify(summary.json, null, 2));
+  else io.out(summary.text);
+  for (const problem of summary.problems) io.err(`warning: ${problem}`);
+  return summary.problems.length > 0 ? 1 : 0;
+}

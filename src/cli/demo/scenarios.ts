@@ -1,0 +1,22 @@
+import { foundationScenario } from './foundation.js';
+
+/** What a scenario gets: the host's URL, the CA to trust, and a transcript writer. */
+export interface DemoContext {
+  url: string;
+  caCert: string | undefined;
+  dataDir: string;
+  say(line: string): void;
+}
+
+export interface DemoScenario {
+  title: string;
+  run(ctx: DemoContext): Promise<void>;
+}
+
+/** Scenarios in the order the demo runs them; each binding adds its own. */
+export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario];
+
+/** Throws when a demo expectation does not hold (the demo fails loudly, never silently). */
+export function expectThat(condition: boolean, what: string): void {
+  if (!condition) throw new Error(`expected ${what}`);
+}

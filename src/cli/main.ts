@@ -1,0 +1,60 @@
+import { isLocalError, isProtocolError } from '../shared/errors.js';
+import { CARD_USAGE, card } from './card.js';
+import { demo } from './demo.js';
+import { processIo, UsageError, type CliIo } from './io.js';
+import { MIGRATE_USAGE, migrate } from './migrate.js';
+import { SERVE_USAGE, serve } from './serve.js';
+
+type Verb = { run: (argv: string[], io: CliIo) => Promise<number>; usage: string; summary: string };
+
+const VERBS: Record<string, Verb> = {
+  serve: { run: serve, usage: SERVE_USAGE, summary: 'run the agent host' },
+  card: { run: card, usage: CARD_USAGE, summary: 'fetch, check and print an agent card' },
+  migrate: { run: migrate, usage: MIGRATE_USAGE, summary: 'apply database migrations (PostgreSQL, SQLite)' },
+  demo: { run: demo, usage: 'Usage: a2a-commerce demo', summary: 'start a host, run the scenarios, stop' },
+};
+
+const USAGE = `Usage: a2a-commerce <command> [options]
+
+Commands:
+${Object.entries(VERBS)
+  .map(([name, v]) => `  ${name.padEnd(9)} ${v.summary}`)
+  .join('\n')}
+
+Run a2a-commerce <command> --help for a command's options.`;
+
+/** Runs the CLI; returns the exit code. Errors are printed as one line, never as a stack trace. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.out(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const verb = VERBS[name];
+  if (!verb) {
+    io.err(`unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(verb.usage);
+    return 0;
+  }
+  try {
+    return await verb.run(rest, io);
+  } catch (error) {
+    return report(error, verb, io);
+  }
+}
+
+function report(error: unknown, verb: Verb, io: CliIo): number {
+  const code = (error as { code?: unknown }).code;
+  if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
+    io.err(`error: ${(error as Error).message}\n\n${verb.usage}`);
+    return 2;
+  }
+  if (isLocalError(error)) io.err(`error (${error.code}): ${error.message}`);
+  else if (isProtocolError(error)) io.err(`error ${String(error.code)}: ${error.message}`);
+  else if (error instanceof Error) io.err(`error: ${error.message}`);
+  else io.err('error: unexpected failure');
+  return 1;
+}

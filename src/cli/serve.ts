@@ -1,0 +1,59 @@
+import { parseArgs } from 'node:util';
+import { createJsonLogger } from '../shared/logger.js';
+import { ENV, resolveHostConfig, type HostFlags } from '../server/config.js';
+import { startHost } from '../server/host.js';
+import { defaultModules } from '../server/modules.js';
+import { UsageError, type CliIo } from './io.js';
+
+export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
+
+  --host <addr>          listen address (${ENV.host}, default 127.0.0.1)
+  --port <n>             port, 0 for any free one (${ENV.port}, default 8443)
+  --data-dir <dir>       data directory: SQLite file, self-signed certificate (${ENV.dataDir}, default .data)
+  --db <url>             postgres://… or sqlite:<file> (${ENV.db}, default SQLite under the data dir)
+  --token <t>            accepted bearer token, repeatable (${ENV.tokens}, comma-separated)
+  --tls-cert <file>      certificate (PEM) (${ENV.tlsCert})
+  --tls-key <file>       private key (PEM) (${ENV.tlsKey})
+  --tls-self-signed      self-signed localhost certificate in the data dir (${ENV.tlsSelfSigned}; the default)
+  --no-tls               plain HTTP (${ENV.noTls}); ACPspec then needs --no-personal-data
+  --no-personal-data     declare this host handles no personal data (${ENV.noPersonalData})
+  --public-url <url>     base URL for the card behind a proxy (${ENV.publicUrl})
+  --body-limit <size>    request body limit, e.g. 1m (${ENV.bodyLimit}, default 1m)
+  --log-level <level>    debug|info|warn|error|silent (${ENV.logLevel}, default info)
+  --migrate              apply PostgreSQL migrations on start (SQLite always migrates itself)`;
+
+export const SERVE_OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'data-dir': { type: 'string' },
+  db: { type: 'string' },
+  token: { type: 'string', multiple: true },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'tls-self-signed': { type: 'boolean' },
+  'no-tls': { type: 'boolean' },
+  'no-personal-data': { type: 'boolean' },
+  'public-url': { type: 'string' },
+  'body-limit': { type: 'string' },
+  'log-level': { type: 'string' },
+  migrate: { type: 'boolean' },
+} as const;
+
+/** `a2a-commerce serve`: runs the host until SIGINT/SIGTERM. */
+export async function serve(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: SERVE_OPTIONS, allowPositionals: true, strict: true });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+  const { migrate, ...flags } = values;
+  const config = resolveHostConfig(flags as HostFlags, io.env);
+  const logger = createJsonLogger({ level: config.logLevel, write: (line) => io.err(line) });
+  const host = await startHost(config, { modules: defaultModules(config), logger, migrate });
+  io.out(`a2a-commerce listening on ${host.url} (card: ${host.url}/.well-known/agent-card.json)`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  logger.info('host.stopping');
+  await host.close();
+  return 0;
+}
