@@ -17,14 +17,14 @@ export interface CardSummary {
 export function describeCard(card: AgentCardType, checks: Record<string, ExtensionParamsCheck> = {}): CardSummary {
   const problems: string[] = [];
   if (!card.name) problems.push('card has no name');
-  if (card.supportedInterfaces.length === 0) problems.push('card lists no supportedInterfaces');
-  for (const i of card.supportedInterfaces) {
+  if ((card.supportedInterfaces ?? []).length === 0) problems.push('card lists no supportedInterfaces');
+  for (const i of card.supportedInterfaces ?? []) {
     if (!/^https?:\/\//.test(i.url)) problems.push(`interface ${i.protocolBinding} has no absolute http(s) URL`);
   }
   const lines = [`${card.name} ${card.version}`, card.description, '', 'interfaces:'];
-  for (const i of card.supportedInterfaces) lines.push(`  ${i.protocolBinding.padEnd(10)} A2A ${i.protocolVersion.padEnd(4)} ${i.url}`);
+  for (const i of card.supportedInterfaces ?? []) lines.push(`  ${i.protocolBinding.padEnd(10)} A2A ${i.protocolVersion.padEnd(4)} ${i.url}`);
   lines.push(`streaming: ${card.capabilities?.streaming === true}`);
-  const schemes = Object.entries(card.securitySchemes).map(([name, s]) => `${name} (${s.scheme?.$case ?? 'unknown'})`);
+  const schemes = Object.entries(card.securitySchemes ?? {}).map(([name, s]) => `${name} (${s.scheme?.$case ?? 'unknown'})`);
   lines.push(`security: ${schemes.length > 0 ? schemes.join(', ') : 'none'}`);
   lines.push('extensions:');
   for (const ext of card.capabilities?.extensions ?? []) {
@@ -34,6 +34,6 @@ export function describeCard(card: AgentCardType, checks: Record<string, Extensi
     for (const p of checks[ext.uri]?.(ext.params) ?? []) problems.push(`${ext.uri}: ${p}`);
   }
   lines.push('skills:');
-  for (const s of card.skills) lines.push(`  ${s.id} — ${s.description}`);
+  for (const s of card.skills ?? []) lines.push(`  ${s.id} — ${s.description}`);
   return { text: lines.join('\n'), json: AgentCard.toJSON(card), problems };
 }

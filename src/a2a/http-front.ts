@@ -77,17 +77,17 @@ export function wireOf(req: Request): 'v1' | 'v0.3' {
  * Rewrites the inbound message's accepted spellings into the form the SDK parses, for JSON-RPC
  * (`params.message`) and REST (`message`) bodies alike. See {@link normalizeInboundMessageJson}.
  */
-export function normalizeInbound(): RequestHandler {
+export function normalizeInbound(shape: WireShape): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     const body = req.body as unknown;
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
       const b = body as Record<string, unknown>;
-      const wire = wireOf(req);
+      const dialect = wireOf(req) === 'v1' ? 'v1' : shape === 'rest' ? 'v0.3-rest' : 'v0.3-jsonrpc';
       if (typeof b.params === 'object' && b.params !== null && 'message' in b.params) {
         const params = b.params as Record<string, unknown>;
-        b.params = { ...params, message: normalizeInboundMessageJson(params.message, wire) };
+        b.params = { ...params, message: normalizeInboundMessageJson(params.message, dialect) };
       } else if ('message' in b) {
-        b.message = normalizeInboundMessageJson(b.message, wire);
+        b.message = normalizeInboundMessageJson(b.message, dialect);
       }
     }
     next();

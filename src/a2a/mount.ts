@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import express from 'express';
-import { AGENT_CARD_PATH, type AgentCard } from '@a2a-js/sdk';
+import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, type AgentExecutor, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import type { Logger } from '../shared/logger.js';
@@ -36,20 +37,43 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
   const legacyCompat = { enabled: true };
 
   // The card stays public (A2A §7: discovery needs no credentials).
+  app.get(`/${AGENT_CARD_PATH}`, v1AgentCard(options.card));
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, legacyCompat }));
   app.use(
     A2A_PATHS.jsonRpc,
     bearerAuth(options.tokens, 'jsonrpc'),
     ...jsonBody(options.bodyLimitBytes, 'jsonrpc'),
-    normalizeInbound(),
+    normalizeInbound('jsonrpc'),
     jsonRpcHandler({ requestHandler: handler, userBuilder: userFromRequest, legacyCompat }),
   );
   app.use(
     A2A_PATHS.rest,
     bearerAuth(options.tokens, 'rest'),
     ...jsonBody(options.bodyLimitBytes, 'rest'),
-    normalizeInbound(),
+    normalizeInbound('rest'),
     restHandler({ requestHandler: handler, userBuilder: userFromRequest, legacyCompat }),
   );
   return handler;
+}
+
+/**
+ * Serves the v1.0 card as canonical ProtoJSON. The SDK's card handler serialises its in-memory card with
+ * JSON.stringify, which writes oneof fields in their internal `{"$case": …}` form (e.g. securitySchemes),
+ * so a v1.0 client cannot read the bearer scheme; we serialise with `AgentCard.toJSON` instead. v0.3
+ * requests (no A2A-Version, or 0.x) fall through to the SDK's compat handler, which is correct.
+ */
+function v1AgentCard(card: () => AgentCard): express.RequestHandler {
+  return (req, res, next) => {
+    const version = req.header('a2a-version');
+    if (version === undefined || version.startsWith('0.')) return next();
+    const body = JSON.stringify(AgentCard.toJSON(card()));
+    res.setHeader('ETag', `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`);
+    res.append('Vary', 'A2A-Version');
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    if (req.fresh) {
+      res.status(304).end();
+      return;
+    }
+    res.type('application/json').send(body);
+  };
 }

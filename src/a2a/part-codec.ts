@@ -115,6 +115,9 @@ export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
   TaskState.TASK_STATE_REJECTED,
 ]);
 
+/** Which parser the SDK will run on the message. */
+export type InboundDialect = 'v1' | 'v0.3-jsonrpc' | 'v0.3-rest';
+
 const ROLE_SPELLINGS: Record<string, string> = { user: 'ROLE_USER', agent: 'ROLE_AGENT' };
 
 /**
@@ -124,14 +127,20 @@ const ROLE_SPELLINGS: Record<string, string> = { user: 'ROLE_USER', agent: 'ROLE
  *   would map them to UNRECOGNIZED); v0.3 `kind`-tagged parts become ProtoJSON parts (`kind:"file"`
  *   becomes `url`/`raw` with its `mimeType` as `mediaType`). `media_type`, `message_id`, `task_id` are
  *   read by the SDK's own parser.
- * - v0.3 requests: a part without `kind` gets the kind its content implies (seed 000's example has
- *   none), and the ProtoJSON `role` spellings become v0.3 ones, so the compat translator accepts it.
+ * - v0.3 JSON-RPC requests: a part without `kind` gets the kind its content implies (seed 000's example
+ *   has none), and the ProtoJSON `role` spellings become v0.3 ones, so the compat translator accepts it.
+ * - v0.3 REST requests carry the v0.3 proto's JSON (`ROLE_USER`, `content`): only the role is mapped.
  * Returns a new object; the input is not changed. Non-objects are returned as they are (the SDK rejects
  * them with its own coded error).
  */
-export function normalizeInboundMessageJson(message: unknown, wire: 'v1' | 'v0.3'): unknown {
+export function normalizeInboundMessageJson(message: unknown, dialect: InboundDialect): unknown {
   if (!isJsonObject(message)) return message;
   const out: Record<string, unknown> = { ...message };
+  if (dialect === 'v0.3-rest') {
+    if (typeof out.role === 'string') out.role = ROLE_SPELLINGS[out.role] ?? out.role;
+    return out;
+  }
+  const wire = dialect === 'v1' ? 'v1' : 'v0.3';
   if (typeof out.role === 'string') {
     if (wire === 'v1') out.role = ROLE_SPELLINGS[out.role] ?? out.role;
     else if (out.role === 'ROLE_USER') out.role = 'user';

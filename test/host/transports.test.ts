@@ -54,3 +54,15 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('core operations over %s', (tra
     await expect(client.cancelTask({ tenant: '', id: task.id, metadata: undefined })).rejects.toThrow(/cancel/i);
   });
 });
+
+describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a v0.3 client over %s (SDK compatibility layer)', (transport) => {
+  it('round-trips SendMessage and GetTask', async () => {
+    const host = await startTestHost();
+    const client = await createA2AClient(await fetchAgentCard(host.url), { transport, protocolVersion: '0.3' });
+    expect(client.protocolVersion).toBe('0.3');
+    const result = await client.sendMessage({ tenant: '', message: textMessage('legacy hello'), configuration: undefined, metadata: undefined });
+    const task = result as { id: string };
+    const fetched = await client.getTask({ tenant: '', id: task.id });
+    expect(fetched.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+});

@@ -1,0 +1,77 @@
+import type { AcmpResult, Payload } from './messages.js';
+import type { ProviderEvent } from './provider-types.js';
+import type { TaskOutcome } from './task-store.js';
+
+/** How one invoke wants its events. */
+export interface DeliveryMode {
+  /** Chunks then a result without output (Layer 1 §7.1). */
+  readonly stream: boolean;
+  /** The transport can carry notifications (heartbeats; chunks). */
+  readonly notify: boolean;
+}
+
+/**
+ * Turns one task's chunks, heartbeats and outcome into the events of one invoke. Live executions, stored
+ * outcomes and waits on other hosts all feed the same class, so replay and live look alike.
+ *
+ * Layer 1 §7.1: chunk `seq` counts from 0 and the last chunk carries `final: true`; one chunk is held back
+ * so the last can be marked. On an error the held chunk is dropped (§7.3: stop emitting chunks).
+ */
+export class Delivery {
+  private seq = 0;
+  private held: Payload | undefined;
+  private done = false;
+
+  constructor(
+    private readonly taskId: string,
+    private readonly mode: DeliveryMode,
+    private readonly sink: (event: ProviderEvent) => void,
+    private readonly end: () => void,
+  ) {}
+
+  get finished(): boolean {
+    return this.done;
+  }
+
+  chunk(payload: Payload): void {
+    if (this.done || !this.mode.stream) return;
+    if (this.held !== undefined) this.emitChunk(this.held, false);
+    this.held = payload;
+  }
+
+  heartbeat(progress?: number, detail?: string): void {
+    if (this.done || !this.mode.notify) return;
+    const params: { task_id: string; progress?: number; detail?: string } = { task_id: this.taskId };
+    if (progress !== undefined) params.progress = progress;
+    if (detail !== undefined) params.detail = detail;
+    this.sink({ kind: 'heartbeat', params });
+  }
+
+  finish(outcome: TaskOutcome): void {
+    if (this.done) return;
+    this.done = true;
+    if (outcome.kind === 'error') this.sink({ kind: 'error', error: outcome.error });
+    else if (this.mode.stream) {
+      if (this.held !== undefined) this.emitChunk(this.held, true);
+      this.sink({ kind: 'result', result: streamedResult(outcome.result) });
+    } else this.sink({ kind: 'result', result: { ...outcome.result, output_streamed: false } });
+    this.end();
+  }
+
+  private emitChunk(chunk: Payload, final: boolean): void {
+    this.sink({ kind: 'chunk', params: { task_id: this.taskId, seq: this.seq++, chunk, final } });
+  }
+}
+
+/** Layer 1 §3.2: a streamed result omits `output` and says `output_streamed: true`. */
+function streamedResult(result: AcmpResult): AcmpResult {
+  const { output: _output, ...rest } = result;
+  return { ...rest, output_streamed: true };
+}
+
+/** The chunks to replay for a stored result: the handler's chunks, or the whole output as one chunk. */
+export function replayChunks(outcome: TaskOutcome): Payload[] {
+  if (outcome.kind !== 'result') return [];
+  if (outcome.chunks) return outcome.chunks;
+  return outcome.result.output ? [outcome.result.output] : [];
+}

@@ -1,0 +1,15 @@
+import { canonicalBytes, canonicalJson } from '../shared/jcs.js';
+import type { Envelope } from './envelope.js';
+
+/**
+ * Canonical bytes of an envelope: its RFC 8785 (JCS) serialisation (design "Canonical bytes"). HTTPS
+ * bodies are exactly these bytes; an A2A DataPart's `data` canonicalises to the same bytes.
+ */
+export function canonicalEnvelopeBytes(envelope: Envelope): Buffer {
+  return canonicalBytes(envelope);
+}
+
+/** {@link canonicalEnvelopeBytes} as a string (what the stores keep). */
+export function canonicalEnvelopeText(envelope: Envelope): string {
+  return canonicalJson(envelope);
+}

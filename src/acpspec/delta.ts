@@ -1,0 +1,72 @@
+import jsonpatch from 'fast-json-patch';
+import { ACP_OBJECT_KEYS, type AcpObjectKey } from './constants.js';
+import type { AcpState, DeltaEnvelope, PatchOperation, SnapshotEnvelope } from './envelope.js';
+import { AcpError } from './errors.js';
+import { parsePointer } from './pointer.js';
+import { checkSnapshot } from './validate.js';
+
+const OBJECT_KEYS: ReadonlySet<string> = new Set<AcpObjectKey>(ACP_OBJECT_KEYS);
+const ALLOWED_OPS: ReadonlySet<string> = new Set(['add', 'remove', 'replace', 'test']);
+
+/** A policy breach of one operation (index and rule; never the value). */
+export interface PatchPolicyIssue {
+  index: number;
+  pointer: string;
+  rule: 'op_not_allowed' | 'path_not_rooted' | 'events_append_only';
+}
+
+/**
+ * Checks the design's delta policy (design "Deltas"): only add/remove/replace/test; paths rooted at one
+ * of the eight objects (header fields unpatchable); under `/events` only `add` at `/events/-`.
+ * @throws AcpError `ACP_POLICY_VIOLATION` listing every breach.
+ */
+export function assertPatchPolicy(patch: readonly PatchOperation[]): void {
+  const issues: PatchPolicyIssue[] = [];
+  patch.forEach((operation, index) => {
+    const pointer = `/patch/${index}`;
+    if (!ALLOWED_OPS.has(operation.op)) {
+      issues.push({ index, pointer, rule: 'op_not_allowed' });
+      return;
+    }
+    const segments = parsePointer(operation.path);
+    const root = segments[0];
+    if (root === undefined || !OBJECT_KEYS.has(root)) issues.push({ index, pointer, rule: 'path_not_rooted' });
+    else if (root === 'events' && !(operation.op === 'add' && operation.path === '/events/-')) {
+      issues.push({ index, pointer, rule: 'events_append_only' });
+    }
+  });
+  if (issues.length > 0) throw new AcpError('ACP_POLICY_VIOLATION', undefined, { issues });
+}
+
+/**
+ * Applies a patch to a state without mutating it. Checks the policy first.
+ * @throws AcpError `ACP_POLICY_VIOLATION` (policy), `ACP_PATCH_FAILED` (failed `test`, unresolvable path,
+ * or any other RFC 6902 error; `details` names the operation index and reason).
+ */
+export function applyPatchToState(state: AcpState, patch: readonly PatchOperation[]): AcpState {
+  assertPatchPolicy(patch);
+  try {
+    // validateOperation=true, mutateDocument=false (clones the parent), banPrototypeModifications=true.
+    return jsonpatch.applyPatch(state, patch as jsonpatch.Operation[], true, false, true).newDocument;
+  } catch (cause) {
+    if (cause instanceof jsonpatch.JsonPatchError) {
+      const index = typeof cause.index === 'number' ? cause.index : undefined;
+      throw new AcpError('ACP_PATCH_FAILED', undefined, { index, pointer: index === undefined ? undefined : `/patch/${index}`, reason: cause.name }, { cause });
+    }
+    throw new AcpError('ACP_PATCH_FAILED', undefined, { reason: 'UNKNOWN' }, { cause });
+  }
+}
+
+/**
+ * Applies a delta to its parent's state and checks that the result is a complete, valid snapshot
+ * (design "Deltas": otherwise the whole delta is rejected).
+ * @throws AcpError `ACP_POLICY_VIOLATION`; `ACP_PATCH_FAILED` (with `details.issues` when the result
+ * does not validate).
+ */
+export function applyDelta(parent: AcpState, delta: DeltaEnvelope): AcpState {
+  const state = applyPatchToState(parent, delta.patch);
+  const { parent_envelope_id: _parent, patch: _patch, ...header } = delta;
+  const issues = checkSnapshot({ ...header, ...state } as SnapshotEnvelope);
+  if (issues.length > 0) throw new AcpError('ACP_PATCH_FAILED', 'patch result is not a valid snapshot', { issues });
+  return state;
+}

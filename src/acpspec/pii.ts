@@ -1,0 +1,172 @@
+import { ACP_SCHEMA_KEYWORDS } from './constants.js';
+import type { AcpState, Envelope, PatchOperation } from './envelope.js';
+import { isDelta } from './envelope.js';
+import { ACP_ENVELOPE_SCHEMA } from './schema.js';
+import { parsePointer } from './pointer.js';
+
+/** `*` in a location path stands for any map key or array index. */
+export const ANY = '*';
+
+/**
+ * Where personal data may sit in the state, derived from the schema's `x-acp-pii` annotations
+ * (design "Personal data and TLS"). `subject` says where the data subject's party id(s) are found:
+ * `base` is the annotated object's path, `field` is `$key` (the last segment of `base`) or a
+ * slash path relative to it.
+ */
+export interface PiiLocation {
+  readonly path: readonly string[];
+  readonly credit: boolean;
+  readonly subject: { readonly base: readonly string[]; readonly field: string } | undefined;
+}
+
+type Schema = Record<string, unknown>;
+
+/** Walks a schema and returns every `x-acp-pii` location. Local `$ref`s are followed. */
+export function derivePiiLocations(root: Readonly<Schema>): PiiLocation[] {
+  const out: PiiLocation[] = [];
+  const defs = (root['$defs'] ?? {}) as Record<string, Schema>;
+  const resolve = (node: Schema): Schema => {
+    const ref = node['$ref'];
+    if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) return node;
+    const target = defs[ref.slice('#/$defs/'.length)];
+    return target === undefined ? node : { ...resolve(target), ...withoutRef(node) };
+  };
+  const walk = (raw: unknown, path: string[], subject: PiiLocation['subject'], credit: boolean, depth: number): void => {
+    if (typeof raw !== 'object' || raw === null || depth > 32) return;
+    const node = resolve(raw as Schema);
+    const subjectField = node[ACP_SCHEMA_KEYWORDS.subject];
+    const here = typeof subjectField === 'string' ? { base: path, field: subjectField } : subject;
+    const isCredit = credit || node[ACP_SCHEMA_KEYWORDS.credit] === true;
+    if (node[ACP_SCHEMA_KEYWORDS.pii] === true) {
+      out.push({ path, credit: isCredit, subject: here });
+      return;
+    }
+    const properties = node['properties'] as Record<string, unknown> | undefined;
+    for (const [key, child] of Object.entries(properties ?? {})) walk(child, [...path, key], here, isCredit, depth + 1);
+    if (typeof node['additionalProperties'] === 'object') walk(node['additionalProperties'], [...path, ANY], here, isCredit, depth + 1);
+    if (typeof node['items'] === 'object') walk(node['items'], [...path, ANY], here, isCredit, depth + 1);
+  };
+  walk(root, [], undefined, false, 0);
+  return out;
+}
+
+function withoutRef(node: Schema): Schema {
+  const { $ref: _ref, ...rest } = node;
+  return rest;
+}
+
+/** The PII locations of the envelope schema, derived once. */
+export const PII_LOCATIONS: readonly PiiLocation[] = derivePiiLocations(ACP_ENVELOPE_SCHEMA);
+
+/** A concrete place where personal data is present. */
+export interface PiiHit {
+  readonly location: PiiLocation;
+  readonly segments: readonly string[];
+}
+
+/** Every concrete PII value present in `value` under the given location path (wildcards expanded). */
+function collect(value: unknown, pattern: readonly string[], at: string[], out: string[][]): void {
+  if (value === undefined) return;
+  if (pattern.length === 0) {
+    out.push(at);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const [head, ...rest] = pattern as [string, ...string[]];
+  if (head === ANY) {
+    for (const [key, child] of Object.entries(value)) collect(child, rest, [...at, key], out);
+  } else if (Object.hasOwn(value, head)) {
+    collect((value as Record<string, unknown>)[head], rest, [...at, head], out);
+  }
+}
+
+/** Every personal-data value present in a state. */
+export function findPersonalData(state: AcpState | Record<string, unknown>): PiiHit[] {
+  const hits: PiiHit[] = [];
+  for (const location of PII_LOCATIONS) {
+    const found: string[][] = [];
+    collect(state, location.path, [], found);
+    for (const segments of found) hits.push({ location, segments });
+  }
+  return hits;
+}
+
+// `*` (schema wildcard) and `-` (RFC 6902 array end) match any segment; conservative on purpose.
+function segmentMatches(a: string, b: string): boolean {
+  return a === b || a === ANY || b === ANY || a === '-' || b === '-';
+}
+
+/** Whether one path is a prefix of the other, wildcard-aware. */
+function overlaps(a: readonly string[], b: readonly string[]): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (!segmentMatches(a[i]!, b[i]!)) return false;
+  return true;
+}
+
+/** Whether a patch operation carries personal data in its value (or writes inside a PII field). */
+export function operationCarriesPersonalData(operation: PatchOperation): boolean {
+  if (operation.op === 'remove') return false;
+  const opPath = parsePointer(operation.path);
+  for (const location of PII_LOCATIONS) {
+    if (!overlaps(opPath, location.path)) continue;
+    if (opPath.length >= location.path.length) return true;
+    const found: string[][] = [];
+    collect(operation.value, location.path.slice(opPath.length), [], found);
+    if (found.length > 0) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether an envelope carries personal data: any `x-acp-pii` field present in a snapshot, or, for a
+ * delta, any add/replace/test operation whose path or value reaches such a field.
+ */
+export function containsPersonalData(envelope: Envelope): boolean {
+  if (isDelta(envelope)) return envelope.patch.some(operationCarriesPersonalData);
+  return findPersonalData(envelope).length > 0;
+}
+
+/**
+ * The personal data a delta brings into its resulting state: the hits of `state` that overlap a path
+ * written by a PII-carrying operation.
+ */
+export function personalDataWrittenBy(patch: readonly PatchOperation[], state: AcpState): PiiHit[] {
+  const written = patch.filter(operationCarriesPersonalData).map((op) => parsePointer(op.path));
+  if (written.length === 0) return [];
+  return findPersonalData(state).filter((hit) => written.some((path) => overlaps(path, hit.segments)));
+}
+
+/** Per data subject: whether credit data of theirs is present. */
+export type PersonalDataSubjects = Map<string, { credit: boolean }>;
+
+/**
+ * Resolves the data subjects (party ids) of personal-data hits. A hit whose subject cannot be resolved
+ * is reported under the empty id, which no consent record can satisfy.
+ */
+export function subjectsOf(hits: readonly PiiHit[], state: AcpState): PersonalDataSubjects {
+  const subjects: PersonalDataSubjects = new Map();
+  const note = (id: string, credit: boolean): void => {
+    const prior = subjects.get(id);
+    subjects.set(id, { credit: credit || (prior?.credit ?? false) });
+  };
+  for (const hit of hits) {
+    const ids = subjectIds(hit, state);
+    if (ids.length === 0) note('', hit.location.credit);
+    for (const id of ids) note(id, hit.location.credit);
+  }
+  return subjects;
+}
+
+function subjectIds(hit: PiiHit, state: AcpState): string[] {
+  const subject = hit.location.subject;
+  if (subject === undefined) return [];
+  const base = hit.segments.slice(0, subject.base.length);
+  if (subject.field === '$key') return base.length > 0 ? [base[base.length - 1]!] : [];
+  let value: unknown = state;
+  for (const segment of [...base, ...subject.field.split('/')]) {
+    if (typeof value !== 'object' || value === null) return [];
+    value = (value as Record<string, unknown>)[segment];
+  }
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}

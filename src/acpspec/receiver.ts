@@ -1,0 +1,241 @@
+import { sleep } from '../shared/async.js';
+import { systemClock, type Clock } from '../shared/clock.js';
+import type { IdSource } from '../shared/ids.js';
+import { canonicalJson } from '../shared/jcs.js';
+import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { ACP_DEFAULT_ACCEPTED_VERSIONS, type Kind } from './constants.js';
+import { assertPatchPolicy } from './delta.js';
+import {
+  buildSnapshot,
+  envelopeKind,
+  isDelta,
+  newEnvelopeId,
+  stateOf,
+  type AcpAck,
+  type AcpEvent,
+  type AcpState,
+  type Envelope,
+  type Producer,
+  type SnapshotEnvelope,
+} from './envelope.js';
+import { AcpError, isAcpError } from './errors.js';
+import { deltaTransition, snapshotTransition, type Transition } from './materialise.js';
+import { containsPersonalData } from './pii.js';
+import type { TransactionHead, TransactionStore } from './transaction-store.js';
+import { parseEnvelope } from './validate.js';
+
+/** Options of {@link createAcpReceiver}. */
+export interface AcpReceiverOptions {
+  store: TransactionStore;
+  /** Kinds this agent accepts (its card's `accepts`). */
+  accepts: readonly Kind[];
+  /** Envelope versions accepted (default `['0.1']`). */
+  acceptedVersions?: readonly string[];
+  /** This receiver's agent id, matched against consent `granted_to`. */
+  receiverAgentId: string;
+  /** Producer written on materialised state snapshots. */
+  producer: Producer;
+  clock?: Clock;
+  /** Id source; `newId()` MUST return a UUIDv7 (see `newEnvelopeId`). */
+  ids?: IdSource;
+  logger?: Logger;
+  /** Parsed states kept in memory to skip re-parsing the head (default 1000 transactions). */
+  stateCacheSize?: number;
+}
+
+/** The transport-free receiving side of ACPspec. */
+export interface AcpReceiver {
+  /**
+   * Validates and ingests one envelope (pipeline in docs/acpspec-core.md).
+   * @throws AcpError with the code of the first rule the envelope breaks.
+   */
+  ingest(envelope: unknown, context: { secure: boolean }): Promise<AcpAck>;
+  /** The current materialised state snapshot and its canonical bytes. @throws `ACP_TRANSACTION_UNKNOWN`. */
+  state(transactionId: string): Promise<{ envelope: SnapshotEnvelope; bytes: Buffer }>;
+  /** A page of the event stream after `after` (default 0). @throws `ACP_TRANSACTION_UNKNOWN`. */
+  events(transactionId: string, options?: { after?: number; limit?: number }): Promise<{ events: AcpEvent[]; next?: number }>;
+  /**
+   * Follows the stream by polling the store, so it sees events written by any process. Ends quietly when
+   * `signal` aborts. @throws `ACP_TRANSACTION_UNKNOWN` on the first step.
+   */
+  follow(
+    transactionId: string,
+    options: { after?: number; signal: AbortSignal; pollMs?: number },
+  ): AsyncIterable<AcpEvent & { seq: number }>;
+}
+
+const MAX_PAGE = 1000;
+const SNAPSHOT_ATTEMPTS = 3;
+
+/** Creates the receiver over a {@link TransactionStore}. */
+export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
+  const { store, receiverAgentId } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const versions = options.acceptedVersions ?? ACP_DEFAULT_ACCEPTED_VERSIONS;
+  const cache = createStateCache(options.stateCacheSize ?? 1000);
+
+  async function ingest(raw: unknown, context: { secure: boolean }): Promise<AcpAck> {
+    const envelope = parseEnvelope(raw);
+    try {
+      const ack = await ingestValid(envelope, context);
+      logger.debug('acp.ingest', { envelope_id: ack.envelope_id, transaction_id: ack.transaction_id });
+      return ack;
+    } catch (error) {
+      logger.info('acp.ingest.rejected', { envelope_id: envelope.envelope_id, ...errorFields(error) });
+      if (isAcpError(error)) {
+        error.ids = { envelope_id: envelope.envelope_id, transaction_id: envelope.transaction_id };
+        throw error;
+      }
+      throw new AcpError('ACP_INTERNAL', undefined, undefined, { cause: error });
+    }
+  }
+
+  async function ingestValid(envelope: Envelope, context: { secure: boolean }): Promise<AcpAck> {
+    if (!versions.includes(envelope.acp_version)) {
+      throw new AcpError('ACP_VERSION_UNSUPPORTED', undefined, { accepted: [...versions] });
+    }
+    const kind = envelopeKind(envelope);
+    if (!options.accepts.includes(kind)) throw new AcpError('ACP_KIND_NOT_ACCEPTED', undefined, { kind, accepts: [...options.accepts] });
+    if (isDelta(envelope)) assertPatchPolicy(envelope.patch);
+    if (!context.secure && containsPersonalData(envelope)) throw new AcpError('ACP_TRANSPORT_INSECURE');
+    const text = canonicalJson(envelope);
+    for (let attempt = 1; ; attempt++) {
+      const replay = await replayAck(envelope, text);
+      if (replay) return replay;
+      const head = await store.head(envelope.transaction_id);
+      const transition = await transitionFor(envelope, head);
+      const { snapshot, state, events } = materialise(transition, envelope.transaction_id);
+      const result = await store.commit({
+        transactionId: envelope.transaction_id,
+        expectedVersion: head?.version ?? 0,
+        envelope: { envelopeId: envelope.envelope_id, kind, parentEnvelopeId: envelope.parent_envelope_id, text, receivedAt: snapshot.produced_at },
+        state: { envelopeId: snapshot.envelope_id, text: canonicalJson(snapshot) },
+        events,
+        firstSeq: (head?.eventCount ?? 0) + 1,
+      });
+      if (result.ok) {
+        cache.set(envelope.transaction_id, { version: result.version, stateEnvelopeId: snapshot.envelope_id, state });
+        return { envelope_id: envelope.envelope_id, transaction_id: envelope.transaction_id, state_envelope_id: snapshot.envelope_id };
+      }
+      if (result.reason === 'duplicate') continue;
+      if (isDelta(envelope) || attempt >= SNAPSHOT_ATTEMPTS) {
+        const now = await store.head(envelope.transaction_id);
+        throw new AcpError('ACP_ENVELOPE_CONFLICT', 'transaction head moved', headDetails(now));
+      }
+    }
+  }
+
+  /** The state snapshot envelope after a transition, with the receiver's own events added. */
+  function materialise(transition: Transition, transactionId: string): { snapshot: SnapshotEnvelope; state: AcpState; events: AcpEvent[] } {
+    const idOptions = { clock, ...(options.ids ? { ids: options.ids } : {}) };
+    const header = buildSnapshot({ transaction_id: transactionId, producer: options.producer, state: transition.state }, idOptions);
+    const own: AcpEvent[] = transition.drafts.map((draft) => ({
+      event_id: newEnvelopeId(idOptions),
+      type: draft.type,
+      occurred_at: header.produced_at,
+      actor: receiverAgentId,
+      subject: draft.subject,
+      data: draft.data,
+    }));
+    const state: AcpState = own.length === 0 ? transition.state : { ...transition.state, events: [...transition.state.events, ...own] };
+    return { snapshot: { ...header, ...state }, state, events: [...transition.appended, ...own] };
+  }
+
+  async function replayAck(envelope: Envelope, text: string): Promise<AcpAck | undefined> {
+    const stored = await store.findEnvelope(envelope.envelope_id);
+    if (stored === undefined) return undefined;
+    if (stored.text !== text) throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already used with other content');
+    return { envelope_id: stored.envelopeId, transaction_id: stored.transactionId, state_envelope_id: stored.stateEnvelopeId };
+  }
+
+  async function transitionFor(envelope: Envelope, head: TransactionHead | undefined): Promise<Transition> {
+    const context = { receiverAgentId, nowMs: clock.now() };
+    if (!isDelta(envelope)) return snapshotTransition(head ? heldState(head) : undefined, envelope, context);
+    const parent = envelope.parent_envelope_id;
+    if (head === undefined) throw new AcpError('ACP_PARENT_UNKNOWN');
+    if (parent !== head.headEnvelopeId && parent !== head.stateEnvelopeId) {
+      if (await store.isKnownEnvelope(envelope.transaction_id, parent)) {
+        throw new AcpError('ACP_ENVELOPE_CONFLICT', 'parent is not the transaction head', headDetails(head));
+      }
+      throw new AcpError('ACP_PARENT_UNKNOWN');
+    }
+    return deltaTransition(heldState(head), envelope, context);
+  }
+
+  function heldState(head: TransactionHead): AcpState {
+    const cached = cache.get(head.transactionId);
+    if (cached && cached.version === head.version && cached.stateEnvelopeId === head.stateEnvelopeId) return cached.state;
+    return stateOf(JSON.parse(head.stateText) as SnapshotEnvelope);
+  }
+
+  async function requireHead(transactionId: string): Promise<TransactionHead> {
+    const head = await store.head(transactionId);
+    if (head === undefined) throw new AcpError('ACP_TRANSACTION_UNKNOWN', undefined, undefined, { ids: { transaction_id: transactionId } });
+    return head;
+  }
+
+  return {
+    ingest,
+    async state(transactionId) {
+      const head = await requireHead(transactionId);
+      return { envelope: JSON.parse(head.stateText) as SnapshotEnvelope, bytes: Buffer.from(head.stateText, 'utf8') };
+    },
+    async events(transactionId, page) {
+      await requireHead(transactionId);
+      const limit = Math.min(Math.max(page?.limit ?? 100, 1), MAX_PAGE);
+      const rows = await store.events(transactionId, { after: page?.after ?? 0, limit });
+      const last = rows[rows.length - 1];
+      return { events: rows.map((r) => r.event), ...(rows.length === limit && last ? { next: last.seq } : {}) };
+    },
+    follow: (transactionId, follow) => followEvents(store, requireHead, transactionId, follow),
+  };
+}
+
+function headDetails(head: TransactionHead | undefined): Record<string, string> | undefined {
+  return head ? { head_envelope_id: head.headEnvelopeId, state_envelope_id: head.stateEnvelopeId } : undefined;
+}
+
+async function* followEvents(
+  store: TransactionStore,
+  requireHead: (id: string) => Promise<TransactionHead>,
+  transactionId: string,
+  options: { after?: number; signal: AbortSignal; pollMs?: number },
+): AsyncGenerator<AcpEvent & { seq: number }> {
+  const { signal } = options;
+  await requireHead(transactionId);
+  let cursor = options.after ?? 0;
+  while (!signal.aborted) {
+    const rows = await store.events(transactionId, { after: cursor, limit: MAX_PAGE });
+    for (const row of rows) {
+      if (signal.aborted) return;
+      cursor = row.seq;
+      yield { ...row.event, seq: row.seq };
+    }
+    if (rows.length < MAX_PAGE) {
+      try {
+        await sleep(options.pollMs ?? 250, { signal });
+      } catch {
+        return;
+      }
+    }
+  }
+}
+
+interface CachedState {
+  version: number;
+  stateEnvelopeId: string;
+  state: AcpState;
+}
+
+function createStateCache(size: number): { get(id: string): CachedState | undefined; set(id: string, value: CachedState): void } {
+  const map = new Map<string, CachedState>();
+  return {
+    get: (id) => map.get(id),
+    set(id, value) {
+      map.delete(id);
+      map.set(id, value);
+      if (map.size > size) map.delete(map.keys().next().value!);
+    },
+  };
+}

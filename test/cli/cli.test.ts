@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/main.js';
+import type { CliIo } from '../../src/cli/io.js';
+import { cleanup, startTestHost, tempDir } from '../helpers/host.js';
+
+afterEach(cleanup);
+
+function capture(env: Record<string, string> = {}): CliIo & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { out: (t) => stdout.push(t), err: (t) => stderr.push(t), env, stdout, stderr };
+}
+
+describe('a2a-commerce CLI', () => {
+  it('exits 2 with usage for an unknown command', async () => {
+    const io = capture();
+    expect(await runCli(['frobnicate'], io)).toBe(2);
+    expect(io.stderr.join('\n')).toMatch(/unknown command "frobnicate"/);
+  });
+
+  it('exits 2 with a clear message for an unknown flag', async () => {
+    const io = capture();
+    expect(await runCli(['serve', '--bogus'], io)).toBe(2);
+    expect(io.stderr.join('\n')).toMatch(/bogus/);
+  });
+
+  it('refuses a bad port value', async () => {
+    const io = capture();
+    expect(await runCli(['serve', '--port', 'eighty', '--no-tls'], io)).toBe(1);
+    expect(io.stderr.join('\n')).toMatch(/port must be an integer/);
+  });
+
+  it('refuses conflicting TLS flags', async () => {
+    const io = capture();
+    expect(await runCli(['serve', '--no-tls', '--tls-self-signed'], io)).toBe(1);
+    expect(io.stderr.join('\n')).toMatch(/choose one of/);
+  });
+
+  it('card fetches, checks and prints a card, trusting the data dir certificate', async () => {
+    const host = await startTestHost({ flags: { 'tls-self-signed': true } });
+    const io = capture();
+    expect(await runCli(['card', host.url, '--data-dir', host.config.dataDir], io)).toBe(0);
+    expect(io.stdout.join('\n')).toMatch(/JSONRPC\s+A2A 1\.0/);
+  });
+
+  it('card fails cleanly when nothing listens', async () => {
+    const io = capture();
+    expect(await runCli(['card', 'http://127.0.0.1:9'], io)).toBe(1);
+    expect(io.stderr.join('\n')).toMatch(/^error/);
+  });
+
+  it('migrate migrates a SQLite file and is safe to re-run', async () => {
+    const dir = tempDir();
+    const io = capture();
+    expect(await runCli(['migrate', '--db', `sqlite:${dir}/x.sqlite`], io)).toBe(0);
+    expect(await runCli(['migrate', '--db', `sqlite:${dir}/x.sqlite`], io)).toBe(0);
+    expect(io.stdout.join('\n')).toMatch(/SDK stores up to date/);
+  });
+});
