@@ -6,7 +6,5 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    reporters: process.env.CI ? ['default', 'junit'] : ['default'],
-    outputFile: { junit: 'test-results/junit.xml' },
   },
 });
