@@ -40,3 +40,7 @@ export interface A2ABinding {
   cancelTask?(taskId: string, context: ServerCallContext): Promise<Task | undefined>;
   close?(): Promise<void>;
 }
+
+/** SDK types the host's upper layers name (they import them from here, never from the SDK). */
+export type { AgentCard, Task } from '@a2a-js/sdk';
+export type { AgentExecutor } from '@a2a-js/sdk/server';

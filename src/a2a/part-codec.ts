@@ -188,3 +188,13 @@ export function partMediaType(part: InboundPart): string {
   if (part.kind === 'data' && typeof part.metadata?.mediaType === 'string') return part.metadata.mediaType;
   return '';
 }
+
+/** A task state as its short lower-case name (`completed`, `working`, …) for transcripts and logs. */
+export function taskStateName(state: TaskState | undefined): string {
+  return state === undefined ? 'unknown' : TaskState[state].replace('TASK_STATE_', '').toLowerCase();
+}
+
+/** True when the task reached the completed state. */
+export function isCompleted(state: TaskState | undefined): boolean {
+  return state === TaskState.TASK_STATE_COMPLETED;
+}

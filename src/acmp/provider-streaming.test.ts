@@ -81,7 +81,8 @@ describe('heartbeats (Layer 1 §3.6)', () => {
     await vi.advanceTimersByTimeAsync(5000);
     const events = await pending;
     const beats = events.filter((e) => e.kind === 'heartbeat');
-    expect(beats).toHaveLength(5);
+    // Automatic beats at 1 s … 5 s (the 5 s timer fires before the handler's) plus one progress beat.
+    expect(beats).toHaveLength(6);
     expect(beats).toContainEqual({ kind: 'heartbeat', params: { task_id: params.task_id, progress: 0.5, detail: 'half way' } });
     expect(events.at(-1)?.kind).toBe('result');
   });

@@ -1,6 +1,6 @@
 import express from 'express';
-import type { AgentCard } from '@a2a-js/sdk';
-import type { AgentExecutor } from '@a2a-js/sdk/server';
+import type { AgentCard, AgentExecutor } from '../a2a/binding.js';
+
 import { buildAgentCard } from '../a2a/agent-card.js';
 import type { A2ABinding } from '../a2a/binding.js';
 import { EchoExecutor } from '../a2a/echo-executor.js';

@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { AgentExecutor } from '@a2a-js/sdk/server';
+import type { AgentExecutor } from '../a2a/binding.js';
 import { createSdkStores, migrateSdkStores } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { LocalError } from '../shared/errors.js';

@@ -1,6 +1,5 @@
-import { TaskState } from '@a2a-js/sdk';
 import { createA2AClient, fetchAgentCard } from '../../a2a/client.js';
-import { encodeTextPart, encodeUserMessage } from '../../a2a/part-codec.js';
+import { encodeTextPart, encodeUserMessage, isCompleted, taskStateName } from '../../a2a/part-codec.js';
 import { expectThat, type DemoScenario } from './scenarios.js';
 
 /** Card → plain A2A task over JSON-RPC → the same task read back over REST. */
@@ -18,11 +17,11 @@ export const foundationScenario: DemoScenario = {
       metadata: undefined,
     });
     expectThat('id' in result, 'a task back');
-    const task = result as { id: string; status?: { state: TaskState } };
-    ctx.say(`   JSON-RPC SendMessage → task ${task.id} ${TaskState[task.status?.state ?? 0]}`);
+    const task = result as { id: string; status?: { state: number } };
+    ctx.say(`   JSON-RPC SendMessage → task ${task.id} ${taskStateName(task.status?.state)}`);
     const rest = await createA2AClient(card, { caCert: ctx.caCert, transport: 'HTTP+JSON' });
     const again = await rest.getTask({ tenant: '', id: task.id });
-    expectThat(again.status?.state === TaskState.TASK_STATE_COMPLETED, 'the task completed');
-    ctx.say(`   REST GetTask → ${TaskState[again.status?.state ?? 0]}, ${again.artifacts.length} artifact(s)`);
+    expectThat(isCompleted(again.status?.state), 'the task completed');
+    ctx.say(`   REST GetTask → ${taskStateName(again.status?.state)}, ${again.artifacts.length} artifact(s)`);
   },
 };

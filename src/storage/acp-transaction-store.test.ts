@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openDatabase } from './database.js';
+import { migrateSets } from './migrations.js';
+import { MemoryTransactionStore } from './acp-transaction-store-memory.js';
+import { acpMigrations, KyselyTransactionStore } from './acp-transaction-store-kysely.js';
+import { transactionStoreContract } from '../../test/helpers/acp-store-contract.js';
+
+transactionStoreContract('memory', () => Promise.resolve({ store: new MemoryTransactionStore(), close: () => Promise.resolve() }));
+
+transactionStoreContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'acp-store-'));
+  const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
+  await migrateSets(database, [acpMigrations]);
+  return {
+    store: new KyselyTransactionStore(database.db),
+    close: async () => {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+const pgUrl = process.env['TEST_PG_URL'];
+if (pgUrl) {
+  transactionStoreContract('postgres', async () => {
+    const schema = `acp_test_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+    const admin = new pg.Client({ connectionString: pgUrl });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    const url = new URL(pgUrl);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    const database = openDatabase({ url: url.toString(), dataDir: tmpdir() });
+    await migrateSets(database, [acpMigrations]);
+    return {
+      store: new KyselyTransactionStore(database.db),
+      close: async () => {
+        await database.close();
+        await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+        await admin.end();
+      },
+    };
+  });
+}
