@@ -1,5 +1,5 @@
 import { sleep } from '../shared/async.js';
-import { systemClock, type Clock } from '../shared/clock.js';
+import type { Clock } from '../shared/clock.js';
 import { LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
@@ -59,6 +59,7 @@ export interface AcmpBuyerOptions {
   capabilityObject: CapabilityObject;
   transport: AcmpBuyerTransport;
   ids?: IdSource;
+  /** Reserved for time-stamping; deadlines use timers so fake timers control them in tests. */
   clock?: Clock;
   logger?: Logger;
   /** Retries after a transport failure, with the same task_id (default 2; §3.1.1 makes it safe). */
@@ -142,8 +143,6 @@ export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
             else if (tracker.accept(event.params)) yield event;
           }
         } catch (error) {
-          attemptAbort.abort();
-          void iterator.return?.();
           if (signal.aborted || error instanceof AcmpError) throw error;
           // A transport failure (§3.1.1): retry with the same task_id; the provider replays or joins.
           if (attempt >= retries) {
@@ -151,6 +150,10 @@ export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
           }
           logger.info('acmp.buyer_retry', { task_id: taskId, attempt: attempt + 1, ...errorFields(error) });
           await sleep(retryDelayMs * (attempt + 1), { signal });
+        } finally {
+          // Detach from this attempt (also when the consumer stops early); never cancels the work.
+          attemptAbort.abort();
+          void iterator.return?.();
         }
       }
     } catch (error) {

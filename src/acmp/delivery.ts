@@ -65,8 +65,9 @@ export class Delivery {
 
 /** Layer 1 §3.2: a streamed result omits `output` and says `output_streamed: true`. */
 function streamedResult(result: AcmpResult): AcmpResult {
-  const { output: _output, ...rest } = result;
-  return { ...rest, output_streamed: true };
+  const streamed: AcmpResult = { ...result, output_streamed: true };
+  delete streamed.output;
+  return streamed;
 }
 
 /** The chunks to replay for a stored result: the handler's chunks, or the whole output as one chunk. */

@@ -84,6 +84,8 @@ export function demoCapabilities(options: { stepMs?: number } = {}): AcmpCapabil
       description: 'Picks the most representative sentences; streams one sentence per chunk.',
       tags: ['nlp', 'summarization', 'streaming'],
       price: perToken(0.001),
+      // The handler contract is an AsyncIterable; this one computes synchronously.
+      // eslint-disable-next-line @typescript-eslint/require-await
       async *handler(input, ctx) {
         const max = isJsonObject(input.data) && typeof input.data.max_sentences === 'number' ? input.data.max_sentences : 3;
         const picked = selectSentences(textOf(input), max);

@@ -60,7 +60,7 @@ export type AcmpErrorObjectShape = {
  */
 export class AcmpError extends ProtocolError<number> {
   override readonly name: string = 'AcmpError';
-  constructor(code: AcmpErrorCode | number, data?: unknown, options?: { message?: string; cause?: unknown }) {
+  constructor(code: number, data?: unknown, options?: { message?: string; cause?: unknown }) {
     super('acmp', code, options?.message ?? acmpErrorSpec(code)?.message ?? 'ACMP error', data, options);
   }
 

@@ -54,13 +54,13 @@ export class LocalExecution implements TaskFeed {
   start(): this {
     const { params, heartbeatIntervalMs, aliveIntervalMs } = this.deps;
     const timeoutMs = resolveInvoke(params).timeoutMs;
-    this.timers.push(setTimeout(() => this.stop(ACMP_CODE.timeout, { timeout_ms: timeoutMs }), timeoutMs));
+    this.timers.push(setTimeout(() => void this.stop(ACMP_CODE.timeout, { timeout_ms: timeoutMs }), timeoutMs));
     if (heartbeatIntervalMs !== null) {
       this.timers.push(setInterval(() => this.broadcastHeartbeat(), heartbeatIntervalMs));
     }
     this.timers.push(setInterval(() => void this.refreshAlive(), aliveIntervalMs));
     for (const t of this.timers) t.unref();
-    this.run().then(
+    void this.run().then(
       (outcome) => this.settle(outcome),
       (error: unknown) => this.settle(this.failure(error)),
     );
@@ -79,7 +79,7 @@ export class LocalExecution implements TaskFeed {
 
   /** `acmp/cancel` (Layer 1 §3.7): abort the handler, answer the invoke with -33004. */
   cancel(): void {
-    this.stop(ACMP_CODE.cancelled);
+    void this.stop(ACMP_CODE.cancelled);
   }
 
   /** Stops the task with an error outcome (deadline, cancel, shutdown); resolves once it is stored. */

@@ -79,7 +79,7 @@ export function assembleChunks(chunks: readonly Payload[]): Payload {
   if (chunks.every((c) => typeof c.data === 'string')) {
     return { type, data: chunks.map((c) => c.data as string).join('') };
   }
-  return { type, data: chunks.map((c) => c.data) } as Payload;
+  return { type, data: chunks.map((c) => c.data) };
 }
 
 /** True when two payloads are the same JSON value under JCS (used to de-duplicate replayed chunks). */

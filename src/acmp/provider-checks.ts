@@ -61,7 +61,9 @@ export function offeredProofs(capability: AcmpCapability): string[] {
  * (`stream`, `timeout_ms`), which a retry may legitimately change (docs/acmp-core.md "Duplicates").
  */
 export function paramsHash(params: InvokeParams): string {
-  const { stream: _stream, timeout_ms: _timeout, ...identity } = params;
+  const identity: Partial<InvokeParams> = { ...params };
+  delete identity.stream;
+  delete identity.timeout_ms;
   return sha256Jcs(identity);
 }
 

@@ -158,13 +158,14 @@ describe('acmp/cancel (Layer 1 §3.7)', () => {
 
 describe('internal errors (Layer 1 §3.3 -33099)', () => {
   it('maps a throwing handler to -33099 without leaking the cause', async () => {
-    const logger: Logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+    const logError = vi.fn();
+    const logger: Logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: logError };
     const broken: AcmpCapability = { id: 'broken', price: 0, handler: () => Promise.reject(new Error('secret path /etc/x')) };
     const provider = createAcmpProvider({ capabilities: [broken], logger });
     const events = await collect(provider.invoke(buildInvokeParams({ capability: 'broken' }), { canStream: true }));
     expect(terminal(events)).toMatchObject({ kind: 'error', error: { code: -33099, message: 'Internal provider error' } });
     expect(JSON.stringify(events)).not.toContain('secret');
-    expect(JSON.stringify(vi.mocked(logger.error).mock.calls)).not.toContain('secret');
+    expect(JSON.stringify(logError.mock.calls)).not.toContain('secret');
   });
 
   it('maps an invalid handler output to -33099', async () => {

@@ -128,9 +128,10 @@ export function createAcmpProvider(options: AcmpProviderOptions): AcmpProvider {
     const hash = paramsHash(params);
     const existing = local.get(params.task_id);
     if (existing) return existing.hash === hash ? existing.feed : Promise.reject(reusedTaskIdError(params.task_id));
-    let entry: LocalEntry | undefined;
-    const done = (): void => forget(params.task_id, entry!);
-    entry = { hash, feed: resolveFeed(params, hash, done) };
+    const holder: { entry?: LocalEntry } = {};
+    const done = (): void => forget(params.task_id, holder.entry!);
+    const entry: LocalEntry = { hash, feed: resolveFeed(params, hash, done) };
+    holder.entry = entry;
     entry.feed.catch(done);
     local.set(params.task_id, entry);
     return entry.feed;

@@ -71,7 +71,7 @@ export function probeCapability(id = 'echo', options: { chunks?: Payload[]; pric
           }
         })();
       }
-      return gate().then(() => ({ type: 'text', data: `echo:${String(input.data)}` }));
+      return gate().then(() => ({ type: 'text', data: `echo:${typeof input.data === 'string' ? input.data : JSON.stringify(input.data)}` }));
     },
   };
   return capability;

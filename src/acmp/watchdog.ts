@@ -54,7 +54,8 @@ export function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal):
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- pass the iterator's own reason through
+        reject(error);
       },
     );
   });

@@ -1,0 +1,134 @@
+import type { AgentCard, Message, StreamResponse, Task } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import { ACMP_EXTENSION_URI, ACMP_METHOD } from '../../acmp/constants.js';
+import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
+import {
+  CapabilityObjectSchema,
+  encodeRequestRoot,
+  type AcmpEvent,
+  type AcmpRoot,
+  type CancelParams,
+  type CapabilityObject,
+  type InvokeParams,
+} from '../../acmp/messages.js';
+import { createAcmpBuyerCore, type AcmpBuyerCore, type AcmpBuyerTransport } from '../../acmp/buyer.js';
+import { systemIds, type IdSource } from '../../shared/ids.js';
+import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
+import { encodeUserMessage } from '../part-codec.js';
+import { acmpPart, acmpRootOf } from './codec.js';
+
+/** Options of {@link createAcmpBuyer}: a card or the agent's URL, and how to reach it. */
+export interface AcmpBuyerConnectOptions extends A2AConnectOptions {
+  card?: AgentCard;
+  agentUrl?: string;
+  ids?: IdSource;
+  retries?: number;
+}
+
+/** A buyer connected to one provider over A2A. */
+export interface AcmpBuyer extends AcmpBuyerCore {
+  /** The provider's advertised capability object (Layer 1 §1). */
+  readonly capabilityObject: CapabilityObject;
+  readonly card: AgentCard;
+}
+
+/**
+ * Reads the provider's card first (A2A binding §2: a buyer MUST NOT rely on a feature the provider did
+ * not advertise), then returns a buyer whose calls travel as ACMP data parts over the SDK's client.
+ * @throws AcmpError -33007 when the card advertises no ACMP provider extension.
+ */
+export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise<AcmpBuyer> {
+  const card = options.card ?? (await fetchAgentCard(requireUrl(options.agentUrl), options));
+  const capabilityObject = acmpCapabilityOf(card);
+  const client = await createA2AClient(card, options);
+  const ids = options.ids ?? systemIds;
+  const core = createAcmpBuyerCore({ capabilityObject, transport: createA2AAcmpTransport(client, ids), ids, retries: options.retries });
+  return { ...core, invoke: core.invoke.bind(core), stream: core.stream.bind(core), capabilityObject, card };
+}
+
+/**
+ * The ACMP capability object a card advertises (the params of its ACMP extension entry).
+ * @throws AcmpError -33007 when there is none or it does not parse.
+ */
+export function acmpCapabilityOf(card: AgentCard): CapabilityObject {
+  const extension = card.capabilities?.extensions.find((e) => e.uri === ACMP_EXTENSION_URI);
+  const parsed = CapabilityObjectSchema.safeParse(extension?.params);
+  if (!parsed.success || parsed.data.role !== 'provider') {
+    throw new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'the agent card advertises no ACMP provider extension' });
+  }
+  return parsed.data;
+}
+
+function requireUrl(url: string | undefined): string {
+  if (!url) throw new AcmpError(ACMP_CODE.invalidParams, { detail: 'createAcmpBuyer needs a card or an agentUrl' });
+  return url;
+}
+
+const EXTENSIONS = { 'A2A-Extensions': ACMP_EXTENSION_URI };
+
+/**
+ * The buyer core's transport over A2A: `acmp/invoke` as SendStreamingMessage (stream) or SendMessage,
+ * `acmp/cancel` as SendMessage on the task; both with `Message.task_id = params.task_id` (seed §1) and
+ * the ACMP extension activated.
+ */
+export function createA2AAcmpTransport(client: Client, ids: IdSource = systemIds): AcmpBuyerTransport {
+  const request = (method: string, params: { task_id: string }) => ({
+    tenant: '',
+    message: encodeUserMessage({
+      messageId: ids.newId('msg'),
+      taskId: params.task_id,
+      parts: [acmpPart(encodeRequestRoot(method as typeof ACMP_METHOD.invoke, params))],
+      extensions: [ACMP_EXTENSION_URI],
+    }),
+    configuration: undefined,
+    metadata: undefined,
+  });
+  return {
+    async *send(params: InvokeParams, options: { stream: boolean; signal: AbortSignal }): AsyncIterable<AcmpEvent> {
+      const callOptions = { signal: options.signal, serviceParameters: EXTENSIONS };
+      if (!options.stream) {
+        const reply = await client.sendMessage(request(ACMP_METHOD.invoke, params), callOptions);
+        const event = terminalOf(reply);
+        if (event) yield event;
+        return;
+      }
+      for await (const response of client.sendMessageStream(request(ACMP_METHOD.invoke, params), callOptions)) {
+        const event = eventOf(response);
+        if (event) yield event;
+      }
+    },
+    async cancel(params: CancelParams, options?: { signal?: AbortSignal }): Promise<void> {
+      await client.sendMessage(request(ACMP_METHOD.cancel, params), { signal: options?.signal, serviceParameters: EXTENSIONS });
+    },
+  };
+}
+
+function toEvent(root: AcmpRoot | undefined): AcmpEvent | undefined {
+  if (!root) return undefined;
+  if (root.kind === 'result') return { kind: 'result', result: root.result };
+  if (root.kind === 'error') return { kind: 'error', error: root.error };
+  if (root.method === ACMP_METHOD.streamChunk) return { kind: 'chunk', params: root.params };
+  if (root.method === ACMP_METHOD.heartbeat) return { kind: 'heartbeat', params: root.params };
+  return undefined;
+}
+
+/** The ACMP event a stream response carries (status messages, or a finished task's final message). */
+function eventOf(response: StreamResponse): AcmpEvent | undefined {
+  const payload = response.payload;
+  switch (payload?.$case) {
+    case 'statusUpdate':
+      return toEvent(acmpRootOf(payload.value.status?.message));
+    case 'message':
+      return toEvent(acmpRootOf(payload.value));
+    case 'task':
+    case 'artifactUpdate':
+    case undefined:
+      return undefined;
+  }
+}
+
+/** The terminal ACMP event of a non-streamed reply: a refusal message, or the task's final status message. */
+function terminalOf(reply: Message | Task): AcmpEvent | undefined {
+  if (!('id' in reply)) return toEvent(acmpRootOf(reply));
+  return toEvent(acmpRootOf(reply.status?.message));
+}

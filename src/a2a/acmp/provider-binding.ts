@@ -1,0 +1,235 @@
+import { TaskState, type AgentSkill, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
+import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD } from '../../acmp/constants.js';
+import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
+import { encodeErrorRoot, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
+import type { AcmpProvider } from '../../acmp/provider.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
+import { LocalError } from '../../shared/errors.js';
+import { systemIds, type IdSource } from '../../shared/ids.js';
+import { silentLogger, type Logger } from '../../shared/logger.js';
+import type { A2ABinding, BindingCall, BindingHost } from '../binding.js';
+import { decodeMessage, TERMINAL_STATES, type InboundMessage } from '../part-codec.js';
+import { acmpAgentMessage, isAcmpPart, readAcmpMessage } from './codec.js';
+import { startPump, type Pump } from './task-pump.js';
+
+export interface AcmpBindingOptions {
+  provider: AcmpProvider;
+  /** Card extension `required` (A2A binding §2: SHOULD stay false when the card also serves plain A2A). */
+  required?: boolean;
+  ids?: IdSource;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+const CANCEL_WAIT_MS = 5_000;
+
+/**
+ * ACMP over A2A, provider side (seed 000, "shallow binding"): the provider core's messages travel
+ * unchanged in one `application/acmp+json` data part; this module maps them onto A2A tasks and streams.
+ * Placement of every message on the A2A objects: docs/acmp-a2a-binding.md.
+ */
+export function createAcmpBinding(options: AcmpBindingOptions): A2ABinding {
+  return new AcmpA2ABinding(options);
+}
+
+class AcmpA2ABinding implements A2ABinding {
+  readonly id = 'acmp';
+  readonly extension;
+  readonly skills: AgentSkill[];
+  private taskStore: TaskStore | undefined;
+  private readonly provider: AcmpProvider;
+  private readonly ids: IdSource;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  /** Local pumps (a cache: the ACMP store decides idempotency, the A2A task store holds state). */
+  private readonly pumps = new Map<string, Pump>();
+  private readonly a2aCancelled = new Set<string>();
+
+  constructor(options: AcmpBindingOptions) {
+    this.provider = options.provider;
+    this.ids = options.ids ?? systemIds;
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? silentLogger;
+    // A2A binding §2: the Layer 1 §1 capability object travels as the extension's params.
+    this.extension = {
+      uri: ACMP_EXTENSION_URI,
+      description: 'ACMP Layer 1 shallow binding',
+      required: options.required ?? false,
+      params: { ...this.provider.capabilityObject } as Record<string, unknown>,
+    };
+    this.skills = this.provider.capabilities.map((c) => ({
+      id: c.id,
+      name: c.name ?? c.id,
+      description: c.description ?? `ACMP capability ${c.id}`,
+      tags: ['acmp', ...(c.tags ?? [])],
+      examples: [],
+      inputModes: [ACMP_MEDIA_TYPE],
+      outputModes: [ACMP_MEDIA_TYPE],
+      securityRequirements: [],
+    }));
+  }
+
+  attach(host: BindingHost): void {
+    this.taskStore = host.taskStore;
+  }
+
+  claims(message: InboundMessage): boolean {
+    return message.parts.some(isAcmpPart);
+  }
+
+  async sendMessage(call: BindingCall): Promise<Message | Task> {
+    let reply: Message | Task | undefined;
+    for await (const event of this.handle(call, false)) {
+      const payload = event.payload;
+      if (payload?.$case === 'message' || payload?.$case === 'task') reply = payload.value;
+    }
+    if (reply === undefined) return this.refusal(new AcmpError(ACMP_CODE.internal));
+    if (!('id' in reply)) return reply;
+    // The pump saved the final state before its last event, so the store holds the finished task.
+    return (await this.store().load(reply.id, call.context)) ?? reply;
+  }
+
+  sendMessageStream(call: BindingCall): AsyncGenerator<StreamResponse, void, undefined> {
+    return this.handle(call, true);
+  }
+
+  async cancelTask(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    const task = await this.store().load(taskId, context);
+    if (!task || !isAcmpTask(task)) return undefined;
+    if (task.status && TERMINAL_STATES.has(task.status.state)) {
+      throw new TaskNotCancelableError(`Task ${taskId} is in a terminal state`);
+    }
+    this.a2aCancelled.add(taskId);
+    await this.provider.cancel({ task_id: taskId, reason: 'A2A CancelTask' });
+    const pump = this.pumps.get(taskId);
+    if (pump) return pump.done;
+    return this.waitTerminal(taskId, context);
+  }
+
+  private async *handle(call: BindingCall, canStream: boolean): AsyncGenerator<StreamResponse, void, undefined> {
+    if (!call.extensionActivated) {
+      // A2A §4.6: ACMP payloads are interpreted only for clients that activated the extension.
+      throw new ExtensionSupportRequiredError(`Activate ${ACMP_EXTENSION_URI} (A2A-Extensions) to send ACMP messages`);
+    }
+    let root: AcmpRoot;
+    try {
+      root = readAcmpMessage(call.message, call.wireVersion);
+    } catch (error) {
+      yield { payload: { $case: 'message', value: this.refusal(error) } };
+      return;
+    }
+    if (root.kind !== 'request') {
+      yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidRequest, { detail: 'a buyer sends requests, not results' })) } };
+      return;
+    }
+    switch (root.method) {
+      case ACMP_METHOD.invoke:
+        yield* this.invoke(call, root.params, canStream);
+        return;
+      case ACMP_METHOD.cancel:
+        yield { payload: await this.cancel(call, root.params.task_id, root.params) };
+        return;
+      case ACMP_METHOD.inputChunk:
+        // Seed §3.3: this binding declines input streaming.
+        yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'input streaming is not supported by this binding' })) } };
+        return;
+      case ACMP_METHOD.streamChunk:
+      case ACMP_METHOD.heartbeat:
+        yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidRequest, { detail: `${root.method} is sent by providers` })) } };
+        return;
+    }
+  }
+
+  private async *invoke(call: BindingCall, params: InvokeParams, canStream: boolean): AsyncGenerator<StreamResponse, void, undefined> {
+    const taskId = params.task_id;
+    // Seed §1: task_id is carried in both places; the two MUST agree.
+    if (call.message.taskId !== '' && call.message.taskId !== taskId) {
+      yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'Message.task_id differs from params.task_id' })) } };
+      return;
+    }
+    const existing = await this.store().load(taskId, call.context);
+    if (!existing && (await this.provider.outcome(taskId))) {
+      // The task id is taken by another caller's task: never replay someone else's result.
+      yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'task_id is already in use' })) } };
+      return;
+    }
+    const task = existing ?? this.newTask(call, taskId);
+    // Layer 1 §3.1.1: a duplicate never runs again — the provider core replays a finished task and lets
+    // an in-flight duplicate join the running one. When the owner pump runs here, the joiner only
+    // relays and waits for the owner's saved final state.
+    const local = this.pumps.get(taskId);
+    const deps = {
+      provider: this.provider,
+      taskStore: this.store(),
+      ids: this.ids,
+      clock: this.clock,
+      logger: this.logger,
+      cancelledByA2A: (id: string) => this.a2aCancelled.has(id),
+    };
+    const start = { task, params, canStream, context: call.context };
+    if (local) {
+      yield* startPump(deps, { ...start, isNew: false, owner: false, ownerDone: local.done }).events;
+      return;
+    }
+    const pump = startPump(deps, { ...start, isNew: !existing, owner: true });
+    this.pumps.set(taskId, pump);
+    void pump.done.finally(() => {
+      if (this.pumps.get(taskId) === pump) this.pumps.delete(taskId);
+      this.a2aCancelled.delete(taskId);
+    });
+    yield* pump.events;
+  }
+
+  private async cancel(call: BindingCall, taskId: string, params: object): Promise<StreamResponse['payload']> {
+    if (call.message.taskId !== '' && call.message.taskId !== taskId) {
+      return { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'Message.task_id differs from params.task_id' })) };
+    }
+    const task = await this.store().load(taskId, call.context);
+    if (!task) return { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'unknown task' })) };
+    // Layer 1 §3.7: a notification; the invoke is answered with -33004. We answer the A2A call with
+    // the task as it stands.
+    await this.provider.cancel(params);
+    return { $case: 'task', value: task };
+  }
+
+  private newTask(call: BindingCall, taskId: string): Task {
+    const contextId = call.message.contextId || this.ids.newId('ctx');
+    const invoke: Message = { ...call.rawMessage, taskId, contextId };
+    return {
+      id: taskId,
+      contextId,
+      status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date(this.clock.now()).toISOString() },
+      artifacts: [],
+      history: [invoke],
+      metadata: undefined,
+    };
+  }
+
+  /** An agent message carrying `{acmp_error}` — the one outbound mapper decides what is safe to send. */
+  private refusal(error: unknown): Message {
+    const object = toAcmpErrorObject(error);
+    return acmpAgentMessage(encodeErrorRoot(object), this.ids.newId('msg'));
+  }
+
+  private async waitTerminal(taskId: string, context: ServerCallContext): Promise<Task> {
+    const until = this.clock.now() + CANCEL_WAIT_MS;
+    for (;;) {
+      const task = await this.store().load(taskId, context);
+      if (!task || (task.status && TERMINAL_STATES.has(task.status.state)) || this.clock.now() > until) return task!;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  private store(): TaskStore {
+    if (!this.taskStore) throw new LocalError('INVALID_STATE', 'ACMP binding used before the host attached it');
+    return this.taskStore;
+  }
+}
+
+/** A task this binding created: its first history message is an ACMP invoke. */
+function isAcmpTask(task: Task): boolean {
+  const first = task.history[0];
+  return first !== undefined && decodeMessage(first).parts.some(isAcmpPart);
+}

@@ -1,0 +1,34 @@
+import { createAcmpBinding } from '../../a2a/acmp/provider-binding.js';
+import { createAcmpProvider, type AcmpProviderOptions } from '../../acmp/provider.js';
+import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
+import { acmpMigrations, KyselyAcmpTaskStore } from '../../storage/acmp-task-store-kysely.js';
+import type { HostModule } from '../module.js';
+
+/** Options of the ACMP module: the provider definition, minus what the host supplies (store, clock, ids). */
+export type AcmpModuleOptions = Omit<AcmpProviderOptions, 'store' | 'clock' | 'ids' | 'logger'> & {
+  /** The card extension's `required` flag (default false). */
+  required?: boolean;
+};
+
+/**
+ * ACMP over A2A as a host module: the provider core over the host's database (idempotency survives
+ * restarts and is shared by every host on one PostgreSQL), exposed through the A2A binding.
+ */
+export function acmpModule(options: AcmpModuleOptions): HostModule {
+  return {
+    name: 'acmp',
+    migrations: [acmpMigrations],
+    start(context) {
+      const { required, ...providerOptions } = options;
+      const provider = createAcmpProvider({
+        ...providerOptions,
+        store: context.database ? new KyselyAcmpTaskStore(context.database.db) : new MemoryAcmpTaskStore(),
+        clock: context.clock,
+        ids: context.ids,
+        logger: context.logger,
+      });
+      const binding = createAcmpBinding({ provider, required, ids: context.ids, clock: context.clock, logger: context.logger });
+      return { binding, close: () => provider.close() };
+    },
+  };
+}
