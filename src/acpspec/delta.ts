@@ -1,6 +1,6 @@
 import jsonpatch from 'fast-json-patch';
 import { ACP_OBJECT_KEYS, type AcpObjectKey } from './constants.js';
-import type { AcpState, DeltaEnvelope, PatchOperation, SnapshotEnvelope } from './envelope.js';
+import type { AcpState, DeltaEnvelope, PatchOperation } from './envelope.js';
 import { AcpError } from './errors.js';
 import { parsePointer } from './pointer.js';
 import { checkSnapshot } from './validate.js';
@@ -65,8 +65,8 @@ export function applyPatchToState(state: AcpState, patch: readonly PatchOperatio
  */
 export function applyDelta(parent: AcpState, delta: DeltaEnvelope): AcpState {
   const state = applyPatchToState(parent, delta.patch);
-  const { parent_envelope_id: _parent, patch: _patch, ...header } = delta;
-  const issues = checkSnapshot({ ...header, ...state } as SnapshotEnvelope);
+  const header = { acp_version: delta.acp_version, envelope_id: delta.envelope_id, transaction_id: delta.transaction_id, produced_at: delta.produced_at, producer: delta.producer };
+  const issues = checkSnapshot({ ...header, ...state });
   if (issues.length > 0) throw new AcpError('ACP_PATCH_FAILED', 'patch result is not a valid snapshot', { issues });
   return state;
 }

@@ -51,8 +51,7 @@ export function derivePiiLocations(root: Readonly<Schema>): PiiLocation[] {
 }
 
 function withoutRef(node: Schema): Schema {
-  const { $ref: _ref, ...rest } = node;
-  return rest;
+  return Object.fromEntries(Object.entries(node).filter(([key]) => key !== '$ref'));
 }
 
 /** The PII locations of the envelope schema, derived once. */

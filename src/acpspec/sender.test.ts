@@ -62,7 +62,7 @@ describe('ACPspec sender core', () => {
 
   it('answers ACP_PARENT_UNKNOWN with one snapshot of the held delta result', async () => {
     const { sender, transport, receiver } = setup();
-    const deliver = transport.send;
+    const deliver = transport.send.bind(transport);
     // The first snapshot goes to "another host": the peer never sees it.
     transport.send = (envelope) => {
       transport.send = deliver;
