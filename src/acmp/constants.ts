@@ -29,5 +29,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 /** Default `output_type` of `acmp/invoke` (Layer 1 §3.1). */
 export const DEFAULT_OUTPUT_TYPE = 'json';
 
+/** The longest delay Node timers accept; longer `timeout_ms` values are clamped to it. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** The proof methods this implementation can produce and verify (Layer 3 §3.1). */
 export const IMPLEMENTED_PROOF_METHODS: readonly string[] = ['result-hash'];

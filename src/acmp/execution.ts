@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
+import { MAX_TIMER_MS } from './constants.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from './errors.js';
 import { PayloadSchema, resolveInvoke, type AcmpResult, type InvokeParams, type Payload } from './messages.js';
 import { assembleChunks, createResultHashProof } from './proof.js';
@@ -54,7 +55,7 @@ export class LocalExecution implements TaskFeed {
   start(): this {
     const { params, heartbeatIntervalMs, aliveIntervalMs } = this.deps;
     const timeoutMs = resolveInvoke(params).timeoutMs;
-    this.timers.push(setTimeout(() => void this.stop(ACMP_CODE.timeout, { timeout_ms: timeoutMs }), timeoutMs));
+    this.timers.push(setTimeout(() => void this.stop(ACMP_CODE.timeout, { timeout_ms: timeoutMs }), Math.min(timeoutMs, MAX_TIMER_MS)));
     if (heartbeatIntervalMs !== null) {
       this.timers.push(setInterval(() => this.broadcastHeartbeat(), heartbeatIntervalMs));
     }

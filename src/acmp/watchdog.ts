@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from './constants.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
 
 /**
@@ -15,7 +16,7 @@ export class Watchdog {
     deadlineMs: number,
     private readonly livenessMs: number | undefined,
   ) {
-    this.deadline = setTimeout(() => this.fire('deadline'), deadlineMs);
+    this.deadline = setTimeout(() => this.fire('deadline'), Math.min(deadlineMs, MAX_TIMER_MS));
     this.kick();
   }
 

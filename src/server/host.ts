@@ -42,7 +42,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
   const logger = options.logger ?? silentLogger;
   const modules = options.modules ?? [];
   const secure = config.tls.mode !== 'off';
-  for (const m of modules) m.check?.({ secure });
+  for (const m of modules) m.check?.({ secure, noPersonalData: config.noPersonalData });
   const tls = await loadTls(config);
   const database = config.db === 'memory' ? undefined : openDatabase({ url: config.db, dataDir: config.dataDir });
   const started: ModuleParts[] = [];

@@ -1,4 +1,5 @@
 import type express from 'express';
+import type { RequestHandler } from 'express';
 import type { A2ABinding } from '../a2a/binding.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
@@ -19,12 +20,19 @@ export interface ModuleContext {
   readonly baseUrl: () => string;
 }
 
+/** What the host gives a module's HTTP routes: its bearer authentication and body limit. */
+export interface HttpGuards {
+  /** Bearer authentication answering failures as google.rpc.Status (a no-op without tokens). */
+  readonly auth: RequestHandler;
+  readonly bodyLimitBytes: number;
+}
+
 /** What a started module contributes. */
 export interface ModuleParts {
   /** Its A2A binding: card extension, skills, message routing. */
   binding?: A2ABinding;
   /** Plain HTTP(S) routes (e.g. ACPspec over HTTPS, schemas), mounted before the A2A routes. */
-  mountHttp?(app: express.Express): void;
+  mountHttp?(app: express.Express, guards: HttpGuards): void;
   close?(): Promise<void>;
 }
 
@@ -36,6 +44,6 @@ export interface HostModule {
   readonly name: string;
   readonly migrations?: readonly MigrationSet[];
   /** Refuses to start in a configuration the binding cannot serve conformantly. */
-  check?(context: { secure: boolean }): void;
+  check?(context: { secure: boolean; noPersonalData: boolean }): void;
   start(context: ModuleContext): Promise<ModuleParts> | ModuleParts;
 }

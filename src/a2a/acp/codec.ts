@@ -1,0 +1,79 @@
+import type { Message, Part } from '@a2a-js/sdk';
+import { ACP_HEADER_KEYS, ACP_MEDIA_TYPE, ACP_OBJECT_KEYS, ACP_PART_KEYS } from '../../acpspec/constants.js';
+import { AcpError } from '../../acpspec/errors.js';
+import { isJsonObject } from '../../shared/json.js';
+import { decodeMessage, encodeAgentMessage, encodeDataPart, partMediaType, type InboundMessage, type InboundPart } from '../part-codec.js';
+
+/** Keys that mark an object as (part of) an ACPspec envelope. */
+const ENVELOPE_KEYS: readonly string[] = [...ACP_HEADER_KEYS, ...ACP_OBJECT_KEYS, 'patch'];
+const MEDIA_TYPES = new Set(['', ACP_MEDIA_TYPE, 'application/json']);
+
+function hasEnvelopeKeys(value: unknown): boolean {
+  return isJsonObject(value) && Object.keys(value).some((k) => ENVELOPE_KEYS.includes(k));
+}
+
+function isAcpRoot(value: unknown): boolean {
+  return isJsonObject(value) && (ACP_PART_KEYS.stateRequest in value || hasEnvelopeKeys(value));
+}
+
+/** True for a part that carries (or tries to carry) ACPspec content. */
+export function isAcpPart(part: InboundPart): boolean {
+  if (part.kind !== 'data') return false;
+  return partMediaType(part) === ACP_MEDIA_TYPE || isAcpRoot(part.data);
+}
+
+/** True when a message carries ACPspec content anywhere, including envelope fields flattened into metadata. */
+export function carriesAcp(message: InboundMessage): boolean {
+  return message.parts.some(isAcpPart) || hasEnvelopeKeys(message.metadata);
+}
+
+/** What an inbound ACPspec message asks for. */
+export type AcpInbound = { kind: 'envelope'; envelope: unknown } | { kind: 'state-request'; transactionId: string };
+
+/**
+ * Reads the one ACPspec message of an A2A message (seed "One Envelope, One DataPart"): exactly one part,
+ * a data part, holding a whole envelope — or the state request, the binding's one non-envelope message.
+ * Two envelopes, an envelope split across parts, fields flattened into metadata or another part: all
+ * non-conformant.
+ * @throws AcpError `ACP_MESSAGE_NONCONFORMANT`.
+ */
+export function readAcpMessage(message: InboundMessage): AcpInbound {
+  const refuse = (detail: string): never => {
+    throw new AcpError('ACP_MESSAGE_NONCONFORMANT', undefined, { detail });
+  };
+  if (hasEnvelopeKeys(message.metadata)) refuse('envelope fields must not be flattened into message metadata');
+  if (message.parts.length !== 1) refuse('a message carries exactly one envelope in exactly one data part');
+  const part = message.parts[0]!;
+  if (part.kind !== 'data') refuse('the envelope must travel as a data part');
+  const data = (part as { data: unknown }).data;
+  if (!MEDIA_TYPES.has(partMediaType(part))) refuse(`the data part's media type must be ${ACP_MEDIA_TYPE}`);
+  if (!isJsonObject(data)) refuse('the data part must hold a JSON object');
+  const root = data as Record<string, unknown>;
+  if (ACP_PART_KEYS.stateRequest in root) {
+    const request = root[ACP_PART_KEYS.stateRequest];
+    if (Object.keys(root).length !== 1 || !isJsonObject(request) || typeof request.transaction_id !== 'string' || request.transaction_id === '') {
+      refuse('a state request is exactly {"acp_state_request": {"transaction_id": "…"}}');
+    }
+    return { kind: 'state-request', transactionId: (request as { transaction_id: string }).transaction_id };
+  }
+  if (ACP_PART_KEYS.ack in root || ACP_PART_KEYS.error in root) refuse('acp_ack and acp_error are replies, not requests');
+  return { kind: 'envelope', envelope: root };
+}
+
+/** The data part for an ACPspec payload (an envelope, a state request, an ack or an error). */
+export function acpPart(data: object): Part {
+  return encodeDataPart(data, ACP_MEDIA_TYPE);
+}
+
+/** An agent message with one ACPspec data part. */
+export function acpAgentMessage(data: object, messageId: string): Message {
+  return encodeAgentMessage({ messageId, parts: [acpPart(data)] });
+}
+
+/** The data of the single ACPspec part of a reply (client side), or undefined. */
+export function acpReplyData(message: Message): Record<string, unknown> | undefined {
+  const decoded = decodeMessage(message);
+  const part = decoded.parts[0];
+  if (decoded.parts.length !== 1 || part?.kind !== 'data' || !isJsonObject(part.data)) return undefined;
+  return part.data;
+}

@@ -1,0 +1,123 @@
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { ACP_HTTP_PREFIX, ACP_MEDIA_TYPE, ACP_PART_KEYS, ACP_SCHEMA_PATH } from '../acpspec/constants.js';
+import { ACP_ERRORS, AcpError, toAcpErrorObject } from '../acpspec/errors.js';
+import type { AcpReceiver } from '../acpspec/receiver.js';
+import { ACP_SCHEMA_TEXT } from '../acpspec/schema.js';
+import { canonicalJson } from '../shared/jcs.js';
+import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+
+export interface AcpRoutesOptions {
+  receiver: AcpReceiver;
+  /** Whether the host's interface is TLS. */
+  secure: boolean;
+  /** Bearer authentication for the envelope and transaction routes (the schema stays public). */
+  auth: RequestHandler;
+  bodyLimitBytes: number;
+  logger?: Logger;
+}
+
+const MAX_FOLLOW_MS = 30 * 60 * 1000;
+
+/**
+ * ACPspec over plain HTTPS (design "HTTPS binding"). Every body we send is canonical (RFC 8785) bytes, so
+ * the same envelope is byte-identical here and in the A2A data part (seed "The Conformance Rule"):
+ * - `POST /acp/v0.1/envelopes` → `{"acp_ack": …}` (201 new, 200 idempotent replay) or `{"acp_error": …}`
+ *   with the error table's HTTP status;
+ * - `GET /acp/v0.1/transactions/{id}/state` → the state snapshot's bytes;
+ * - `GET /acp/v0.1/transactions/{id}/events?after=&limit=` → a page, or `text/event-stream` to follow;
+ * - `GET /acp/schemas/0.1/envelope.schema.json` → the schema (public).
+ */
+export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions): void {
+  const logger = options.logger ?? silentLogger;
+  const fail = (res: Response, error: unknown, envelopeId?: string): void => {
+    const object = toAcpErrorObject(error, envelopeId ? { envelope_id: envelopeId } : undefined);
+    if (object.code === 'ACP_INTERNAL') logger.error('acp.http.internal_error', errorFields(error));
+    sendCanonical(res, ACP_ERRORS[object.code].httpStatus, { [ACP_PART_KEYS.error]: object });
+  };
+
+  app.get(ACP_SCHEMA_PATH, (_req, res) => {
+    res.type('application/schema+json').setHeader('Cache-Control', 'public, max-age=3600');
+    res.send(ACP_SCHEMA_TEXT);
+  });
+
+  const router = express.Router();
+  router.use(options.auth);
+  router.post(
+    '/envelopes',
+    express.raw({ type: () => true, limit: options.bodyLimitBytes }),
+    async (req: Request, res: Response) => {
+      let envelope: unknown;
+      try {
+        envelope = JSON.parse((req.body as Buffer).toString('utf8'));
+      } catch {
+        fail(res, new AcpError('ACP_SCHEMA_INVALID', 'body is not JSON'));
+        return;
+      }
+      const envelopeId = (envelope as { envelope_id?: unknown } | null)?.envelope_id;
+      try {
+        const before = Date.now();
+        const ack = await options.receiver.ingest(envelope, { secure: options.secure });
+        logger.debug('acp.http.ingested', { transaction_id: ack.transaction_id, ms: Date.now() - before });
+        sendCanonical(res, 200, { [ACP_PART_KEYS.ack]: ack });
+      } catch (error) {
+        fail(res, error, typeof envelopeId === 'string' ? envelopeId : undefined);
+      }
+    },
+  );
+  router.get('/transactions/:id/state', async (req: Request, res: Response) => {
+    try {
+      const { bytes } = await options.receiver.state(String(req.params.id));
+      res.status(200).type(ACP_MEDIA_TYPE).send(bytes);
+    } catch (error) {
+      fail(res, error);
+    }
+  });
+  router.get('/transactions/:id/events', async (req: Request, res: Response) => {
+    const id = String(req.params.id);
+    const after = Number(req.query.after ?? 0);
+    const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
+    if (!Number.isSafeInteger(after) || after < 0 || (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1))) {
+      fail(res, new AcpError('ACP_SCHEMA_INVALID', 'after and limit must be non-negative integers'));
+      return;
+    }
+    try {
+      if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
+        await follow(req, res, options.receiver, id, after);
+        return;
+      }
+      const page = await options.receiver.events(id, { after, limit });
+      sendCanonical(res, 200, page);
+    } catch (error) {
+      if (res.headersSent) res.end();
+      else fail(res, error);
+    }
+  });
+  app.use(ACP_HTTP_PREFIX, router);
+}
+
+/** Follows the event stream as Server-Sent Events until the client goes away (bounded in time). */
+async function follow(req: Request, res: Response, receiver: AcpReceiver, id: string, after: number): Promise<void> {
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), MAX_FOLLOW_MS);
+  req.on('close', () => stop.abort());
+  const iterator = receiver.follow(id, { after, signal: stop.signal })[Symbol.asyncIterator]();
+  try {
+    const first = await iterator.next();
+    res.status(200).setHeader('Content-Type', 'text/event-stream');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.flushHeaders();
+    for (let step = first; !step.done; step = await iterator.next()) {
+      const { seq, ...event } = step.value;
+      res.write(`id: ${seq}\nevent: acp.event\ndata: ${canonicalJson(event)}\n\n`);
+    }
+  } finally {
+    clearTimeout(timer);
+    stop.abort();
+    await iterator.return?.();
+    if (!res.writableEnded) res.end();
+  }
+}
+
+function sendCanonical(res: Response, status: number, body: unknown): void {
+  res.status(status).type(ACP_MEDIA_TYPE).send(Buffer.from(canonicalJson(body), 'utf8'));
+}
