@@ -28,8 +28,8 @@ export interface A2AConnectOptions {
 export function fetchWithCa(caCert: string | undefined): typeof fetch {
   if (caCert === undefined) return fetch;
   const dispatcher = new Agent({ connect: { ca: caCert } });
-  return ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
-    undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
+  return (input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+    undiciFetch(input, { ...(init as object), dispatcher });
 }
 
 class BearerInterceptor implements CallInterceptor {

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fetchAgentCard } from '../a2a/client.js';
-import { describeCard } from '../a2a/card-summary.js';
+import { describeCard, type ExtensionParamsCheck } from '../a2a/card-summary.js';
+import { ACMP_EXTENSION_URI } from '../acmp/constants.js';
+import { CapabilityObjectSchema } from '../acmp/messages.js';
+import { ACP_EXTENSION_URI, ACP_KINDS } from '../acpspec/constants.js';
 import { selfSignedPaths } from '../server/tls.js';
 import { UsageError, type CliIo } from './io.js';
 
@@ -23,6 +26,25 @@ export function caFromFlags(values: { ca?: string; 'data-dir'?: string }, env: R
   }
 }
 
+/** Checks of the extensions this package knows: their params must be what the bindings define. */
+const EXTENSION_CHECKS: Record<string, ExtensionParamsCheck> = {
+  [ACMP_EXTENSION_URI]: (params) => {
+    const parsed = CapabilityObjectSchema.safeParse(params);
+    return parsed.success ? [] : parsed.error.issues.map((i) => `params.${i.path.join('.')}: ${i.message}`);
+  },
+  [ACP_EXTENSION_URI]: (params) => {
+    const problems: string[] = [];
+    if (typeof params?.acp_version !== 'string') problems.push('params.acp_version is missing');
+    if (typeof params?.schema_url !== 'string' || !/^https?:\/\//.test(params.schema_url)) problems.push('params.schema_url is not an absolute URL');
+    for (const key of ['accepts', 'emits']) {
+      const value = params?.[key];
+      const ok = Array.isArray(value) && value.length > 0 && value.every((k) => (ACP_KINDS as readonly unknown[]).includes(k));
+      if (!ok) problems.push(`params.${key} must be a non-empty list of snapshot/delta`);
+    }
+    return problems;
+  },
+};
+
 /** `a2a-commerce card <url>`. */
 export async function card(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -34,7 +56,7 @@ export async function card(argv: string[], io: CliIo): Promise<number> {
   if (!url || extra !== undefined) throw new UsageError('card takes exactly one <agent-url>');
   if (!/^https?:\/\//.test(url)) throw new UsageError(`"${url}" is not an http(s) URL`);
   const agentCard = await fetchAgentCard(url, { caCert: caFromFlags(values, io.env) });
-  const summary = describeCard(agentCard);
+  const summary = describeCard(agentCard, EXTENSION_CHECKS);
   if (values.json) io.out(JSON.stringify(summary.json, null, 2));
   else io.out(summary.text);
   for (const problem of summary.problems) io.err(`warning: ${problem}`);

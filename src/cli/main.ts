@@ -1,7 +1,7 @@
 import { isLocalError, isProtocolError } from '../shared/errors.js';
 import { CARD_USAGE, card } from './card.js';
 import { demo } from './demo.js';
-import { processIo, UsageError, type CliIo } from './io.js';
+import { UsageError, type CliIo } from './io.js';
 import { MIGRATE_USAGE, migrate } from './migrate.js';
 import { SERVE_USAGE, serve } from './serve.js';
 

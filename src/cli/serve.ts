@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createJsonLogger } from '../shared/logger.js';
-import { ENV, resolveHostConfig, type HostFlags } from '../server/config.js';
+import { ENV, resolveHostConfig } from '../server/config.js';
 import { startHost } from '../server/host.js';
 import { defaultModules } from '../server/modules.js';
 import { UsageError, type CliIo } from './io.js';
@@ -44,7 +44,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: SERVE_OPTIONS, allowPositionals: true, strict: true });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   const { migrate, ...flags } = values;
-  const config = resolveHostConfig(flags as HostFlags, io.env);
+  const config = resolveHostConfig(flags, io.env);
   const logger = createJsonLogger({ level: config.logLevel, write: (line) => io.err(line) });
   const host = await startHost(config, { modules: defaultModules(config), logger, migrate });
   io.out(`a2a-commerce listening on ${host.url} (card: ${host.url}/.well-known/agent-card.json)`);
