@@ -119,10 +119,11 @@ export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
     const signals = [watchdog.signal, ...(callOptions?.signal ? [callOptions.signal] : [])];
     const signal = AbortSignal.any(signals);
     const tracker = new ChunkTracker(taskId);
+    // Once the provider showed life, the liveness window (not the retry budget) decides when it is lost.
+    let alive = false;
     try {
       for (let attempt = 0; ; attempt++) {
         tracker.restart();
-        watchdog.kick();
         const attemptAbort = new AbortController();
         const iterator = transport
           .send(params, { stream: params.stream === true, signal: AbortSignal.any([signal, attemptAbort.signal]) })
@@ -138,14 +139,16 @@ export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
               return;
             }
             watchdog.kick();
+            alive = true;
             if (event.kind === 'heartbeat') yield event;
             else if (params.stream !== true) throw new AcmpError(ACMP_CODE.internal, { task_id: taskId, reason: 'unrequested_chunk' });
             else if (tracker.accept(event.params)) yield event;
           }
         } catch (error) {
           if (signal.aborted || error instanceof AcmpError) throw error;
-          // A transport failure (§3.1.1): retry with the same task_id; the provider replays or joins.
-          if (attempt >= retries) {
+          // A transport failure (§3.1.1): retry with the same task_id; the provider replays or joins. A
+          // reconnection is no sign of life, so a provider killed mid-task fails by liveness (-33003, §3.6).
+          if (attempt >= retries && !(alive && livenessMs !== undefined)) {
             throw new AcmpError(ACMP_CODE.internal, { task_id: taskId, reason: 'transport_failed' }, { message: 'Transport failed', cause: error });
           }
           logger.info('acmp.buyer_retry', { task_id: taskId, attempt: attempt + 1, ...errorFields(error) });

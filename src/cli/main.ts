@@ -1,4 +1,5 @@
 import { isLocalError, isProtocolError } from '../shared/errors.js';
+import { ACMP_USAGE, acmp } from './acmp.js';
 import { CARD_USAGE, card } from './card.js';
 import { demo } from './demo.js';
 import { UsageError, type CliIo } from './io.js';
@@ -11,6 +12,7 @@ const VERBS: Record<string, Verb> = {
   serve: { run: serve, usage: SERVE_USAGE, summary: 'run the agent host' },
   card: { run: card, usage: CARD_USAGE, summary: 'fetch, check and print an agent card' },
   migrate: { run: migrate, usage: MIGRATE_USAGE, summary: 'apply database migrations (PostgreSQL, SQLite)' },
+  acmp: { run: acmp, usage: ACMP_USAGE, summary: 'ACMP buyer: capabilities of an agent, invoke a capability' },
   demo: { run: demo, usage: 'Usage: a2a-commerce demo', summary: 'start a host, run the scenarios, stop' },
 };
 

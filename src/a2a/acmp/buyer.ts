@@ -12,7 +12,7 @@ import {
   type InvokeParams,
 } from '../../acmp/messages.js';
 import { createAcmpBuyerCore, type AcmpBuyerCore, type AcmpBuyerTransport } from '../../acmp/buyer.js';
-import { systemIds, type IdSource } from '../../shared/ids.js';
+import { systemIds, uuidv7, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
 import { encodeUserMessage } from '../part-codec.js';
 import { acmpPart, acmpRootOf } from './codec.js';
@@ -41,8 +41,16 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
   const card = options.card ?? (await fetchAgentCard(requireUrl(options.agentUrl), options));
   const capabilityObject = acmpCapabilityOf(card);
   const client = await createA2AClient(card, options);
-  const ids = options.ids ?? systemIds;
-  const core = createAcmpBuyerCore({ capabilityObject, transport: createA2AAcmpTransport(client, ids), ids, retries: options.retries });
+  const ids = options.ids ?? a2aTaskIds;
+  // A2A binding §3.2: heartbeats and chunks travel only over SendStreamingMessage. Without A2A streaming on
+  // the card the buyer expects neither (no stream: true, no liveness window), whatever the ACMP params say.
+  const streaming = card.capabilities?.streaming === true;
+  const core = createAcmpBuyerCore({
+    capabilityObject: streaming ? capabilityObject : withoutNotifications(capabilityObject),
+    transport: createA2AAcmpTransport(client, ids, { streaming }),
+    ids,
+    retries: options.retries,
+  });
   return { ...core, invoke: core.invoke.bind(core), stream: core.stream.bind(core), capabilityObject, card };
 }
 
@@ -59,6 +67,21 @@ export function acmpCapabilityOf(card: AgentCard): CapabilityObject {
   return parsed.data;
 }
 
+/**
+ * Ids whose `task_…` ids fit the 36 characters A2A hosts on the SDK's database task store accept
+ * (`task_` + 31 hex digits of a UUIDv7: time-ordered, 70 random bits); other prefixes as {@link systemIds}.
+ */
+export const a2aTaskIds: IdSource = {
+  newId: (prefix) => (prefix === 'task' ? `task_${uuidv7().replaceAll('-', '').slice(0, 31)}` : systemIds.newId(prefix)),
+};
+
+/** The capability object as seen over a connection that cannot carry notifications. */
+function withoutNotifications(capability: CapabilityObject): CapabilityObject {
+  const features = { ...capability.features, output_streaming: false };
+  delete features.heartbeat_interval_ms;
+  return { ...capability, emits: [], features };
+}
+
 function requireUrl(url: string | undefined): string {
   if (!url) throw new AcmpError(ACMP_CODE.invalidParams, { detail: 'createAcmpBuyer needs a card or an agentUrl' });
   return url;
@@ -67,11 +90,13 @@ function requireUrl(url: string | undefined): string {
 const EXTENSIONS = { 'A2A-Extensions': ACMP_EXTENSION_URI };
 
 /**
- * The buyer core's transport over A2A: `acmp/invoke` as SendStreamingMessage (stream) or SendMessage,
- * `acmp/cancel` as SendMessage on the task; both with `Message.task_id = params.task_id` (seed §1) and
- * the ACMP extension activated.
+ * The buyer core's transport over A2A: `acmp/invoke` as SendStreamingMessage whenever the agent supports
+ * A2A streaming — also for `stream: false`, so heartbeats (A2A binding §3.2) reach the buyer's liveness
+ * window — else as SendMessage; `acmp/cancel` as SendMessage on the task. Both carry
+ * `Message.task_id = params.task_id` (seed §1) and activate the ACMP extension.
  */
-export function createA2AAcmpTransport(client: Client, ids: IdSource = systemIds): AcmpBuyerTransport {
+export function createA2AAcmpTransport(client: Client, ids: IdSource = systemIds, options: { streaming?: boolean } = {}): AcmpBuyerTransport {
+  const streaming = options.streaming ?? true;
   const request = (method: string, params: { task_id: string }) => ({
     tenant: '',
     message: encodeUserMessage({
@@ -86,7 +111,7 @@ export function createA2AAcmpTransport(client: Client, ids: IdSource = systemIds
   return {
     async *send(params: InvokeParams, options: { stream: boolean; signal: AbortSignal }): AsyncIterable<AcmpEvent> {
       const callOptions = { signal: options.signal, serviceParameters: EXTENSIONS };
-      if (!options.stream) {
+      if (!streaming) {
         const reply = await client.sendMessage(request(ACMP_METHOD.invoke, params), callOptions);
         const event = terminalOf(reply);
         if (event) yield event;

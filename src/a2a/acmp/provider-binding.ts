@@ -5,13 +5,14 @@ import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD } from '../../acmp/con
 import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
 import { encodeErrorRoot, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
 import type { AcmpProvider } from '../../acmp/provider.js';
+import { paramsHash, reusedTaskIdError } from '../../acmp/provider-checks.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import type { A2ABinding, BindingCall, BindingHost } from '../binding.js';
 import { decodeMessage, TERMINAL_STATES, type InboundMessage } from '../part-codec.js';
-import { acmpAgentMessage, isAcmpPart, readAcmpMessage } from './codec.js';
+import { acmpAgentMessage, acmpRootOf, isAcmpPart, readAcmpMessage } from './codec.js';
 import { startPump, type Pump } from './task-pump.js';
 
 export interface AcmpBindingOptions {
@@ -24,6 +25,12 @@ export interface AcmpBindingOptions {
 }
 
 const CANCEL_WAIT_MS = 5_000;
+
+/**
+ * The longest task id this host accepts: the SDK's database task store keys tasks by `varchar(36)` (a
+ * UUID). Enforced on every store so a task id that works on SQLite cannot fail on PostgreSQL.
+ */
+export const MAX_TASK_ID_LENGTH = 36;
 
 /**
  * ACMP over A2A, provider side (seed 000, "shallow binding"): the provider core's messages travel
@@ -43,8 +50,11 @@ class AcmpA2ABinding implements A2ABinding {
   private readonly ids: IdSource;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  /** Local pumps (a cache: the ACMP store decides idempotency, the A2A task store holds state). */
-  private readonly pumps = new Map<string, Pump>();
+  /**
+   * Local pumps with the caller scope that started them (a cache: the ACMP store decides idempotency,
+   * the A2A task store holds state).
+   */
+  private readonly pumps = new Map<string, { pump: Pump; caller: string; task: Task }>();
   private readonly a2aCancelled = new Set<string>();
 
   constructor(options: AcmpBindingOptions) {
@@ -103,8 +113,8 @@ class AcmpA2ABinding implements A2ABinding {
     }
     this.a2aCancelled.add(taskId);
     await this.provider.cancel({ task_id: taskId, reason: 'A2A CancelTask' });
-    const pump = this.pumps.get(taskId);
-    if (pump) return pump.done;
+    const local = this.pumps.get(taskId);
+    if (local) return local.pump.done;
     return this.waitTerminal(taskId, context);
   }
 
@@ -149,17 +159,33 @@ class AcmpA2ABinding implements A2ABinding {
       yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'Message.task_id differs from params.task_id' })) } };
       return;
     }
+    if (taskId.length > MAX_TASK_ID_LENGTH) {
+      yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { detail: `task_id is longer than ${MAX_TASK_ID_LENGTH} characters` })) } };
+      return;
+    }
     const existing = await this.store().load(taskId, call.context);
+    if (existing && !sameInvoke(existing, params)) {
+      // Layer 1 §3.1.1 (docs/acmp-core.md "Duplicates"): refused before the stored task is touched.
+      yield { payload: { $case: 'message', value: this.refusal(reusedTaskIdError(taskId)) } };
+      return;
+    }
     if (!existing && (await this.provider.outcome(taskId))) {
       // The task id is taken by another caller's task: never replay someone else's result.
       yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'task_id is already in use' })) } };
       return;
     }
-    const task = existing ?? this.newTask(call, taskId);
+    const caller = callerScope(call.context);
+    const local = this.pumps.get(taskId);
+    if (local && local.caller !== caller) {
+      // Running for another caller (its task is not in this caller's store scope yet or at all).
+      yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'task_id is already in use' })) } };
+      return;
+    }
+    // A joiner that arrives before the owner saved the task shows the owner's task (same context id).
+    const task = existing ?? local?.task ?? this.newTask(call, taskId);
     // Layer 1 §3.1.1: a duplicate never runs again — the provider core replays a finished task and lets
     // an in-flight duplicate join the running one. When the owner pump runs here, the joiner only
     // relays and waits for the owner's saved final state.
-    const local = this.pumps.get(taskId);
     const deps = {
       provider: this.provider,
       taskStore: this.store(),
@@ -170,13 +196,13 @@ class AcmpA2ABinding implements A2ABinding {
     };
     const start = { task, params, canStream, context: call.context };
     if (local) {
-      yield* startPump(deps, { ...start, isNew: false, owner: false, ownerDone: local.done }).events;
+      yield* startPump(deps, { ...start, isNew: false, owner: false, ownerDone: local.pump.done }).events;
       return;
     }
     const pump = startPump(deps, { ...start, isNew: !existing, owner: true });
-    this.pumps.set(taskId, pump);
+    this.pumps.set(taskId, { pump, caller, task });
     void pump.done.finally(() => {
-      if (this.pumps.get(taskId) === pump) this.pumps.delete(taskId);
+      if (this.pumps.get(taskId)?.pump === pump) this.pumps.delete(taskId);
       this.a2aCancelled.delete(taskId);
     });
     yield* pump.events;
@@ -226,6 +252,17 @@ class AcmpA2ABinding implements A2ABinding {
     if (!this.taskStore) throw new LocalError('INVALID_STATE', 'ACMP binding used before the host attached it');
     return this.taskStore;
   }
+}
+
+/** The caller scope the SDK's task stores use (their default owner resolver): the user name. */
+function callerScope(context: ServerCallContext): string {
+  return context.user?.userName || 'unknown';
+}
+
+/** Whether a stored task's invoke (its first history message) is the same task as `params`. */
+function sameInvoke(task: Task, params: InvokeParams): boolean {
+  const root = acmpRootOf(task.history[0]);
+  return root?.kind === 'request' && root.method === ACMP_METHOD.invoke && paramsHash(root.params) === paramsHash(params);
 }
 
 /** A task this binding created: its first history message is an ACMP invoke. */

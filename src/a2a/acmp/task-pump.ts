@@ -7,7 +7,8 @@ import { AsyncQueue } from '../../shared/async.js';
 import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
 import { errorFields, type Logger } from '../../shared/logger.js';
-import { acmpAgentMessage } from './codec.js';
+import { TERMINAL_STATES } from '../part-codec.js';
+import { acmpAgentMessage, sameAcmpData } from './codec.js';
 
 /** What one pump needs. */
 export interface PumpDeps {
@@ -97,14 +98,20 @@ export function startPump(
         // A2A binding §3.4: ACMP errors stay in the payload; the task completes. An A2A-native
         // CancelTask is the exception: A2A then requires `canceled` (A2A §3.1.5).
         const state = deps.cancelledByA2A(task.id) ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_COMPLETED;
-        final = {
-          ...task,
-          status: { state, message, timestamp: new Date(deps.clock.now()).toISOString() },
-          history: [...task.history, message],
-        };
         if (start.ownerDone) final = await start.ownerDone;
-        else if (start.owner && (liveState !== state || start.isNew)) await deps.taskStore.save(final, context);
-        queue.push(statusUpdate(final, state, message, deps.clock));
+        else if (TERMINAL_STATES.has(liveState) && sameAcmpData(task.status?.message, message)) {
+          // A replay of a finished task: the stored task stands (a `canceled` task stays canceled, its
+          // history does not grow). A re-judged rejection (nothing was stored) is saved below.
+          final = task;
+        } else {
+          final = {
+            ...task,
+            status: { state, message, timestamp: new Date(deps.clock.now()).toISOString() },
+            history: [...task.history, message],
+          };
+          if (start.owner) await deps.taskStore.save(final, context);
+        }
+        queue.push(statusUpdate(final, final.status?.state ?? state, message, deps.clock));
       }
       queue.end();
     } catch (error) {

@@ -1,3 +1,4 @@
+import { acmpScenario } from './acmp.js';
 import { foundationScenario } from './foundation.js';
 
 /** What a scenario gets: the host's URL, the CA to trust, and a transcript writer. */
@@ -14,7 +15,7 @@ export interface DemoScenario {
 }
 
 /** Scenarios in the order the demo runs them; each binding adds its own. */
-export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario];
+export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario];
 
 /** Throws when a demo expectation does not hold (the demo fails loudly, never silently). */
 export function expectThat(condition: boolean, what: string): void {

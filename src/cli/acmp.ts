@@ -1,0 +1,152 @@
+import { parseArgs } from 'node:util';
+import { acmpCapabilityOf, createAcmpBuyer } from '../a2a/acmp/buyer.js';
+import { fetchAgentCard } from '../a2a/client.js';
+import type { BuyerEvent, InvokeInput } from '../acmp/buyer.js';
+import { ACMP_CODE, AcmpError, acmpErrorSpec } from '../acmp/errors.js';
+import type { AcmpResult, Payload } from '../acmp/messages.js';
+import { verifyProof } from '../acmp/proof.js';
+import { createProgressLine, progressIsTty, type ProgressLine } from './acmp-progress.js';
+import { caFromFlags } from './card.js';
+import { UsageError, type CliIo } from './io.js';
+
+export const ACMP_USAGE = `Usage:
+  a2a-commerce acmp capabilities <agent-url> [--token <t>] [--data-dir <dir> | --ca <pem>] [--json]
+  a2a-commerce acmp invoke <agent-url> --capability <id> --input <text> --max-price <cu>
+      [--input-type text|json] [--stream] [--timeout-ms <ms>] [--proof result-hash] [--task-id <id>]
+      [--token <t>] [--data-dir <dir> | --ca <pem>]
+
+capabilities  reads the agent card and prints the ACMP capability object (the A2A extension's params)
+              and the skills (one per capability).
+invoke        buys one capability over A2A (docs/acmp-a2a-binding.md): shows a live progress line from
+              heartbeats and chunks on stderr, prints the result JSON on stdout (with the reassembled
+              output when streamed) and, with --proof, verifies the result-hash proof.
+              --input-type json parses --input as JSON. --task-id makes a retry idempotent.
+              Exits 1 with the ACMP code on stderr when the provider (or the buyer's checks) refuse.`;
+
+const CONNECT_OPTIONS = { token: { type: 'string' }, 'data-dir': { type: 'string' }, ca: { type: 'string' } } as const;
+
+/** `a2a-commerce acmp <capabilities|invoke> …`. */
+export async function acmp(argv: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === 'capabilities') return capabilities(rest, io);
+  if (sub === 'invoke') return invoke(rest, io);
+  throw new UsageError(sub === undefined ? 'acmp needs a subcommand' : `unknown acmp subcommand "${sub}"`);
+}
+
+function agentUrl(positionals: string[]): string {
+  const [url, extra] = positionals;
+  if (!url || extra !== undefined) throw new UsageError('expected exactly one <agent-url>');
+  if (!/^https?:\/\//.test(url)) throw new UsageError(`"${url}" is not an http(s) URL`);
+  return url;
+}
+
+async function capabilities(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: { ...CONNECT_OPTIONS, json: { type: 'boolean' } }, allowPositionals: true });
+  const card = await fetchAgentCard(agentUrl(positionals), { caCert: caFromFlags(values, io.env) });
+  const capability = acmpCapabilityOf(card);
+  const skills = card.skills.filter((s) => s.tags.includes('acmp')).map((s) => ({ id: s.id, name: s.name, description: s.description }));
+  if (values.json) {
+    io.out(JSON.stringify({ capability, skills }, null, 2));
+    return 0;
+  }
+  io.out(`ACMP ${capability.version} ${capability.role} at ${card.name}`);
+  io.out(JSON.stringify(capability, null, 2));
+  io.out(`skills (${skills.length}):`);
+  for (const s of skills) io.out(`  ${s.id.padEnd(20)} ${s.description}`);
+  return 0;
+}
+
+const INVOKE_OPTIONS = {
+  ...CONNECT_OPTIONS,
+  capability: { type: 'string' },
+  input: { type: 'string' },
+  'input-type': { type: 'string', default: 'text' },
+  'max-price': { type: 'string' },
+  stream: { type: 'boolean' },
+  'timeout-ms': { type: 'string' },
+  proof: { type: 'string' },
+  'task-id': { type: 'string' },
+} as const;
+
+/** The invoke params the flags describe. @throws UsageError for missing or malformed flags. */
+export function invokeInputFromFlags(values: { [K in keyof typeof INVOKE_OPTIONS]?: string | boolean }): InvokeInput {
+  const str = (name: keyof typeof INVOKE_OPTIONS): string | undefined => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const capability = str('capability');
+  const raw = str('input');
+  const maxPrice = str('max-price');
+  if (!capability || raw === undefined || maxPrice === undefined) throw new UsageError('invoke needs --capability, --input and --max-price');
+  const max = Number(maxPrice);
+  if (!Number.isFinite(max) || max < 0) throw new UsageError('--max-price must be a non-negative number of CU');
+  const inputType = str('input-type') ?? 'text';
+  if (inputType !== 'text' && inputType !== 'json') throw new UsageError('--input-type must be text or json');
+  let data: Payload['data'] = raw;
+  if (inputType === 'json') {
+    try {
+      data = JSON.parse(raw) as Payload['data'];
+    } catch {
+      throw new UsageError('--input is not valid JSON');
+    }
+  }
+  const timeout = str('timeout-ms');
+  const timeoutMs = timeout === undefined ? undefined : Number(timeout);
+  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) throw new UsageError('--timeout-ms must be a positive integer');
+  const proof = str('proof');
+  const taskId = str('task-id');
+  return {
+    capability,
+    input: { type: inputType, data },
+    max_price_cu: max,
+    ...(values.stream === true ? { stream: true } : {}),
+    ...(timeoutMs !== undefined ? { timeout_ms: timeoutMs } : {}),
+    ...(proof !== undefined ? { proof_method: proof } : {}),
+    ...(taskId !== undefined ? { task_id: taskId } : {}),
+  };
+}
+
+async function invoke(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: INVOKE_OPTIONS, allowPositionals: true });
+  const url = agentUrl(positionals);
+  const params = invokeInputFromFlags(values);
+  const buyer = await createAcmpBuyer({ agentUrl: url, token: values.token, caCert: caFromFlags(values, io.env) });
+  const progress = createProgressLine(io, progressIsTty(io));
+  // Ctrl-C cancels the purchase: the buyer sends acmp/cancel (Layer 1 §3.7) before rejecting.
+  const interrupt = new AbortController();
+  const onSigint = (): void => interrupt.abort(new AcmpError(ACMP_CODE.cancelled, { reason: 'interrupted' }));
+  process.once('SIGINT', onSigint);
+  let result: AcmpResult & { output: Payload };
+  try {
+    result = await run(buyer.stream(params, { signal: interrupt.signal }), progress);
+  } catch (error) {
+    progress.done();
+    if (!(error instanceof AcmpError)) throw error;
+    const name = acmpErrorSpec(error.code)?.name;
+    io.err(`error ${error.code}${name ? ` (${name})` : ''}: ${error.message}${error.data === undefined ? '' : ` ${JSON.stringify(error.data)}`}`);
+    return 1;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+  progress.done();
+  io.out(JSON.stringify(result, null, 2));
+  const proofMethod = values.proof;
+  if (proofMethod !== undefined) {
+    // The buyer already refused a bad proof; say what was checked.
+    const check = verifyProof(result.proof, { method: proofMethod, output: result.output, input: params.input as Payload });
+    if (!check.ok) {
+      io.err(`proof ${proofMethod} NOT verified: ${check.reason}`);
+      return 1;
+    }
+    io.err(`proof ${proofMethod} verified: ${String(result.proof?.hash)}`);
+  }
+  return 0;
+}
+
+async function run(events: AsyncIterable<BuyerEvent>, progress: ProgressLine): Promise<AcmpResult & { output: Payload }> {
+  for await (const event of events) {
+    if (event.kind === 'result') return { ...event.result, output: event.output };
+    progress.update(event);
+  }
+  throw new AcmpError(ACMP_CODE.internal, { reason: 'no_result' });
+}

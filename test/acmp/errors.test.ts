@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { AcmpError, ACMP_CODE } from '../../src/acmp/errors.js';
+import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import type { AcmpCapability } from '../../src/acmp/provider-types.js';
+import { cleanup } from '../helpers/host.js';
+import { acmpHost, acmpMessage, invokeRoot, replyError, replyRoot, sendRaw, streamRaw, streamRoot, type RpcBody } from './helpers.js';
+
+afterEach(cleanup);
+
+const SECRET = 'postgres://admin:hunter2@db.internal/prod';
+
+const failing: AcmpCapability = {
+  id: 'explode',
+  price: 0.001,
+  handler: () => Promise.reject(new Error(`connection to ${SECRET} refused`)),
+};
+
+const escrow = (escrowId: string): Promise<void> =>
+  escrowId === 'esc_ok' ? Promise.resolve() : Promise.reject(new AcmpError(ACMP_CODE.escrowInvalid, { escrow_id: escrowId, reason: 'expired' }));
+
+async function host(): Promise<{ url: string }> {
+  return acmpHost({ capabilities: [...demoCapabilities({ stepMs: 5 }), failing], escrow });
+}
+
+/** Seed §3.4: the ACMP error is in the payload and the enclosing A2A task is `completed`. */
+function expectPayloadError(body: RpcBody, code: number): { code: number; message: string; data?: Record<string, unknown> } {
+  expect(body.error).toBeUndefined();
+  expect(body.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+  const error = replyError(body);
+  expect(error?.code).toBe(code);
+  return error!;
+}
+
+describe('errors stay in the payload; the A2A task completes (A2A binding §3.4, Layer 1 §3.3)', () => {
+  it('-33001 when the price exceeds max_price_cu, with min_price_cu', async () => {
+    const error = expectPayloadError(await sendRaw(await host(), acmpMessage(invokeRoot({ max_price_cu: 0.0001 }))), -33001);
+    expect(error.data?.min_price_cu).toBeGreaterThan(0.0001);
+  });
+
+  it('never bills more than max_price_cu (Layer 1 §3.2)', async () => {
+    const h = await host();
+    for (const max of [0.005, 0.0021, 1]) {
+      const result = replyRoot(await sendRaw(h, acmpMessage(invokeRoot({ max_price_cu: max }))))?.acmp_result as { cost_cu: number } | undefined;
+      expect(result?.cost_cu).toBeLessThanOrEqual(max);
+    }
+  });
+
+  it('-33002 for an unknown capability', async () => {
+    expectPayloadError(await sendRaw(await host(), acmpMessage(invokeRoot({ capability: 'time-travel' }))), -33002);
+  });
+
+  it('-33003 when timeout_ms passes: a hard deadline on the provider side too', async () => {
+    const root = invokeRoot({ capability: 'slow-count', input: { type: 'json', data: { n: 10_000 } }, max_price_cu: 5, timeout_ms: 60 });
+    const started = Date.now();
+    const error = expectPayloadError(await sendRaw(await host(), acmpMessage(root)), -33003);
+    expect(error.data?.task_id).toBe(root.params.task_id);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('-33005 from the pluggable escrow verifier', async () => {
+    const error = expectPayloadError(await sendRaw(await host(), acmpMessage(invokeRoot({ escrow_id: 'esc_expired' }))), -33005);
+    expect(error.data).toMatchObject({ escrow_id: 'esc_expired', reason: 'expired' });
+  });
+
+  it('runs when the escrow verifier accepts', async () => {
+    const body = await sendRaw(await host(), acmpMessage(invokeRoot({ escrow_id: 'esc_ok' })));
+    expect(replyRoot(body)?.acmp_result).toBeDefined();
+  });
+
+  it('-33006 for an unsupported proof_method', async () => {
+    expectPayloadError(await sendRaw(await host(), acmpMessage(invokeRoot({ proof_method: 'tee-attestation' }))), -33006);
+  });
+
+  it('-33007 for input_stream: true (A2A binding §3.3 declines input streaming)', async () => {
+    const root = invokeRoot({ input_stream: true });
+    delete root.params.input;
+    const error = expectPayloadError(await sendRaw(await host(), acmpMessage(root)), -33007);
+    expect(error.data?.feature).toBe('input_streaming');
+  });
+
+  it('-33007 for acmp/inputChunk messages', async () => {
+    const root = { acmp_method: 'acmp/inputChunk', params: { task_id: 'task_ic', seq: 0, chunk: { type: 'text', data: 'x' } } };
+    expect(replyError(await sendRaw(await host(), acmpMessage(root)))?.code).toBe(-33007);
+  });
+
+  it('-33007 for stream: true when output streaming is off (over SendStreamingMessage)', async () => {
+    const h = await acmpHost({ outputStreaming: false });
+    const results = [];
+    for await (const r of streamRaw(h, acmpMessage(invokeRoot({ stream: true })))) results.push(r);
+    const last = results.at(-1)!;
+    expect((streamRoot(last)?.acmp_error as { code: number }).code).toBe(-33007);
+    expect((last.statusUpdate as { status: { state: string } }).status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('-33007 for stream: true over SendMessage (the connection cannot carry chunks)', async () => {
+    expectPayloadError(await sendRaw(await host(), acmpMessage(invokeRoot({ stream: true }))), -33007);
+  });
+
+  it('-33099 for a throwing handler, with no internal detail leaked', async () => {
+    const body = await sendRaw(await host(), acmpMessage(invokeRoot({ capability: 'explode' })));
+    const error = expectPayloadError(body, -33099);
+    expect(error.message).toBe('Internal provider error');
+    const wire = JSON.stringify(body);
+    expect(wire).not.toContain('hunter2');
+    expect(wire).not.toContain('db.internal');
+    expect(wire).not.toMatch(/at .*\.ts:\d+/);
+  });
+});
