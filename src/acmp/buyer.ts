@@ -1,6 +1,6 @@
 import { sleep } from '../shared/async.js';
 import type { Clock } from '../shared/clock.js';
-import { LocalError } from '../shared/errors.js';
+import { isLocalError, LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { ACMP_METHOD } from './constants.js';
@@ -145,7 +145,8 @@ export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
             else if (tracker.accept(event.params)) yield event;
           }
         } catch (error) {
-          if (signal.aborted || error instanceof AcmpError) throw error;
+          // A refusal (bad credentials, a request the peer rejects) fails at once: retrying cannot help.
+          if (signal.aborted || error instanceof AcmpError || isLocalError(error, 'REFUSED')) throw error;
           // A transport failure (§3.1.1): retry with the same task_id; the provider replays or joins. A
           // reconnection is no sign of life, so a provider killed mid-task fails by liveness (-33003, §3.6).
           if (attempt >= retries && !(alive && livenessMs !== undefined)) {

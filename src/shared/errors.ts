@@ -22,7 +22,16 @@ export class ProtocolError<C extends string | number = string | number> extends 
 }
 
 /** Codes for errors that stay inside the process. */
-export type LocalErrorCode = 'TIMEOUT' | 'ABORTED' | 'STREAM_CLOSED' | 'CONFIG_INVALID' | 'NOT_FOUND' | 'INVALID_STATE';
+export type LocalErrorCode =
+  | 'TIMEOUT'
+  | 'ABORTED'
+  | 'STREAM_CLOSED'
+  | 'CONFIG_INVALID'
+  | 'NOT_FOUND'
+  | 'INVALID_STATE'
+  /** The peer answered the call with a transport-level refusal (authentication, malformed request):
+   * retrying the same call cannot help. */
+  | 'REFUSED';
 
 /** An error that never crosses the wire (STYLE.md "Errors"). */
 export class LocalError extends Error {

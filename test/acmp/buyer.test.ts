@@ -87,8 +87,12 @@ describe('bearer auth', () => {
   it('fails without the token and runs nothing', async () => {
     const capability = countingCapability();
     const host = await acmpHost({ capabilities: [capability], flags: { token: [TOKEN] } });
-    const buyer = await createAcmpBuyer({ agentUrl: host.url, retries: 0 });
-    await expect(buyer.invoke({ capability: 'count-runs', input: { type: 'text', data: 'x' } })).rejects.toBeInstanceOf(AcmpError);
+    // Retries stay at their default: a refusal must fail at once, not after the retry budget.
+    const buyer = await createAcmpBuyer({ agentUrl: host.url, retryDelayMs: 60_000 });
+    await expect(buyer.invoke({ capability: 'count-runs', input: { type: 'text', data: 'x' } })).rejects.toMatchObject({
+      name: 'LocalError',
+      code: 'REFUSED',
+    });
     expect(capability.runs()).toBe(0);
   });
 });

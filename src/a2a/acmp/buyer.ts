@@ -1,5 +1,7 @@
 import type { AgentCard, Message, StreamResponse, Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
+import { A2AError, isJsonRpcError, isRestError } from '@a2a-js/sdk/errors';
+import { LocalError } from '../../shared/errors.js';
 import { ACMP_EXTENSION_URI, ACMP_METHOD } from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
 import {
@@ -23,6 +25,8 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions {
   agentUrl?: string;
   ids?: IdSource;
   retries?: number;
+  /** Base back-off between transport retries (default 200 ms). */
+  retryDelayMs?: number;
 }
 
 /** A buyer connected to one provider over A2A. */
@@ -50,6 +54,7 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
     transport: createA2AAcmpTransport(client, ids, { streaming }),
     ids,
     retries: options.retries,
+    retryDelayMs: options.retryDelayMs,
   });
   return { ...core, invoke: core.invoke.bind(core), stream: core.stream.bind(core), capabilityObject, card };
 }
@@ -111,21 +116,38 @@ export function createA2AAcmpTransport(client: Client, ids: IdSource = systemIds
   return {
     async *send(params: InvokeParams, options: { stream: boolean; signal: AbortSignal }): AsyncIterable<AcmpEvent> {
       const callOptions = { signal: options.signal, serviceParameters: EXTENSIONS };
-      if (!streaming) {
-        const reply = await client.sendMessage(request(ACMP_METHOD.invoke, params), callOptions);
-        const event = terminalOf(reply);
-        if (event) yield event;
-        return;
-      }
-      for await (const response of client.sendMessageStream(request(ACMP_METHOD.invoke, params), callOptions)) {
-        const event = eventOf(response);
-        if (event) yield event;
+      try {
+        if (!streaming) {
+          const reply = await client.sendMessage(request(ACMP_METHOD.invoke, params), callOptions);
+          const event = terminalOf(reply);
+          if (event) yield event;
+          return;
+        }
+        for await (const response of client.sendMessageStream(request(ACMP_METHOD.invoke, params), callOptions)) {
+          const event = eventOf(response);
+          if (event) yield event;
+        }
+      } catch (error) {
+        throw classify(error);
       }
     },
     async cancel(params: CancelParams, options?: { signal?: AbortSignal }): Promise<void> {
       await client.sendMessage(request(ACMP_METHOD.cancel, params), { signal: options?.signal, serviceParameters: EXTENSIONS });
     },
   };
+}
+
+/**
+ * An error response from the peer (JSON-RPC error, google.rpc.Status, A2A error) is a refusal the buyer
+ * must not retry — wrong credentials, an extension not supported, a malformed request; anything else
+ * (connection refused or reset, a stream cut off) is a transport failure the buyer core may retry.
+ */
+function classify(error: unknown): unknown {
+  if (error instanceof A2AError || isJsonRpcError(error) || isRestError(error)) {
+    const message = error instanceof Error ? error.message : 'refused';
+    return new LocalError('REFUSED', `the provider refused the call: ${message}`, { cause: error });
+  }
+  return error;
 }
 
 function toEvent(root: AcmpRoot | undefined): AcmpEvent | undefined {
