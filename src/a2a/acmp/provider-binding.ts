@@ -3,7 +3,7 @@ import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/s
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD } from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
-import { encodeErrorRoot, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
+import { encodeErrorRoot, encodeResultRoot, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
 import type { AcmpProvider } from '../../acmp/provider.js';
 import { paramsHash, reusedTaskIdError } from '../../acmp/provider-checks.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
@@ -239,11 +239,27 @@ class AcmpA2ABinding implements A2ABinding {
     return acmpAgentMessage(encodeErrorRoot(object), this.ids.newId('msg'));
   }
 
+  /**
+   * CancelTask for a task another process runs (several hosts on one database): the ACMP store decides.
+   * Wait until the owner stores the outcome, then record the A2A-required `canceled` state with the
+   * outcome's payload. If the owner does not answer within the wait, the task is returned as it stands.
+   */
   private async waitTerminal(taskId: string, context: ServerCallContext): Promise<Task> {
     const until = this.clock.now() + CANCEL_WAIT_MS;
     for (;;) {
+      const outcome = await this.provider.outcome(taskId);
       const task = await this.store().load(taskId, context);
-      if (!task || (task.status && TERMINAL_STATES.has(task.status.state)) || this.clock.now() > until) return task!;
+      if (!task) throw new LocalError('NOT_FOUND', 'the task disappeared while it was being cancelled');
+      if (outcome) {
+        const root = outcome.kind === 'error' ? encodeErrorRoot(outcome.error) : encodeResultRoot(outcome.result);
+        const message = acmpAgentMessage(root, this.ids.newId('msg'), task.id, task.contextId);
+        const timestamp = new Date(this.clock.now()).toISOString();
+        const history = task.status?.message ? task.history : [...task.history, message];
+        const final: Task = { ...task, status: { state: TaskState.TASK_STATE_CANCELED, message: task.status?.message ?? message, timestamp }, history };
+        await this.store().save(final, context);
+        return final;
+      }
+      if (this.clock.now() > until) return task;
       await new Promise((r) => setTimeout(r, 50));
     }
   }

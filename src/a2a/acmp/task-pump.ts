@@ -3,6 +3,7 @@ import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { AcmpProvider, ProviderEvent } from '../../acmp/provider.js';
 import { encodeErrorRoot, encodeRequestRoot, encodeResultRoot, type InvokeParams } from '../../acmp/messages.js';
 import { ACMP_METHOD } from '../../acmp/constants.js';
+import { ACMP_CODE } from '../../acmp/errors.js';
 import { AsyncQueue } from '../../shared/async.js';
 import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
@@ -54,6 +55,19 @@ function rootOf(event: ProviderEvent): object {
     case 'error':
       return encodeErrorRoot(event.error);
   }
+}
+
+/**
+ * Saves the final task. A cancelled invoke first reads the stored task: when an A2A CancelTask served by
+ * another host already recorded `canceled`, that state stands (the store decides, not this process).
+ */
+async function saveFinal(deps: PumpDeps, final: Task, event: ProviderEvent, context: ServerCallContext): Promise<Task> {
+  if (event.kind === 'error' && event.error.code === ACMP_CODE.cancelled && final.status?.state !== TaskState.TASK_STATE_CANCELED) {
+    const stored = await deps.taskStore.load(final.id, context);
+    if (stored?.status?.state === TaskState.TASK_STATE_CANCELED) return stored;
+  }
+  await deps.taskStore.save(final, context);
+  return final;
 }
 
 /**
@@ -109,7 +123,7 @@ export function startPump(
             status: { state, message, timestamp: new Date(deps.clock.now()).toISOString() },
             history: [...task.history, message],
           };
-          if (start.owner) await deps.taskStore.save(final, context);
+          if (start.owner) final = await saveFinal(deps, final, event, context);
         }
         queue.push(statusUpdate(final, final.status?.state ?? state, message, deps.clock));
       }
