@@ -1,6 +1,6 @@
 import { ACMP_METHOD } from './constants.js';
 import { AcmpError } from './errors.js';
-import { encodeErrorRoot, encodeRequestRoot, encodeResultRoot, parseAcmpRoot, type AcmpEvent } from './messages.js';
+import { encodeEventRoot, encodeRequestRoot, eventOfRoot, parseAcmpRoot } from './messages.js';
 import type { AcmpBuyerTransport, AcmpInbound } from './buyer.js';
 import type { AcmpProvider } from './provider-types.js';
 
@@ -10,30 +10,6 @@ export interface LoopbackOptions {
   canStream?: boolean;
   /** Test hook: rewrite or drop (return undefined) each provider message on its way to the buyer. */
   mapInbound?: (event: AcmpInbound) => AcmpInbound | undefined;
-}
-
-/** The binding's data-Part root for a provider event (A2A binding §1). */
-function encodeEvent(event: AcmpEvent): object {
-  switch (event.kind) {
-    case 'chunk':
-      return encodeRequestRoot(ACMP_METHOD.streamChunk, event.params);
-    case 'heartbeat':
-      return encodeRequestRoot(ACMP_METHOD.heartbeat, event.params);
-    case 'result':
-      return encodeResultRoot(event.result);
-    case 'error':
-      return encodeErrorRoot(event.error);
-  }
-}
-
-/** Decodes a root back into an event, as a binding would on receipt. */
-function decodeEvent(root: unknown): AcmpInbound {
-  const parsed = parseAcmpRoot(root);
-  if (parsed.kind === 'result') return { kind: 'result', result: parsed.result };
-  if (parsed.kind === 'error') return { kind: 'error', error: parsed.error };
-  if (parsed.method === ACMP_METHOD.streamChunk) return { kind: 'chunk', params: parsed.params };
-  if (parsed.method === ACMP_METHOD.heartbeat) return { kind: 'heartbeat', params: parsed.params };
-  throw new AcmpError(-32601);
 }
 
 /**
@@ -48,7 +24,8 @@ export function createLoopbackTransport(provider: AcmpProvider, options: Loopbac
       const request = parseAcmpRoot(wire(encodeRequestRoot(ACMP_METHOD.invoke, params)));
       if (request.kind !== 'request') throw new AcmpError(-32600);
       for await (const event of provider.invoke(request.params, { canStream, signal })) {
-        const received = decodeEvent(wire(encodeEvent(event)));
+        const received = eventOfRoot(parseAcmpRoot(wire(encodeEventRoot(event))));
+        if (received === undefined) throw new AcmpError(-32601);
         const mapped = options.mapInbound ? options.mapInbound(received) : received;
         if (mapped !== undefined) yield mapped;
       }

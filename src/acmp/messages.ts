@@ -238,3 +238,26 @@ export function encodeResultRoot(result: AcmpResult): { acmp_result: AcmpResult 
 export function encodeErrorRoot(error: AcmpErrorObject): { acmp_error: AcmpErrorObject } {
   return { acmp_error: error };
 }
+
+/** The binding's data-Part root for a provider event (A2A binding §1): notification, result or error. */
+export function encodeEventRoot(event: AcmpEvent): object {
+  switch (event.kind) {
+    case 'chunk':
+      return encodeRequestRoot(ACMP_METHOD.streamChunk, event.params);
+    case 'heartbeat':
+      return encodeRequestRoot(ACMP_METHOD.heartbeat, event.params);
+    case 'result':
+      return encodeResultRoot(event.result);
+    case 'error':
+      return encodeErrorRoot(event.error);
+  }
+}
+
+/** The provider event a parsed root carries, or undefined for a buyer→provider request. */
+export function eventOfRoot(root: AcmpRoot): AcmpEvent | undefined {
+  if (root.kind === 'result') return { kind: 'result', result: root.result };
+  if (root.kind === 'error') return { kind: 'error', error: root.error };
+  if (root.method === ACMP_METHOD.streamChunk) return { kind: 'chunk', params: root.params };
+  if (root.method === ACMP_METHOD.heartbeat) return { kind: 'heartbeat', params: root.params };
+  return undefined;
+}

@@ -7,6 +7,7 @@ import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
 import {
   CapabilityObjectSchema,
   encodeRequestRoot,
+  eventOfRoot,
   type AcmpEvent,
   type AcmpRoot,
   type CancelParams,
@@ -151,12 +152,7 @@ function classify(error: unknown): unknown {
 }
 
 function toEvent(root: AcmpRoot | undefined): AcmpEvent | undefined {
-  if (!root) return undefined;
-  if (root.kind === 'result') return { kind: 'result', result: root.result };
-  if (root.kind === 'error') return { kind: 'error', error: root.error };
-  if (root.method === ACMP_METHOD.streamChunk) return { kind: 'chunk', params: root.params };
-  if (root.method === ACMP_METHOD.heartbeat) return { kind: 'heartbeat', params: root.params };
-  return undefined;
+  return root && eventOfRoot(root);
 }
 
 /** The ACMP event a stream response carries (status messages, or a finished task's final message). */

@@ -1,8 +1,7 @@
 import { TaskState, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { AcmpProvider, ProviderEvent } from '../../acmp/provider.js';
-import { encodeErrorRoot, encodeRequestRoot, encodeResultRoot, type InvokeParams } from '../../acmp/messages.js';
-import { ACMP_METHOD } from '../../acmp/constants.js';
+import { encodeEventRoot, type InvokeParams } from '../../acmp/messages.js';
 import { ACMP_CODE } from '../../acmp/errors.js';
 import { AsyncQueue } from '../../shared/async.js';
 import type { Clock } from '../../shared/clock.js';
@@ -44,18 +43,6 @@ function statusUpdate(task: Task, state: TaskState, message: Message, clock: Clo
   };
 }
 
-function rootOf(event: ProviderEvent): object {
-  switch (event.kind) {
-    case 'chunk':
-      return encodeRequestRoot(ACMP_METHOD.streamChunk, event.params);
-    case 'heartbeat':
-      return encodeRequestRoot(ACMP_METHOD.heartbeat, event.params);
-    case 'result':
-      return encodeResultRoot(event.result);
-    case 'error':
-      return encodeErrorRoot(event.error);
-  }
-}
 
 /**
  * Saves the final task. A cancelled invoke first reads the stored task: when an A2A CancelTask served by
@@ -104,7 +91,7 @@ export function startPump(
       if (start.isNew) await deps.taskStore.save(task, context);
       queue.push({ payload: { $case: 'task', value: task } });
       for await (const event of deps.provider.invoke(start.params, { canStream: start.canStream, signal: detach.signal })) {
-        const message = acmpAgentMessage(rootOf(event), deps.ids.newId('msg'), task.id, task.contextId);
+        const message = acmpAgentMessage(encodeEventRoot(event), deps.ids.newId('msg'), task.id, task.contextId);
         if (event.kind === 'chunk' || event.kind === 'heartbeat') {
           queue.push(statusUpdate(task, liveState, message, deps.clock));
           continue;
