@@ -1,5 +1,6 @@
 import { isLocalError, isProtocolError } from '../shared/errors.js';
 import { ACMP_USAGE, acmp } from './acmp.js';
+import { ACP_USAGE, acp } from './acp.js';
 import { CARD_USAGE, card } from './card.js';
 import { demo } from './demo.js';
 import { UsageError, type CliIo } from './io.js';
@@ -13,6 +14,7 @@ const VERBS: Record<string, Verb> = {
   card: { run: card, usage: CARD_USAGE, summary: 'fetch, check and print an agent card' },
   migrate: { run: migrate, usage: MIGRATE_USAGE, summary: 'apply database migrations (PostgreSQL, SQLite)' },
   acmp: { run: acmp, usage: ACMP_USAGE, summary: 'ACMP buyer: capabilities of an agent, invoke a capability' },
+  acp: { run: acp, usage: ACP_USAGE, summary: 'ACPspec: validate, send, state, events' },
   demo: { run: demo, usage: 'Usage: a2a-commerce demo', summary: 'start a host, run the scenarios, stop' },
 };
 

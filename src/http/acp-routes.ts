@@ -21,8 +21,8 @@ const MAX_FOLLOW_MS = 30 * 60 * 1000;
 /**
  * ACPspec over plain HTTPS (design "HTTPS binding"). Every body we send is canonical (RFC 8785) bytes, so
  * the same envelope is byte-identical here and in the A2A data part (seed "The Conformance Rule"):
- * - `POST /acp/v0.1/envelopes` → `{"acp_ack": …}` (201 new, 200 idempotent replay) or `{"acp_error": …}`
- *   with the error table's HTTP status;
+ * - `POST /acp/v0.1/envelopes` → `{"acp_ack": …}` with 200 (a new envelope and an idempotent replay alike:
+ *   the ack is the same) or `{"acp_error": …}` with the error table's HTTP status;
  * - `GET /acp/v0.1/transactions/{id}/state` → the state snapshot's bytes;
  * - `GET /acp/v0.1/transactions/{id}/events?after=&limit=` → a page, or `text/event-stream` to follow;
  * - `GET /acp/schemas/0.1/envelope.schema.json` → the schema (public).
@@ -74,7 +74,8 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
   });
   router.get('/transactions/:id/events', async (req: Request, res: Response) => {
     const id = String(req.params.id);
-    const after = Number(req.query.after ?? 0);
+    const lastEventId = req.get('last-event-id');
+    const after = Number(req.query.after ?? lastEventId ?? 0);
     const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
     if (!Number.isSafeInteger(after) || after < 0 || (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1))) {
       fail(res, new AcpError('ACP_SCHEMA_INVALID', 'after and limit must be non-negative integers'));
@@ -82,7 +83,7 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
     }
     try {
       if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
-        await follow(req, res, options.receiver, id, after);
+        await follow(res, options.receiver, id, after);
         return;
       }
       const page = await options.receiver.events(id, { after, limit });
@@ -95,25 +96,28 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
   app.use(ACP_HTTP_PREFIX, router);
 }
 
-/** Follows the event stream as Server-Sent Events until the client goes away (bounded in time). */
-async function follow(req: Request, res: Response, receiver: AcpReceiver, id: string, after: number): Promise<void> {
+/**
+ * Follows the event stream as Server-Sent Events until the client goes away (bounded in time). An unknown
+ * transaction is answered with an error object first; after that the headers go out at once, so a follower
+ * of a quiet transaction is not left waiting for a response. `id:` is the event's seq, so a reconnecting
+ * client resumes with `Last-Event-ID`.
+ */
+async function follow(res: Response, receiver: AcpReceiver, id: string, after: number): Promise<void> {
+  await receiver.events(id, { after, limit: 1 });
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), MAX_FOLLOW_MS);
-  req.on('close', () => stop.abort());
-  const iterator = receiver.follow(id, { after, signal: stop.signal })[Symbol.asyncIterator]();
+  // The response closes when the client goes away (or when we end it).
+  res.on('close', () => stop.abort());
+  res.status(200).setHeader('Content-Type', 'text/event-stream');
+  res.setHeader('Cache-Control', 'no-cache');
+  res.flushHeaders();
   try {
-    const first = await iterator.next();
-    res.status(200).setHeader('Content-Type', 'text/event-stream');
-    res.setHeader('Cache-Control', 'no-cache');
-    res.flushHeaders();
-    for (let step = first; !step.done; step = await iterator.next()) {
-      const { seq, ...event } = step.value;
+    for await (const { seq, ...event } of receiver.follow(id, { after, signal: stop.signal })) {
       res.write(`id: ${seq}\nevent: acp.event\ndata: ${canonicalJson(event)}\n\n`);
     }
   } finally {
     clearTimeout(timer);
     stop.abort();
-    await iterator.return?.();
     if (!res.writableEnded) res.end();
   }
 }

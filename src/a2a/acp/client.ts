@@ -3,7 +3,13 @@ import type { Client } from '@a2a-js/sdk/client';
 import { ACP_EXTENSION_URI, ACP_KINDS, ACP_PART_KEYS, type Kind } from '../../acpspec/constants.js';
 import { AcpError, fromAcpErrorObject } from '../../acpspec/errors.js';
 import type { AcpAck, Envelope } from '../../acpspec/envelope.js';
-import { createAcpSenderCore, type AcpPeer, type AcpSenderCore, type AcpSenderTransport } from '../../acpspec/sender.js';
+import {
+  createAcpSenderCore,
+  type AcpPeer,
+  type AcpSenderCore,
+  type AcpSenderCoreOptions,
+  type AcpSenderTransport,
+} from '../../acpspec/sender.js';
 import { isJsonObject } from '../../shared/json.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
@@ -16,6 +22,8 @@ export interface AcpClientOptions extends A2AConnectOptions {
   /** The kinds this agent emits (default both). */
   emits?: readonly Kind[];
   ids?: IdSource;
+  /** The full state a delta produces, for the `ACP_PARENT_UNKNOWN` fallback (see the sender core). */
+  snapshotFor?: AcpSenderCoreOptions['snapshotFor'];
 }
 
 /** An ACPspec sender connected to one receiver over A2A. */
@@ -37,7 +45,12 @@ export async function createAcpClient(options: AcpClientOptions): Promise<AcpCli
   // Personal data only over TLS: the channel counts as secure only when every interface is https.
   const secure = card.supportedInterfaces.length > 0 && card.supportedInterfaces.every((i) => i.url.startsWith('https://'));
   const transport = createA2AAcpTransport(client, secure, options.ids ?? systemIds);
-  const core = createAcpSenderCore({ transport, peer, self: { emits: options.emits ?? ACP_KINDS } });
+  const core = createAcpSenderCore({
+    transport,
+    peer,
+    self: { emits: options.emits ?? ACP_KINDS },
+    ...(options.snapshotFor ? { snapshotFor: options.snapshotFor } : {}),
+  });
   return { ...core, peer, card };
 }
 

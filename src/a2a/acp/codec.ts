@@ -16,10 +16,14 @@ function isAcpRoot(value: unknown): boolean {
   return isJsonObject(value) && (ACP_PART_KEYS.stateRequest in value || hasEnvelopeKeys(value));
 }
 
-/** True for a part that carries (or tries to carry) ACPspec content. */
+/**
+ * True for a part that carries (or tries to carry) ACPspec content: a data part with ACPspec content, or
+ * any part labelled with the ACPspec media type — an envelope sent as text or a file is claimed so that it
+ * is refused as non-conformant instead of reaching another executor.
+ */
 export function isAcpPart(part: InboundPart): boolean {
-  if (part.kind !== 'data') return false;
-  return partMediaType(part) === ACP_MEDIA_TYPE || isAcpRoot(part.data);
+  if (partMediaType(part) === ACP_MEDIA_TYPE) return true;
+  return part.kind === 'data' && isAcpRoot(part.data);
 }
 
 /** True when a message carries ACPspec content anywhere, including envelope fields flattened into metadata. */

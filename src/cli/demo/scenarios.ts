@@ -1,4 +1,5 @@
 import { acmpScenario } from './acmp.js';
+import { acpspecScenario } from './acpspec.js';
 import { foundationScenario } from './foundation.js';
 
 /** What a scenario gets: the host's URL, the CA to trust, and a transcript writer. */
@@ -15,7 +16,7 @@ export interface DemoScenario {
 }
 
 /** Scenarios in the order the demo runs them; each binding adds its own. */
-export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario];
+export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario, acpspecScenario];
 
 /** Throws when a demo expectation does not hold (the demo fails loudly, never silently). */
 export function expectThat(condition: boolean, what: string): void {

@@ -3,6 +3,7 @@ import type { Kind } from '../../acpspec/constants.js';
 import { createAcpReceiver } from '../../acpspec/receiver.js';
 import type { Producer } from '../../acpspec/envelope.js';
 import { LocalError } from '../../shared/errors.js';
+import type { IdSource } from '../../shared/ids.js';
 import { mountAcpRoutes } from '../../http/acp-routes.js';
 import { MemoryTransactionStore } from '../../storage/acp-transaction-store-memory.js';
 import { acpMigrations, KyselyTransactionStore } from '../../storage/acp-transaction-store-kysely.js';
@@ -13,6 +14,11 @@ export interface AcpModuleOptions {
   producer: Producer;
   accepts?: readonly Kind[];
   emits?: readonly Kind[];
+  /**
+   * Ids of the receiver's state snapshots and own events; `newId()` MUST return a UUIDv7. Default: a
+   * UUIDv7 from the host clock. Tests inject a deterministic source to compare state bytes across hosts.
+   */
+  stateIds?: IdSource;
 }
 
 /**
@@ -44,6 +50,7 @@ export function acpModule(options: AcpModuleOptions): HostModule {
         producer: options.producer,
         clock: context.clock,
         logger: context.logger,
+        ...(options.stateIds ? { ids: options.stateIds } : {}),
       });
       const binding = createAcpBinding({ receiver, accepts, emits, secure: context.secure, baseUrl: context.baseUrl, ids: context.ids, logger: context.logger });
       return {

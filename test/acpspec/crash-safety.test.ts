@@ -1,0 +1,184 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ACP_HTTP_ROUTES, ACP_MEDIA_TYPE } from '../../src/acpspec/constants.js';
+import {
+  buildDelta,
+  buildSnapshot,
+  type AcpEvent,
+  type Envelope,
+  type SnapshotEnvelope,
+} from '../../src/acpspec/envelope.js';
+import { checkEnvelope } from '../../src/acpspec/validate.js';
+import { fetchTrusting } from '../../src/http/acp-client.js';
+import { ensureSelfSignedCertificate } from '../../src/server/tls.js';
+import { canonicalJson } from '../../src/shared/jcs.js';
+import { KyselyTransactionStore } from '../../src/storage/acp-transaction-store-kysely.js';
+import { anonymousState, envelopeIdFor, eventOp, producer } from '../helpers/acp-builders.js';
+import { cleanup, onCleanup, tempDir } from '../helpers/host.js';
+import { startAcpHost } from './helpers.js';
+
+afterEach(cleanup);
+
+const TRANSACTIONS = 100;
+const PER_TRANSACTION = 10; // one snapshot, nine deltas: 1,000 envelopes
+const CONCURRENCY = 16;
+const KILL_AFTER_ACKS = 450;
+const SCRIPT = fileURLToPath(new URL('./fixtures/crash-host.ts', import.meta.url));
+
+/** Each transaction's chain: a snapshot for a new transaction, then deltas that each append one event. */
+function chains(): Envelope[][] {
+  return Array.from({ length: TRANSACTIONS }, (_, t) => {
+    const transactionId = `tx-crash-${t}`;
+    const id = (i: number): string => envelopeIdFor(0x100000 + t * PER_TRANSACTION + i);
+    const state = anonymousState({ events: [(eventOp('ev-0') as { value: AcpEvent }).value] });
+    const chain: Envelope[] = [
+      buildSnapshot({
+        transaction_id: transactionId,
+        producer: producer(),
+        state,
+        envelope_id: id(0),
+        produced_at: '2025-06-01T12:00:00Z',
+      }),
+    ];
+    for (let i = 1; i < PER_TRANSACTION; i++) {
+      chain.push(
+        buildDelta({
+          transaction_id: transactionId,
+          producer: producer(),
+          parent_envelope_id: id(i - 1),
+          patch: [eventOp(`ev-${i}`)],
+          envelope_id: id(i),
+          produced_at: '2025-06-01T12:01:00Z',
+        }),
+      );
+    }
+    return chain;
+  });
+}
+
+/** Starts the child host and resolves with its URL (the first stdout line). */
+async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  onCleanup(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const line = out.split('\n')[0]!;
+      if (out.includes('\n')) resolve(line.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`child host exited early (${String(code)})`)));
+  });
+  return { child, url };
+}
+
+type Outcome = 'acked' | 'in-flight' | 'unsent';
+
+/** Sends every chain (chains in parallel, bounded; each chain in order) and SIGKILLs the child mid-burst. */
+async function burst(
+  url: string,
+  ca: string,
+  child: ChildProcess,
+  all: Envelope[][],
+): Promise<Map<string, Outcome>> {
+  const doFetch = fetchTrusting(ca);
+  const outcomes = new Map<string, Outcome>(all.flat().map((e) => [e.envelope_id, 'unsent']));
+  let acks = 0;
+  let killed = false;
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (!killed && next < all.length) {
+      for (const envelope of all[next++]!) {
+        if (killed) return;
+        outcomes.set(envelope.envelope_id, 'in-flight');
+        try {
+          const res = await doFetch(url + ACP_HTTP_ROUTES.envelopes, {
+            method: 'POST',
+            headers: { 'content-type': ACP_MEDIA_TYPE },
+            body: canonicalJson(envelope),
+          });
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+        } catch {
+          return; // the host went away mid-request: outcome unknown, the chain stops here
+        }
+        outcomes.set(envelope.envelope_id, 'acked');
+        if (++acks === KILL_AFTER_ACKS) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+  return outcomes;
+}
+
+describe('crash safety (issue "Library": ingest is one database transaction; seed: partial ingestion is non-conformant)', () => {
+  it('after SIGKILL mid-burst, every envelope is either fully present or absent', async () => {
+    const dataDir = tempDir('a2ac-acp-crash-');
+    const { cert } = await ensureSelfSignedCertificate(dataDir);
+    const { child, url } = await startChild(dataDir);
+    const all = chains();
+    const outcomes = await burst(url, cert, child, all);
+    expect(child.signalCode).toBe('SIGKILL');
+
+    const host = await startAcpHost({ dataDir });
+    const store = new KyselyTransactionStore(host.database!.db);
+    let present = 0;
+    for (const chain of all) {
+      const transactionId = chain[0]!.transaction_id;
+      const stored = await Promise.all(chain.map((e) => store.findEnvelope(e.envelope_id)));
+      const missing = stored.findIndex((s) => s === undefined);
+      const k = missing === -1 ? chain.length : missing;
+      present += k;
+      // Present envelopes form a prefix of the chain; every acknowledged one is among them.
+      expect(stored.slice(k).every((s) => s === undefined)).toBe(true);
+      const acked = chain.filter((e) => outcomes.get(e.envelope_id) === 'acked').length;
+      expect(acked).toBeLessThanOrEqual(k);
+      chain.slice(0, k).forEach((e, i) => expect(stored[i]!.text).toBe(canonicalJson(e)));
+      const head = await store.head(transactionId);
+      const rows = await store.events(transactionId, { after: 0, limit: 1000 });
+      if (k === 0) {
+        expect(head).toBeUndefined();
+        expect(rows).toEqual([]);
+        continue;
+      }
+      // The head, the state and the event stream all stop at the same envelope.
+      expect(head).toMatchObject({
+        version: k,
+        eventCount: k,
+        headEnvelopeId: chain[k - 1]!.envelope_id,
+        stateEnvelopeId: stored[k - 1]!.stateEnvelopeId,
+      });
+      expect(rows.map((r) => [r.seq, r.event.event_id])).toEqual(
+        Array.from({ length: k }, (_, i) => [i + 1, `ev-${i}`]),
+      );
+      const state = JSON.parse(head!.stateText) as SnapshotEnvelope;
+      expect(checkEnvelope(state).ok).toBe(true);
+      expect(state.envelope_id).toBe(head!.stateEnvelopeId);
+      expect(state.events).toEqual(rows.map((r) => r.event));
+    }
+    expect(present).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
+    expect(present).toBeLessThan(TRANSACTIONS * PER_TRANSACTION);
+
+    // The restarted host carries on from each head: the first missing envelope of a cut chain is accepted now.
+    const cut = all.find(
+      (chain) =>
+        outcomes.get(chain[0]!.envelope_id) === 'acked' &&
+        outcomes.get(chain.at(-1)!.envelope_id) !== 'acked',
+    );
+    if (cut) {
+      const head = await store.head(cut[0]!.transaction_id);
+      const missing = cut[head!.version]!;
+      expect((await host.http.transport.send(missing, Buffer.from(canonicalJson(missing)))).envelope_id).toBe(
+        missing.envelope_id,
+      );
+    }
+  }, 30_000);
+});

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACP_ERRORS, type AcpErrorCode } from '../../src/acpspec/errors.js';
+import type { HostFlags } from '../../src/server/config.js';
+import { ensureSelfSignedCertificate, selfSignedPaths } from '../../src/server/tls.js';
+import { canonicalJson } from '../../src/shared/jcs.js';
+import { fixedClock, sequentialIds } from '../helpers/acp-builders.js';
+import { givenChain, listFixtures, type AcpFixture } from '../helpers/acp-fixtures.js';
+import { cleanup, tempDir } from '../helpers/host.js';
+import {
+  dataPart,
+  errorCode,
+  postEnvelope,
+  sendRaw,
+  startAcpHost,
+  userMessage,
+  type AcpTestHost,
+} from './helpers.js';
+
+/*
+ * Seed "The Conformance Rule That Decides Everything": for the same state, the envelope bytes are identical
+ * on the A2A and HTTPS bindings. Every fixture of the corpus goes through real hosts on both bindings.
+ */
+
+let tlsFlags: HostFlags;
+beforeAll(async () => {
+  // One certificate for every host of this file (generating one per host would dominate the run time).
+  const dir = tempDir('a2ac-acp-cert-');
+  await ensureSelfSignedCertificate(dir);
+  const paths = selfSignedPaths(dir);
+  tlsFlags = { 'tls-cert': paths.cert, 'tls-key': paths.key };
+});
+afterAll(cleanup);
+
+type Binding = 'a2a' | 'https';
+
+/** A host shaped by the fixture's directives; deterministic clock and ids so two hosts produce the same bytes. */
+function hostFor(fixture: AcpFixture, secure: boolean, db = 'memory'): Promise<AcpTestHost> {
+  const flags: HostFlags = secure ? { ...tlsFlags, db } : { 'no-tls': true, 'no-personal-data': true, db };
+  return startAcpHost({ flags, accepts: fixture.accepts, clock: fixedClock(), stateIds: sequentialIds() });
+}
+
+/** Delivers one envelope over a binding; the ack or the error code (with the HTTP status for HTTPS). */
+async function deliver(
+  host: AcpTestHost,
+  binding: Binding,
+  envelope: unknown,
+): Promise<{ ack?: unknown; code?: string; status?: number }> {
+  if (binding === 'a2a') {
+    const reply = await sendRaw(host, userMessage([dataPart(envelope)]));
+    const code = errorCode(reply);
+    return code === undefined ? { ack: reply['acp_ack'] } : { code };
+  }
+  const res = await postEnvelope(host, canonicalJson(envelope));
+  const code = (res.body['acp_error'] as { code?: string } | undefined)?.code;
+  return code === undefined ? { ack: res.body['acp_ack'], status: res.status } : { code, status: res.status };
+}
+
+/** The state snapshot bytes as the binding hands them over. */
+async function stateBytes(host: AcpTestHost, binding: Binding, transactionId: string): Promise<string> {
+  if (binding === 'a2a')
+    return canonicalJson(
+      await sendRaw(host, userMessage([dataPart({ acp_state_request: { transaction_id: transactionId } })])),
+    );
+  return (await host.http.state(transactionId)).bytes.toString('utf8');
+}
+
+/** A host that ingested the fixture's `$given` chain (over TLS) and then the fixture, all over one binding. */
+async function ingestOver(binding: Binding, fixture: AcpFixture): Promise<AcpTestHost> {
+  const host = await hostFor(fixture, fixture.secure);
+  for (const given of givenChain(fixture))
+    expect((await deliver(host, binding, given.envelope)).code).toBeUndefined();
+  const result = await deliver(host, binding, fixture.envelope);
+  expect(result.code).toBeUndefined();
+  expect(result.ack).toMatchObject({ envelope_id: fixture.envelope['envelope_id'] });
+  return host;
+}
+
+describe('every valid fixture over both bindings (seed "The Conformance Rule")', () => {
+  it.each(listFixtures('valid').map((f) => [f.name, f] as const))(
+    '%s: accepted on both, identical state bytes',
+    async (_name, fixture) => {
+      const transactionId = String(fixture.envelope['transaction_id']);
+      const overA2A = await ingestOver('a2a', fixture);
+      const overHttps = await ingestOver('https', fixture);
+      const a2aBytes = await stateBytes(overA2A, 'a2a', transactionId);
+      // Same host, other binding: the stored bytes themselves.
+      expect(await stateBytes(overA2A, 'https', transactionId)).toBe(a2aBytes);
+      // Same envelopes through the other binding into another host: the same state, byte for byte.
+      expect(await stateBytes(overHttps, 'https', transactionId)).toBe(a2aBytes);
+    },
+  );
+});
+
+describe('every invalid fixture over both bindings gets its $expect code', () => {
+  it.each(listFixtures('invalid').map((f) => [f.name, f] as const))('%s', async (_name, fixture) => {
+    const code = fixture.expect as AcpErrorCode;
+    // The chain always arrives over TLS; an `$insecure` fixture then arrives at a cleartext host on the same store.
+    const db = fixture.secure ? 'memory' : `sqlite:${tempDir('a2ac-acp-fx-')}/acp.sqlite`;
+    const seeded = await hostFor(fixture, true, db);
+    for (const given of givenChain(fixture))
+      expect((await deliver(seeded, 'https', given.envelope)).code).toBeUndefined();
+    const target = fixture.secure ? seeded : await hostFor(fixture, false, db);
+    const overA2A = await deliver(target, 'a2a', fixture.envelope);
+    const overHttps = await deliver(target, 'https', fixture.envelope);
+    expect(overA2A.code).toBe(code);
+    expect(overHttps).toMatchObject({ code, status: ACP_ERRORS[code].httpStatus });
+  });
+});
