@@ -1,0 +1,36 @@
+/**
+ * a2a-commerce — commerce protocols over A2A v1.0 (ACMP and ACPspec), on @a2a-js/sdk.
+ *
+ * The pieces most agents need: a host (`startHost` with modules, or `createApp` to mount yourself), the
+ * ACMP provider definition and buyer, and the ACPspec receiver module and sender client.
+ */
+export * as acmp from './acmp/index.js';
+export { createAcmpProvider } from './acmp/provider.js';
+export type { AcmpCapability, AcmpProvider, AcmpProviderOptions, EscrowVerifier, HandlerContext } from './acmp/provider-types.js';
+export { AcmpError } from './acmp/errors.js';
+export { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from './acmp/constants.js';
+
+export { AcpError } from './acpspec/errors.js';
+export { ACP_EXTENSION_URI, ACP_MEDIA_TYPE, ACP_VERSION } from './acpspec/constants.js';
+export { createAcpReceiver } from './acpspec/receiver.js';
+export { createAcpSenderCore } from './acpspec/sender.js';
+export { buildDelta, buildSnapshot } from './acpspec/envelope.js';
+export type { AcpAck, AcpState, DeltaEnvelope, Envelope, SnapshotEnvelope } from './acpspec/envelope.js';
+export { checkEnvelope, parseEnvelope } from './acpspec/validate.js';
+
+export { createAcmpBuyer, type AcmpBuyer, type AcmpBuyerConnectOptions } from './a2a/acmp/buyer.js';
+export { createAcmpBinding } from './a2a/acmp/provider-binding.js';
+export { createAcpClient, type AcpClient, type AcpClientOptions } from './a2a/acp/client.js';
+export { createAcpBinding } from './a2a/acp/receiver-binding.js';
+export { createA2AClient, fetchAgentCard, type A2AConnectOptions } from './a2a/client.js';
+export type { A2ABinding, BindingCall } from './a2a/binding.js';
+
+export { createAcpHttpClient } from './http/acp-client.js';
+
+export { startHost, migrateAll, type RunningHost, type StartHostOptions } from './server/host.js';
+export { createApp, type AppDeps, type AgentIdentity } from './server/create-app.js';
+export { resolveHostConfig, type HostConfig, type HostFlags } from './server/config.js';
+export type { HostModule, ModuleContext, ModuleParts } from './server/module.js';
+export { acmpModule, type AcmpModuleOptions } from './server/modules/acmp.js';
+export { acpModule, type AcpModuleOptions } from './server/modules/acpspec.js';
+export { openDatabase, type Database } from './storage/database.js';
