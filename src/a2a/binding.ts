@@ -36,6 +36,11 @@ export interface A2ABinding {
   claims(message: InboundMessage): boolean;
   sendMessage(call: BindingCall): Promise<Message | Task>;
   sendMessageStream(call: BindingCall): AsyncGenerator<StreamResponse, void, undefined>;
+  /**
+   * A2A SubscribeToTask for a running task this binding owns; `undefined` when the task is not its own
+   * (the SDK's handler then answers).
+   */
+  resubscribe?(taskId: string, context: ServerCallContext): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined>;
   /** A2A CancelTask for a task this binding owns; `undefined` when the task is not its own. */
   cancelTask?(taskId: string, context: ServerCallContext): Promise<Task | undefined>;
   close?(): Promise<void>;

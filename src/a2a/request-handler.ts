@@ -126,6 +126,14 @@ export class CommerceRequestHandler implements A2ARequestHandler {
 
   async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     try {
+      this.activate(context);
+      for (const binding of this.bindings) {
+        const stream = await binding.resubscribe?.(params.id, context);
+        if (stream) {
+          yield* stream;
+          return;
+        }
+      }
       yield* this.inner.resubscribe(params, context);
     } catch (error) {
       throw this.sanitize('SubscribeToTask', error);

@@ -118,6 +118,28 @@ class AcmpA2ABinding implements A2ABinding {
     return this.waitTerminal(taskId, context);
   }
 
+  /**
+   * SubscribeToTask (A2A §3.1.6) on a running ACMP task: the subscriber joins the invoke like an in-flight
+   * duplicate (Layer 1 §3.1.1) — the task, the chunks so far from seq 0, then the live events and the
+   * final state — on this host or, through the store, on another. Terminal tasks go to the SDK, which
+   * refuses them as A2A requires.
+   */
+  async resubscribe(taskId: string, context: ServerCallContext): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined> {
+    const task = await this.store().load(taskId, context);
+    const first = task?.history[0];
+    if (!task || !first || !isAcmpTask(task) || (task.status && TERMINAL_STATES.has(task.status.state))) return undefined;
+    const root = acmpRootOf(first);
+    if (root?.kind !== 'request' || root.method !== ACMP_METHOD.invoke) return undefined;
+    const call: BindingCall = {
+      message: decodeMessage(first),
+      rawMessage: first,
+      context,
+      extensionActivated: true,
+      wireVersion: context.requestedVersion,
+    };
+    return this.invoke(call, root.params, true);
+  }
+
   private async *handle(call: BindingCall, canStream: boolean): AsyncGenerator<StreamResponse, void, undefined> {
     if (!call.extensionActivated) {
       // A2A §4.6: ACMP payloads are interpreted only for clients that activated the extension.
