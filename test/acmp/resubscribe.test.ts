@@ -16,6 +16,10 @@ describe('SubscribeToTask on a running ACMP task (A2A §3.1.6, Layer 1 §3.1.1 j
     const run = buyer.stream({ task_id: taskId, capability: 'slow-count', input: { type: 'json', data: { n: 80 } }, max_price_cu: 1 });
     const iterator = run[Symbol.asyncIterator]();
     expect((await iterator.next()).value).toMatchObject({ kind: 'heartbeat' });
+    // The buyer keeps reading its own stream meanwhile (its liveness window counts from the last event read).
+    const buyerDone = (async () => {
+      for (let step = await iterator.next(); !step.done; step = await iterator.next());
+    })();
 
     const client = await createA2AClient(await fetchAgentCard(host.url));
     const seen: string[] = [];
@@ -32,7 +36,7 @@ describe('SubscribeToTask on a running ACMP task (A2A §3.1.6, Layer 1 §3.1.1 j
     expect(seen[0]).toBe('task:working');
     expect(seen).toContain('acmp/heartbeat');
     expect(last).toMatchObject({ kind: 'result', result: { task_id: taskId } });
-    for (let step = await iterator.next(); !step.done; step = await iterator.next());
+    await buyerDone;
   });
 
   it('leaves a finished ACMP task to the SDK, which refuses a terminal task', async () => {
