@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { resolveHostConfig } from '../server/config.js';
+import { resolveHostConfig, resolveStorageConfig } from '../server/config.js';
 import { migrateAll } from '../server/host.js';
 import { defaultModules } from '../server/modules.js';
-import { openDatabase, redactUrl } from '../storage/database.js';
+import { openDatabase } from '../storage/database.js';
 import { UsageError, type CliIo } from './io.js';
 
 export const MIGRATE_USAGE = `Usage: a2a-commerce migrate [--db <url>] [--data-dir <dir>]
@@ -19,11 +19,13 @@ export async function migrate(argv: string[], io: CliIo): Promise<number> {
     allowPositionals: true,
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-  const config = resolveHostConfig({ db: values.db, 'data-dir': values['data-dir'], 'no-tls': true }, io.env);
-  if (config.db === 'memory') throw new UsageError('memory stores need no migration');
-  const database = openDatabase({ url: config.db, dataDir: config.dataDir });
+  const storage = resolveStorageConfig({ db: values.db, 'data-dir': values['data-dir'] }, io.env);
+  if (storage.db === 'memory') throw new UsageError('memory stores need no migration');
+  const database = openDatabase({ url: storage.db, dataDir: storage.dataDir });
   try {
-    const applied = await migrateAll(database, defaultModules(config));
+    // The bindings' tables do not depend on TLS or tokens: their modules are built from a neutral config.
+    const modules = defaultModules(resolveHostConfig({ db: storage.db, 'data-dir': storage.dataDir, 'no-tls': true }, {}));
+    const applied = await migrateAll(database, modules);
     io.out(`migrated ${database.location}: SDK stores up to date; ${applied.length} binding migration(s) applied`);
     for (const name of applied) io.out(`  applied ${name}`);
     return 0;
@@ -32,4 +34,3 @@ export async function migrate(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-export { redactUrl };

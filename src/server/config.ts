@@ -117,15 +117,41 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
 }
 
 function resolveTls(flags: HostFlags, env: Record<string, string | undefined>): TlsConfig {
-  const cert = flags['tls-cert'] ?? (env[ENV.tlsCert] || undefined);
-  const key = flags['tls-key'] ?? (env[ENV.tlsKey] || undefined);
-  const selfSigned = flags['tls-self-signed'] ?? bool(ENV.tlsSelfSigned, env[ENV.tlsSelfSigned]);
-  const noTls = flags['no-tls'] ?? bool(ENV.noTls, env[ENV.noTls]);
+  // A flag wins over its variable: the TLS mode comes from the flags when any TLS flag is given, and only
+  // otherwise from the environment.
+  const fromFlags = tlsChoice(flags['tls-cert'], flags['tls-key'], flags['tls-self-signed'], flags['no-tls'], 'flags');
+  if (fromFlags) return fromFlags;
+  const fromEnv = tlsChoice(
+    env[ENV.tlsCert] || undefined,
+    env[ENV.tlsKey] || undefined,
+    bool(ENV.tlsSelfSigned, env[ENV.tlsSelfSigned]),
+    bool(ENV.noTls, env[ENV.noTls]),
+    'environment',
+  );
+  // Secure by default: ACPspec personal data travels only over TLS.
+  return fromEnv ?? { mode: 'self-signed' };
+}
+
+function tlsChoice(
+  cert: string | undefined,
+  key: string | undefined,
+  selfSigned: boolean | undefined,
+  noTls: boolean | undefined,
+  source: string,
+): TlsConfig | undefined {
   const chosen = [cert !== undefined || key !== undefined, selfSigned === true, noTls === true].filter(Boolean).length;
-  if (chosen > 1) fail('choose one of --tls-cert/--tls-key, --tls-self-signed and --no-tls');
-  if ((cert === undefined) !== (key === undefined)) fail('--tls-cert and --tls-key must be given together');
+  if (chosen > 1) fail(`choose one of --tls-cert/--tls-key, --tls-self-signed and --no-tls (${source})`);
+  if ((cert === undefined) !== (key === undefined)) fail(`--tls-cert and --tls-key must be given together (${source})`);
   if (cert !== undefined && key !== undefined) return { mode: 'files', cert, key };
   if (noTls) return { mode: 'off' };
-  // Secure by default: ACPspec personal data travels only over TLS.
-  return { mode: 'self-signed' };
+  if (selfSigned) return { mode: 'self-signed' };
+  return undefined;
+}
+
+/** Where the data lives, for commands that only touch the database (`migrate`): flag, variable, default. */
+export function resolveStorageConfig(
+  flags: { db?: string; 'data-dir'?: string },
+  env: Record<string, string | undefined>,
+): { db: string | undefined; dataDir: string } {
+  return { db: flags.db ?? (env[ENV.db] || undefined), dataDir: flags['data-dir'] ?? (env[ENV.dataDir] || DEFAULTS.dataDir) };
 }

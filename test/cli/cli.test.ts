@@ -57,3 +57,19 @@ describe('a2a-commerce CLI', () => {
     expect(io.stdout.join('\n')).toMatch(/SDK stores up to date/);
   });
 });
+
+describe('configuration precedence', () => {
+  it('migrate ignores the serving environment (TLS files, tokens)', async () => {
+    const dir = tempDir();
+    const io = capture({ A2AC_TLS_CERT: '/nonexistent.crt', A2AC_TLS_KEY: '/nonexistent.key', A2AC_TLS_SELF_SIGNED: '1', A2AC_TOKENS: 'short' });
+    expect(await runCli(['migrate', '--db', `sqlite:${dir}/x.sqlite`], io)).toBe(0);
+  });
+
+  it('a TLS flag wins over the TLS environment variables', async () => {
+    const { resolveHostConfig } = await import('../../src/server/config.js');
+    const config = resolveHostConfig({ 'no-tls': true }, { A2AC_TLS_CERT: 'a.crt', A2AC_TLS_KEY: 'a.key' });
+    expect(config.tls).toEqual({ mode: 'off' });
+    const files = resolveHostConfig({ 'tls-cert': 'b.crt', 'tls-key': 'b.key' }, { A2AC_NO_TLS: '1' });
+    expect(files.tls).toEqual({ mode: 'files', cert: 'b.crt', key: 'b.key' });
+  });
+});
