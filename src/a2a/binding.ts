@@ -1,4 +1,4 @@
-import type { AgentExtension, AgentSkill, Message, StreamResponse, Task } from '@a2a-js/sdk';
+import type { AgentExtension, AgentSkill, Message, SendMessageConfiguration, StreamResponse, Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { InboundMessage } from './part-codec.js';
 
@@ -12,6 +12,8 @@ export interface BindingCall {
   readonly extensionActivated: boolean;
   /** The wire version the client speaks ('1.0' or '0.3'). */
   readonly wireVersion: string;
+  /** The request's SendMessageConfiguration (returnImmediately, historyLength, …), when given. */
+  readonly configuration?: SendMessageConfiguration | undefined;
 }
 
 /** What a binding gets from the host when it is mounted. */

@@ -1,4 +1,4 @@
-import { Role, TaskState, type Message, type Part } from '@a2a-js/sdk';
+import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { isJsonObject } from '../shared/json.js';
 
 /**
@@ -197,4 +197,13 @@ export function taskStateName(state: TaskState | undefined): string {
 /** True when the task reached the completed state. */
 export function isCompleted(state: TaskState | undefined): boolean {
   return state === TaskState.TASK_STATE_COMPLETED;
+}
+
+/**
+ * A2A §3.2.4 history length semantics on a task being returned: undefined → all, 0 → none, N → the N
+ * most recent messages.
+ */
+export function withHistoryLength(task: Task, historyLength: number | undefined): Task {
+  if (historyLength === undefined || historyLength >= task.history.length) return task;
+  return { ...task, history: historyLength <= 0 ? [] : task.history.slice(-historyLength) };
 }

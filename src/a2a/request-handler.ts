@@ -189,6 +189,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
         context,
         extensionActivated: requested.has(binding.extension.uri),
         wireVersion: context.requestedVersion,
+        configuration: params.configuration,
       },
     };
   }

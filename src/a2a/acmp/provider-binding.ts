@@ -3,15 +3,16 @@ import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/s
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD } from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
-import { encodeErrorRoot, encodeResultRoot, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
+import { encodeErrorRoot, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
 import type { AcmpProvider } from '../../acmp/provider.js';
 import { paramsHash, reusedTaskIdError } from '../../acmp/provider-checks.js';
+import { sleep } from '../../shared/async.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import type { A2ABinding, BindingCall, BindingHost } from '../binding.js';
-import { decodeMessage, TERMINAL_STATES, type InboundMessage } from '../part-codec.js';
+import { decodeMessage, TERMINAL_STATES, withHistoryLength, type InboundMessage } from '../part-codec.js';
 import { acmpAgentMessage, acmpRootOf, isAcmpPart, readAcmpMessage } from './codec.js';
 import { startPump, type Pump } from './task-pump.js';
 
@@ -25,6 +26,7 @@ export interface AcmpBindingOptions {
 }
 
 const CANCEL_WAIT_MS = 5_000;
+const CANCEL_POLL_MS = 50;
 
 /**
  * The longest task id this host accepts: the SDK's database task store keys tasks by `varchar(36)` (a
@@ -90,15 +92,20 @@ class AcmpA2ABinding implements A2ABinding {
   }
 
   async sendMessage(call: BindingCall): Promise<Message | Task> {
+    // A2A §3.2.2: with returnImmediately the call answers with the task as soon as it exists; the pump
+    // runs the invoke to its end on its own and GetTask/SubscribeToTask follow it.
+    const immediately = call.configuration?.returnImmediately === true;
     let reply: Message | Task | undefined;
     for await (const event of this.handle(call, false)) {
       const payload = event.payload;
       if (payload?.$case === 'message' || payload?.$case === 'task') reply = payload.value;
+      if (immediately && payload?.$case === 'task') break;
     }
     if (reply === undefined) return this.refusal(new AcmpError(ACMP_CODE.internal));
     if (!('id' in reply)) return reply;
     // The pump saved the final state before its last event, so the store holds the finished task.
-    return (await this.store().load(reply.id, call.context)) ?? reply;
+    const task = immediately ? reply : ((await this.store().load(reply.id, call.context)) ?? reply);
+    return withHistoryLength(task, call.configuration?.historyLength);
   }
 
   sendMessageStream(call: BindingCall): AsyncGenerator<StreamResponse, void, undefined> {
@@ -112,10 +119,15 @@ class AcmpA2ABinding implements A2ABinding {
       throw new TaskNotCancelableError(`Task ${taskId} is in a terminal state`);
     }
     this.a2aCancelled.add(taskId);
-    await this.provider.cancel({ task_id: taskId, reason: 'A2A CancelTask' });
     const local = this.pumps.get(taskId);
-    if (local) return local.pump.done;
-    return this.waitTerminal(taskId, context);
+    try {
+      await this.provider.cancel({ task_id: taskId, reason: 'A2A CancelTask' });
+      if (local) return await local.pump.done;
+      return await this.waitTerminal(taskId, context);
+    } finally {
+      // The local pump clears its own entry when it ends; a remote cancel must not leave one behind.
+      if (!local) this.a2aCancelled.delete(taskId);
+    }
   }
 
   /**
@@ -267,22 +279,22 @@ class AcmpA2ABinding implements A2ABinding {
    * outcome's payload. If the owner does not answer within the wait, the task is returned as it stands.
    */
   private async waitTerminal(taskId: string, context: ServerCallContext): Promise<Task> {
-    const until = this.clock.now() + CANCEL_WAIT_MS;
+    const deadline = AbortSignal.timeout(CANCEL_WAIT_MS);
     for (;;) {
-      const outcome = await this.provider.outcome(taskId);
       const task = await this.store().load(taskId, context);
       if (!task) throw new LocalError('NOT_FOUND', 'the task disappeared while it was being cancelled');
-      if (outcome) {
-        const root = outcome.kind === 'error' ? encodeErrorRoot(outcome.error) : encodeResultRoot(outcome.result);
-        const message = acmpAgentMessage(root, this.ids.newId('msg'), task.id, task.contextId);
+      // A task that reached a terminal state meanwhile keeps it (A2A: terminal states are final).
+      if (task.status && TERMINAL_STATES.has(task.status.state)) return task;
+      const outcome = await this.provider.outcome(taskId);
+      if (outcome?.kind === 'error' && outcome.error.code === ACMP_CODE.cancelled) {
+        const message = acmpAgentMessage(encodeErrorRoot(outcome.error), this.ids.newId('msg'), task.id, task.contextId);
         const timestamp = new Date(this.clock.now()).toISOString();
-        const history = task.status?.message ? task.history : [...task.history, message];
-        const final: Task = { ...task, status: { state: TaskState.TASK_STATE_CANCELED, message: task.status?.message ?? message, timestamp }, history };
+        const final: Task = { ...task, status: { state: TaskState.TASK_STATE_CANCELED, message, timestamp }, history: [...task.history, message] };
         await this.store().save(final, context);
         return final;
       }
-      if (this.clock.now() > until) return task;
-      await new Promise((r) => setTimeout(r, 50));
+      if (deadline.aborted) return task;
+      await sleep(CANCEL_POLL_MS);
     }
   }
 

@@ -98,7 +98,10 @@ export function startPump(
         }
         // A2A binding §3.4: ACMP errors stay in the payload; the task completes. An A2A-native
         // CancelTask is the exception: A2A then requires `canceled` (A2A §3.1.5).
-        const state = deps.cancelledByA2A(task.id) ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_COMPLETED;
+        // Only a cancelled outcome (-33004) becomes `canceled`: work that finished before the cancel took
+        // effect completed, and its (billed) result must not be recorded as cancelled.
+        const cancelled = event.kind === 'error' && event.error.code === ACMP_CODE.cancelled;
+        const state = cancelled && deps.cancelledByA2A(task.id) ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_COMPLETED;
         if (start.ownerDone) final = await start.ownerDone;
         else if (TERMINAL_STATES.has(liveState) && sameAcmpData(task.status?.message, message)) {
           // A replay of a finished task: the stored task stands (a `canceled` task stays canceled, its
