@@ -113,6 +113,12 @@ async function shutdown(server: Server | undefined, parts: readonly ModuleParts[
     server.closeAllConnections();
     await closed;
   }
-  for (const part of [...parts].reverse()) await part.close?.();
-  await database?.close();
+  try {
+    for (const part of [...parts].reverse()) {
+      // One part failing to close must not keep the others, or the database, open.
+      await part.close?.().catch(() => undefined);
+    }
+  } finally {
+    await database?.close();
+  }
 }

@@ -39,11 +39,20 @@ export const MAX_TASK_ID_LENGTH = 36;
  * unchanged in one `application/acmp+json` data part; this module maps them onto A2A tasks and streams.
  * Placement of every message on the A2A objects: docs/acmp-a2a-binding.md.
  */
-export function createAcmpBinding(options: AcmpBindingOptions): A2ABinding {
+export function createAcmpBinding(options: AcmpBindingOptions): AcmpBinding {
   return new AcmpA2ABinding(options);
 }
 
-class AcmpA2ABinding implements A2ABinding {
+/** The ACMP binding, with what the host needs to stop it gracefully. */
+export interface AcmpBinding extends A2ABinding {
+  /**
+   * Waits (at most `graceMs`) for the invokes running on this process to end and their final A2A task
+   * state to be saved. Call before closing the provider, and again after it, before closing the database.
+   */
+  drain(graceMs: number): Promise<void>;
+}
+
+class AcmpA2ABinding implements AcmpBinding {
   readonly id = 'acmp';
   readonly extension;
   readonly skills: AgentSkill[];
@@ -81,6 +90,12 @@ class AcmpA2ABinding implements A2ABinding {
       outputModes: [ACMP_MEDIA_TYPE],
       securityRequirements: [],
     }));
+  }
+
+  async drain(graceMs: number): Promise<void> {
+    const running = [...this.pumps.values()].map((p) => p.pump.done);
+    if (running.length === 0) return;
+    await Promise.race([Promise.allSettled(running), sleep(graceMs)]);
   }
 
   attach(host: BindingHost): void {

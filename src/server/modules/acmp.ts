@@ -5,6 +5,9 @@ import { acmpMigrations, KyselyAcmpTaskStore } from '../../storage/acmp-task-sto
 import type { HostModule } from '../module.js';
 
 /** Options of the ACMP module: the provider definition, minus what the host supplies (store, clock, ids). */
+const SHUTDOWN_GRACE_MS = 5_000;
+const FINAL_SAVE_MS = 2_000;
+
 export type AcmpModuleOptions = Omit<AcmpProviderOptions, 'store' | 'clock' | 'ids' | 'logger'> & {
   /** The card extension's `required` flag (default false). */
   required?: boolean;
@@ -28,7 +31,16 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
         logger: context.logger,
       });
       const binding = createAcmpBinding({ provider, required, ids: context.ids, clock: context.clock, logger: context.logger });
-      return { binding, close: () => provider.close() };
+      return {
+        binding,
+        // Graceful stop: running invokes get a grace period to finish (their results are stored and
+        // replayed to retries); what still runs then ends as -33099 and is saved before the database closes.
+        close: async () => {
+          await binding.drain(SHUTDOWN_GRACE_MS);
+          await provider.close();
+          await binding.drain(FINAL_SAVE_MS);
+        },
+      };
     },
   };
 }
