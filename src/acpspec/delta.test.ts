@@ -21,6 +21,21 @@ describe('delta application (design "Deltas")', () => {
     expect(JSON.stringify(parent)).toBe(before);
   });
 
+  it('shares every subtree the patch does not touch with the parent (copy on write)', () => {
+    const parent = leadState();
+    const result = applyPatchToState(parent, [{ op: 'replace', path: '/quote/status', value: 'draft' }, eventOp('ev-2')]);
+    expect(result.parties).toBe(parent.parties);
+    expect(result.quote).not.toBe(parent.quote);
+    expect(parent.events).toHaveLength(1);
+  });
+
+  it('leaves the parent untouched when a later operation fails', () => {
+    const parent = leadState();
+    const before = JSON.stringify(parent);
+    expect(() => applyPatchToState(parent, [{ op: 'replace', path: '/quote/status', value: 'draft' }, { op: 'test', path: '/quote/status', value: 'none' }])).toThrow();
+    expect(JSON.stringify(parent)).toBe(before);
+  });
+
   it('appends events at /events/-', () => {
     expect(applyPatchToState(leadState(), [eventOp('ev-2')]).events.map((e) => e.event_id)).toEqual(['ev-lead-1', 'ev-2']);
   });

@@ -45,15 +45,49 @@ export function assertPatchPolicy(patch: readonly PatchOperation[]): void {
  */
 export function applyPatchToState(state: AcpState, patch: readonly PatchOperation[]): AcpState {
   assertPatchPolicy(patch);
+  // Copy-on-write instead of a deep clone: before each operation, only the containers on its path are
+  // copied (shallowly); every other subtree stays shared with `state`, which is never mutated.
+  let document: Record<string, unknown> = { ...state };
+  const owned = new WeakSet<object>([document]);
   try {
-    // validateOperation=true, mutateDocument=false (clones the parent), banPrototypeModifications=true.
-    return jsonpatch.applyPatch(state, patch as jsonpatch.Operation[], true, false, true).newDocument;
+    patch.forEach((operation, index) => {
+      if (operation.op !== 'test') ownPath(document, operation.path, owned);
+      // validateOperation=true, mutateDocument=true (on our copies only), banPrototypeModifications=true.
+      document = jsonpatch.applyOperation(document, operation as jsonpatch.Operation, true, true, true, index).newDocument;
+    });
+    return document as unknown as AcpState;
   } catch (cause) {
     if (cause instanceof jsonpatch.JsonPatchError) {
       const index = typeof cause.index === 'number' ? cause.index : undefined;
       throw new AcpError('ACP_PATCH_FAILED', undefined, { index, pointer: index === undefined ? undefined : `/patch/${index}`, reason: cause.name }, { cause });
     }
     throw new AcpError('ACP_PATCH_FAILED', undefined, { reason: 'UNKNOWN' }, { cause });
+  }
+}
+
+/**
+ * Makes every container on the way to the parent of `pointer` one of our own copies, so the operation
+ * can mutate it. It walks the path as fast-json-patch does (array indexes are all-digit segments) and
+ * stops where the path does not resolve to a container or names `__proto__`: the operation itself then
+ * fails with fast-json-patch's own error before it mutates anything.
+ */
+function ownPath(root: Record<string, unknown>, pointer: string, owned: WeakSet<object>): void {
+  const segments = parsePointer(pointer);
+  let node: Record<string, unknown> | unknown[] = root;
+  for (const segment of segments.slice(0, -1)) {
+    if (segment === '__proto__') return;
+    const key: string | number = Array.isArray(node) ? (/^[0-9]+$/.test(segment) ? Number(segment) : -1) : segment;
+    if (key === -1 || !Object.prototype.hasOwnProperty.call(node, key)) return;
+    const container = node as Record<string | number, unknown>;
+    const child = container[key];
+    if (child === null || typeof child !== 'object') return;
+    let copy = child as Record<string, unknown> | unknown[];
+    if (!owned.has(copy)) {
+      copy = Array.isArray(copy) ? [...copy] : { ...copy };
+      owned.add(copy);
+      container[key] = copy;
+    }
+    node = copy;
   }
 }
 

@@ -1,7 +1,7 @@
 import { sleep } from '../shared/async.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
-import { canonicalJson } from '../shared/jcs.js';
+import { canonicalJson, canonicalJsonShared } from '../shared/jcs.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { ACP_DEFAULT_ACCEPTED_VERSIONS, type Kind } from './constants.js';
 import { assertPatchPolicy } from './delta.js';
@@ -74,6 +74,9 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
   const logger = options.logger ?? silentLogger;
   const versions = options.acceptedVersions ?? ACP_DEFAULT_ACCEPTED_VERSIONS;
   const cache = createStateCache(options.stateCacheSize ?? 1000);
+  // Canonical text of state subtrees by identity: states are never mutated (deltas copy on write), so
+  // the next state of a transaction re-serialises only what changed.
+  const canonicalMemo = new WeakMap<object, string>();
 
   async function ingest(raw: unknown, context: { secure: boolean }): Promise<AcpAck> {
     const envelope = parseEnvelope(raw);
@@ -110,7 +113,7 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
         transactionId: envelope.transaction_id,
         expectedVersion: head?.version ?? 0,
         envelope: { envelopeId: envelope.envelope_id, kind, parentEnvelopeId: envelope.parent_envelope_id, text, receivedAt: snapshot.produced_at },
-        state: { envelopeId: snapshot.envelope_id, text: canonicalJson(snapshot) },
+        state: { envelopeId: snapshot.envelope_id, text: canonicalJsonShared(snapshot, canonicalMemo) },
         events,
         firstSeq: (head?.eventCount ?? 0) + 1,
       });

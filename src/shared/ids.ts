@@ -6,16 +6,36 @@ export interface IdSource {
   newId(prefix?: string): string;
 }
 
+const POOL_SIZE = 16 * 1024;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+/**
+ * Fills `target` from `start` with cryptographically random bytes drawn from a pool refilled in 16 KiB
+ * blocks: one `randomBytes` call serves about 1,600 UUIDs instead of one call each. Bytes are never reused.
+ */
+function takeRandom(target: Buffer, start: number): void {
+  const need = target.length - start;
+  if (poolOffset + need > pool.length) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  pool.copy(target, start, poolOffset, poolOffset + need);
+  poolOffset += need;
+}
+
 /**
  * RFC 9562 UUIDv7: 48-bit Unix milliseconds, version 7, 74 random bits. Sortable by creation time,
  * which keeps database indexes on ids append-mostly.
  */
 export function uuidv7(nowMs: number = Date.now()): string {
-  const bytes = randomBytes(16);
-  let ms = BigInt(nowMs);
+  const bytes = Buffer.allocUnsafe(16);
+  takeRandom(bytes, 6);
+  // 48 bits fit a double exactly; no BigInt needed.
+  let ms = Math.floor(nowMs);
   for (let i = 5; i >= 0; i--) {
-    bytes[i] = Number(ms & 0xffn);
-    ms >>= 8n;
+    bytes[i] = ms % 256;
+    ms = Math.floor(ms / 256);
   }
   bytes[6] = (bytes[6]! & 0x0f) | 0x70;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { LocalError } from '../shared/errors.js';
+import { QueryShapes } from './query-shapes.js';
 import {
   TaskOutcomeSchema,
   type AcmpTaskRecord,
@@ -63,6 +64,7 @@ export const acmpMigrations: MigrationSet = { id: 'acmp', migrations: { '0001_ac
  */
 export class KyselyAcmpTaskStore implements AcmpTaskStore {
   private readonly db: Kysely<Tables>;
+  private readonly shapes = new QueryShapes();
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shared Database instance is untyped
   constructor(db: Kysely<any>) {
@@ -70,30 +72,33 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
   }
 
   async claim(task: NewAcmpTask): Promise<{ claimed: true } | { claimed: false; existing: AcmpTaskRecord }> {
-    const inserted = await this.db
-      .insertInto(TABLE)
-      .values({
-        task_id: task.taskId,
-        params_hash: task.paramsHash,
-        owner_id: task.ownerId,
-        state: 'running',
-        created_at: task.createdAt,
-        alive_at: task.createdAt,
-        deadline_at: task.deadlineAt,
-        cancel_requested: 0,
-        outcome: null,
-        finished_at: null,
-      })
-      .onConflict((oc) => oc.column('task_id').doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true };
+    const values = {
+      task_id: task.taskId,
+      params_hash: task.paramsHash,
+      owner_id: task.ownerId,
+      state: 'running',
+      created_at: task.createdAt,
+      alive_at: task.createdAt,
+      deadline_at: task.deadlineAt,
+      cancel_requested: 0,
+      outcome: null,
+      finished_at: null,
+    };
+    const inserted = await this.shapes.run(this.db, 'claim', Object.values(values), () =>
+      this.db
+        .insertInto(TABLE)
+        .values(values)
+        .onConflict((oc) => oc.column('task_id').doNothing()),
+    );
+    if (Number(inserted.numAffectedRows ?? 0n) === 1) return { claimed: true };
     const existing = await this.get(task.taskId);
     if (!existing) throw new LocalError('INVALID_STATE', 'claimed task row vanished');
     return { claimed: false, existing };
   }
 
   async get(taskId: string): Promise<AcmpTaskRecord | undefined> {
-    const row = await this.db.selectFrom(TABLE).selectAll().where('task_id', '=', taskId).executeTakeFirst();
+    const { rows } = await this.shapes.run(this.db, 'get', [taskId], () => this.db.selectFrom(TABLE).selectAll().where('task_id', '=', taskId));
+    const row = rows[0];
     return row && decodeRow(row);
   }
 
@@ -110,15 +115,21 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
   }
 
   async finish(taskId: string, outcome: TaskOutcome, finishedAt: number, condition?: FinishCondition): Promise<boolean> {
-    let query = this.db
-      .updateTable(TABLE)
-      .set({ state: 'finished', outcome: JSON.stringify(outcome), finished_at: finishedAt })
-      .where('task_id', '=', taskId)
-      .where('state', '=', 'running');
-    if (condition?.ownerId !== undefined) query = query.where('owner_id', '=', condition.ownerId);
-    if (condition?.aliveBefore !== undefined) query = query.where('alive_at', '<', condition.aliveBefore);
-    const result = await query.executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    const text = JSON.stringify(outcome);
+    const owner = condition?.ownerId;
+    const aliveBefore = condition?.aliveBefore;
+    const parameters = ['finished', text, finishedAt, taskId, 'running', ...(owner !== undefined ? [owner] : []), ...(aliveBefore !== undefined ? [aliveBefore] : [])];
+    const result = await this.shapes.run(this.db, `finish:${owner !== undefined}:${aliveBefore !== undefined}`, parameters, () => {
+      let query = this.db
+        .updateTable(TABLE)
+        .set({ state: 'finished', outcome: text, finished_at: finishedAt })
+        .where('task_id', '=', taskId)
+        .where('state', '=', 'running');
+      if (owner !== undefined) query = query.where('owner_id', '=', owner);
+      if (aliveBefore !== undefined) query = query.where('alive_at', '<', aliveBefore);
+      return query;
+    });
+    return Number(result.numAffectedRows ?? 0n) === 1;
   }
 
   async requestCancel(taskId: string): Promise<boolean> {

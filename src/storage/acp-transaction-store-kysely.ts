@@ -10,6 +10,7 @@ import type {
   TransactionStore,
 } from '../acpspec/transaction-store.js';
 import type { MigrationSet } from './migrations.js';
+import { QueryShapes } from './query-shapes.js';
 
 /** Table shapes of the `acp` migration set. */
 export interface AcpTables {
@@ -99,6 +100,7 @@ class Rollback extends Error {
  */
 export class KyselyTransactionStore implements TransactionStore {
   private readonly db: Kysely<AcpTables>;
+  private readonly shapes = new QueryShapes();
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   constructor(db: Kysely<any>) {
@@ -106,11 +108,13 @@ export class KyselyTransactionStore implements TransactionStore {
   }
 
   async findEnvelope(envelopeId: string): Promise<StoredEnvelope | undefined> {
-    const row = await this.db
-      .selectFrom('acp_envelopes')
-      .select(['envelope_id', 'transaction_id', 'kind', 'body', 'state_envelope_id'])
-      .where('envelope_id', '=', envelopeId)
-      .executeTakeFirst();
+    const { rows } = await this.shapes.run(this.db, 'findEnvelope', [envelopeId], () =>
+      this.db
+        .selectFrom('acp_envelopes')
+        .select(['envelope_id', 'transaction_id', 'kind', 'body', 'state_envelope_id'])
+        .where('envelope_id', '=', envelopeId),
+    );
+    const row = rows[0];
     if (!row) return undefined;
     return {
       envelopeId: row.envelope_id,
@@ -122,11 +126,10 @@ export class KyselyTransactionStore implements TransactionStore {
   }
 
   async head(transactionId: string): Promise<TransactionHead | undefined> {
-    const row = await this.db
-      .selectFrom('acp_transactions')
-      .selectAll()
-      .where('transaction_id', '=', transactionId)
-      .executeTakeFirst();
+    const { rows } = await this.shapes.run(this.db, 'head', [transactionId], () =>
+      this.db.selectFrom('acp_transactions').selectAll().where('transaction_id', '=', transactionId),
+    );
+    const row = rows[0];
     if (!row) return undefined;
     return {
       transactionId: row.transaction_id,
@@ -152,26 +155,26 @@ export class KyselyTransactionStore implements TransactionStore {
   async commit(commit: IngestCommit): Promise<CommitResult> {
     try {
       const version = await this.db.transaction().execute(async (trx) => {
-        const version = await moveHead(trx, commit);
-        const inserted = await trx
-          .insertInto('acp_envelopes')
-          .values({
-            envelope_id: commit.envelope.envelopeId,
-            transaction_id: commit.transactionId,
-            kind: commit.envelope.kind,
-            parent_envelope_id: commit.envelope.parentEnvelopeId ?? null,
-            state_envelope_id: commit.state.envelopeId,
-            received_at: commit.envelope.receivedAt,
-            body: commit.envelope.text,
-          })
-          .onConflict((oc) => oc.column('envelope_id').doNothing())
-          .executeTakeFirst();
-        if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== 1) throw new Rollback('duplicate');
+        const version = await moveHead(trx, this.shapes, commit);
+        const values = {
+          envelope_id: commit.envelope.envelopeId,
+          transaction_id: commit.transactionId,
+          kind: commit.envelope.kind,
+          parent_envelope_id: commit.envelope.parentEnvelopeId ?? null,
+          state_envelope_id: commit.state.envelopeId,
+          received_at: commit.envelope.receivedAt,
+          body: commit.envelope.text,
+        };
+        const inserted = await this.shapes.run(trx, 'insertEnvelope', Object.values(values), () =>
+          trx
+            .insertInto('acp_envelopes')
+            .values(values)
+            .onConflict((oc) => oc.column('envelope_id').doNothing()),
+        );
+        if (Number(inserted.numAffectedRows ?? 0n) !== 1) throw new Rollback('duplicate');
         if (commit.events.length > 0) {
-          await trx
-            .insertInto('acp_events')
-            .values(commit.events.map((event, i) => eventRow(commit, event, i)))
-            .execute();
+          const rows = commit.events.map((event, i) => eventRow(commit, event, i));
+          await this.shapes.run(trx, `insertEvents:${rows.length}`, rows.flatMap((r) => Object.values(r)), () => trx.insertInto('acp_events').values(rows));
         }
         return version;
       });
@@ -200,7 +203,7 @@ function eventRow(commit: IngestCommit, event: AcpEvent, index: number): AcpTabl
 }
 
 /** Moves the head by compare-and-set; returns the new version or rolls back as `stale`. */
-async function moveHead(trx: Kysely<AcpTables>, commit: IngestCommit): Promise<number> {
+async function moveHead(trx: Kysely<AcpTables>, shapes: QueryShapes, commit: IngestCommit): Promise<number> {
   const version = commit.expectedVersion + 1;
   const eventCount = commit.firstSeq - 1 + commit.events.length;
   const row = {
@@ -213,20 +216,20 @@ async function moveHead(trx: Kysely<AcpTables>, commit: IngestCommit): Promise<n
   };
   const result =
     commit.expectedVersion === 0
-      ? await trx
-          .insertInto('acp_transactions')
-          .values({ transaction_id: commit.transactionId, ...row })
-          .onConflict((oc) => oc.column('transaction_id').doNothing())
-          .executeTakeFirst()
-      : await trx
-          .updateTable('acp_transactions')
-          .set(row)
-          .where('transaction_id', '=', commit.transactionId)
-          .where('version', '=', commit.expectedVersion)
-          .where('event_count', '=', commit.firstSeq - 1)
-          .executeTakeFirst();
-  const changed = 'numInsertedOrUpdatedRows' in result ? result.numInsertedOrUpdatedRows : result.numUpdatedRows;
-  if (Number(changed ?? 0n) !== 1) throw new Rollback('stale');
+      ? await shapes.run(trx, 'insertHead', [commit.transactionId, ...Object.values(row)], () =>
+          trx
+            .insertInto('acp_transactions')
+            .values({ transaction_id: commit.transactionId, ...row })
+            .onConflict((oc) => oc.column('transaction_id').doNothing()),
+        )
+      : await shapes.run(trx, 'updateHead', [...Object.values(row), commit.transactionId, commit.expectedVersion, commit.firstSeq - 1], () =>
+          trx
+            .updateTable('acp_transactions')
+            .set(row)
+            .where('transaction_id', '=', commit.transactionId)
+            .where('version', '=', commit.expectedVersion)
+            .where('event_count', '=', commit.firstSeq - 1),
+        );
+  if (Number(result.numAffectedRows ?? 0n) !== 1) throw new Rollback('stale');
   return version;
 }
-

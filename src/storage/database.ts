@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { LocalError } from '../shared/errors.js';
 
@@ -60,10 +60,43 @@ export function openDatabase(options: DatabaseOptions): Database {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     return { db, dialect: 'sqlite', url: `sqlite:${file}`, location: file, close: () => db.destroy() };
   }
   throw new LocalError('CONFIG_INVALID', `unsupported database URL scheme "${scheme}" (use postgres:// or sqlite:)`);
+}
+
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * The SQLite handle Kysely sees, with a least-recently-used cache of prepared statements keyed by SQL
+ * text: Kysely's SQLite driver prepares every query it runs, and preparing costs more than running our
+ * small statements. A statement that is still busy (an open `iterate()` of a streamed query) is never
+ * handed out twice; a fresh one is prepared instead. SQLite re-prepares cached statements by itself
+ * after a schema change.
+ */
+function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    prepare(sql: string) {
+      const cached = cache.get(sql);
+      if (cached && !cached.busy) {
+        cache.delete(sql);
+        cache.set(sql, cached);
+        return cached;
+      }
+      const statement = sqlite.prepare(sql);
+      if (!cached) {
+        cache.set(sql, statement);
+        if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      return statement;
+    },
+    close() {
+      cache.clear();
+      sqlite.close();
+    },
+  };
 }
 
 /** Removes the password from a URL for logs and messages. */

@@ -1,0 +1,47 @@
+/** IPC messages between the benchmark orchestrator (run.ts), the server and the load generator. */
+
+/** Which server a child process runs. */
+export type ServerSpec =
+  | { kind: 'baseline'; store: 'memory' | 'sqlite' }
+  | { kind: 'ours'; store: 'memory' | 'sqlite'; acmp: boolean; acp: boolean; heartbeats: boolean; tls: boolean };
+
+export type ParentToServer = { type: 'stats'; gc?: boolean } | { type: 'close' };
+export type ServerToParent =
+  | { type: 'ready'; url: string; caCert?: string }
+  | { type: 'stats'; cpu: NodeJS.CpuUsage; rss: number };
+
+/** What the load generator sends. */
+export type Scenario =
+  | { kind: 'sdk-message' }
+  | { kind: 'sdk-task' }
+  | { kind: 'sdk-stream'; events: number }
+  | { kind: 'acmp-invoke' }
+  | { kind: 'acmp-stream'; chunks: number; heartbeats: boolean }
+  | { kind: 'acp-a2a' }
+  | { kind: 'acp-https' };
+
+export interface LoadSpec {
+  url: string;
+  caCert?: string;
+  scenario: Scenario;
+  concurrency: number;
+  warmup: number;
+  count: number;
+}
+
+export type ParentToLoad = { type: 'run'; spec: LoadSpec } | { type: 'go' };
+export type LoadToParent =
+  | { type: 'warmed' }
+  | { type: 'result'; result: LoadResult }
+  | { type: 'error'; message: string };
+
+export interface LoadResult {
+  count: number;
+  elapsedMs: number;
+  /** Latencies of each request in ms, sorted ascending. */
+  latencies: number[];
+  /** SSE events received (streams), or responses. */
+  events: number;
+  errors: number;
+  firstError?: string;
+}

@@ -1,0 +1,248 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import type { InProcessSpec } from './acp-inprocess.js';
+import { LoadGen, runChild, serverNodeArgs, startServer, type ServerProc } from './procs.js';
+import type { LoadResult, Scenario, ServerSpec } from './protocol.js';
+import { metricsOf, ratioTable, Results, type RatioLine } from './report.js';
+import { fmt } from './stats.js';
+
+/**
+ * `npm run bench [-- --quick] [--only a2a,sqlite,acp,memory] [--reps N] [--pg URL] [--profile DIR]`: our bindings against the raw
+ * SDK on this machine. Servers and the load generator are separate processes; every repetition starts
+ * fresh servers and alternates which side goes first, so drift hits both sides.
+ */
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    reps: { type: 'string' },
+    pg: { type: 'string' },
+    profile: { type: 'string' },
+  },
+});
+// --profile DIR: every server (and in-process run) writes a V8 CPU profile into DIR.
+if (flags.profile) serverNodeArgs.push('--cpu-prof', `--cpu-prof-dir=${flags.profile}`);
+const quick = flags.quick ?? false;
+const groups = new Set((flags.only ?? 'a2a,sqlite,acp,memory').split(','));
+if (quick) groups.delete('memory');
+// The smoke run does one repetition (its figures are a check, not a result); real runs do at least 3.
+const reps = Number(flags.reps ?? (quick ? 1 : 3));
+const pgUrl = flags.pg ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const n = (full: number, small: number): number => (quick ? small : full);
+const counts = { warmup: n(200, 30), c1: n(400, 60), c16: n(1500, 200), c64: n(1500, 200), streams: n(400, 60), longStreams: n(5, 1), long: n(1000, 200) };
+
+const results = new Results();
+const load = new LoadGen();
+const log = (line: string): void => void process.stdout.write(`${line}\n`);
+
+function environment(): Record<string, string> {
+  // The SDK's exports do not list package.json: read it next to the resolved entry point (dist/index.js).
+  const entry = createRequire(import.meta.url).resolve('@a2a-js/sdk');
+  const sdk = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version: string };
+  return {
+    node: process.version,
+    sdk: `@a2a-js/sdk ${sdk.version}`,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: String(availableParallelism()),
+    memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+    platform: `${process.platform} ${process.arch}`,
+    mode: quick ? 'quick' : 'full',
+    repetitions: String(reps),
+  };
+}
+
+async function measure(key: string, group: string, label: string, server: ServerProc, scenario: Scenario, concurrency: number, count: number, unit = 'ops', warmup = counts.warmup): Promise<void> {
+  const measured = await load.measure(server, { scenario, concurrency, warmup, count });
+  const m = results.add(key, group, label, unit, metricsOf(measured));
+  log(`  ${label.padEnd(58)} ${fmt(m.opsPerSec).padStart(8)} ${unit}/s  p99 ${fmt(m.p99)} ms  cpu ${fmt(m.cpuUsPerOp)} µs/op`);
+}
+
+/** Runs `steps` in order on even repetitions and in reverse on odd ones (baseline/ours interleaved). */
+async function interleaved(rep: number, steps: (() => Promise<void>)[]): Promise<void> {
+  for (const step of rep % 2 === 0 ? steps : [...steps].reverse()) await step();
+}
+
+async function withServers<T extends Record<string, ServerSpec>>(specs: T, body: (servers: { [K in keyof T]: ServerProc }) => Promise<void>): Promise<void> {
+  const entries = await Promise.all(Object.entries(specs).map(async ([k, spec]) => [k, await startServer(spec)] as const));
+  const servers = Object.fromEntries(entries) as { [K in keyof T]: ServerProc };
+  try {
+    await body(servers);
+  } finally {
+    await Promise.all(entries.map(([, s]) => s.close()));
+  }
+}
+
+const ours = (over: Partial<Extract<ServerSpec, { kind: 'ours' }>> = {}): ServerSpec => ({ kind: 'ours', store: 'memory', acmp: true, acp: false, heartbeats: true, tls: false, ...over });
+
+async function a2aGroup(rep: number): Promise<void> {
+  const g = 'a2a';
+  // `on` and `off` serve only the heartbeat comparison, so both have the same history (JIT warmth).
+  const specs = { base: { kind: 'baseline', store: 'memory' }, inv: ours(), on: ours(), off: ours({ heartbeats: false }) } as const;
+  await withServers(specs, async ({ base, inv, on, off }) => {
+    await measure('msg', g, 'baseline: message-path echo, c16', base, { kind: 'sdk-message' }, 16, counts.c16);
+    for (const [c, count] of [[1, counts.c1], [16, counts.c16], [64, counts.c64]] as const) {
+      await interleaved(rep, [
+        () => measure(`task-c${c}`, g, `baseline: task path, c${c}`, base, { kind: 'sdk-task' }, c, count),
+        () => measure(`invoke-c${c}`, g, `ours: ACMP invoke (non-streamed), c${c}`, inv, { kind: 'acmp-invoke' }, c, count),
+      ]);
+    }
+    const stream = (chunks: number, heartbeats: boolean) => ({ kind: 'acmp-stream' as const, chunks, heartbeats });
+    await interleaved(rep, [
+      () => measure('sdk-stream', g, 'baseline: stream of 10 events, c16', base, { kind: 'sdk-stream', events: 10 }, 16, counts.streams, 'streams'),
+      () => measure('stream', g, 'ours: ACMP stream 10 chunks (heartbeats on), c16', inv, stream(10, false), 16, counts.streams, 'streams'),
+    ]);
+    await interleaved(rep, [
+      () => measure('stream-hb', g, 'ours: stream 10 chunks, heartbeats on, c16', on, stream(10, false), 16, counts.streams, 'streams'),
+      () => measure('stream-nohb', g, 'ours: stream 10 chunks, heartbeats off, c16', off, stream(10, false), 16, counts.streams, 'streams'),
+    ]);
+    await interleaved(rep, [
+      () => measure('stream-xhb-on', g, 'ours: 10 chunks + 10 explicit heartbeats, on, c16', on, stream(10, true), 16, counts.streams, 'streams'),
+      () => measure('stream-xhb-off', g, 'ours: 10 chunks + 10 explicit heartbeats, off, c16', off, stream(10, true), 16, counts.streams, 'streams'),
+    ]);
+    await interleaved(rep, [
+      () => measure('sdk-stream10-c1', g, 'baseline: stream of 10 events, c1', base, { kind: 'sdk-stream', events: 10 }, 1, counts.c1 / 5, 'streams', 20),
+      () => measure('sdk-stream1000-c1', g, `baseline: stream of ${counts.long} events, c1`, base, { kind: 'sdk-stream', events: counts.long }, 1, 1, 'streams', 0),
+      () => measure('stream10-c1', g, 'ours: ACMP stream 10 chunks, c1', off, stream(10, false), 1, counts.c1 / 5, 'streams', 20),
+      () => measure('stream100-c1', g, 'ours: ACMP stream 100 chunks, c1', off, stream(100, false), 1, counts.c1 / 10, 'streams', 5),
+      () => measure('stream1000-c1', g, `ours: ACMP stream ${counts.long} chunks, c1`, off, stream(counts.long, false), 1, counts.longStreams, 'streams', 1),
+    ]);
+  });
+}
+
+async function sqliteGroup(rep: number): Promise<void> {
+  await withServers({ base: { kind: 'baseline', store: 'sqlite' }, mine: ours({ store: 'sqlite' }) }, async ({ base, mine }) => {
+    await interleaved(rep, [
+      () => measure('sqlite-task-c16', 'sqlite', 'baseline: task path, SQLite store, c16', base, { kind: 'sdk-task' }, 16, counts.c16 / 2),
+      () => measure('sqlite-invoke-c16', 'sqlite', 'ours: ACMP invoke, SQLite stores, c16', mine, { kind: 'acmp-invoke' }, 16, counts.c16 / 2),
+    ]);
+  });
+}
+
+async function pgReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function acpGroup(rep: number, withPg: boolean): Promise<void> {
+  const inProcess = async (store: 'sqlite' | 'postgres'): Promise<void> => {
+    const spec: InProcessSpec = { store, pgUrl, warmup: n(500, 100), count: n(4000, 600) };
+    const result = await runChild<LoadResult & { cpuUs: number }>('./acp-inprocess.ts', spec);
+    const m = results.add(`acp-inproc-${store}`, 'acp', `ACPspec in process, ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, 'envelopes', metricsOf({ load: result, serverCpuUs: result.cpuUs, rss: NaN }));
+    log(`  ACPspec in process (${store})`.padEnd(60) + `${fmt(m.opsPerSec).padStart(8)} envelopes/s  p99 ${fmt(m.p99)} ms`);
+  };
+  await interleaved(rep, [() => inProcess('sqlite'), ...(withPg ? [() => inProcess('postgres')] : [])]);
+  await withServers({ acp: ours({ store: 'sqlite', acmp: false, acp: true, tls: true }) }, async ({ acp }) => {
+    await interleaved(rep, [
+      () => measure('acp-a2a', 'acp', 'ACPspec over A2A JSON-RPC (TLS, SQLite), c16', acp, { kind: 'acp-a2a' }, 16, n(1500, 200), 'envelopes'),
+      () => measure('acp-https', 'acp', 'ACPspec over HTTPS (TLS, SQLite), c16', acp, { kind: 'acp-https' }, 16, n(1500, 200), 'envelopes'),
+    ]);
+  });
+}
+
+/** RSS of one server after 10k and after 100k ACMP tasks on SQLite (one repetition: it is long). */
+async function memoryGroup(): Promise<{ at10k: number; at100k: number }> {
+  const server = await startServer(ours({ store: 'sqlite' }), { exposeGc: true });
+  try {
+    const idle = (await server.stats(true)).rss;
+    let done = 0;
+    const rssAt: number[] = [];
+    for (const target of [10_000, 100_000]) {
+      while (done < target) {
+        const batch = Math.min(10_000, target - done);
+        const measured = await load.measure(server, { scenario: { kind: 'acmp-invoke' }, concurrency: 16, warmup: 0, count: batch });
+        done += batch;
+        const m = metricsOf(measured);
+        log(`  ACMP tasks on SQLite: ${done.toLocaleString('en-US')} done, ${fmt(m.opsPerSec)} invokes/s, cpu ${fmt(m.cpuUsPerOp)} µs/op, RSS ${fmt(m.rssMb)} MB`);
+      }
+      rssAt.push((await server.stats(true)).rss / 2 ** 20);
+    }
+    results.notes.push(`memory: idle ${fmt(idle / 2 ** 20)} MB, after 10k tasks ${fmt(rssAt[0]!)} MB, after 100k ${fmt(rssAt[1]!)} MB (RSS after a full GC)`);
+    return { at10k: rssAt[0]!, at100k: rssAt[1]! };
+  } finally {
+    await server.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const env = environment();
+  log('# a2a-commerce benchmarks\n');
+  for (const [k, v] of Object.entries(env)) log(`- ${k}: ${v}`);
+  const withPg = groups.has('acp') && (await pgReachable());
+  if (groups.has('acp') && !withPg) results.notes.push(`PostgreSQL not reachable at ${pgUrl}: in-process PostgreSQL skipped`);
+  const started = Date.now();
+  for (let rep = 0; rep < reps; rep++) {
+    log(`\n## repetition ${rep + 1}/${reps}`);
+    if (groups.has('a2a')) await a2aGroup(rep);
+    if (groups.has('sqlite')) await sqliteGroup(rep);
+    if (groups.has('acp')) await acpGroup(rep, withPg);
+  }
+  const memory = groups.has('memory') ? (log('\n## memory'), await memoryGroup()) : undefined;
+  load.close();
+
+  const lines: RatioLine[] = [
+    { label: 'ACMP invoke / baseline task path, c1', value: results.ratio('invoke-c1', 'task-c1') },
+    { label: 'ACMP invoke / baseline task path, c16', value: results.ratio('invoke-c16', 'task-c16'), target: { text: '≥ 0.9', met: (v) => v >= 0.9 } },
+    { label: 'ACMP invoke / baseline task path, c64', value: results.ratio('invoke-c64', 'task-c64') },
+    { label: 'server CPU per op, baseline task path / ACMP invoke, c16', value: results.ratio('task-c16', 'invoke-c16', (m) => m.cpuUsPerOp) },
+    { label: 'ACMP invoke / baseline task path, SQLite, c16', value: results.ratio('sqlite-invoke-c16', 'sqlite-task-c16') },
+    { label: 'ACMP stream (10 chunks) / baseline stream (10 events), c16', value: results.ratio('stream', 'sdk-stream') },
+    { label: 'heartbeats on / off (interval timer, 10 chunks), streams/s', value: results.ratio('stream-hb', 'stream-nohb'), target: { text: '≥ 0.9 (cost ≤ 10%)', met: (v) => v >= 0.9 } },
+    { label: 'server CPU per stream, heartbeats off / on (interval timer)', value: results.ratio('stream-nohb', 'stream-hb', (m) => m.cpuUsPerOp) },
+    { label: 'heartbeats on / off (10 explicit heartbeats per stream), streams/s', value: results.ratio('stream-xhb-on', 'stream-xhb-off') },
+    {
+      label: `ours: marginal CPU per chunk, 100→${counts.long} / 10→100 chunks`,
+      value: results.combine(['stream10-c1', 'stream100-c1', 'stream1000-c1'], ([a, b, c]) => (c!.cpuUsPerOp - b!.cpuUsPerOp) / (counts.long - 100) / ((b!.cpuUsPerOp - a!.cpuUsPerOp) / 90)),
+      target: { text: '≈ 1 (flat)', met: (v) => v <= 1.25 },
+    },
+    {
+      label: `baseline: CPU per event, ${counts.long}-event / 10-event stream`,
+      value: results.combine(['sdk-stream10-c1', 'sdk-stream1000-c1'], ([a, b]) => b!.cpuUsPerOp / counts.long / (a!.cpuUsPerOp / 10)),
+    },
+    { label: 'ACPspec over HTTPS / over A2A, envelopes/s', value: results.ratio('acp-https', 'acp-a2a') },
+  ];
+  const inproc = results.spreadOf('acp-inproc-sqlite', (m) => m.opsPerSec);
+  const report = [
+    '# a2a-commerce benchmark results',
+    '',
+    ...Object.entries(env).map(([k, v]) => `- ${k}: ${v}`),
+    `- duration: ${Math.round((Date.now() - started) / 1000)} s`,
+    '',
+    '## A2A JSON-RPC, in-memory stores (median (min–max) over repetitions; other columns: median)',
+    results.table('a2a'),
+    '',
+    '## A2A JSON-RPC, SQLite stores',
+    results.table('sqlite'),
+    '',
+    '## ACPspec (SQLite unless named)',
+    results.table('acp'),
+    '',
+    '## Ratios (computed per repetition, ours / baseline in the same repetition)',
+    ratioTable(lines),
+    '',
+    '## Other targets',
+    `- ACPspec in process on SQLite ≥ 10,000 envelopes/s: ${inproc ? `${fmt(inproc.median)} (${fmt(inproc.min)}–${fmt(inproc.max)})/s — ${inproc.median >= 10_000 ? 'met' : '**missed**'}` : 'not measured'}`,
+    `- RSS within ±20% between 10k and 100k ACMP tasks (SQLite): ${memory ? `${fmt(memory.at10k)} MB → ${fmt(memory.at100k)} MB (${((memory.at100k / memory.at10k - 1) * 100).toFixed(1)}%) — ${Math.abs(memory.at100k / memory.at10k - 1) <= 0.2 ? 'met' : '**missed**'}` : 'not measured (--quick)'}`,
+    ...results.notes.map((note) => `- ${note}`),
+  ].join('\n');
+  log(`\n${report}`);
+  const dir = new URL('./results/', import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(new URL(`latest${quick ? '-quick' : ''}.md`, dir), `${report}\n`);
+  writeFileSync(new URL(`latest${quick ? '-quick' : ''}.json`, dir), JSON.stringify({ env, ...results.toJSON() }, null, 2));
+}
+
+main().catch((error: unknown) => {
+  load.close();
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});
