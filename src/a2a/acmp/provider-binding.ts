@@ -296,19 +296,23 @@ class AcmpA2ABinding implements AcmpBinding {
   private async waitTerminal(taskId: string, context: ServerCallContext): Promise<Task> {
     const deadline = AbortSignal.timeout(CANCEL_WAIT_MS);
     for (;;) {
+      const outcome = await this.provider.outcome(taskId);
       const task = await this.store().load(taskId, context);
       if (!task) throw new LocalError('NOT_FOUND', 'the task disappeared while it was being cancelled');
-      // A task that reached a terminal state meanwhile keeps it (A2A: terminal states are final).
-      if (task.status && TERMINAL_STATES.has(task.status.state)) return task;
-      const outcome = await this.provider.outcome(taskId);
       if (outcome?.kind === 'error' && outcome.error.code === ACMP_CODE.cancelled) {
-        const message = acmpAgentMessage(encodeErrorRoot(outcome.error), this.ids.newId('msg'), task.id, task.contextId);
+        // The work was cancelled: A2A requires `canceled`, also over the owner's `completed` record of the
+        // same -33004 outcome (the owner's host did not see the A2A cancel).
+        if (task.status?.state === TaskState.TASK_STATE_CANCELED) return task;
+        const recorded = task.status && TERMINAL_STATES.has(task.status.state) ? task.status.message : undefined;
+        const message = recorded ?? acmpAgentMessage(encodeErrorRoot(outcome.error), this.ids.newId('msg'), task.id, task.contextId);
         const timestamp = new Date(this.clock.now()).toISOString();
-        const final: Task = { ...task, status: { state: TaskState.TASK_STATE_CANCELED, message, timestamp }, history: [...task.history, message] };
+        const history = recorded ? task.history : [...task.history, message];
+        const final: Task = { ...task, status: { state: TaskState.TASK_STATE_CANCELED, message, timestamp }, history };
         await this.store().save(final, context);
         return final;
       }
-      if (deadline.aborted) return task;
+      // Work that finished before the cancel took effect keeps its terminal state and result.
+      if ((task.status && TERMINAL_STATES.has(task.status.state)) || deadline.aborted) return task;
       await sleep(CANCEL_POLL_MS);
     }
   }
