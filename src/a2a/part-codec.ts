@@ -11,7 +11,7 @@ export type InboundPart =
   | { kind: 'data'; data: unknown; mediaType: string; metadata: Record<string, unknown> | undefined }
   | { kind: 'text'; text: string; mediaType: string }
   | { kind: 'file'; mediaType: string }
-  | { kind: 'empty' };
+  | { kind: 'empty'; mediaType: string };
 
 /** A message as the bindings see it. */
 export interface InboundMessage {
@@ -37,7 +37,8 @@ export function decodePart(part: Part): InboundPart {
     case 'url':
       return { kind: 'file', mediaType: part.mediaType ?? '' };
     case undefined:
-      return { kind: 'empty' };
+      // A part without content keeps its media type, so a binding can still refuse it with its own code.
+      return { kind: 'empty', mediaType: part.mediaType ?? '' };
   }
 }
 
@@ -183,7 +184,6 @@ function normalizePartJson(part: unknown, wire: 'v1' | 'v0.3'): unknown {
 
 /** The media type of a v0.3 data part, carried in its metadata by {@link normalizeInboundMessageJson}. */
 export function partMediaType(part: InboundPart): string {
-  if (part.kind === 'empty') return '';
   if (part.mediaType !== '') return part.mediaType;
   if (part.kind === 'data' && typeof part.metadata?.mediaType === 'string') return part.metadata.mediaType;
   return '';

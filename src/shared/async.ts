@@ -31,14 +31,14 @@ export function sleep(ms: number, options?: { signal?: AbortSignal }): Promise<v
  */
 export function deadlineSignal(ms: number | undefined, ...signals: (AbortSignal | undefined)[]): AbortSignal {
   const inputs = signals.filter((s): s is AbortSignal => s !== undefined);
-  if (ms !== undefined) {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new LocalError('TIMEOUT', `deadline of ${ms} ms passed`)), ms);
-    timer.unref?.();
-    controller.signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
-    inputs.push(controller.signal);
-  }
-  return AbortSignal.any(inputs);
+  if (ms === undefined) return AbortSignal.any(inputs);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new LocalError('TIMEOUT', `deadline of ${ms} ms passed`)), ms);
+  timer.unref?.();
+  const combined = AbortSignal.any([...inputs, controller.signal]);
+  // Whichever input ends it, the timer goes with it (a cancelled hour-long deadline holds nothing).
+  combined.addEventListener('abort', () => clearTimeout(timer), { once: true });
+  return combined;
 }
 
 /**

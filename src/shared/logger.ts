@@ -27,7 +27,8 @@ export function createJsonLogger(options: {
     (level: Exclude<LogLevel, 'silent'>) =>
     (event: string, fields?: LogFields): void => {
       if (RANK[level] < threshold) return;
-      options.write(JSON.stringify({ time: new Date(now()).toISOString(), level, event, ...fields }) + '\n');
+      // The record's own keys come last: a field cannot overwrite time, level or event.
+      options.write(JSON.stringify({ ...fields, time: new Date(now()).toISOString(), level, event }) + '\n');
     };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }

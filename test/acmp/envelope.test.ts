@@ -154,3 +154,11 @@ describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payl
     expect(body.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
   });
 });
+
+describe('parts labelled ACMP that carry no ACMP message (seed §1)', () => {
+  it('refuses an ACMP-typed part with null data with -32600 instead of passing it on', async () => {
+    const host = await acmpHost();
+    const body = await sendRaw(host, { message_id: 'm-null', role: 'user', parts: [{ data: null, media_type: 'application/acmp+json' }] });
+    expect(replyError(body)?.code).toBe(-32600);
+  });
+});

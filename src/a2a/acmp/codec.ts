@@ -10,9 +10,9 @@ const ROOT_KEYS = ['acmp_method', 'acmp_result', 'acmp_error'];
 
 /** True for a part that carries (or tries to carry) an ACMP message. */
 export function isAcmpPart(part: InboundPart): boolean {
-  if (part.kind !== 'data') return false;
+  // Any part labelled ACMP is ours (a text, file or empty one is then refused with -32600).
   if (partMediaType(part) === ACMP_MEDIA_TYPE) return true;
-  return isJsonObject(part.data) && ROOT_KEYS.some((k) => k in (part.data as object));
+  return part.kind === 'data' && isJsonObject(part.data) && ROOT_KEYS.some((k) => k in (part.data as object));
 }
 
 /**
