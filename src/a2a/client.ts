@@ -1,4 +1,3 @@
-import { Agent, fetch as undiciFetch } from 'undici';
 import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type AgentCard } from '@a2a-js/sdk';
 import {
   ClientFactory,
@@ -11,6 +10,7 @@ import {
   type CallInterceptor,
   type Client,
 } from '@a2a-js/sdk/client';
+import { fetchTrusting } from '../shared/fetch.js';
 
 /** How a client reaches an agent. */
 export interface A2AConnectOptions {
@@ -22,14 +22,6 @@ export interface A2AConnectOptions {
   transport?: 'JSONRPC' | 'HTTP+JSON';
   /** A2A wire version to speak; '0.3' uses the SDK's compatibility transports. Default '1.0'. */
   protocolVersion?: '1.0' | '0.3';
-}
-
-/** A fetch that trusts `caCert` in addition to the system roots, or the global fetch. */
-export function fetchWithCa(caCert: string | undefined): typeof fetch {
-  if (caCert === undefined) return fetch;
-  const dispatcher = new Agent({ connect: { ca: caCert } });
-  return (input: Parameters<typeof fetch>[0], init?: RequestInit) =>
-    undiciFetch(input, { ...(init as object), dispatcher });
 }
 
 class BearerInterceptor implements CallInterceptor {
@@ -48,7 +40,7 @@ class BearerInterceptor implements CallInterceptor {
 
 /** Fetches and parses an agent card with the SDK's resolver (v1.0 request; v0.3 cards are normalised). */
 export function fetchAgentCard(agentUrl: string, options: Pick<A2AConnectOptions, 'caCert'> = {}): Promise<AgentCard> {
-  const resolver = new DefaultAgentCardResolver({ fetchImpl: fetchWithCa(options.caCert), legacyCompat: { enabled: true } });
+  const resolver = new DefaultAgentCardResolver({ fetchImpl: fetchTrusting(options.caCert), legacyCompat: { enabled: true } });
   return resolver.resolve(agentUrl.replace(/\/+$/, ''), `/${AGENT_CARD_PATH}`);
 }
 
@@ -57,7 +49,7 @@ export function fetchAgentCard(agentUrl: string, options: Pick<A2AConnectOptions
  * call, and a fetch that trusts the given CA. All A2A client access in this package goes through here.
  */
 export async function createA2AClient(card: AgentCard, options: A2AConnectOptions = {}): Promise<Client> {
-  const fetchImpl = fetchWithCa(options.caCert);
+  const fetchImpl = fetchTrusting(options.caCert);
   const version = options.protocolVersion ?? A2A_PROTOCOL_VERSION;
   const legacyCompat = { enabled: true };
   const interfaces = card.supportedInterfaces.filter(

@@ -24,6 +24,7 @@ export const ACP_ERRORS = {
   ACP_TRANSACTION_UNKNOWN: { httpStatus: 404, retryable: false, message: 'transaction is not known' },
   ACP_TRANSPORT_INSECURE: { httpStatus: 403, retryable: false, message: 'personal data requires a TLS transport' },
   ACP_MESSAGE_NONCONFORMANT: { httpStatus: 400, retryable: false, message: 'message does not follow the binding' },
+  ACP_PAYLOAD_TOO_LARGE: { httpStatus: 413, retryable: false, message: 'request body is larger than the receiver accepts' },
   ACP_INTERNAL: { httpStatus: 500, retryable: true, message: 'internal error' },
 } as const satisfies Record<string, AcpErrorSpec>;
 

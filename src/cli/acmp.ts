@@ -6,7 +6,7 @@ import { ACMP_CODE, AcmpError, acmpErrorSpec } from '../acmp/errors.js';
 import type { AcmpResult, Payload } from '../acmp/messages.js';
 import { verifyProof } from '../acmp/proof.js';
 import { createProgressLine, progressIsTty, type ProgressLine } from './acmp-progress.js';
-import { caFromFlags } from './card.js';
+import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
 
 export const ACMP_USAGE = `Usage:
@@ -21,7 +21,10 @@ invoke        buys one capability over A2A (docs/acmp-a2a-binding.md): shows a l
               heartbeats and chunks on stderr, prints the result JSON on stdout (with the reassembled
               output when streamed) and, with --proof, verifies the result-hash proof.
               --input-type json parses --input as JSON. --task-id makes a retry idempotent.
-              Exits 1 with the ACMP code on stderr when the provider (or the buyer's checks) refuse.`;
+              Exits 1 with the ACMP code on stderr when the provider (or the buyer's checks) refuse.
+
+--token <t>   bearer token; without it, A2AC_TOKEN from the environment (keeps the token out of shell
+              history and the process list).`;
 
 const CONNECT_OPTIONS = { token: { type: 'string' }, 'data-dir': { type: 'string' }, ca: { type: 'string' } } as const;
 
@@ -110,7 +113,7 @@ async function invoke(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: INVOKE_OPTIONS, allowPositionals: true });
   const url = agentUrl(positionals);
   const params = invokeInputFromFlags(values);
-  const buyer = await createAcmpBuyer({ agentUrl: url, token: values.token, caCert: caFromFlags(values, io.env) });
+  const buyer = await createAcmpBuyer({ agentUrl: url, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
   const progress = createProgressLine(io, progressIsTty(io));
   // Ctrl-C cancels the purchase: the buyer sends acmp/cancel (Layer 1 §3.7) before rejecting.
   const interrupt = new AbortController();

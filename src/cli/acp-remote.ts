@@ -5,8 +5,9 @@ import { ACP_KINDS } from '../acpspec/constants.js';
 import { isAcpError, type AcpError } from '../acpspec/errors.js';
 import { createAcpSenderCore, type AcpSenderCore } from '../acpspec/sender.js';
 import { createAcpHttpClient, type AcpHttpClient } from '../http/acp-client.js';
+import { sleep } from '../shared/async.js';
 import { canonicalJson } from '../shared/jcs.js';
-import { caFromFlags } from './card.js';
+import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
 
 /** Flags shared by the remote `acp` sub-commands. */
@@ -20,6 +21,10 @@ export interface AcpRemoteFlags {
   count?: string;
 }
 
+/** First and largest pause before reopening a followed event stream that ended. */
+const FOLLOW_RETRY_MIN_MS = 250;
+const FOLLOW_RETRY_MAX_MS = 5_000;
+
 interface Connection {
   url: string;
   token: string | undefined;
@@ -29,7 +34,11 @@ interface Connection {
 function connect(url: string | undefined, flags: AcpRemoteFlags, io: CliIo): Connection {
   if (!url) throw new UsageError('missing <agent-url>');
   if (!/^https?:\/\//.test(url)) throw new UsageError(`"${url}" is not an http(s) URL`);
-  return { url: url.replace(/\/+$/, ''), token: flags.token, caCert: caFromFlags(flags, io.env) };
+  return {
+    url: url.replace(/\/+$/, ''),
+    token: tokenFromFlags(flags, io.env),
+    caCert: caFromFlags(flags, io.env),
+  };
 }
 
 function httpClient(c: Connection): AcpHttpClient {
@@ -144,15 +153,20 @@ export function acpEvents(positionals: string[], flags: AcpRemoteFlags, io: CliI
     const onSigint = (): void => stop.abort();
     process.once('SIGINT', onSigint);
     try {
-      // The receiver bounds one stream in time; a stream that ends cleanly is resumed after the last seq.
+      // The receiver bounds one stream in time; a stream that ends is resumed after the last seq. The pause
+      // before reopening doubles while streams end without events (a proxy, a receiver going down).
+      let retryMs = FOLLOW_RETRY_MIN_MS;
       for (let cursor = after; !stop.signal.aborted;) {
         for await (const { seq, ...event } of http.follow(transactionId, {
           after: cursor,
           signal: stop.signal,
         })) {
           cursor = seq;
+          retryMs = FOLLOW_RETRY_MIN_MS;
           if (print(seq, event)) return 0;
         }
+        await sleep(retryMs, { signal: stop.signal }).catch(() => undefined);
+        retryMs = Math.min(retryMs * 2, FOLLOW_RETRY_MAX_MS);
       }
     } finally {
       process.off('SIGINT', onSigint);

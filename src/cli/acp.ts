@@ -16,7 +16,8 @@ export const ACP_USAGE = `Usage: a2a-commerce acp <command> [options]
 
 Options:
   --http             use the HTTPS binding instead of A2A (send, state)
-  --token <t>        bearer token
+  --token <t>        bearer token (send, state, events); default: A2AC_TOKEN from the environment,
+                     which keeps the token out of shell history and the process list
   --data-dir <dir>   trust that data directory's self-signed localhost certificate
   --ca <pem>         trust a CA file
   --follow           (events) follow new events

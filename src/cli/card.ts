@@ -26,6 +26,14 @@ export function caFromFlags(values: { ca?: string; 'data-dir'?: string }, env: R
   }
 }
 
+/** Environment fallback for `--token`, so a client's token need not appear in shell history or `ps`. */
+export const TOKEN_ENV = 'A2AC_TOKEN';
+
+/** Bearer token for a client verb: --token, else `A2AC_TOKEN` from the environment. */
+export function tokenFromFlags(values: { token?: string }, env: Record<string, string | undefined>): string | undefined {
+  return values.token ?? (env[TOKEN_ENV] || undefined);
+}
+
 /** Checks of the extensions this package knows: their params must be what the bindings define. */
 const EXTENSION_CHECKS: Record<string, ExtensionParamsCheck> = {
   [ACMP_EXTENSION_URI]: (params) => {

@@ -1,8 +1,8 @@
-import { Agent, fetch as undiciFetch } from 'undici';
 import { ACP_HTTP_ROUTES, ACP_MEDIA_TYPE, ACP_PART_KEYS } from '../acpspec/constants.js';
 import type { AcpAck, AcpEvent, Envelope, SnapshotEnvelope } from '../acpspec/envelope.js';
 import { AcpError, fromAcpErrorObject } from '../acpspec/errors.js';
 import type { AcpSenderTransport } from '../acpspec/sender.js';
+import { fetchTrusting } from '../shared/fetch.js';
 import { isJsonObject } from '../shared/json.js';
 
 /** How to reach a receiver's HTTPS binding. */
@@ -48,17 +48,6 @@ export interface AcpHttpClient {
     transactionId: string,
     options: { after?: number; signal: AbortSignal },
   ): AsyncGenerator<SequencedAcpEvent, void, undefined>;
-}
-
-/**
- * A fetch that trusts `caCert` in addition to the system roots (undici's fetch with its own dispatcher,
- * since a dispatcher of another undici copy cannot be handed to the global fetch), or the global fetch.
- */
-export function fetchTrusting(caCert: string | undefined): typeof fetch {
-  if (caCert === undefined) return fetch;
-  const dispatcher = new Agent({ connect: { ca: caCert } });
-  return (input: Parameters<typeof fetch>[0], init?: RequestInit) =>
-    undiciFetch(input, { ...(init as object), dispatcher });
 }
 
 /**

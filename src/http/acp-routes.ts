@@ -1,4 +1,5 @@
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import { once } from 'node:events';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ACP_HTTP_PREFIX, ACP_MEDIA_TYPE, ACP_PART_KEYS, ACP_SCHEMA_PATH } from '../acpspec/constants.js';
 import { ACP_ERRORS, AcpError, toAcpErrorObject } from '../acpspec/errors.js';
 import type { AcpReceiver } from '../acpspec/receiver.js';
@@ -13,16 +14,20 @@ export interface AcpRoutesOptions {
   /** Bearer authentication for the envelope and transaction routes (the schema stays public). */
   auth: RequestHandler;
   bodyLimitBytes: number;
+  /** Interval of the SSE keep-alive comment while following; default 15 s. */
+  sseKeepaliveMs?: number;
   logger?: Logger;
 }
 
 const MAX_FOLLOW_MS = 30 * 60 * 1000;
+const SSE_KEEPALIVE_MS = 15_000;
 
 /**
  * ACPspec over plain HTTPS (design "HTTPS binding"). Every body we send is canonical (RFC 8785) bytes, so
  * the same envelope is byte-identical here and in the A2A data part (seed "The Conformance Rule"):
  * - `POST /acp/v0.1/envelopes` → `{"acp_ack": …}` with 200 (a new envelope and an idempotent replay alike:
- *   the ack is the same) or `{"acp_error": …}` with the error table's HTTP status;
+ *   the ack is the same) or `{"acp_error": …}` with the error table's HTTP status (a body over the limit is
+ *   `ACP_PAYLOAD_TOO_LARGE`, 413);
  * - `GET /acp/v0.1/transactions/{id}/state` → the state snapshot's bytes;
  * - `GET /acp/v0.1/transactions/{id}/events?after=&limit=` → a page, or `text/event-stream` to follow;
  * - `GET /acp/schemas/0.1/envelope.schema.json` → the schema (public).
@@ -45,6 +50,7 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
   router.post(
     '/envelopes',
     express.raw({ type: () => true, limit: options.bodyLimitBytes }),
+    (error: unknown, _req: Request, res: Response, _next: NextFunction) => fail(res, bodyError(error)),
     async (req: Request, res: Response) => {
       let envelope: unknown;
       try {
@@ -83,7 +89,7 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
     }
     try {
       if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
-        await follow(res, options.receiver, id, after);
+        await follow(res, options.receiver, id, after, options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS);
         return;
       }
       const page = await options.receiver.events(id, { after, limit });
@@ -97,28 +103,65 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
 }
 
 /**
+ * Maps an error of `express.raw` (body-parser's `http-errors`, which carry a `type`) to a coded error, so a
+ * refused body is answered like any other refusal instead of reaching the app's last-resort handler.
+ */
+function bodyError(error: unknown): unknown {
+  const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
+  if (type === 'entity.too.large') return new AcpError('ACP_PAYLOAD_TOO_LARGE');
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the request body could not be read');
+  }
+  return error;
+}
+
+/**
  * Follows the event stream as Server-Sent Events until the client goes away (bounded in time). An unknown
  * transaction is answered with an error object first; after that the headers go out at once, so a follower
  * of a quiet transaction is not left waiting for a response. `id:` is the event's seq, so a reconnecting
- * client resumes with `Last-Event-ID`.
+ * client resumes with `Last-Event-ID`. A comment every `keepaliveMs` keeps proxies from closing a quiet
+ * stream; when the client reads slower than events arrive, writing waits for `drain`.
  */
-async function follow(res: Response, receiver: AcpReceiver, id: string, after: number): Promise<void> {
-  await receiver.events(id, { after, limit: 1 });
+async function follow(
+  res: Response,
+  receiver: AcpReceiver,
+  id: string,
+  after: number,
+  keepaliveMs: number,
+): Promise<void> {
   const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(), MAX_FOLLOW_MS);
-  // The response closes when the client goes away (or when we end it).
+  // Registered before the first await: a client that leaves while the transaction is looked up must still
+  // stop the follower (the response closes when the client goes away, or when we end it).
   res.on('close', () => stop.abort());
-  res.status(200).setHeader('Content-Type', 'text/event-stream');
-  res.setHeader('Cache-Control', 'no-cache');
-  res.flushHeaders();
+  const timer = setTimeout(() => stop.abort(), MAX_FOLLOW_MS);
+  let keepalive: NodeJS.Timeout | undefined;
   try {
+    await receiver.events(id, { after, limit: 1 });
+    if (stop.signal.aborted) return;
+    res.status(200).setHeader('Content-Type', 'text/event-stream');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.flushHeaders();
+    keepalive = setInterval(() => {
+      if (!res.writableNeedDrain) res.write(': keepalive\n\n');
+    }, keepaliveMs);
     for await (const { seq, ...event } of receiver.follow(id, { after, signal: stop.signal })) {
-      res.write(`id: ${seq}\nevent: acp.event\ndata: ${canonicalJson(event)}\n\n`);
+      await write(res, `id: ${seq}\nevent: acp.event\ndata: ${canonicalJson(event)}\n\n`, stop.signal);
     }
   } finally {
     clearTimeout(timer);
+    clearInterval(keepalive);
     stop.abort();
-    if (!res.writableEnded) res.end();
+    if (res.headersSent && !res.writableEnded) res.end();
+  }
+}
+
+/** Writes one chunk; when the socket buffer is full, waits for `drain` (or for the follow to stop). */
+async function write(res: Response, chunk: string, signal: AbortSignal): Promise<void> {
+  if (res.write(chunk)) return;
+  try {
+    await once(res, 'drain', { signal });
+  } catch (error) {
+    if (!signal.aborted) throw error;
   }
 }
 

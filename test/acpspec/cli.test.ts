@@ -9,17 +9,25 @@ import { FIXTURE_DIR } from '../helpers/acp-fixtures.js';
 import { cleanup, tempDir } from '../helpers/host.js';
 import { freshDelta, freshSnapshot, startAcpHost, txId, type AcpTestHost } from './helpers.js';
 
-function capture(): CliIo & { stdout: string[]; stderr: string[] } {
+function capture(env: CliIo['env'] = {}): CliIo & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  return { out: (t) => stdout.push(t), err: (t) => stderr.push(t), env: {}, stdout, stderr };
+  return { out: (t) => stdout.push(t), err: (t) => stderr.push(t), env, stdout, stderr };
+}
+
+/** Runs the CLI with an environment and returns exit code and output. */
+async function cliWithEnv(
+  env: CliIo['env'],
+  argv: string[],
+): Promise<{ code: number; out: string; err: string }> {
+  const io = capture(env);
+  const code = await runCli(argv, io);
+  return { code, out: io.stdout.join('\n'), err: io.stderr.join('\n') };
 }
 
 /** Runs the CLI and returns exit code and output. */
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = capture();
-  const code = await runCli(argv, io);
-  return { code, out: io.stdout.join('\n'), err: io.stderr.join('\n') };
+function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  return cliWithEnv({}, argv);
 }
 
 let dir: string;
@@ -166,6 +174,16 @@ describe('a2a-commerce acp send / state / events', () => {
         (await cli('acp', 'send', guarded.url, path, ...binding, '--token', token, ...trustGuarded)).code,
       ).toBe(0);
     }
+  });
+
+  it('takes the bearer token from A2AC_TOKEN when --token is absent', async () => {
+    const token = 'acp-cli-env-token-0123456789';
+    const guarded = await startAcpHost({ flags: { 'tls-self-signed': true, token: [token] } });
+    const path = file('env-token.json', freshSnapshot(txId('cli-env-token')));
+    const argv = ['acp', 'send', guarded.url, path, '--http', '--data-dir', guarded.config.dataDir];
+    expect((await cliWithEnv({ A2AC_TOKEN: token }, argv)).code).toBe(0);
+    const wrong = await cliWithEnv({ A2AC_TOKEN: 'not-the-token-0123456789' }, argv);
+    expect(wrong.err).toMatch(/HTTP 401/);
   });
 
   it('exits 2 with usage for an unknown sub-command or a missing argument', async () => {

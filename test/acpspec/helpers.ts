@@ -1,7 +1,8 @@
 import type { Kind } from '../../src/acpspec/constants.js';
 import { ACP_MEDIA_TYPE } from '../../src/acpspec/constants.js';
 import type { InboundMessage } from '../../src/a2a/part-codec.js';
-import { createAcpHttpClient, fetchTrusting, type AcpHttpClient } from '../../src/http/acp-client.js';
+import { createAcpHttpClient, type AcpHttpClient } from '../../src/http/acp-client.js';
+import { fetchTrusting } from '../../src/shared/fetch.js';
 import { resolveHostConfig, type HostConfig, type HostFlags } from '../../src/server/config.js';
 import { startHost, type RunningHost } from '../../src/server/host.js';
 import type { HostModule } from '../../src/server/module.js';

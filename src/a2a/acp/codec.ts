@@ -4,7 +4,7 @@ import { AcpError } from '../../acpspec/errors.js';
 import { isJsonObject } from '../../shared/json.js';
 import { decodeMessage, encodeAgentMessage, encodeDataPart, partMediaType, type InboundMessage, type InboundPart } from '../part-codec.js';
 
-/** Keys that mark an object as (part of) an ACPspec envelope. */
+/** Keys of an ACPspec envelope; once a message is claimed, any of them in metadata is a flattened envelope. */
 const ENVELOPE_KEYS: readonly string[] = [...ACP_HEADER_KEYS, ...ACP_OBJECT_KEYS, 'patch'];
 const MEDIA_TYPES = new Set(['', ACP_MEDIA_TYPE, 'application/json']);
 
@@ -12,23 +12,33 @@ function hasEnvelopeKeys(value: unknown): boolean {
   return isJsonObject(value) && Object.keys(value).some((k) => ENVELOPE_KEYS.includes(k));
 }
 
-function isAcpRoot(value: unknown): boolean {
-  return isJsonObject(value) && (ACP_PART_KEYS.stateRequest in value || hasEnvelopeKeys(value));
+/**
+ * A strong ACPspec marker: the state request, or an envelope's `acp_version` together with its
+ * `envelope_id`. Generic names alone (`transaction_id`, `quote`, `events`, `parties`, …) are ordinary
+ * vocabulary that other executors' messages use too, so they never claim a message.
+ */
+function hasStrongMarker(value: unknown): boolean {
+  if (!isJsonObject(value)) return false;
+  return ACP_PART_KEYS.stateRequest in value || ('acp_version' in value && 'envelope_id' in value);
 }
 
 /**
- * True for a part that carries (or tries to carry) ACPspec content: a data part with ACPspec content, or
- * any part labelled with the ACPspec media type — an envelope sent as text or a file is claimed so that it
- * is refused as non-conformant instead of reaching another executor.
+ * True for a part that carries (or tries to carry) ACPspec content: any part labelled with the ACPspec
+ * media type — an envelope sent as text or a file is claimed so that it is refused as non-conformant
+ * instead of reaching another executor — or a data part with a strong marker (a v0.3 data part cannot
+ * carry a media type).
  */
 export function isAcpPart(part: InboundPart): boolean {
   if (partMediaType(part) === ACP_MEDIA_TYPE) return true;
-  return part.kind === 'data' && isAcpRoot(part.data);
+  return part.kind === 'data' && hasStrongMarker(part.data);
 }
 
-/** True when a message carries ACPspec content anywhere, including envelope fields flattened into metadata. */
+/**
+ * True when a message is meant for the ACPspec binding: an ACPspec part, or a strong marker flattened into
+ * the metadata. A message claimed this way is then held to the binding's rules by {@link readAcpMessage}.
+ */
 export function carriesAcp(message: InboundMessage): boolean {
-  return message.parts.some(isAcpPart) || hasEnvelopeKeys(message.metadata);
+  return message.parts.some(isAcpPart) || hasStrongMarker(message.metadata);
 }
 
 /** What an inbound ACPspec message asks for. */

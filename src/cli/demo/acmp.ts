@@ -5,7 +5,8 @@ import { taskStateName } from '../../a2a/part-codec.js';
 import { ACMP_CODE, isAcmpError } from '../../acmp/errors.js';
 import type { AcmpResult, InvokeParams, Payload } from '../../acmp/messages.js';
 import { verifyProof } from '../../acmp/proof.js';
-import { expectThat, type DemoContext, type DemoScenario } from './scenarios.js';
+import { expectThat } from './expect.js';
+import type { DemoContext, DemoScenario } from './scenarios.js';
 
 const REPORT =
   'Revenue grew 12% year over year. The board met on Tuesday in the new office. Margins improved in every ' +

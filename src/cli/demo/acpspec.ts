@@ -13,12 +13,8 @@ import { ACP_EVENT_TYPES } from '../../acpspec/constants.js';
 import { createAcpHttpClient } from '../../http/acp-client.js';
 import { DEFAULT_ACP_PRODUCER } from '../../server/modules.js';
 import { canonicalJson } from '../../shared/jcs.js';
+import { expectThat } from './expect.js';
 import type { DemoScenario } from './scenarios.js';
-
-/** Local twin of scenarios.ts' expectThat: a value import from scenarios.ts would close an import cycle. */
-function expectThat(condition: boolean, what: string): void {
-  if (!condition) throw new Error(`expected ${what}`);
-}
 
 const ASSISTANT = { agent_id: 'agent:shopping-assistant', role: 'buyer_agent' } as const;
 const BUYER = 'p-ada';

@@ -1,6 +1,7 @@
 import { createA2AClient, fetchAgentCard } from '../../a2a/client.js';
 import { encodeTextPart, encodeUserMessage, isCompleted, taskStateName } from '../../a2a/part-codec.js';
-import { expectThat, type DemoScenario } from './scenarios.js';
+import { expectThat } from './expect.js';
+import type { DemoScenario } from './scenarios.js';
 
 /** Card → plain A2A task over JSON-RPC → the same task read back over REST. */
 export const foundationScenario: DemoScenario = {

@@ -17,8 +17,3 @@ export interface DemoScenario {
 
 /** Scenarios in the order the demo runs them; each binding adds its own. */
 export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario, acpspecScenario];
-
-/** Throws when a demo expectation does not hold (the demo fails loudly, never silently). */
-export function expectThat(condition: boolean, what: string): void {
-  if (!condition) throw new Error(`expected ${what}`);
-}
