@@ -1,3 +1,4 @@
+import { LocalError } from '../shared/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { MAX_TIMER_MS } from './constants.js';
@@ -33,6 +34,9 @@ export interface ExecutionDeps {
  * task's timers: the `timeout_ms` deadline (§3.1, enforced on the provider side too), automatic heartbeats
  * (§3.6) and the `alive_at` refresh that other hosts judge liveness by.
  */
+/** Abort reason for the signal of a handler whose task ended with a result (shared: nothing reads it). */
+const SETTLED = new LocalError('ABORTED', 'task settled');
+
 export class LocalExecution implements TaskFeed {
   readonly paramsHash: string;
   private readonly chunks: Payload[] = [];
@@ -145,7 +149,8 @@ export class LocalExecution implements TaskFeed {
 
   private async finishWith(outcome: TaskOutcome): Promise<void> {
     for (const t of this.timers) clearTimeout(t);
-    this.controller.abort(new AcmpError(outcome.kind === 'error' ? outcome.error.code : ACMP_CODE.cancelled));
+    // The handler's signal aborts with the reason the task ended; a finished handler needs no fresh error.
+    this.controller.abort(outcome.kind === 'error' ? new AcmpError(outcome.error.code) : SETTLED);
     const { store, clock, ownerId } = this.deps;
     let final = outcome;
     try {

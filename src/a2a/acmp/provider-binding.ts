@@ -67,6 +67,8 @@ class AcmpA2ABinding implements AcmpBinding {
    */
   private readonly pumps = new Map<string, { pump: Pump; caller: string; task: Task }>();
   private readonly a2aCancelled = new Set<string>();
+  /** The final task of each call's invoke, for SendMessage's answer (weak: gone with the call). */
+  private readonly finals = new WeakMap<BindingCall, Promise<Task>>();
 
   constructor(options: AcmpBindingOptions) {
     this.provider = options.provider;
@@ -119,7 +121,9 @@ class AcmpA2ABinding implements AcmpBinding {
     if (reply === undefined) return this.refusal(new AcmpError(ACMP_CODE.internal));
     if (!('id' in reply)) return reply;
     // The pump saved the final state before its last event, so the store holds the finished task.
-    const task = immediately ? reply : ((await this.store().load(reply.id, call.context)) ?? reply);
+    // The pump's final task is what it saved; no need to read it back from the store.
+    const done = this.finals.get(call);
+    const task = immediately ? reply : done ? await done : ((await this.store().load(reply.id, call.context)) ?? reply);
     return withHistoryLength(task, call.configuration?.historyLength);
   }
 
@@ -245,10 +249,13 @@ class AcmpA2ABinding implements AcmpBinding {
     };
     const start = { task, params, canStream, context: call.context };
     if (local) {
-      yield* startPump(deps, { ...start, isNew: false, owner: false, ownerDone: local.pump.done }).events;
+      const joiner = startPump(deps, { ...start, isNew: false, owner: false, ownerDone: local.pump.done });
+      this.finals.set(call, joiner.done);
+      yield* joiner.events;
       return;
     }
     const pump = startPump(deps, { ...start, isNew: !existing, owner: true });
+    this.finals.set(call, pump.done);
     this.pumps.set(taskId, { pump, caller, task });
     void pump.done.finally(() => {
       if (this.pumps.get(taskId)?.pump === pump) this.pumps.delete(taskId);

@@ -86,6 +86,7 @@ export function startPump(
   const liveState = task.status?.state ?? TaskState.TASK_STATE_WORKING;
   const done = (async (): Promise<Task> => {
     const detach = new AbortController();
+    let drained = false;
     let final: Task = task;
     try {
       if (start.isNew) await deps.taskStore.save(task, context);
@@ -117,12 +118,14 @@ export function startPump(
         }
         queue.push(statusUpdate(final, final.status?.state ?? state, message, deps.clock));
       }
+      drained = true;
       queue.end();
     } catch (error) {
       deps.logger.error('acmp.a2a.pump_failed', { task_id: task.id, ...errorFields(error) });
       queue.fail(new Error('Internal error'));
     } finally {
-      detach.abort();
+      // Detach only when the provider's stream did not end by itself (aborting costs an exception).
+      if (!drained) detach.abort();
     }
     return final;
   })();
