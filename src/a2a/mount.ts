@@ -3,7 +3,7 @@ import express from 'express';
 import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, type AgentExecutor, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
-import type { Logger } from '../shared/logger.js';
+import { errorFields, type Logger } from '../shared/logger.js';
 import { A2A_PATHS } from './agent-card.js';
 import type { A2ABinding } from './binding.js';
 import { bearerAuth, jsonBody, normalizeInbound, userFromRequest } from './http-front.js';
@@ -29,7 +29,7 @@ export interface MountA2AOptions {
 export function mountA2A(app: express.Express, options: MountA2AOptions): CommerceRequestHandler {
   const handler = new CommerceRequestHandler(
     options.card,
-    (card) => new DefaultRequestHandler(card, options.taskStore, options.executor, undefined, options.pushStore),
+    (card) => new DefaultRequestHandler(card, options.taskStore, guardedExecutor(options.executor, options.logger), undefined, options.pushStore),
     options.bindings,
     options.logger,
   );
@@ -75,5 +75,25 @@ function v1AgentCard(card: () => AgentCard): express.RequestHandler {
       return;
     }
     res.type('application/json').send(body);
+  };
+}
+
+/**
+ * The SDK turns an executor's thrown error into a failed task whose status message is the error's text
+ * (and prints it). An executor is application code whose errors may name SQL, secrets or personal data,
+ * so its failures are logged by class and code only and reach the SDK as a generic `Internal error`.
+ */
+function guardedExecutor(inner: AgentExecutor, logger: Logger): AgentExecutor {
+  const guard = async (what: string, call: () => Promise<void>): Promise<void> => {
+    try {
+      await call();
+    } catch (error) {
+      logger.error('a2a.executor_failed', { phase: what, ...errorFields(error) });
+      throw new Error('Internal error');
+    }
+  };
+  return {
+    execute: (context, bus) => guard('execute', () => inner.execute(context, bus)),
+    cancelTask: (taskId, bus) => guard('cancel', () => inner.cancelTask(taskId, bus)),
   };
 }

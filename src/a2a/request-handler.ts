@@ -65,7 +65,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
   }
 
   getAuthenticatedExtendedAgentCard(params: GetExtendedAgentCardRequest, context: ServerCallContext): Promise<AgentCard> {
-    return this.inner.getAuthenticatedExtendedAgentCard(params, context);
+    return this.guard('GetExtendedAgentCard', () => this.inner.getAuthenticatedExtendedAgentCard(params, context));
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
@@ -106,22 +106,22 @@ export class CommerceRequestHandler implements A2ARequestHandler {
   }
 
   createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
-    return this.inner.createTaskPushNotificationConfig(params, context);
+    return this.guard('CreateTaskPushNotificationConfig', () => this.inner.createTaskPushNotificationConfig(params, context));
   }
 
   getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
-    return this.inner.getTaskPushNotificationConfig(params, context);
+    return this.guard('GetTaskPushNotificationConfig', () => this.inner.getTaskPushNotificationConfig(params, context));
   }
 
   listTaskPushNotificationConfigs(
     params: ListTaskPushNotificationConfigsRequest,
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    return this.inner.listTaskPushNotificationConfigs(params, context);
+    return this.guard('ListTaskPushNotificationConfigs', () => this.inner.listTaskPushNotificationConfigs(params, context));
   }
 
   deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
-    return this.inner.deleteTaskPushNotificationConfig(params, context);
+    return this.guard('DeleteTaskPushNotificationConfig', () => this.inner.deleteTaskPushNotificationConfig(params, context));
   }
 
   async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {

@@ -39,9 +39,16 @@ async function streamUntilStopped(host: { url: string }, stop: (taskId: string) 
     const acmp = streamRoot(r);
     if (acmp) roots.push(acmp);
     state = (r.statusUpdate as { status: { state: string } } | undefined)?.status.state ?? state;
-    if (!stopping && roots.filter((x) => x.acmp_method === 'acmp/streamChunk').length === 2) stopping = stop(root.params.task_id as string);
+    if (!stopping && roots.filter((x) => x.acmp_method === 'acmp/streamChunk').length === 2) {
+      // Kept as a value so a failing stop is reported after the stream, never as an unhandled rejection.
+      stopping = stop(root.params.task_id as string).then(
+        () => undefined,
+        (error: unknown) => ({ failed: error }),
+      );
+    }
   }
-  await stopping;
+  const outcome = (await stopping) as { failed: unknown } | undefined;
+  if (outcome) throw outcome.failed;
   return { roots, state };
 }
 
@@ -83,18 +90,20 @@ describe('A2A CancelTask (A2A §3.1.5, A2A binding §3.4 exception)', () => {
   it('ends the task canceled, still delivers the -33004 payload, and stops the chunks', async () => {
     const { host, ticker } = await tickerHost();
     const client = await createA2AClient(await fetchAgentCard(host.url));
-    let canceled: { state: string; root: unknown } | undefined;
+    let canceled: { state: string; root: unknown; yieldedAtCancel: number } | undefined;
     const { roots, state } = await streamUntilStopped(host, async (id) => {
       const task = await client.cancelTask({ tenant: '', id, metadata: undefined });
-      canceled = { state: taskStateName(task.status?.state), root: acmpRootOf(task.status?.message) };
+      canceled = { state: taskStateName(task.status?.state), root: acmpRootOf(task.status?.message), yieldedAtCancel: ticker.yielded() };
     });
     expect(canceled?.state).toBe('canceled');
     expect(canceled?.root).toMatchObject({ kind: 'error', error: { code: -33004 } });
     expect(state).toBe('TASK_STATE_CANCELED');
     expect((roots.at(-1)!.acmp_error as { code: number }).code).toBe(-33004);
     expect(ticker.aborted()).toBe(true);
-    const yielded = ticker.yielded();
-    expect(roots.filter((r) => r.acmp_method === 'acmp/streamChunk').length).toBeLessThanOrEqual(yielded);
+    // Chunks stop: the handler yields nothing after CancelTask answered, and nothing follows the -33004.
+    expect(ticker.yielded()).toBe(canceled?.yieldedAtCancel);
+    const errorAt = roots.findIndex((r) => 'acmp_error' in r);
+    expect(roots.slice(errorAt + 1).filter((r) => r.acmp_method === 'acmp/streamChunk')).toHaveLength(0);
   });
 
   it('GetTask then shows canceled with the acmp_error part', async () => {

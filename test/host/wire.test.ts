@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentExecutor } from '../../src/a2a/binding.js';
 import { cleanup, postJson, startTestHost } from '../helpers/host.js';
 import { recordingModule } from '../helpers/recording-binding.js';
 
@@ -102,10 +103,28 @@ describe('malformed requests keep the host serving', () => {
   });
 
   it('never puts internal error text on the wire', async () => {
+    const failing: AgentExecutor = {
+      execute: () => Promise.reject(new Error('SELECT secret FROM customers WHERE ssn = 123-45-6789')),
+      cancelTask: () => Promise.resolve(),
+    };
+    const host = await startTestHost({ executor: failing });
+    const message = { messageId: 'm-fail', role: 'ROLE_USER', parts: [{ text: 'hello' }] };
+    for (const method of ['SendMessage', 'SendStreamingMessage']) {
+      const res = await fetch(`${host.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...V1 },
+        body: JSON.stringify(rpc(method, { message })),
+      });
+      const text = await res.text();
+      expect(text).not.toMatch(/SELECT|secret|123-45-6789/);
+      expect(text).toMatch(/Internal error|TASK_STATE_FAILED/);
+    }
+  });
+
+  it('answers a non-object message with a coded error and no stack trace', async () => {
     const host = await startTestHost();
     const res = await postJson(`${host.url}/a2a/jsonrpc`, rpc('SendMessage', { message: 'not-an-object' }), V1);
-    const text = JSON.stringify(res.body);
-    expect(text).not.toMatch(/at .*\.(ts|js):\d+/);
+    expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
     expect((res.body as { error: { code: number } }).error.code).toBeLessThan(0);
   });
 });

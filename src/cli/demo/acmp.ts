@@ -85,12 +85,15 @@ async function cancel(ctx: DemoContext, buyer: AcmpBuyer): Promise<void> {
     input: { type: 'json', data: { n: 1000 } } satisfies Payload,
     max_price_cu: 0.5,
   };
-  let cancelled: Promise<void> | undefined;
+  // The cancel runs while the stream is read; its failure is kept and reported after, never left unhandled.
+  let cancelled: Promise<unknown> | undefined;
   try {
     for await (const event of buyer.stream(params)) {
       if (event.kind === 'heartbeat' && !cancelled) {
         ctx.say(`   slow-count to 1000 running (${event.params.detail ?? ''}); sending acmp/cancel`);
-        cancelled = createA2AAcmpTransport(client).cancel({ task_id: params.task_id, reason: 'demo: changed my mind' });
+        cancelled = createA2AAcmpTransport(client)
+          .cancel({ task_id: params.task_id, reason: 'demo: changed my mind' })
+          .catch((error: unknown) => error);
       }
     }
     expectThat(false, 'the invoke to be cancelled');
@@ -98,7 +101,8 @@ async function cancel(ctx: DemoContext, buyer: AcmpBuyer): Promise<void> {
     expectThat(isAcmpError(error, ACMP_CODE.cancelled), 'error -33004');
     ctx.say('   invoke answered with acmp_error -33004 cancelled');
   }
-  await cancelled;
+  const cancelFailure = await cancelled;
+  if (cancelFailure !== undefined) throw cancelFailure;
   const task = await client.getTask({ tenant: '', id: params.task_id, historyLength: undefined });
   const root = acmpRootOf(task.status?.message);
   expectThat(root?.kind === 'error' && root.error.code === ACMP_CODE.cancelled, 'GetTask to show the -33004 payload');
