@@ -102,7 +102,7 @@ async function cancel(ctx: DemoContext, buyer: AcmpBuyer): Promise<void> {
     ctx.say('   invoke answered with acmp_error -33004 cancelled');
   }
   const cancelFailure = await cancelled;
-  if (cancelFailure !== undefined) throw cancelFailure;
+  if (cancelFailure !== undefined) throw cancelFailure instanceof Error ? cancelFailure : new Error('acmp/cancel failed');
   const task = await client.getTask({ tenant: '', id: params.task_id, historyLength: undefined });
   const root = acmpRootOf(task.status?.message);
   expectThat(root?.kind === 'error' && root.error.code === ACMP_CODE.cancelled, 'GetTask to show the -33004 payload');
