@@ -55,7 +55,6 @@ export function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal):
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- pass the iterator's own reason through
         reject(error);
       },
     );

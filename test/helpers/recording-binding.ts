@@ -32,7 +32,8 @@ export function recordingModule(options: { uri: string; mediaType: string; requi
     },
     sendMessage: (call) => Promise.resolve(reply(call)),
     async *sendMessageStream(call): AsyncGenerator<StreamResponse> {
-      yield { payload: { $case: 'message', value: reply(call) } };
+      const value = await Promise.resolve(reply(call));
+      yield { payload: { $case: 'message', value } };
     },
   };
   return { module: { name: 'recording', start: () => ({ binding }) }, calls };

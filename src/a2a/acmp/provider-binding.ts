@@ -5,7 +5,7 @@ import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD } from '../../acmp/con
 import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
 import { encodeErrorRoot, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
 import type { AcmpProvider } from '../../acmp/provider.js';
-import { paramsHash, reusedTaskIdError } from '../../acmp/provider-checks.js';
+import { reusedTaskIdError } from '../../acmp/provider-checks.js';
 import { sleep } from '../../shared/async.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { LocalError } from '../../shared/errors.js';
@@ -14,6 +14,8 @@ import { silentLogger, type Logger } from '../../shared/logger.js';
 import type { A2ABinding, BindingCall, BindingHost } from '../binding.js';
 import { decodeMessage, TERMINAL_STATES, withHistoryLength, type InboundMessage } from '../part-codec.js';
 import { acmpAgentMessage, acmpRootOf, isAcmpPart, readAcmpMessage } from './codec.js';
+import { recordRemoteCancel } from './remote-cancel.js';
+import { callerScope, isAcmpTask, sameInvoke } from './task-rules.js';
 import { startPump, type Pump } from './task-pump.js';
 
 export interface AcmpBindingOptions {
@@ -25,8 +27,6 @@ export interface AcmpBindingOptions {
   logger?: Logger;
 }
 
-const CANCEL_WAIT_MS = 5_000;
-const CANCEL_POLL_MS = 50;
 
 /**
  * The longest task id this host accepts: the SDK's database task store keys tasks by `varchar(36)` (a
@@ -142,7 +142,7 @@ class AcmpA2ABinding implements AcmpBinding {
     try {
       await this.provider.cancel({ task_id: taskId, reason: 'A2A CancelTask' });
       if (local) return await local.pump.done;
-      return await this.waitTerminal(taskId, context);
+      return await recordRemoteCancel({ provider: this.provider, taskStore: this.store(), ids: this.ids, clock: this.clock }, taskId, context);
     } finally {
       // The local pump clears its own entry when it ends; a remote cancel must not leave one behind.
       if (!local) this.a2aCancelled.delete(taskId);
@@ -295,54 +295,8 @@ class AcmpA2ABinding implements AcmpBinding {
     return acmpAgentMessage(encodeErrorRoot(object), this.ids.newId('msg'));
   }
 
-  /**
-   * CancelTask for a task another process runs (several hosts on one database): the ACMP store decides.
-   * Wait until the owner stores the outcome, then record the A2A-required `canceled` state with the
-   * outcome's payload. If the owner does not answer within the wait, the task is returned as it stands.
-   */
-  private async waitTerminal(taskId: string, context: ServerCallContext): Promise<Task> {
-    const deadline = AbortSignal.timeout(CANCEL_WAIT_MS);
-    for (;;) {
-      const outcome = await this.provider.outcome(taskId);
-      const task = await this.store().load(taskId, context);
-      if (!task) throw new LocalError('NOT_FOUND', 'the task disappeared while it was being cancelled');
-      if (outcome?.kind === 'error' && outcome.error.code === ACMP_CODE.cancelled) {
-        // The work was cancelled: A2A requires `canceled`, also over the owner's `completed` record of the
-        // same -33004 outcome (the owner's host did not see the A2A cancel).
-        if (task.status?.state === TaskState.TASK_STATE_CANCELED) return task;
-        const recorded = task.status && TERMINAL_STATES.has(task.status.state) ? task.status.message : undefined;
-        const message = recorded ?? acmpAgentMessage(encodeErrorRoot(outcome.error), this.ids.newId('msg'), task.id, task.contextId);
-        const timestamp = new Date(this.clock.now()).toISOString();
-        const history = recorded ? task.history : [...task.history, message];
-        const final: Task = { ...task, status: { state: TaskState.TASK_STATE_CANCELED, message, timestamp }, history };
-        await this.store().save(final, context);
-        return final;
-      }
-      // Work that finished before the cancel took effect keeps its terminal state and result.
-      if ((task.status && TERMINAL_STATES.has(task.status.state)) || deadline.aborted) return task;
-      await sleep(CANCEL_POLL_MS);
-    }
-  }
-
   private store(): TaskStore {
     if (!this.taskStore) throw new LocalError('INVALID_STATE', 'ACMP binding used before the host attached it');
     return this.taskStore;
   }
-}
-
-/** The caller scope the SDK's task stores use (their default owner resolver): the user name. */
-function callerScope(context: ServerCallContext): string {
-  return context.user?.userName || 'unknown';
-}
-
-/** Whether a stored task's invoke (its first history message) is the same task as `params`. */
-function sameInvoke(task: Task, params: InvokeParams): boolean {
-  const root = acmpRootOf(task.history[0]);
-  return root?.kind === 'request' && root.method === ACMP_METHOD.invoke && paramsHash(root.params) === paramsHash(params);
-}
-
-/** A task this binding created: its first history message is an ACMP invoke. */
-function isAcmpTask(task: Task): boolean {
-  const first = task.history[0];
-  return first !== undefined && decodeMessage(first).parts.some(isAcmpPart);
 }
