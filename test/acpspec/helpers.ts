@@ -3,8 +3,8 @@ import { ACP_MEDIA_TYPE } from '../../src/acpspec/constants.js';
 import type { InboundMessage } from '../../src/a2a/part-codec.js';
 import { createAcpHttpClient, type AcpHttpClient } from '../../src/http/acp-client.js';
 import { fetchTrusting } from '../../src/shared/fetch.js';
-import { resolveHostConfig, type HostConfig, type HostFlags } from '../../src/server/config.js';
-import { startHost, type RunningHost } from '../../src/server/host.js';
+import type { HostConfig, HostFlags } from '../../src/server/config.js';
+import type { RunningHost } from '../../src/server/host.js';
 import type { HostModule } from '../../src/server/module.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';
 import type { Clock } from '../../src/shared/clock.js';
@@ -17,7 +17,7 @@ import {
   type SnapshotEnvelope,
 } from '../../src/acpspec/envelope.js';
 import { delta, RECEIVER_AGENT_ID, snapshot } from '../helpers/acp-builders.js';
-import { onCleanup, tempDir } from '../helpers/host.js';
+import { startTestHost, tempDir } from '../helpers/host.js';
 
 /** The receiver's producer on every test host. */
 export const RECEIVER = { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' } as const;
@@ -78,12 +78,6 @@ function counting(module: HostModule, calls: InboundMessage[]): HostModule {
  * closed by the shared `cleanup()` of test/helpers/host.ts.
  */
 export async function startAcpHost(options: AcpHostOptions = {}): Promise<AcpTestHost> {
-  const flags: HostFlags = {
-    host: '127.0.0.1',
-    port: '0',
-    ...(options.flags ?? { 'tls-self-signed': true }),
-  };
-  const config = resolveHostConfig({ 'data-dir': options.dataDir ?? tempDir('a2ac-acp-'), ...flags }, {});
   const a2aCalls: InboundMessage[] = [];
   const module = acpModule({
     producer: { ...RECEIVER },
@@ -91,23 +85,17 @@ export async function startAcpHost(options: AcpHostOptions = {}): Promise<AcpTes
     ...(options.emits ? { emits: options.emits } : {}),
     ...(options.stateIds ? { stateIds: options.stateIds } : {}),
   });
-  const host = await startHost(config, {
+  const host = await startTestHost({
+    // Self-signed TLS unless the test chooses (ACPspec carries personal data); never the helper's no-TLS default.
+    flags: { 'no-tls': false, ...(options.flags ?? { 'tls-self-signed': true }) },
+    dataDir: options.dataDir ?? tempDir('a2ac-acp-'),
     modules: [counting(module, a2aCalls)],
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.migrate ? { migrate: true } : {}),
   });
-  let closed = false;
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    await host.close();
-  };
-  onCleanup(close);
   const caCert = host.tls?.cert;
   return {
     ...host,
-    close,
-    config,
     caCert,
     a2aCalls,
     http: createAcpHttpClient({ baseUrl: host.url, ...(caCert ? { caCert } : {}) }),

@@ -5,6 +5,7 @@ import type { AgentExecutor } from '@a2a-js/sdk/server';
 import { resolveHostConfig, type HostConfig, type HostFlags } from '../../src/server/config.js';
 import { startHost, type RunningHost } from '../../src/server/host.js';
 import type { HostModule } from '../../src/server/module.js';
+import type { Clock } from '../../src/shared/clock.js';
 
 /** A fresh temporary directory, removed by {@link cleanup}. */
 export function tempDir(prefix = 'a2ac-test-'): string {
@@ -27,6 +28,7 @@ export function onCleanup(fn: () => Promise<void> | void): void {
 
 export interface TestHostOptions {
   flags?: HostFlags;
+  clock?: Clock;
   modules?: HostModule[];
   executor?: AgentExecutor;
   dataDir?: string;
@@ -36,9 +38,14 @@ export interface TestHostOptions {
 /** Starts a real host on 127.0.0.1:0 (TLS off unless flags say otherwise); closed by {@link cleanup}. */
 export async function startTestHost(options: TestHostOptions = {}): Promise<RunningHost & { config: HostConfig }> {
   const flags: HostFlags = { host: '127.0.0.1', port: '0', 'no-tls': true, ...options.flags };
-  if (flags['tls-self-signed'] || flags['tls-cert']) delete flags['no-tls'];
+  if (flags['tls-self-signed'] || flags['tls-cert'] || flags['no-tls'] === false) delete flags['no-tls'];
   const config = resolveHostConfig({ 'data-dir': options.dataDir ?? tempDir(), ...flags }, {});
-  const host = await startHost(config, { modules: options.modules, executor: options.executor, migrate: options.migrate });
+  const host = await startHost(config, {
+    modules: options.modules,
+    executor: options.executor,
+    migrate: options.migrate,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
