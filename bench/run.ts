@@ -93,7 +93,7 @@ async function a2aGroup(rep: number): Promise<void> {
     const stream = (chunks: number, heartbeats: boolean) => ({ kind: 'acmp-stream' as const, chunks, heartbeats });
     await interleaved(rep, [
       () => measure('sdk-stream', g, 'baseline: stream of 10 events, c16', base, { kind: 'sdk-stream', events: 10 }, 16, counts.streams, 'streams'),
-      () => measure('stream', g, 'ours: ACMP stream 10 chunks (heartbeats on), c16', inv, stream(10, false), 16, counts.streams, 'streams'),
+      () => measure('stream', g, 'ours: ACMP stream 10 chunks (heartbeats advertised, none due), c16', inv, stream(10, false), 16, counts.streams, 'streams'),
     ]);
     await interleaved(rep, [
       () => measure('stream-hb', g, 'ours: stream 10 chunks, heartbeats on, c16', on, stream(10, false), 16, counts.streams, 'streams'),

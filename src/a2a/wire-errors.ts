@@ -8,7 +8,7 @@ export const HOST_ERROR_DOMAIN = 'a2a-commerce';
 
 /**
  * JSON-RPC codes for host errors. A2A §3.3.2 leaves authentication to "a JSON-RPC custom error"; we use
- * -31401, outside both the JSON-RPC reserved range and A2A's -32001…-32099 (docs/decisions.md).
+ * -31401, outside both the JSON-RPC reserved range and A2A's -32001…-32099 (docs/host.md).
  */
 const JSON_RPC_CODE: Record<HostErrorReason, number> = {
   UNAUTHENTICATED: -31401,

@@ -41,7 +41,9 @@ export interface StartHostOptions {
 export async function startHost(config: HostConfig, options: StartHostOptions = {}): Promise<RunningHost> {
   const logger = options.logger ?? silentLogger;
   const modules = options.modules ?? [];
-  const secure = config.tls.mode !== 'off';
+  // Secure means the interface clients are told to use is TLS: a plain-http public URL is not, whatever
+  // the socket does.
+  const secure = config.tls.mode !== 'off' && !(config.publicUrl?.startsWith('http://') ?? false);
   for (const m of modules) m.check?.({ secure, noPersonalData: config.noPersonalData });
   const tls = await loadTls(config);
   const database = config.db === 'memory' ? undefined : openDatabase({ url: config.db, dataDir: config.dataDir });
