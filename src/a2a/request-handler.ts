@@ -75,13 +75,29 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     });
   }
 
-  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  /**
+   * Routing (required-extension check, activation, choice of binding) happens when the call is made, not
+   * on the first read of the stream: the transport writes the `A2A-Extensions` response header before it
+   * starts reading, and a refusal must be an error response rather than a broken stream.
+   */
+  sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    let routed: ReturnType<CommerceRequestHandler['route']>;
     try {
-      const routed = this.route(params, context);
-      if (routed) yield* routed.binding.sendMessageStream(routed.call);
-      else yield* this.inner.sendMessageStream(params, context);
+      routed = this.route(params, context);
     } catch (error) {
       throw this.sanitize('SendStreamingMessage', error);
+    }
+    return this.stream(routed ? routed.binding.sendMessageStream(routed.call) : this.inner.sendMessageStream(params, context));
+  }
+
+  private async *stream(
+    source: AsyncGenerator<StreamResponse, void, undefined>,
+    method = 'SendStreamingMessage',
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    try {
+      yield* source;
+    } catch (error) {
+      throw this.sanitize(method, error);
     }
   }
 
@@ -124,20 +140,21 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     return this.guard('DeleteTaskPushNotificationConfig', () => this.inner.deleteTaskPushNotificationConfig(params, context));
   }
 
-  async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    try {
-      this.activate(context);
-      for (const binding of this.bindings) {
-        const stream = await binding.resubscribe?.(params.id, context);
-        if (stream) {
-          yield* stream;
-          return;
-        }
+  resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    // Activated now, before the transport writes the response header.
+    this.activate(context);
+    return this.stream(this.subscribe(params, context), 'SubscribeToTask');
+  }
+
+  private async *subscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    for (const binding of this.bindings) {
+      const stream = await binding.resubscribe?.(params.id, context);
+      if (stream) {
+        yield* stream;
+        return;
       }
-      yield* this.inner.resubscribe(params, context);
-    } catch (error) {
-      throw this.sanitize('SubscribeToTask', error);
     }
+    yield* this.inner.resubscribe(params, context);
   }
 
   private async guard<T>(method: string, call: () => Promise<T>): Promise<T> {
