@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { freshPgDatabase } from '../helpers/pg.js';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -59,8 +60,8 @@ function chains(): Envelope[][] {
 }
 
 /** Starts the child host and resolves with its URL (the first stdout line). */
-async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dataDir], {
+async function startChild(dataDir: string, db?: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dataDir, ...(db ? [db] : [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   onCleanup(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
@@ -119,16 +120,22 @@ async function burst(
   return outcomes;
 }
 
-describe('crash safety (issue "Library": ingest is one database transaction; seed: partial ingestion is non-conformant)', () => {
+const VARIANTS = [
+  { name: 'SQLite', pg: false },
+  { name: 'PostgreSQL', pg: true },
+].filter((v) => !v.pg || process.env.TEST_PG_URL);
+
+describe.each(VARIANTS)('crash safety on $name (issue "Library": ingest is one database transaction; seed: partial ingestion is non-conformant)', ({ pg }) => {
   it('after SIGKILL mid-burst, every envelope is either fully present or absent', async () => {
     const dataDir = tempDir('a2ac-acp-crash-');
+    const db = pg ? await freshPgDatabase() : undefined;
     const { cert } = await ensureSelfSignedCertificate(dataDir);
-    const { child, url } = await startChild(dataDir);
+    const { child, url } = await startChild(dataDir, db);
     const all = chains();
     const outcomes = await burst(url, cert, child, all);
     expect(child.signalCode).toBe('SIGKILL');
 
-    const host = await startAcpHost({ dataDir });
+    const host = await startAcpHost({ dataDir, ...(db ? { flags: { db, 'tls-self-signed': true } } : {}) });
     const store = new KyselyTransactionStore(host.database!.db);
     let present = 0;
     const cuts: { chain: Envelope[]; present: number }[] = [];
