@@ -16,6 +16,8 @@ import { fetchTrusting } from '../shared/fetch.js';
 export interface A2AConnectOptions {
   /** Bearer token sent on every RPC (not on the public card fetch). */
   token?: string;
+  /** The same as `token`, in the `{ auth }` shape (`createAcmpBuyer({ agentUrl, auth: { token } })`). */
+  auth?: { token?: string };
   /** Extra trusted CA certificate (PEM), e.g. the host's self-signed localhost certificate. */
   caCert?: string;
   /** Transport to prefer; default: the card's first. */
@@ -50,6 +52,7 @@ export function fetchAgentCard(agentUrl: string, options: Pick<A2AConnectOptions
  */
 export async function createA2AClient(card: AgentCard, options: A2AConnectOptions = {}): Promise<Client> {
   const fetchImpl = fetchTrusting(options.caCert);
+  const bearer = options.token ?? options.auth?.token;
   const version = options.protocolVersion ?? A2A_PROTOCOL_VERSION;
   const legacyCompat = { enabled: true };
   const interfaces = card.supportedInterfaces.filter(
@@ -60,7 +63,7 @@ export async function createA2AClient(card: AgentCard, options: A2AConnectOption
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat }), new RestTransportFactory({ fetchImpl, legacyCompat })],
-      clientConfig: { interceptors: options.token ? [new BearerInterceptor(options.token)] : [] },
+      clientConfig: { interceptors: bearer ? [new BearerInterceptor(bearer)] : [] },
     }),
   );
   return factory.createFromAgentCard({ ...card, supportedInterfaces: interfaces });

@@ -84,6 +84,13 @@ describe('bearer auth', () => {
     expect(result.output).toMatchObject({ data: { sentiment: 'positive' } });
   });
 
+  it('accepts the token in the { auth } shape too', async () => {
+    const host = await acmpHost({ flags: { token: [TOKEN] } });
+    const buyer = await createAcmpBuyer({ agentUrl: host.url, auth: { token: TOKEN } });
+    const result = await buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'good' }, max_price_cu: 0.005 });
+    expect(result.cost_cu).toBeLessThanOrEqual(0.005);
+  });
+
   it('fails without the token and runs nothing', async () => {
     const capability = countingCapability();
     const host = await acmpHost({ capabilities: [capability], flags: { token: [TOKEN] } });
