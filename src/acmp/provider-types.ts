@@ -80,6 +80,8 @@ export interface AcmpProvider {
   cancel(rawParams: unknown): Promise<{ found: boolean }>;
   /** The stored outcome of a finished task. */
   outcome(taskId: string): Promise<TaskOutcome | undefined>;
+  /** Whether the store knows the task id at all: running (on any host sharing the store) or finished. */
+  known(taskId: string): Promise<boolean>;
   /** Fails running local tasks with -33099 and stops timers. */
   close(): Promise<void>;
 }

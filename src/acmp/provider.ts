@@ -203,6 +203,7 @@ export function createAcmpProvider(options: AcmpProviderOptions): AcmpProvider {
     invoke,
     cancel,
     outcome: async (taskId) => (await store.get(taskId))?.outcome,
+    known: async (taskId) => (await store.get(taskId)) !== undefined,
     async close() {
       closing.abort(new AcmpError(ACMP_CODE.internal));
       for (const watch of watches) watch.stop();

@@ -48,3 +48,20 @@ describe.skipIf(!process.env.TEST_PG_URL)('several hosts on one PostgreSQL', () 
     expect(isCompleted(task.status?.state)).toBe(true);
   });
 });
+
+describe.skipIf(!process.env.TEST_PG_URL)('caller scope across hosts', () => {
+  it("refuses another caller's task_id while it runs on the other host", async () => {
+    const db = await freshPgDatabase();
+    const modules = () => [acmpModule({ capabilities: demoCapabilities({ stepMs: 50 }), heartbeatIntervalMs: 100 })];
+    const tokens = ['caller-one-token-0123456789', 'caller-two-token-0123456789'];
+    const a = await startTestHost({ flags: { db, token: tokens }, modules: modules(), migrate: true });
+    const b = await startTestHost({ flags: { db, token: tokens }, modules: modules() });
+    const taskId = newTaskId();
+    const params = { task_id: taskId, capability: 'slow-count', input: { type: 'json', data: { n: 20 } }, max_price_cu: 1 };
+    const owner = (await createAcmpBuyer({ agentUrl: a.url, token: tokens[0] })).stream(params)[Symbol.asyncIterator]();
+    expect((await owner.next()).value).toMatchObject({ kind: 'heartbeat' });
+    const intruder = await createAcmpBuyer({ agentUrl: b.url, token: tokens[1], retries: 0 });
+    await expect(intruder.invoke(params)).rejects.toMatchObject({ code: -32602 });
+    for (let s = await owner.next(); !s.done; s = await owner.next());
+  });
+});

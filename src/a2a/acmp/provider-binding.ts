@@ -222,8 +222,9 @@ class AcmpA2ABinding implements AcmpBinding {
       yield { payload: { $case: 'message', value: this.refusal(reusedTaskIdError(taskId)) } };
       return;
     }
-    if (!existing && (await this.provider.outcome(taskId))) {
-      // The task id is taken by another caller's task: never replay someone else's result.
+    if (!existing && (await this.provider.known(taskId))) {
+      // The task id is taken by another caller's task, finished or running on any host sharing the store
+      // (its own caller's A2A task is saved before the work is claimed): never replay or join it.
       yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'task_id is already in use' })) } };
       return;
     }
