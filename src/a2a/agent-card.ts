@@ -17,6 +17,8 @@ export interface AgentCardOptions {
   skills: readonly AgentSkill[];
   /** Declare the HTTP bearer scheme and require it. */
   bearer: boolean;
+  /** Push notifications are offered (webhook targets are restricted to an allow-list). */
+  pushNotifications?: boolean;
   organization?: string;
 }
 
@@ -42,7 +44,7 @@ export function buildAgentCard(options: AgentCardOptions): AgentCard {
     provider: options.organization ? { organization: options.organization, url: options.baseUrl } : undefined,
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: options.pushNotifications ?? false,
       extensions: [...options.extensions],
       extendedAgentCard: false,
     },

@@ -3,6 +3,7 @@ import express from 'express';
 import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, type AgentExecutor, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { createLegacyAwarePushNotificationSender } from '@a2a-js/sdk/compat/v0_3/server';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { A2A_PATHS } from './agent-card.js';
 import type { A2ABinding } from './binding.js';
@@ -18,6 +19,8 @@ export interface MountA2AOptions {
   pushStore: PushNotificationStore;
   tokens: readonly string[];
   bodyLimitBytes: number;
+  /** Origins push-notification webhooks may target; empty = push notifications off. */
+  pushAllow?: readonly string[];
   logger: Logger;
 }
 
@@ -29,9 +32,18 @@ export interface MountA2AOptions {
 export function mountA2A(app: express.Express, options: MountA2AOptions): CommerceRequestHandler {
   const handler = new CommerceRequestHandler(
     options.card,
-    (card) => new DefaultRequestHandler(card, options.taskStore, guardedExecutor(options.executor, options.logger), undefined, options.pushStore),
+    (card) =>
+      new DefaultRequestHandler(
+        card,
+        options.taskStore,
+        guardedExecutor(options.executor, options.logger),
+        undefined,
+        options.pushStore,
+        (options.pushAllow ?? []).length > 0 ? createLegacyAwarePushNotificationSender(options.pushStore, { timeout: 5_000 }) : undefined,
+      ),
     options.bindings,
     options.logger,
+    options.pushAllow ?? [],
   );
   for (const binding of options.bindings) binding.attach?.({ taskStore: options.taskStore });
   const legacyCompat = { enabled: true };

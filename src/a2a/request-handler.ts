@@ -47,6 +47,8 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     private readonly createInner: (card: AgentCard) => A2ARequestHandler,
     private readonly bindings: readonly A2ABinding[],
     private readonly logger: Logger = silentLogger,
+    /** Origins push-notification webhooks may target (A2A §4.3; empty: the SDK refuses push configs). */
+    private readonly pushAllow: readonly string[] = [],
   ) {
     this.supported = new Set(cardSource().capabilities?.extensions.map((e) => e.uri) ?? []);
   }
@@ -122,7 +124,13 @@ export class CommerceRequestHandler implements A2ARequestHandler {
   }
 
   createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
-    return this.guard('CreateTaskPushNotificationConfig', () => this.inner.createTaskPushNotificationConfig(params, context));
+    return this.guard('CreateTaskPushNotificationConfig', () => {
+      // A webhook URL is a request the host will make on the client's behalf: only to allowed origins.
+      if (this.pushAllow.length > 0 && !isAllowedWebhook(params.url, this.pushAllow)) {
+        throw new RequestMalformedError('push notification URL is not on this host\'s allow-list');
+      }
+      return this.inner.createTaskPushNotificationConfig(params, context);
+    });
   }
 
   getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
@@ -209,5 +217,13 @@ export class CommerceRequestHandler implements A2ARequestHandler {
         configuration: params.configuration,
       },
     };
+  }
+}
+
+function isAllowedWebhook(url: string, allow: readonly string[]): boolean {
+  try {
+    return allow.includes(new URL(url).origin);
+  } catch {
+    return false;
   }
 }

@@ -18,6 +18,7 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
   --no-tls               plain HTTP (${ENV.noTls}); ACPspec then needs --no-personal-data
   --no-personal-data     declare this host handles no personal data (${ENV.noPersonalData})
   --public-url <url>     base URL for the card behind a proxy (${ENV.publicUrl})
+  --push-allow <origin>  offer push notifications to webhooks at this origin, repeatable (${ENV.pushAllow})
   --body-limit <size>    request body limit, e.g. 1m (${ENV.bodyLimit}, default 1m)
   --log-level <level>    debug|info|warn|error|silent (${ENV.logLevel}, default info)
   --migrate              apply PostgreSQL migrations on start (SQLite always migrates itself)`;
@@ -34,6 +35,7 @@ export const SERVE_OPTIONS = {
   'no-tls': { type: 'boolean' },
   'no-personal-data': { type: 'boolean' },
   'public-url': { type: 'string' },
+  'push-allow': { type: 'string', multiple: true },
   'body-limit': { type: 'string' },
   'log-level': { type: 'string' },
   migrate: { type: 'boolean' },

@@ -19,6 +19,8 @@ export interface HostConfig {
   logLevel: LogLevel;
   /** Declares that this host handles no personal data (allows ACPspec on a non-TLS interface). */
   noPersonalData: boolean;
+  /** Origins push-notification webhooks may target; empty = push notifications off. */
+  pushAllow: string[];
 }
 
 /** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
@@ -36,6 +38,7 @@ export interface HostFlags {
   'public-url'?: string;
   'log-level'?: string;
   'no-personal-data'?: boolean;
+  'push-allow'?: string[];
 }
 
 /** Environment variable for each setting (README's configuration table is generated from the same list). */
@@ -53,6 +56,7 @@ export const ENV = {
   publicUrl: 'A2AC_PUBLIC_URL',
   logLevel: 'A2AC_LOG_LEVEL',
   noPersonalData: 'A2AC_NO_PERSONAL_DATA',
+  pushAllow: 'A2AC_PUSH_ALLOW',
 } as const;
 
 export const DEFAULTS = { host: '127.0.0.1', port: 8443, dataDir: '.data', bodyLimitBytes: 1024 * 1024 } as const;
@@ -113,6 +117,7 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
     publicUrl,
     logLevel,
     noPersonalData: flags['no-personal-data'] ?? bool(ENV.noPersonalData, env[ENV.noPersonalData]) ?? false,
+    pushAllow: resolvePushAllow(flags['push-allow'] ?? env[ENV.pushAllow]?.split(',')),
   };
 }
 
@@ -154,4 +159,23 @@ export function resolveStorageConfig(
   env: Record<string, string | undefined>,
 ): { db: string | undefined; dataDir: string } {
   return { db: flags.db ?? (env[ENV.db] || undefined), dataDir: flags['data-dir'] ?? (env[ENV.dataDir] || DEFAULTS.dataDir) };
+}
+
+/** Webhook origins (`https://hooks.example.com`), normalised; anything but an http(s) origin is refused. */
+function resolvePushAllow(values: string[] | undefined): string[] {
+  return (values ?? [])
+    .map((v) => v.trim())
+    .filter((v) => v !== '')
+    .map((v) => {
+      let url: URL;
+      try {
+        url = new URL(v);
+      } catch {
+        return fail(`push allow-list entry "${v}" is not a URL origin`);
+      }
+      if (!/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search !== '') {
+        fail(`push allow-list entry "${v}" must be an origin like https://hooks.example.com`);
+      }
+      return url.origin;
+    });
 }

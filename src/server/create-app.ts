@@ -30,6 +30,8 @@ export interface AppDeps {
   baseUrl: () => string;
   tokens: readonly string[];
   bodyLimitBytes: number;
+  /** Origins push-notification webhooks may target; empty or absent = push notifications off. */
+  pushAllow?: readonly string[];
   stores: SdkStores;
   /** Started modules (bindings, HTTP routes). */
   parts?: readonly ModuleParts[];
@@ -66,6 +68,7 @@ export function createApp(deps: AppDeps): App {
           extensions: bindings.map((b) => b.extension),
           skills: bindings.flatMap((b) => b.skills),
           bearer: deps.tokens.length > 0,
+          pushNotifications: (deps.pushAllow ?? []).length > 0,
         }),
       };
     }
@@ -85,6 +88,7 @@ export function createApp(deps: AppDeps): App {
     pushStore: deps.stores.pushStore,
     tokens: deps.tokens,
     bodyLimitBytes: deps.bodyLimitBytes,
+    pushAllow: deps.pushAllow,
     logger,
   });
   app.use((_req, res) => {

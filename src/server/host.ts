@@ -65,6 +65,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
       baseUrl: () => baseUrl,
       tokens: config.tokens,
       bodyLimitBytes: config.bodyLimitBytes,
+      pushAllow: config.pushAllow,
       stores: createSdkStores(database?.db),
       parts: started,
       executor: options.executor,
