@@ -20,6 +20,11 @@ export class BearerUser implements User {
 
 const users = new WeakMap<Request, User>();
 
+/** The authenticated caller of a request (`token-N`), or '' when the host has no tokens. */
+export function callerOf(req: Request): string {
+  return users.get(req)?.userName ?? '';
+}
+
 /** The SDK's UserBuilder: the user {@link bearerAuth} authenticated, or an anonymous one. */
 export function userFromRequest(req: Request): Promise<User> {
   return Promise.resolve(users.get(req) ?? { isAuthenticated: false, userName: '' });

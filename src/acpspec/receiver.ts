@@ -43,24 +43,45 @@ export interface AcpReceiverOptions {
   stateCacheSize?: number;
 }
 
+/**
+ * Who is calling: the authenticated agent (its bearer identity), or '' on a host without tokens. A
+ * transaction belongs to the caller that created it; only that caller reads or extends it.
+ */
+export interface CallerContext {
+  caller?: string;
+}
+
+/** What {@link AcpReceiver.ingest} needs to know about the channel and the caller. */
+export interface IngestContext extends CallerContext {
+  /** Whether the envelope arrived over TLS (personal data travels only over TLS). */
+  secure: boolean;
+}
+
 /** The transport-free receiving side of ACPspec. */
 export interface AcpReceiver {
   /**
    * Validates and ingests one envelope (pipeline in docs/acpspec-core.md).
-   * @throws AcpError with the code of the first rule the envelope breaks.
+   * @throws AcpError with the code of the first rule the envelope breaks; `ACP_POLICY_VIOLATION` for a
+   *   transaction another caller created.
    */
-  ingest(envelope: unknown, context: { secure: boolean }): Promise<AcpAck>;
-  /** The current materialised state snapshot and its canonical bytes. @throws `ACP_TRANSACTION_UNKNOWN`. */
-  state(transactionId: string): Promise<{ envelope: SnapshotEnvelope; bytes: Buffer }>;
+  ingest(envelope: unknown, context: IngestContext): Promise<AcpAck>;
+  /**
+   * The current materialised state snapshot and its canonical bytes.
+   * @throws `ACP_TRANSACTION_UNKNOWN` (also for another caller's transaction).
+   */
+  state(transactionId: string, options?: CallerContext): Promise<{ envelope: SnapshotEnvelope; bytes: Buffer }>;
   /** A page of the event stream after `after` (default 0). @throws `ACP_TRANSACTION_UNKNOWN`. */
-  events(transactionId: string, options?: { after?: number; limit?: number }): Promise<{ events: AcpEvent[]; next?: number }>;
+  events(
+    transactionId: string,
+    options?: CallerContext & { after?: number; limit?: number },
+  ): Promise<{ events: AcpEvent[]; next?: number }>;
   /**
    * Follows the stream by polling the store, so it sees events written by any process. Ends quietly when
    * `signal` aborts. @throws `ACP_TRANSACTION_UNKNOWN` on the first step.
    */
   follow(
     transactionId: string,
-    options: { after?: number; signal: AbortSignal; pollMs?: number },
+    options: CallerContext & { after?: number; signal: AbortSignal; pollMs?: number },
   ): AsyncIterable<AcpEvent & { seq: number }>;
 }
 
@@ -78,7 +99,7 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
   // the next state of a transaction re-serialises only what changed.
   const canonicalMemo = new WeakMap<object, string>();
 
-  async function ingest(raw: unknown, context: { secure: boolean }): Promise<AcpAck> {
+  async function ingest(raw: unknown, context: IngestContext): Promise<AcpAck> {
     const envelope = parseEnvelope(raw);
     try {
       const ack = await ingestValid(envelope, context);
@@ -94,7 +115,8 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
     }
   }
 
-  async function ingestValid(envelope: Envelope, context: { secure: boolean }): Promise<AcpAck> {
+  async function ingestValid(envelope: Envelope, context: IngestContext): Promise<AcpAck> {
+    const caller = context.caller ?? '';
     if (!versions.includes(envelope.acp_version)) {
       throw new AcpError('ACP_VERSION_UNSUPPORTED', undefined, { accepted: [...versions] });
     }
@@ -104,14 +126,16 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
     if (!context.secure && containsPersonalData(envelope)) throw new AcpError('ACP_TRANSPORT_INSECURE');
     const text = canonicalJson(envelope);
     for (let attempt = 1; ; attempt++) {
-      const replay = await replayAck(envelope, text);
+      const replay = await replayAck(envelope, text, caller);
       if (replay) return replay;
       const head = await store.head(envelope.transaction_id);
+      assertOwner(head, caller);
       const transition = await transitionFor(envelope, head);
       const { snapshot, state, events } = materialise(transition, envelope.transaction_id);
       const result = await store.commit({
         transactionId: envelope.transaction_id,
         expectedVersion: head?.version ?? 0,
+        owner: caller,
         envelope: { envelopeId: envelope.envelope_id, kind, parentEnvelopeId: envelope.parent_envelope_id, text, receivedAt: snapshot.produced_at },
         state: { envelopeId: snapshot.envelope_id, text: canonicalJsonShared(snapshot, canonicalMemo) },
         events,
@@ -145,9 +169,10 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
     return { snapshot: { ...header, ...state }, state, events: [...transition.appended, ...own] };
   }
 
-  async function replayAck(envelope: Envelope, text: string): Promise<AcpAck | undefined> {
+  async function replayAck(envelope: Envelope, text: string, caller: string): Promise<AcpAck | undefined> {
     const stored = await store.findEnvelope(envelope.envelope_id);
     if (stored === undefined) return undefined;
+    assertOwner(await store.head(stored.transactionId), caller);
     if (stored.text !== text) throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already used with other content');
     return { envelope_id: stored.envelopeId, transaction_id: stored.transactionId, state_envelope_id: stored.stateEnvelopeId };
   }
@@ -172,27 +197,40 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
     return stateOf(JSON.parse(head.stateText) as SnapshotEnvelope);
   }
 
-  async function requireHead(transactionId: string): Promise<TransactionHead> {
+  /** A transaction of another caller is reported exactly as one that does not exist (A2A §3.3.2). */
+  async function requireHead(transactionId: string, caller: string | undefined): Promise<TransactionHead> {
     const head = await store.head(transactionId);
-    if (head === undefined) throw new AcpError('ACP_TRANSACTION_UNKNOWN', undefined, undefined, { ids: { transaction_id: transactionId } });
+    if (head === undefined || head.owner !== (caller ?? '')) {
+      throw new AcpError('ACP_TRANSACTION_UNKNOWN', undefined, undefined, { ids: { transaction_id: transactionId } });
+    }
     return head;
   }
 
   return {
     ingest,
-    async state(transactionId) {
-      const head = await requireHead(transactionId);
+    async state(transactionId, read) {
+      const head = await requireHead(transactionId, read?.caller);
       return { envelope: JSON.parse(head.stateText) as SnapshotEnvelope, bytes: Buffer.from(head.stateText, 'utf8') };
     },
     async events(transactionId, page) {
-      await requireHead(transactionId);
+      await requireHead(transactionId, page?.caller);
       const limit = Math.min(Math.max(page?.limit ?? 100, 1), MAX_PAGE);
       const rows = await store.events(transactionId, { after: page?.after ?? 0, limit });
       const last = rows[rows.length - 1];
       return { events: rows.map((r) => r.event), ...(rows.length === limit && last ? { next: last.seq } : {}) };
     },
-    follow: (transactionId, follow) => followEvents(store, requireHead, transactionId, follow),
+    follow: (transactionId, follow) => followEvents(store, (id) => requireHead(id, follow.caller), transactionId, follow),
   };
+}
+
+/**
+ * Ingest into another caller's transaction is refused (its content is never read or changed); the refusal
+ * names no detail of it.
+ */
+function assertOwner(head: TransactionHead | undefined, caller: string): void {
+  if (head !== undefined && head.owner !== caller) {
+    throw new AcpError('ACP_POLICY_VIOLATION', 'transaction_id belongs to another agent');
+  }
 }
 
 function headDetails(head: TransactionHead | undefined): Record<string, string> | undefined {

@@ -14,6 +14,8 @@ export interface TransactionHead {
   stateText: string;
   /** Number of events in the stream (the last `seq`). */
   eventCount: number;
+  /** The caller that created the transaction ('' for an anonymous host); only it may read or extend it. */
+  owner: string;
 }
 
 /** An ingested envelope as stored (immutable). */
@@ -32,6 +34,8 @@ export interface IngestCommit {
   transactionId: string;
   /** The version read before computing; `0` means the transaction must not exist yet. */
   expectedVersion: number;
+  /** The caller; recorded as the owner when the transaction is created (`expectedVersion` 0). */
+  owner: string;
   envelope: {
     envelopeId: string;
     kind: Kind;

@@ -13,6 +13,8 @@ export interface AcpRoutesOptions {
   secure: boolean;
   /** Bearer authentication for the envelope and transaction routes (the schema stays public). */
   auth: RequestHandler;
+  /** The authenticated caller of a request ('' without tokens): transactions belong to their creator. */
+  callerOf: (req: Request) => string;
   bodyLimitBytes: number;
   /** Interval of the SSE keep-alive comment while following; default 15 s. */
   sseKeepaliveMs?: number;
@@ -62,7 +64,7 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
       const envelopeId = (envelope as { envelope_id?: unknown } | null)?.envelope_id;
       try {
         const before = Date.now();
-        const ack = await options.receiver.ingest(envelope, { secure: options.secure });
+        const ack = await options.receiver.ingest(envelope, { secure: options.secure, caller: options.callerOf(req) });
         logger.debug('acp.http.ingested', { transaction_id: ack.transaction_id, ms: Date.now() - before });
         sendCanonical(res, 200, { [ACP_PART_KEYS.ack]: ack });
       } catch (error) {
@@ -72,7 +74,7 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
   );
   router.get('/transactions/:id/state', async (req: Request, res: Response) => {
     try {
-      const { bytes } = await options.receiver.state(String(req.params.id));
+      const { bytes } = await options.receiver.state(String(req.params.id), { caller: options.callerOf(req) });
       res.status(200).type(ACP_MEDIA_TYPE).send(bytes);
     } catch (error) {
       fail(res, error);
@@ -89,10 +91,10 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
     }
     try {
       if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
-        await follow(res, options.receiver, id, after, options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS);
+        await follow(res, options.receiver, { id, after, caller: options.callerOf(req) }, options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS);
         return;
       }
-      const page = await options.receiver.events(id, { after, limit });
+      const page = await options.receiver.events(id, { after, limit, caller: options.callerOf(req) });
       sendCanonical(res, 200, page);
     } catch (error) {
       if (res.headersSent) res.end();
@@ -125,8 +127,7 @@ function bodyError(error: unknown): unknown {
 async function follow(
   res: Response,
   receiver: AcpReceiver,
-  id: string,
-  after: number,
+  { id, after, caller }: { id: string; after: number; caller: string },
   keepaliveMs: number,
 ): Promise<void> {
   const stop = new AbortController();
@@ -136,7 +137,7 @@ async function follow(
   const timer = setTimeout(() => stop.abort(), MAX_FOLLOW_MS);
   let keepalive: NodeJS.Timeout | undefined;
   try {
-    await receiver.events(id, { after, limit: 1 });
+    await receiver.events(id, { after, limit: 1, caller });
     if (stop.signal.aborted) return;
     res.status(200).setHeader('Content-Type', 'text/event-stream');
     res.setHeader('Cache-Control', 'no-cache');
@@ -144,7 +145,7 @@ async function follow(
     keepalive = setInterval(() => {
       if (!res.writableNeedDrain) res.write(': keepalive\n\n');
     }, keepaliveMs);
-    for await (const { seq, ...event } of receiver.follow(id, { after, signal: stop.signal })) {
+    for await (const { seq, ...event } of receiver.follow(id, { after, signal: stop.signal, caller })) {
       await write(res, `id: ${seq}\nevent: acp.event\ndata: ${canonicalJson(event)}\n\n`, stop.signal);
     }
   } finally {

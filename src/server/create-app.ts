@@ -4,7 +4,7 @@ import type { AgentCard, AgentExecutor } from '../a2a/binding.js';
 import { buildAgentCard } from '../a2a/agent-card.js';
 import type { A2ABinding } from '../a2a/binding.js';
 import { EchoExecutor } from '../a2a/echo-executor.js';
-import { bearerAuth } from '../a2a/http-front.js';
+import { bearerAuth, callerOf } from '../a2a/http-front.js';
 import { mountA2A } from '../a2a/mount.js';
 import type { CommerceRequestHandler } from '../a2a/request-handler.js';
 import type { SdkStores } from '../a2a/sdk-stores.js';
@@ -78,7 +78,7 @@ export function createApp(deps: AppDeps): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const guards = { auth: bearerAuth(deps.tokens, 'rest'), bodyLimitBytes: deps.bodyLimitBytes };
+  const guards = { auth: bearerAuth(deps.tokens, 'rest'), callerOf, bodyLimitBytes: deps.bodyLimitBytes };
   for (const part of parts) part.mountHttp?.(app, guards);
   const handler = mountA2A(app, {
     card,

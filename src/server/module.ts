@@ -1,5 +1,5 @@
 import type express from 'express';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { A2ABinding } from '../a2a/binding.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
@@ -24,6 +24,8 @@ export interface ModuleContext {
 export interface HttpGuards {
   /** Bearer authentication answering failures as google.rpc.Status (a no-op without tokens). */
   readonly auth: RequestHandler;
+  /** The caller `auth` authenticated ('' without tokens). */
+  readonly callerOf: (req: Request) => string;
   readonly bodyLimitBytes: number;
 }
 

@@ -31,6 +31,7 @@ export interface AcpTables {
     state_body: string;
     event_count: number;
     updated_at: string;
+    owner: string;
   };
   acp_events: {
     transaction_id: string;
@@ -83,8 +84,24 @@ const initial: Migration = {
   },
 };
 
+/** Each transaction belongs to the caller that created it (existing rows: '' = anonymous). */
+const transactionOwner: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .alterTable('acp_transactions')
+      .addColumn('owner', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+      .execute();
+  },
+  async down(db: Kysely<unknown>): Promise<void> {
+    await db.schema.alterTable('acp_transactions').dropColumn('owner').execute();
+  },
+};
+
 /** Migrations of the ACPspec tables (envelopes, transactions, events). */
-export const acpMigrations: MigrationSet = { id: 'acp', migrations: { '0001_initial': initial } };
+export const acpMigrations: MigrationSet = {
+  id: 'acp',
+  migrations: { '0001_initial': initial, '0002_transaction_owner': transactionOwner },
+};
 
 /** Thrown inside a database transaction to roll it back with a known outcome. */
 class Rollback extends Error {
@@ -138,6 +155,7 @@ export class KyselyTransactionStore implements TransactionStore {
       stateEnvelopeId: row.state_envelope_id,
       stateText: row.state_body,
       eventCount: Number(row.event_count),
+      owner: row.owner,
     };
   }
 
@@ -216,10 +234,10 @@ async function moveHead(trx: Kysely<AcpTables>, shapes: QueryShapes, commit: Ing
   };
   const result =
     commit.expectedVersion === 0
-      ? await shapes.run(trx, 'insertHead', [commit.transactionId, ...Object.values(row)], () =>
+      ? await shapes.run(trx, 'insertHead', [commit.transactionId, ...Object.values(row), commit.owner], () =>
           trx
             .insertInto('acp_transactions')
-            .values({ transaction_id: commit.transactionId, ...row })
+            .values({ transaction_id: commit.transactionId, ...row, owner: commit.owner })
             .onConflict((oc) => oc.column('transaction_id').doNothing()),
         )
       : await shapes.run(trx, 'updateHead', [...Object.values(row), commit.transactionId, commit.expectedVersion, commit.firstSeq - 1], () =>

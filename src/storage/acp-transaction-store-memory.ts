@@ -56,6 +56,7 @@ export class MemoryTransactionStore implements TransactionStore {
       stateEnvelopeId: commit.state.envelopeId,
       stateText: commit.state.text,
       eventCount: stream.length,
+      owner: head?.owner ?? commit.owner,
     });
     return Promise.resolve({ ok: true, version });
   }

@@ -83,6 +83,7 @@ async function routesHost(receiver: AcpReceiver, sseKeepaliveMs?: number) {
           receiver,
           secure: false,
           auth: guards.auth,
+          callerOf: guards.callerOf,
           bodyLimitBytes: guards.bodyLimitBytes,
           ...(sseKeepaliveMs === undefined ? {} : { sseKeepaliveMs }),
         });

@@ -56,7 +56,7 @@ export function acpModule(options: AcpModuleOptions): HostModule {
       return {
         binding,
         mountHttp: (app, guards) =>
-          mountAcpRoutes(app, { receiver, secure: context.secure, auth: guards.auth, bodyLimitBytes: guards.bodyLimitBytes, logger: context.logger }),
+          mountAcpRoutes(app, { receiver, secure: context.secure, auth: guards.auth, callerOf: guards.callerOf, bodyLimitBytes: guards.bodyLimitBytes, logger: context.logger }),
       };
     },
   };
