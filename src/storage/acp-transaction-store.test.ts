@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
 import { migrateSets } from './migrations.js';
 import { MemoryTransactionStore } from './acp-transaction-store-memory.js';
@@ -44,3 +45,23 @@ if (pgUrl) {
     };
   });
 }
+
+describe('acp migration 0002_transaction_owner', () => {
+  it('gives transactions stored before it the anonymous owner', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acp-owner-'));
+    const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
+    try {
+      const first = acpMigrations.migrations['0001_initial']!;
+      await migrateSets(database, [{ id: 'acp', migrations: { '0001_initial': first } }]);
+      await database.db
+        .insertInto('acp_transactions')
+        .values({ transaction_id: 'tx-old', version: 1, head_envelope_id: 'e1', state_envelope_id: 's1', state_body: '{}', event_count: 0, updated_at: 'now' })
+        .execute();
+      await migrateSets(database, [acpMigrations]);
+      expect((await new KyselyTransactionStore(database.db).head('tx-old'))?.owner).toBe('');
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

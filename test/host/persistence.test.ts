@@ -1,21 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskState } from '@a2a-js/sdk';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
-import { encodeTextPart, encodeUserMessage } from '../../src/a2a/part-codec.js';
+import { createPlainTask } from '../helpers/a2a.js';
 import { cleanup, startTestHost, tempDir } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';
 
 afterEach(cleanup);
 
 async function createTask(url: string): Promise<string> {
-  const client = await createA2AClient(await fetchAgentCard(url));
-  const result = await client.sendMessage({
-    tenant: '',
-    message: encodeUserMessage({ messageId: crypto.randomUUID(), parts: [encodeTextPart('remember me')] }),
-    configuration: undefined,
-    metadata: undefined,
-  });
-  return (result as { id: string }).id;
+  return createPlainTask(await createA2AClient(await fetchAgentCard(url)), 'remember me');
 }
 
 async function readTask(url: string, id: string) {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
-import { encodeTextPart, encodeUserMessage } from '../../src/a2a/part-codec.js';
+import { createPlainTask } from '../helpers/a2a.js';
 import { cleanup, startTestHost, tempDir } from '../helpers/host.js';
 
 afterEach(cleanup);
@@ -22,13 +22,8 @@ describe('push notifications (A2A §4.3) behind an allow-list', () => {
   it('refuses a webhook outside the allow-list', async () => {
     const host = await startTestHost({ flags: { 'push-allow': [HOOK] } });
     const client = await createA2AClient(await fetchAgentCard(host.url));
-    const task = (await client.sendMessage({
-      tenant: '',
-      message: encodeUserMessage({ messageId: crypto.randomUUID(), parts: [encodeTextPart('x')] }),
-      configuration: undefined,
-      metadata: undefined,
-    })) as { id: string };
-    await expect(client.createTaskPushNotificationConfig(config(task.id, 'http://169.254.169.254/latest'))).rejects.toThrow(/allow-list/);
+    const taskId = await createPlainTask(client);
+    await expect(client.createTaskPushNotificationConfig(config(taskId, 'http://169.254.169.254/latest'))).rejects.toThrow(/allow-list/);
   });
 
   it('stores configs in SQLite: a config created before a restart is read back after it', async () => {
@@ -38,17 +33,12 @@ describe('push notifications (A2A §4.3) behind an allow-list', () => {
     const card = await fetchAgentCard(first.url);
     expect(card.capabilities?.pushNotifications).toBe(true);
     const client = await createA2AClient(card);
-    const task = (await client.sendMessage({
-      tenant: '',
-      message: encodeUserMessage({ messageId: crypto.randomUUID(), parts: [encodeTextPart('x')] }),
-      configuration: undefined,
-      metadata: undefined,
-    })) as { id: string };
-    await client.createTaskPushNotificationConfig(config(task.id, `${HOOK}/hook`));
+    const taskId = await createPlainTask(client);
+    await client.createTaskPushNotificationConfig(config(taskId, `${HOOK}/hook`));
     await first.close();
     const second = await startTestHost({ flags, dataDir });
     const again = await createA2AClient(await fetchAgentCard(second.url));
-    const stored = await again.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' });
+    const stored = await again.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'cfg-1' });
     expect(stored.url).toBe(`${HOOK}/hook`);
   });
 });
