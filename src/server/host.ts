@@ -6,7 +6,7 @@ import { createSdkStores, migrateSdkStores } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
-import { silentLogger, type Logger } from '../shared/logger.js';
+import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateSets } from '../storage/migrations.js';
 import type { HostConfig } from './config.js';
@@ -46,7 +46,14 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
   const secure = config.tls.mode !== 'off' && !(config.publicUrl?.startsWith('http://') ?? false);
   for (const m of modules) m.check?.({ secure, noPersonalData: config.noPersonalData });
   const tls = await loadTls(config);
-  const database = config.db === 'memory' ? undefined : openDatabase({ url: config.db, dataDir: config.dataDir });
+  const database =
+    config.db === 'memory'
+      ? undefined
+      : openDatabase({
+          url: config.db,
+          dataDir: config.dataDir,
+          onIdleError: (error) => logger.warn('db.idle_connection_lost', errorFields(error)),
+        });
   const started: ModuleParts[] = [];
   let server: Server | undefined;
   try {

@@ -30,6 +30,8 @@ export interface DatabaseOptions {
   dataDir: string;
   /** PostgreSQL pool size (default 10). */
   poolSize?: number;
+  /** Told when an idle PostgreSQL connection fails (the pool replaces it); for logging. */
+  onIdleError?: (error: Error) => void;
 }
 
 /** The SQLite file used when no URL is given. */
@@ -48,6 +50,10 @@ export function openDatabase(options: DatabaseOptions): Database {
   const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
   if (scheme === 'postgres' || scheme === 'postgresql') {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 });
+    // An idle pooled connection that the server drops (restart, failover, admin termination) is emitted as
+    // a pool 'error'; unheard, it would crash the process. The pool discards that client and the next
+    // query opens a new one, so the event is only reported.
+    pool.on('error', (error) => options.onIdleError?.(error));
     const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', url, location: redactUrl(url), close: () => db.destroy() };
   }
