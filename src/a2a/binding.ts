@@ -1,6 +1,7 @@
 import type { AgentExtension, AgentSkill, Message, SendMessageConfiguration, StreamResponse, Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { InboundMessage } from './part-codec.js';
+import type { TaskViewSource } from './task-views.js';
 
 /** What a binding is given for one call. */
 export interface BindingCall {
@@ -34,6 +35,8 @@ export interface A2ABinding {
   readonly skills: readonly AgentSkill[];
   /** Called once when the host starts. */
   attach?(host: BindingHost): void;
+  /** Tasks the binding keeps in its own record, shown to A2A as views (never copied into the SDK store). */
+  readonly views?: TaskViewSource;
   /** True when this binding owns the message (decided from its parts, not from headers). */
   claims(message: InboundMessage): boolean;
   sendMessage(call: BindingCall): Promise<Message | Task>;

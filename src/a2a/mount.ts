@@ -9,6 +9,7 @@ import { A2A_PATHS } from './agent-card.js';
 import type { A2ABinding } from './binding.js';
 import { bearerAuth, jsonBody, normalizeInbound, userFromRequest } from './http-front.js';
 import { CommerceRequestHandler } from './request-handler.js';
+import { ViewingTaskStore } from './task-views.js';
 
 export interface MountA2AOptions {
   /** The current card (interface URLs are known once the server listens). */
@@ -30,12 +31,14 @@ export interface MountA2AOptions {
  * size-limited JSON parser and the inbound spelling normaliser. Returns the handler (tests use it).
  */
 export function mountA2A(app: express.Express, options: MountA2AOptions): CommerceRequestHandler {
+  const views = options.bindings.flatMap((b) => (b.views ? [b.views] : []));
+  const taskStore = views.length > 0 ? new ViewingTaskStore(options.taskStore, views) : options.taskStore;
   const handler = new CommerceRequestHandler(
     options.card,
     (card) =>
       new DefaultRequestHandler(
         card,
-        options.taskStore,
+        taskStore,
         guardedExecutor(options.executor, options.logger),
         undefined,
         options.pushStore,
@@ -45,7 +48,7 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
     options.logger,
     options.pushAllow ?? [],
   );
-  for (const binding of options.bindings) binding.attach?.({ taskStore: options.taskStore });
+  for (const binding of options.bindings) binding.attach?.({ taskStore });
   const legacyCompat = { enabled: true };
 
   // The card stays public (A2A §7: discovery needs no credentials).

@@ -1,6 +1,6 @@
 import type { AcmpResult, Payload } from './messages.js';
-import type { ProviderEvent } from './provider-types.js';
-import type { TaskOutcome } from './task-store.js';
+import type { TaskEvent } from './provider-types.js';
+import type { FinishedTaskRecord, TaskOutcome } from './task-store.js';
 
 /** How one invoke wants its events. */
 export interface DeliveryMode {
@@ -25,7 +25,7 @@ export class Delivery {
   constructor(
     private readonly taskId: string,
     private readonly mode: DeliveryMode,
-    private readonly sink: (event: ProviderEvent) => void,
+    private readonly sink: (event: TaskEvent) => void,
     private readonly end: () => void,
   ) {}
 
@@ -47,14 +47,17 @@ export class Delivery {
     this.sink({ kind: 'heartbeat', params });
   }
 
-  finish(outcome: TaskOutcome): void {
+  /** Ends the invoke with the task's stored outcome (and, for the substrate, how the task ended). */
+  finish(record: FinishedTaskRecord): void {
     if (this.done) return;
     this.done = true;
-    if (outcome.kind === 'error') this.sink({ kind: 'error', error: outcome.error });
+    const { outcome, end } = record;
+    const at = record.finishedAt ?? record.updatedAt;
+    if (outcome.kind === 'error') this.sink({ kind: 'error', error: outcome.error, end, at });
     else if (this.mode.stream) {
       if (this.held !== undefined) this.emitChunk(this.held, true);
-      this.sink({ kind: 'result', result: streamedResult(outcome.result) });
-    } else this.sink({ kind: 'result', result: { ...outcome.result, output_streamed: false } });
+      this.sink({ kind: 'result', result: streamedResult(outcome.result), end, at });
+    } else this.sink({ kind: 'result', result: { ...outcome.result, output_streamed: false }, end, at });
     this.end();
   }
 
@@ -70,9 +73,12 @@ function streamedResult(result: AcmpResult): AcmpResult {
   return streamed;
 }
 
-/** The chunks to replay for a stored result: the handler's chunks, or the whole output as one chunk. */
-export function replayChunks(outcome: TaskOutcome): Payload[] {
+/**
+ * The chunks to replay for a finished task: the handler's stored chunks, or a whole-output handler's
+ * output as one chunk. An error outcome replays none (§7.3).
+ */
+export function replayChunks(outcome: TaskOutcome, stored: readonly Payload[]): readonly Payload[] {
   if (outcome.kind !== 'result') return [];
-  if (outcome.chunks) return outcome.chunks;
+  if (stored.length > 0) return stored;
   return outcome.result.output ? [outcome.result.output] : [];
 }

@@ -7,7 +7,14 @@ import { PayloadSchema, resolveInvoke, type AcmpResult, type InvokeParams, type 
 import { assembleChunks, createResultHashProof } from './proof.js';
 import { estimateTokens, type AcceptedTask } from './provider-checks.js';
 import type { HandlerContext } from './provider-types.js';
-import type { AcmpTaskStore, TaskOutcome } from './task-store.js';
+import {
+  isFinished,
+  unrecordedEnd,
+  type AcmpTaskStore,
+  type FinishedTaskRecord,
+  type TaskEnd,
+  type TaskOutcome,
+} from './task-store.js';
 import type { Delivery } from './delivery.js';
 import type { TaskFeed } from './task-feed.js';
 
@@ -15,81 +22,104 @@ import type { TaskFeed } from './task-feed.js';
 export interface ExecutionDeps {
   readonly params: InvokeParams;
   readonly accepted: AcceptedTask;
-  readonly paramsHash: string;
   readonly store: AcmpTaskStore;
-  readonly ownerId: string;
+  readonly hostId: string;
   readonly providerId: string | undefined;
   readonly heartbeatIntervalMs: number | null;
-  /** How often `alive_at` is refreshed and `cancel_requested` polled. */
-  readonly aliveIntervalMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Aborts while the outcome cannot be stored: the provider is closing. */
+  readonly closing: AbortSignal;
   /** Called once the outcome is stored and delivered. */
   readonly onDone: () => void;
 }
 
-/**
- * One run of a capability handler on this process, shared by every invoke with its task_id
- * (Layer 1 §3.1.1: a duplicate joins, it never runs twice). It owns the handler's AbortController and the
- * task's timers: the `timeout_ms` deadline (§3.1, enforced on the provider side too), automatic heartbeats
- * (§3.6) and the `alive_at` refresh that other hosts judge liveness by.
- */
 /** Abort reason for the signal of a handler whose task ended with a result (shared: nothing reads it). */
 const SETTLED = new LocalError('ABORTED', 'task settled');
+/** Back-off between attempts to store an outcome while the database is unreachable. */
+const FINISH_RETRY_MS = [50, 200, 1_000, 2_000, 5_000];
 
+/**
+ * One run of a capability handler on the host that claimed the task, shared by every invoke of the task
+ * on this host (Layer 1 §3.1.1: a duplicate joins, it never runs twice). It owns the handler's
+ * AbortController and the task's timers — the `timeout_ms` deadline (§3.1) and automatic heartbeats
+ * (§3.6) — and writes the record: chunks as they come (batched per event-loop turn), then the outcome with
+ * a compare-and-set. A cancel or a reaper on another host finishes the record first; the execution then
+ * stops the handler and delivers what the record says.
+ */
 export class LocalExecution implements TaskFeed {
-  readonly paramsHash: string;
   private readonly chunks: Payload[] = [];
   private readonly deliveries = new Set<Delivery>();
   private readonly controller = new AbortController();
   private readonly timers: NodeJS.Timeout[] = [];
+  private stored = 0;
+  private flushing: Promise<void> = Promise.resolve();
+  private flushQueued = false;
   private streamedByHandler = false;
-  private settling: Promise<void> | undefined;
-  private outcome: TaskOutcome | undefined;
+  private settling: Promise<FinishedTaskRecord> | undefined;
+  private final: FinishedTaskRecord | undefined;
+  private unwatch: (() => void) | undefined;
+  private markDone: () => void = () => {};
+  /** Resolves once the outcome is stored and delivered. */
+  readonly done = new Promise<void>((resolve) => (this.markDone = resolve));
 
-  constructor(private readonly deps: ExecutionDeps) {
-    this.paramsHash = deps.paramsHash;
-  }
+  constructor(private readonly deps: ExecutionDeps) {}
 
   get taskId(): string {
     return this.deps.params.task_id;
   }
 
+  /** The final record, once the task has ended. */
+  get settled(): Promise<FinishedTaskRecord> | undefined {
+    return this.settling;
+  }
+
   /** Starts the handler and the timers. */
   start(): this {
-    const { params, heartbeatIntervalMs, aliveIntervalMs } = this.deps;
+    const { params, heartbeatIntervalMs, store } = this.deps;
     const timeoutMs = resolveInvoke(params).timeoutMs;
     this.timers.push(setTimeout(() => void this.stop(ACMP_CODE.timeout, { timeout_ms: timeoutMs }), Math.min(timeoutMs, MAX_TIMER_MS)));
-    if (heartbeatIntervalMs !== null) {
-      this.timers.push(setInterval(() => this.broadcastHeartbeat(), heartbeatIntervalMs));
-    }
-    this.timers.push(setInterval(() => void this.refreshAlive(), aliveIntervalMs));
+    if (heartbeatIntervalMs !== null) this.timers.push(setInterval(() => this.broadcastHeartbeat(), heartbeatIntervalMs));
     for (const t of this.timers) t.unref();
+    // A cancel or a reaper elsewhere finishes the record: stop the work and deliver what it says.
+    this.unwatch = store.watch(this.taskId, (signal) => {
+      if ((signal.kind === 'finished' || signal.kind === 'resync') && !this.settling) void this.adopt();
+    });
     void this.run().then(
-      (outcome) => this.settle(outcome),
-      (error: unknown) => this.settle(this.failure(error)),
+      (outcome) => this.settle(outcome, 'completed'),
+      (error: unknown) => this.settle(this.failure(error), 'completed'),
     );
     return this;
   }
 
   attach(delivery: Delivery): () => void {
     for (const chunk of this.chunks) delivery.chunk(chunk);
-    if (this.outcome) {
-      delivery.finish(this.outcome);
+    if (this.final) {
+      delivery.finish(this.final);
       return () => {};
     }
     this.deliveries.add(delivery);
     return () => this.deliveries.delete(delivery);
   }
 
-  /** `acmp/cancel` (Layer 1 §3.7): abort the handler, answer the invoke with -33004. */
-  cancel(): void {
-    void this.stop(ACMP_CODE.cancelled);
+  /** Layer 1 §3.7: abort the handler; the task ends with -33004 unless it already ended. */
+  cancel(end: TaskEnd): Promise<FinishedTaskRecord> {
+    return this.settle(errorOutcome(ACMP_CODE.cancelled, this.taskId), end);
   }
 
-  /** Stops the task with an error outcome (deadline, cancel, shutdown); resolves once it is stored. */
-  stop(code: number, data: Record<string, unknown> = {}): Promise<void> {
-    return this.settle({ kind: 'error', error: new AcmpError(code, { task_id: this.taskId, ...data }).toObject() });
+  /** Stops the task with an error outcome (deadline, shutdown); resolves once it is stored. */
+  stop(code: number, data: Record<string, unknown> = {}): Promise<FinishedTaskRecord> {
+    return this.settle(errorOutcome(code, this.taskId, data), 'completed');
+  }
+
+  /** The record was finished elsewhere (a cancel from another host, the reaper): deliver the stored end. */
+  async adopt(): Promise<void> {
+    try {
+      const record = await this.deps.store.get(this.taskId);
+      if (record && isFinished(record) && !this.settling) await this.settle(record.outcome, record.end);
+    } catch (error) {
+      this.deps.logger.warn('acmp.adopt_failed', { task_id: this.taskId, ...errorFields(error) });
+    }
   }
 
   private async run(): Promise<TaskOutcome> {
@@ -111,9 +141,10 @@ export class LocalExecution implements TaskFeed {
       output = assembleChunks(this.chunks);
     } else {
       output = checkPayload(await produced);
-      if (!this.settling) this.broadcastChunk(output);
+      if (!this.settling) for (const d of this.deliveries) d.chunk(output);
+      if (!this.settling) this.chunks.push(output);
     }
-    return { kind: 'result', result: this.buildResult(input, output), ...(this.streamedByHandler ? { chunks: this.chunks } : {}) };
+    return { kind: 'result', result: this.buildResult(input, output) };
   }
 
   private buildResult(input: Payload, output: Payload): AcmpResult {
@@ -142,33 +173,69 @@ export class LocalExecution implements TaskFeed {
   }
 
   /** The one way a task ends: abort the handler, store the outcome (compare-and-set), then deliver. */
-  private settle(outcome: TaskOutcome): Promise<void> {
-    this.settling ??= this.finishWith(outcome);
+  private settle(outcome: TaskOutcome, end: TaskEnd): Promise<FinishedTaskRecord> {
+    this.settling ??= this.finishWith(outcome, end);
     return this.settling;
   }
 
-  private async finishWith(outcome: TaskOutcome): Promise<void> {
+  private async finishWith(outcome: TaskOutcome, end: TaskEnd): Promise<FinishedTaskRecord> {
     for (const t of this.timers) clearTimeout(t);
     // The handler's signal aborts with the reason the task ended; a finished handler needs no fresh error.
     this.controller.abort(outcome.kind === 'error' ? new AcmpError(outcome.error.code) : SETTLED);
-    const { store, clock, ownerId } = this.deps;
-    let final = outcome;
-    try {
-      const won = await store.finish(this.taskId, outcome, clock.now(), { ownerId });
-      // Another host declared this task dead first: the stored outcome is the truth.
-      if (!won) final = (await store.get(this.taskId))?.outcome ?? outcome;
-    } catch (error) {
-      this.deps.logger.error('acmp.store_finish_failed', { task_id: this.taskId, ...errorFields(error) });
-    }
-    this.outcome = final;
+    if (outcome.kind === 'result' && this.streamedByHandler) await this.flushChunks();
+    const final = await this.store(outcome, end);
+    this.final = final;
+    this.unwatch?.();
     for (const d of this.deliveries) d.finish(final);
     this.deliveries.clear();
     this.deps.onDone();
+    this.markDone();
+    return final;
+  }
+
+  /** Writes the outcome; the record as stored wins (another host may have finished it first). */
+  private async store(outcome: TaskOutcome, end: TaskEnd): Promise<FinishedTaskRecord> {
+    const { store, clock, hostId, logger, closing } = this.deps;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const record = (await store.finish(this.taskId, { outcome, end, at: clock.now(), hostId }))?.record;
+        if (record && isFinished(record)) return record;
+        throw new LocalError('INVALID_STATE', 'the task record is missing');
+      } catch (error) {
+        logger.error('acmp.store_finish_failed', { task_id: this.taskId, attempt, ...errorFields(error) });
+        const wait = FINISH_RETRY_MS[Math.min(attempt, FINISH_RETRY_MS.length - 1)]!;
+        if (closing.aborted || !(await pause(wait, closing))) {
+          return unrecordedEnd(this.taskId, errorOutcome(ACMP_CODE.internal, this.taskId), clock.now());
+        }
+      }
+    }
   }
 
   private broadcastChunk(chunk: Payload): void {
     this.chunks.push(chunk);
     for (const d of this.deliveries) d.chunk(chunk);
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    // Chunks produced within one turn of the event loop are stored with one statement.
+    setImmediate(() => {
+      this.flushQueued = false;
+      void this.flushChunks();
+    });
+  }
+
+  private flushChunks(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (this.stored >= this.chunks.length) return;
+      const from = this.stored;
+      const batch = this.chunks.slice(from);
+      try {
+        if (await this.deps.store.appendChunks(this.taskId, this.deps.hostId, from, batch)) this.stored = from + batch.length;
+        else if (!this.settling) void this.adopt();
+      } catch (error) {
+        this.deps.logger.warn('acmp.store_chunks_failed', { task_id: this.taskId, ...errorFields(error) });
+      }
+    });
+    return this.flushing;
   }
 
   private broadcastHeartbeat(progress?: number, detail?: string): void {
@@ -176,22 +243,28 @@ export class LocalExecution implements TaskFeed {
     const p = progress === undefined || !Number.isFinite(progress) ? undefined : Math.min(1, Math.max(0, progress));
     const d = typeof detail === 'string' ? detail : undefined;
     for (const delivery of this.deliveries) delivery.heartbeat(p, d);
+    // Followers on other hosts get it through the store's signals.
+    this.deps.store.heartbeat(this.taskId, p, d);
   }
+}
 
-  private async refreshAlive(): Promise<void> {
-    if (this.settling) return;
-    const { store, ownerId, clock, logger } = this.deps;
-    try {
-      const state = await store.touch(this.taskId, ownerId, clock.now());
-      if (this.settling) return;
-      if (state === undefined) {
-        const stored = (await store.get(this.taskId))?.outcome;
-        if (stored) await this.settle(stored);
-      } else if (state.cancelRequested) this.cancel();
-    } catch (error) {
-      logger.warn('acmp.store_touch_failed', { task_id: this.taskId, ...errorFields(error) });
-    }
-  }
+function errorOutcome(code: number, taskId: string, data: Record<string, unknown> = {}): TaskOutcome {
+  return { kind: 'error', error: new AcmpError(code, { task_id: taskId, ...data }).toObject() };
+}
+
+/** Waits `ms`; false when `signal` aborted first. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

@@ -1,7 +1,7 @@
 import { sha256Jcs } from '../shared/jcs.js';
 import { IMPLEMENTED_PROOF_METHODS } from './constants.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
-import type { InvokeParams } from './messages.js';
+import { parseInvokeParams, type InvokeParams } from './messages.js';
 import type { AcmpCapability } from './provider-types.js';
 
 /**
@@ -59,17 +59,57 @@ export function offeredProofs(capability: AcmpCapability): string[] {
 /**
  * The identity of a task for duplicate detection: JCS hash of the params without the delivery fields
  * (`stream`, `timeout_ms`), which a retry may legitimately change (docs/acmp-core.md "Duplicates").
+ * @throws AcmpError -32602 when the params hold a value JSON cannot carry (e.g. `1e309` read as Infinity).
  */
 export function paramsHash(params: InvokeParams): string {
   const identity: Partial<InvokeParams> = { ...params };
   delete identity.stream;
   delete identity.timeout_ms;
-  return sha256Jcs(identity);
+  try {
+    return sha256Jcs(identity);
+  } catch {
+    throw new AcmpError(ACMP_CODE.invalidParams, {
+      task_id: params.task_id,
+      issues: [{ path: '', message: 'params hold a number JSON cannot carry exactly (RFC 8785 §3.2.2.3)' }],
+    });
+  }
+}
+
+/** Invoke params parsed once at a binding's edge, with their identity hash: the core trusts both. */
+export interface ParsedInvoke {
+  readonly params: InvokeParams;
+  readonly hash: string;
+}
+
+/**
+ * Parses `acmp/invoke` params (Layer 1 §3.1) into a {@link ParsedInvoke}.
+ * @throws AcmpError -32602 for params that fail the schema or cannot be canonicalised.
+ */
+export function parseInvoke(value: unknown): ParsedInvoke {
+  return parsedInvoke(parseInvokeParams(value));
+}
+
+/**
+ * The {@link ParsedInvoke} of params that already passed the schema (e.g. in a parsed data-Part root).
+ * @throws AcmpError -32602 when they cannot be canonicalised.
+ */
+export function parsedInvoke(params: InvokeParams): ParsedInvoke {
+  return { params, hash: paramsHash(params) };
 }
 
 /** -32602 for a task_id reused with different params; nothing is executed or replayed. */
 export function reusedTaskIdError(taskId: string): AcmpError {
   return new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'task_id already used with different params' });
+}
+
+/** -32602 for a task_id that belongs to another agent: never joined, replayed or revealed. */
+export function taskIdInUseError(taskId: string): AcmpError {
+  return new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'task_id is already in use' });
+}
+
+/** Whether two scopes are the same caller. */
+export function sameScope(a: { tenant: string; agent: string }, b: { tenant: string; agent: string }): boolean {
+  return a.tenant === b.tenant && a.agent === b.agent;
 }
 
 /** `tokens_used` default: ceil(characters / 4) of input plus output data (strings as-is, else JSON). */

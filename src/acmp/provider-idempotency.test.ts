@@ -7,7 +7,7 @@ import { migrateSets } from '../storage/migrations.js';
 import { acmpMigrations, KyselyAcmpTaskStore } from '../storage/acmp-task-store-kysely.js';
 import { MemoryAcmpTaskStore } from './memory-task-store.js';
 import { paramsHash } from './provider-checks.js';
-import { createAcmpProvider } from './provider.js';
+import { createAcmpProvider, LOCAL_SCOPE } from './provider.js';
 import type { ProviderEvent } from './provider.js';
 import { buildInvokeParams, collect, probeCapability } from './testing.js';
 
@@ -107,8 +107,8 @@ describe('idempotency across processes (Layer 1 §3.1.1, §3.6)', () => {
     const store = new MemoryAcmpTaskStore();
     const echoA = probeCapability('echo');
     const echoB = probeCapability('echo');
-    const hostA = createAcmpProvider({ capabilities: [echoA], store, storePollMs: 10 });
-    const hostB = createAcmpProvider({ capabilities: [echoB], store, storePollMs: 10 });
+    const hostA = createAcmpProvider({ capabilities: [echoA], store, fallbackReadMs: 10 });
+    const hostB = createAcmpProvider({ capabilities: [echoB], store, fallbackReadMs: 10 });
     const params = buildInvokeParams();
     const onA = collect(hostA.invoke(params, { canStream: true }));
     await vi.waitFor(() => expect(echoA.runs).toBe(1));
@@ -118,15 +118,15 @@ describe('idempotency across processes (Layer 1 §3.1.1, §3.6)', () => {
     expect(echoB.runs).toBe(0);
   });
 
-  it('finishes a task whose owner stopped refreshing alive_at as -33003', async () => {
+  it('finishes a task whose host stopped beating as -33003 owner_lost, within 3 × the heartbeat interval', async () => {
     vi.useFakeTimers();
     const store = new MemoryAcmpTaskStore();
     const now = Date.now();
     const params = buildInvokeParams();
-    const host = createAcmpProvider({ capabilities: [probeCapability('echo')], store, heartbeatIntervalMs: 1000, storePollMs: 100 });
-    await store.claim({ taskId: params.task_id, paramsHash: paramsHash(params), ownerId: 'dead-host', createdAt: now, deadlineAt: now + 30_000 });
+    const host = createAcmpProvider({ capabilities: [probeCapability('echo')], store, heartbeatIntervalMs: 1000, fallbackReadMs: 100 });
+    await store.claim({ taskId: params.task_id, scope: LOCAL_SCOPE, paramsHash: paramsHash(params), contextId: '', request: '', hostId: 'dead-host', createdAt: now, deadlineAt: now + 30_000 });
     const pending = collect(host.invoke(params, { canStream: true }));
-    await vi.advanceTimersByTimeAsync(3200);
+    await vi.advanceTimersByTimeAsync(3000);
     expect(await pending).toMatchObject([{ kind: 'error', error: { code: -33003, data: { reason: 'owner_lost' } } }]);
     expect(await host.outcome(params.task_id)).toMatchObject({ kind: 'error', error: { code: -33003 } });
   });
@@ -152,7 +152,7 @@ describe('idempotency after a restart (Layer 1 §3.1.1, SQLite)', () => {
     const database = openDatabase({ url: `sqlite:${join(dir, 'acmp.sqlite')}`, dataDir: dir });
     databases.push(database);
     await migrateSets(database, [acmpMigrations]);
-    return new KyselyAcmpTaskStore(database.db);
+    return new KyselyAcmpTaskStore(database);
   };
   afterEach(async () => {
     for (const d of databases) await d.close();

@@ -1,8 +1,18 @@
 import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
-import type { AcmpEvent, CapabilityObject, InvokeParams, Payload } from './messages.js';
-import type { AcmpTaskStore, TaskOutcome } from './task-store.js';
+import type {
+  AcmpErrorObject,
+  AcmpEvent,
+  AcmpResult,
+  CapabilityObject,
+  HeartbeatParams,
+  InvokeParams,
+  Payload,
+  StreamChunkParams,
+} from './messages.js';
+import type { ParsedInvoke } from './provider-checks.js';
+import type { AcmpTaskRecord, AcmpTaskStore, TaskEnd, TaskListQuery, TaskOutcome, TaskScope } from './task-store.js';
 
 /** What a capability handler gets besides its input. */
 export interface HandlerContext {
@@ -43,6 +53,49 @@ export type EscrowVerifier = (escrowId: string, params: InvokeParams, options: {
 /** What a provider sends the buyer for one invoke: notifications, then exactly one `result` or `error`. */
 export type ProviderEvent = AcmpEvent;
 
+/**
+ * One event of a task as a binding delivers it: notifications, then exactly one terminal `result` or
+ * `error` that also says how the task ended for the substrate (`end`) and when (`at`).
+ */
+export type TaskEvent =
+  | { readonly kind: 'chunk'; readonly params: StreamChunkParams }
+  | { readonly kind: 'heartbeat'; readonly params: HeartbeatParams }
+  | { readonly kind: 'result'; readonly result: AcmpResult; readonly end: TaskEnd; readonly at: number }
+  | { readonly kind: 'error'; readonly error: AcmpErrorObject; readonly end: TaskEnd; readonly at: number };
+
+/** One `acmp/invoke` as a binding hands it to the provider, parsed at the binding's edge. */
+export interface AdmitRequest {
+  readonly invoke: ParsedInvoke;
+  /** The authenticated caller; only it may join, replay, read or cancel the task. */
+  readonly scope: TaskScope;
+  /** The substrate's conversation id for a new task (a duplicate keeps the stored one). */
+  readonly contextId: string;
+  /** The invoke in the binding's encoding, stored with a new task so its task view can show it. */
+  readonly request: string;
+}
+
+/** How one connection wants a task's events. */
+export interface AttachOptions {
+  /** The connection carries notifications (chunks, heartbeats). */
+  readonly canStream: boolean;
+  /** The consumer went away: delivery stops, the work does not (only a cancel stops work). */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The answer to one invoke (Layer 1 §3.1.1): refused before any task exists (nothing is stored), or a
+ * task — new, joined or replayed — whose events follow from the start (chunks from seq 0).
+ */
+export type Admission =
+  | { readonly kind: 'refused'; readonly error: AcmpErrorObject }
+  | { readonly kind: 'task'; readonly record: AcmpTaskRecord; readonly events: AsyncIterable<TaskEvent> };
+
+/** The answer to a cancel of one task (Layer 1 §3.7, A2A CancelTask). */
+export type CancelOutcome =
+  | { readonly kind: 'unknown' }
+  | { readonly kind: 'already_finished'; readonly record: AcmpTaskRecord }
+  | { readonly kind: 'cancelled'; readonly record: AcmpTaskRecord };
+
 /** Options of {@link createAcmpProvider}. */
 export interface AcmpProviderOptions {
   capabilities: readonly AcmpCapability[];
@@ -53,10 +106,13 @@ export interface AcmpProviderOptions {
   /** Heartbeat interval in ms (default 5000); `null` advertises none and emits no heartbeats. */
   heartbeatIntervalMs?: number | null;
   escrow?: EscrowVerifier;
-  /** Source of truth for idempotency (default: a new in-memory store). */
+  /** The record of truth of every task (default: a new in-memory store). */
   store?: AcmpTaskStore;
-  /** How often a process waiting on another host's task polls the store (default 250 ms). */
-  storePollMs?: number;
+  /**
+   * How often a process following another host's task re-reads it in case a signal was lost
+   * (default: the liveness interval, heartbeat interval or 5 s).
+   */
+  fallbackReadMs?: number;
   clock?: Clock;
   ids?: IdSource;
   logger?: Logger;
@@ -67,21 +123,42 @@ export interface AcmpProvider {
   /** The Layer 1 §1 capability object (the A2A AgentExtension `params`). */
   readonly capabilityObject: CapabilityObject;
   readonly capabilities: readonly AcmpCapability[];
+  /** This provider's host id in the shared store. */
+  readonly hostId: string;
   /**
-   * Serves one `acmp/invoke`. The iterable ends with exactly one terminal event and never throws for
-   * protocol errors. `canStream`: the transport can deliver notifications. `signal`: the consumer
-   * detached — delivery stops, the work does not (only `acmp/cancel` stops work).
+   * Admits one parsed invoke (Layer 1 §3.1.1): a new task runs once across every host sharing the store;
+   * the same agent with the same params joins or replays it; anything else is refused with -32602.
+   * Never throws for protocol errors.
    */
-  invoke(rawParams: unknown, options: { canStream: boolean; signal?: AbortSignal }): AsyncIterable<ProviderEvent>;
+  admit(request: AdmitRequest, options: AttachOptions): Promise<Admission>;
+  /** Joins a running task of `scope` (A2A SubscribeToTask); `undefined` when there is none. */
+  join(taskId: string, scope: TaskScope, options: AttachOptions & { stream?: boolean }): Promise<Admission | undefined>;
   /**
-   * Serves `acmp/cancel` (Layer 1 §3.7). `found` is false when no running task has that id.
+   * Cancels a running task of `scope` (Layer 1 §3.7) from any host: the -33004 outcome is stored at once
+   * and the host running the work stops it. `end` says how the substrate records it.
+   */
+  cancelTask(taskId: string, scope: TaskScope, end: TaskEnd): Promise<CancelOutcome>;
+  /** A task of `scope`, as stored. */
+  record(taskId: string, scope: TaskScope): Promise<AcmpTaskRecord | undefined>;
+  /** The tasks of `scope`, filtered and paged. */
+  list(scope: TaskScope, query: TaskListQuery): Promise<{ records: AcmpTaskRecord[]; total: number }>;
+  /**
+   * In-process convenience over {@link admit} for one caller ({@link LOCAL_SCOPE} unless given): parses
+   * the params, and delivers a refusal as the single error event.
+   */
+  invoke(rawParams: unknown, options: AttachOptions & { scope?: TaskScope }): AsyncIterable<ProviderEvent>;
+  /**
+   * In-process `acmp/cancel` (Layer 1 §3.7); `found` is false when no running task has that id.
    * @throws AcmpError -32602 for malformed params.
    */
-  cancel(rawParams: unknown): Promise<{ found: boolean }>;
-  /** The stored outcome of a finished task. */
+  cancel(rawParams: unknown, options?: { scope?: TaskScope }): Promise<{ found: boolean }>;
+  /** The stored outcome of a finished task (any scope; for in-process callers and tests). */
   outcome(taskId: string): Promise<TaskOutcome | undefined>;
-  /** Whether the store knows the task id at all: running (on any host sharing the store) or finished. */
-  known(taskId: string): Promise<boolean>;
-  /** Fails running local tasks with -33099 and stops timers. */
+  /** Waits (at most `graceMs`) for the tasks running on this host to end and their outcome to be stored. */
+  drain(graceMs: number): Promise<void>;
+  /** Fails running local tasks with -33099 (stored), retires this host and stops timers. */
   close(): Promise<void>;
 }
+
+/** The scope of in-process callers that name none (loopback transport, tests). */
+export const LOCAL_SCOPE: TaskScope = { tenant: '', agent: 'local' };

@@ -2,127 +2,156 @@ import type { Clock } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
 import { replayChunks, type Delivery } from './delivery.js';
-import type { AcmpTaskRecord, AcmpTaskStore, TaskOutcome } from './task-store.js';
+import type { Payload } from './messages.js';
+import { isFinished, unrecordedEnd, type AcmpTaskRecord, type AcmpTaskStore, type FinishedTaskRecord, type TaskSignal } from './task-store.js';
 
 /** A source of one task's events that invokes attach to: a local run, a stored outcome, another host's run. */
 export interface TaskFeed {
-  readonly paramsHash: string;
-  /** Replays what happened so far, then delivers live; returns a detach function. */
+  /** Replays what happened so far (chunks from seq 0), then delivers live; returns a detach function. */
   attach(delivery: Delivery): () => void;
 }
 
 /** Replays a finished task's stored outcome (Layer 1 §3.1.1: return the existing result). */
 export class StoredFeed implements TaskFeed {
   constructor(
-    readonly paramsHash: string,
-    private readonly outcome: TaskOutcome,
+    private readonly record: FinishedTaskRecord,
+    private readonly chunks: readonly Payload[],
   ) {}
 
   attach(delivery: Delivery): () => void {
-    for (const chunk of replayChunks(this.outcome)) delivery.chunk(chunk);
-    delivery.finish(this.outcome);
+    for (const chunk of replayChunks(this.record.outcome, this.chunks)) delivery.chunk(chunk);
+    delivery.finish(this.record);
     return () => {};
   }
 }
 
-/** Options of {@link RemoteWatch}. */
-export interface RemoteWatchDeps {
+/** Builds the feed of a finished record, reading its stored chunks when it has any. */
+export async function storedFeed(store: AcmpTaskStore, record: FinishedTaskRecord): Promise<StoredFeed> {
+  const chunks = record.outcome.kind === 'result' && record.chunkCount > 0 ? await store.chunks(record.taskId, 0) : [];
+  return new StoredFeed(record, chunks);
+}
+
+/** What a {@link RemoteFeed} needs. */
+export interface RemoteFeedDeps {
   readonly store: AcmpTaskStore;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly pollMs: number;
-  /** How stale `alive_at` may get before the owner is presumed dead (3 × heartbeat interval, docs). */
-  readonly livenessWindowMs: number;
+  /** How often the record is re-read in case a signal was lost. */
+  readonly fallbackMs: number;
+  /** Whether heartbeats are advertised (and so relayed). */
   readonly heartbeats: boolean;
   readonly onDone: () => void;
 }
 
 /**
- * Waits on a task another process owns (the store says running; it is not in the local cache). Polls the
- * store until the task finishes; relays a heartbeat whenever the owner's `alive_at` moves, so a buyer's
- * liveness window does not fire on this connection. When `alive_at` is older than the liveness window or
- * the deadline passed, finishes the task as -33003 with a compare-and-set (Layer 1 §3.6) — if the owner
- * wins the race, its outcome stands.
+ * Follows a task another host runs: signals from the store (LISTEN/NOTIFY on PostgreSQL) say what changed
+ * — chunks, heartbeats, the end — and the feed reads it from the record, so every follower on every host
+ * sees the stored chunks in order and the stored final state. A slow periodic read covers lost signals.
+ * A dead owner's record is finished by the hosts' reaper (-33003 `owner_lost`), which this feed then sees.
  */
-export class RemoteWatch implements TaskFeed {
-  readonly paramsHash: string;
+export class RemoteFeed implements TaskFeed {
   private readonly deliveries = new Set<Delivery>();
-  private outcome: TaskOutcome | undefined;
-  private lastAliveAt: number;
+  private readonly chunks: Payload[] = [];
+  private final: FinishedTaskRecord | undefined;
+  private unwatch: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
+  private reading: Promise<void> | undefined;
+  private again = false;
+  private markDone: () => void = () => {};
+  /** Resolves once the final state was delivered (or the follow stopped). */
+  readonly done = new Promise<void>((resolve) => (this.markDone = resolve));
 
   constructor(
-    private readonly record: AcmpTaskRecord,
-    private readonly deps: RemoteWatchDeps,
-  ) {
-    this.paramsHash = record.paramsHash;
-    this.lastAliveAt = record.aliveAt;
-  }
+    private readonly taskId: string,
+    private readonly deps: RemoteFeedDeps,
+  ) {}
 
-  start(): this {
-    this.schedule();
+  /** Starts following; resolves once what is stored so far has been read. */
+  async start(): Promise<this> {
+    this.unwatch = this.deps.store.watch(this.taskId, (signal) => this.onSignal(signal));
+    this.timer = setInterval(() => void this.refresh(), this.deps.fallbackMs);
+    this.timer.unref();
+    await this.refresh();
     return this;
   }
 
   attach(delivery: Delivery): () => void {
-    if (this.outcome) {
-      for (const chunk of replayChunks(this.outcome)) delivery.chunk(chunk);
-      delivery.finish(this.outcome);
+    for (const chunk of this.chunks) delivery.chunk(chunk);
+    if (this.final) {
+      delivery.finish(this.final);
       return () => {};
     }
     this.deliveries.add(delivery);
     return () => this.deliveries.delete(delivery);
   }
 
-  /** Ends the wait without touching the store (provider close). */
+  /** Ends the follow without touching the store (provider close): followers get -33099. */
   stop(): void {
-    this.complete({ kind: 'error', error: new AcmpError(ACMP_CODE.internal, { task_id: this.record.taskId }).toObject() });
+    if (this.final) return;
+    const error = new AcmpError(ACMP_CODE.internal, { task_id: this.taskId }).toObject();
+    this.complete(unrecordedEnd(this.taskId, { kind: 'error', error }, this.deps.clock.now()));
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.poll(), this.deps.pollMs);
-    this.timer.unref();
-  }
-
-  private async poll(): Promise<void> {
-    const { store, clock, livenessWindowMs } = this.deps;
-    const taskId = this.record.taskId;
-    try {
-      const current = await store.get(taskId);
-      if (this.stopped) return;
-      if (current?.outcome) return this.complete(current.outcome);
-      if (current && current.aliveAt > this.lastAliveAt) {
-        this.lastAliveAt = current.aliveAt;
-        if (this.deps.heartbeats) for (const d of this.deliveries) d.heartbeat();
-      }
-      const now = clock.now();
-      const aliveAt = current?.aliveAt ?? this.lastAliveAt;
-      const expired = now >= (current?.deadlineAt ?? this.record.deadlineAt);
-      if (expired || now - aliveAt > livenessWindowMs) {
-        const reason = expired ? 'deadline' : 'owner_lost';
-        const timeout = new AcmpError(ACMP_CODE.timeout, { task_id: taskId, reason }).toObject();
-        await store.finish(taskId, { kind: 'error', error: timeout }, now, expired ? {} : { aliveBefore: now - livenessWindowMs });
-        const settled = (await store.get(taskId))?.outcome;
-        if (settled) return this.complete(settled);
-      }
-    } catch (error) {
-      this.deps.logger.warn('acmp.store_poll_failed', { task_id: taskId, ...errorFields(error) });
+  private onSignal(signal: TaskSignal): void {
+    if (signal.kind === 'heartbeat') {
+      if (!this.deps.heartbeats || this.final) return;
+      for (const d of this.deliveries) d.heartbeat(signal.progress, signal.detail);
+      return;
     }
-    this.schedule();
+    void this.refresh();
   }
 
-  private complete(outcome: TaskOutcome): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.outcome = outcome;
-    for (const d of this.deliveries) {
-      for (const chunk of replayChunks(outcome)) d.chunk(chunk);
-      d.finish(outcome);
+  /** Reads what changed; one read at a time, and one more if a signal arrived meanwhile. */
+  private refresh(): Promise<void> {
+    if (this.final) return Promise.resolve();
+    if (this.reading) {
+      this.again = true;
+      return this.reading;
     }
+    this.reading = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.read();
+        } catch (error) {
+          this.deps.logger.warn('acmp.follow_read_failed', { task_id: this.taskId, ...errorFields(error) });
+        }
+      } while (this.again && !this.final);
+      this.reading = undefined;
+    })();
+    return this.reading;
+  }
+
+  private async read(): Promise<void> {
+    const { store } = this.deps;
+    const record = await store.get(this.taskId);
+    if (!record) return;
+    await this.readChunks(record);
+    if (isFinished(record)) this.complete(record);
+  }
+
+  private async readChunks(record: AcmpTaskRecord): Promise<void> {
+    if (record.chunkCount <= this.chunks.length) return;
+    if (record.outcome?.kind === 'error') return;
+    const fresh = await this.deps.store.chunks(this.taskId, this.chunks.length);
+    for (const chunk of fresh) {
+      this.chunks.push(chunk);
+      for (const d of this.deliveries) d.chunk(chunk);
+    }
+  }
+
+  private complete(record: FinishedTaskRecord): void {
+    if (this.final) return;
+    this.final = record;
+    clearInterval(this.timer);
+    this.unwatch?.();
+    if (record.outcome.kind === 'result' && this.chunks.length === 0) {
+      for (const chunk of replayChunks(record.outcome, [])) this.chunks.push(chunk);
+      for (const d of this.deliveries) for (const chunk of this.chunks) d.chunk(chunk);
+    }
+    for (const d of this.deliveries) d.finish(record);
     this.deliveries.clear();
     this.deps.onDone();
+    this.markDone();
   }
 }

@@ -1,165 +1,230 @@
-import { sql, type Kysely, type Migration } from 'kysely';
-import { LocalError } from '../shared/errors.js';
-import { QueryShapes } from './query-shapes.js';
-import {
-  TaskOutcomeSchema,
-  type AcmpTaskRecord,
-  type AcmpTaskStore,
-  type FinishCondition,
-  type NewAcmpTask,
-  type TaskOutcome,
+import { CompiledQuery, type Kysely } from 'kysely';
+import { SignalHub } from '../acmp/signal-hub.js';
+import type { Payload } from '../acmp/messages.js';
+import type {
+  AcmpTaskRecord,
+  AcmpTaskStore,
+  FinishTask,
+  HostBeat,
+  NewAcmpTask,
+  TaskListQuery,
+  TaskScope,
+  TaskSignal,
 } from '../acmp/task-store.js';
-import type { MigrationSet } from './migrations.js';
+import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { decodeChunk, decodeTaskRow, encodeSignal, decodeSignal, TASK_COLUMNS } from './acmp-task-rows.js';
+import type { Database, SqlDialect } from './database.js';
+import { PgListener } from './pg-listener.js';
 
-const TABLE = 'acmp_tasks';
+export { acmpMigrations } from './acmp-migrations.js';
 
-interface TaskRow {
-  task_id: string;
-  params_hash: string;
-  owner_id: string;
-  state: string;
-  created_at: number | string;
-  alive_at: number | string;
-  deadline_at: number | string;
-  cancel_requested: number | string;
-  outcome: string | null;
-  finished_at: number | string | null;
-}
-
-interface Tables {
-  [TABLE]: TaskRow;
-}
-
-/* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
-const createTasks: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
-    await db.schema
-      .createTable(TABLE)
-      .addColumn('task_id', 'text', (c) => c.primaryKey())
-      .addColumn('params_hash', 'text', (c) => c.notNull())
-      .addColumn('owner_id', 'text', (c) => c.notNull())
-      .addColumn('state', 'text', (c) => c.notNull())
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addColumn('alive_at', 'bigint', (c) => c.notNull())
-      .addColumn('deadline_at', 'bigint', (c) => c.notNull())
-      .addColumn('cancel_requested', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('outcome', 'text')
-      .addColumn('finished_at', 'bigint')
-      .execute();
-    await db.schema.createIndex(`${TABLE}_state_alive`).on(TABLE).columns(['state', 'alive_at']).execute();
-  },
-  async down(db: Kysely<any>): Promise<void> {
-    await db.schema.dropTable(TABLE).execute();
-  },
-};
-/* eslint-enable @typescript-eslint/no-explicit-any */
-
-/** The `acmp` migration set: one table, `acmp_tasks` (works on SQLite and PostgreSQL). */
-export const acmpMigrations: MigrationSet = { id: 'acmp', migrations: { '0001_acmp_tasks': createTasks } };
+/** The PostgreSQL channel task signals travel on. */
+export const ACMP_SIGNAL_CHANNEL = 'acmp_task_signals';
 
 /**
- * {@link AcmpTaskStore} on SQLite or PostgreSQL through Kysely. `claim` is an atomic
- * `INSERT … ON CONFLICT DO NOTHING`; `touch`, `finish` and `requestCancel` are single conditional UPDATEs
- * (compare-and-set on `state = 'running'`), so several hosts can share the table.
+ * {@link AcmpTaskStore} on SQLite or PostgreSQL. Each statement is written once, with `$n` placeholders
+ * in order (rewritten to `?` for SQLite). Claim is one `INSERT … ON CONFLICT DO NOTHING`; every change
+ * of state is one conditional UPDATE (compare-and-set on `state = 'running'`), so any number of hosts can
+ * share the tables. On PostgreSQL the signal of a change is a NOTIFY issued by the very statement that
+ * makes the change (it is delivered on commit, after the data is visible), received through a LISTEN
+ * connection; on SQLite signals stay in the process and other processes rely on fallback reads.
  */
 export class KyselyAcmpTaskStore implements AcmpTaskStore {
-  private readonly db: Kysely<Tables>;
-  private readonly shapes = new QueryShapes();
-
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shared Database instance is untyped
-  constructor(db: Kysely<any>) {
-    this.db = db as Kysely<Tables>;
+  private readonly db: Kysely<any>;
+  private readonly dialect: SqlDialect;
+  private readonly hub = new SignalHub();
+  private readonly listener: PgListener | undefined;
+  private readonly logger: Logger;
+
+  constructor(database: Pick<Database, 'db' | 'dialect' | 'url'>, options: { logger?: Logger } = {}) {
+    this.db = database.db;
+    this.dialect = database.dialect;
+    this.logger = options.logger ?? silentLogger;
+    if (this.dialect === 'postgres') {
+      this.listener = new PgListener({
+        url: database.url,
+        channel: ACMP_SIGNAL_CHANNEL,
+        logger: this.logger,
+        onPayload: (payload) => {
+          const signal = decodeSignal(payload);
+          if (signal) this.hub.emit(signal);
+        },
+        onResync: () => this.hub.resync(),
+      });
+    }
+  }
+
+  /** Opens the notification connection (PostgreSQL); call before serving. */
+  async open(): Promise<void> {
+    await this.listener?.start();
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.close();
   }
 
   async claim(task: NewAcmpTask): Promise<{ claimed: true } | { claimed: false; existing: AcmpTaskRecord }> {
-    const values = {
-      task_id: task.taskId,
-      params_hash: task.paramsHash,
-      owner_id: task.ownerId,
-      state: 'running',
-      created_at: task.createdAt,
-      alive_at: task.createdAt,
-      deadline_at: task.deadlineAt,
-      cancel_requested: 0,
-      outcome: null,
-      finished_at: null,
-    };
-    const inserted = await this.shapes.run(this.db, 'claim', Object.values(values), () =>
-      this.db
-        .insertInto(TABLE)
-        .values(values)
-        .onConflict((oc) => oc.column('task_id').doNothing()),
+    const inserted = await this.run(
+      `INSERT INTO acmp_tasks (task_id, tenant, agent, params_hash, context_id, request, host_id, state, created_at, deadline_at, updated_at, chunk_count)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'running', $8, $9, $10, 0) ON CONFLICT (task_id) DO NOTHING`,
+      [task.taskId, task.scope.tenant, task.scope.agent, task.paramsHash, task.contextId, task.request, task.hostId, task.createdAt, task.deadlineAt, task.createdAt],
     );
     if (Number(inserted.numAffectedRows ?? 0n) === 1) return { claimed: true };
+    // Scope and params hash never change once inserted, so this read decides as the insert would have.
     const existing = await this.get(task.taskId);
-    if (!existing) throw new LocalError('INVALID_STATE', 'claimed task row vanished');
+    if (!existing) throw new Error('claimed task row vanished');
     return { claimed: false, existing };
   }
 
   async get(taskId: string): Promise<AcmpTaskRecord | undefined> {
-    const { rows } = await this.shapes.run(this.db, 'get', [taskId], () => this.db.selectFrom(TABLE).selectAll().where('task_id', '=', taskId));
-    const row = rows[0];
-    return row && decodeRow(row);
+    const { rows } = await this.run(`SELECT ${TASK_COLUMNS} FROM acmp_tasks WHERE task_id = $1`, [taskId]);
+    return rows[0] === undefined ? undefined : decodeTaskRow(rows[0]);
   }
 
-  async touch(taskId: string, ownerId: string, aliveAt: number): Promise<{ cancelRequested: boolean } | undefined> {
-    const row = await this.db
-      .updateTable(TABLE)
-      .set({ alive_at: aliveAt })
-      .where('task_id', '=', taskId)
-      .where('owner_id', '=', ownerId)
-      .where('state', '=', 'running')
-      .returning('cancel_requested')
-      .executeTakeFirst();
-    return row && { cancelRequested: Number(row.cancel_requested) !== 0 };
+  async chunks(taskId: string, from: number): Promise<Payload[]> {
+    const { rows } = await this.run(`SELECT chunk FROM acmp_task_chunks WHERE task_id = $1 AND seq >= $2 ORDER BY seq`, [taskId, from]);
+    return rows.map(decodeChunk);
   }
 
-  async finish(taskId: string, outcome: TaskOutcome, finishedAt: number, condition?: FinishCondition): Promise<boolean> {
-    const text = JSON.stringify(outcome);
-    const owner = condition?.ownerId;
-    const aliveBefore = condition?.aliveBefore;
-    const parameters = ['finished', text, finishedAt, taskId, 'running', ...(owner !== undefined ? [owner] : []), ...(aliveBefore !== undefined ? [aliveBefore] : [])];
-    const result = await this.shapes.run(this.db, `finish:${owner !== undefined}:${aliveBefore !== undefined}`, parameters, () => {
-      let query = this.db
-        .updateTable(TABLE)
-        .set({ state: 'finished', outcome: text, finished_at: finishedAt })
-        .where('task_id', '=', taskId)
-        .where('state', '=', 'running');
-      if (owner !== undefined) query = query.where('owner_id', '=', owner);
-      if (aliveBefore !== undefined) query = query.where('alive_at', '<', aliveBefore);
-      return query;
+  async appendChunks(taskId: string, hostId: string, from: number, chunks: readonly Payload[]): Promise<boolean> {
+    if (chunks.length === 0) return true;
+    const count = from + chunks.length;
+    const n = chunks.length * 2;
+    const values = chunks.map((_, i) => `($1::text, $${i * 2 + 2}::integer, $${i * 2 + 3}::text)`).join(', ');
+    const guard = `UPDATE acmp_tasks SET chunk_count = $${n + 2}
+      WHERE task_id = $1 AND state = 'running' AND host_id = $${n + 3} AND chunk_count = $${n + 4} RETURNING task_id`;
+    const params = [taskId, ...chunks.flatMap((chunk, i) => [from + i, JSON.stringify(chunk)]), count, hostId, from];
+    if (this.dialect === 'postgres') {
+      // One statement: the guard, the chunk rows and the signal commit together or not at all.
+      const { rows } = await this.run(
+        `WITH guard AS (${guard}),
+         fresh (task_id, seq, chunk) AS (VALUES ${values}),
+         added AS (INSERT INTO acmp_task_chunks (task_id, seq, chunk) SELECT f.task_id, f.seq, f.chunk FROM fresh f, guard RETURNING 1)
+         SELECT pg_notify('${ACMP_SIGNAL_CHANNEL}', $${n + 5}) FROM guard`,
+        [...params, encodeSignal({ kind: 'chunks', taskId, count })],
+      );
+      return rows.length === 1;
+    }
+    const moved = await this.db.transaction().execute(async (trx) => {
+      if ((await trx.executeQuery(sqlite(guard, params))).rows.length !== 1) return false;
+      await trx.executeQuery(sqlite(`INSERT INTO acmp_task_chunks (task_id, seq, chunk) VALUES ${values}`, params));
+      return true;
     });
-    return Number(result.numAffectedRows ?? 0n) === 1;
+    if (moved) this.hub.emit({ kind: 'chunks', taskId, count });
+    return moved;
   }
 
-  async requestCancel(taskId: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable(TABLE)
-      .set({ cancel_requested: sql<number>`1` })
-      .where('task_id', '=', taskId)
-      .where('state', '=', 'running')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  async finish(taskId: string, finish: FinishTask): Promise<{ won: boolean; record: AcmpTaskRecord } | undefined> {
+    const update = `UPDATE acmp_tasks SET state = 'finished', outcome = $1, end_state = $2, finished_at = $3, updated_at = $3
+      WHERE task_id = $4 AND state = 'running'${finish.hostId === undefined ? '' : ' AND host_id = $5'} RETURNING ${TASK_COLUMNS}`;
+    const params: unknown[] = [JSON.stringify(finish.outcome), finish.end, finish.at, taskId];
+    if (finish.hostId !== undefined) params.push(finish.hostId);
+    const signal = encodeSignal({ kind: 'finished', taskId });
+    const { rows } =
+      this.dialect === 'postgres'
+        ? await this.run(`WITH done AS (${update}) SELECT done.*, pg_notify('${ACMP_SIGNAL_CHANNEL}', $${params.length + 1}) AS signal FROM done`, [...params, signal])
+        : await this.run(update, params);
+    if (rows[0] !== undefined) {
+      if (this.dialect !== 'postgres') this.hub.emit({ kind: 'finished', taskId });
+      return { won: true, record: decodeTaskRow(rows[0]) };
+    }
+    const record = await this.get(taskId);
+    return record && { won: false, record };
+  }
+
+  heartbeat(taskId: string, progress?: number, detail?: string): void {
+    const signal: TaskSignal = { kind: 'heartbeat', taskId, ...(progress !== undefined ? { progress } : {}), ...(detail !== undefined ? { detail } : {}) };
+    if (this.dialect !== 'postgres') {
+      this.hub.emit(signal);
+      return;
+    }
+    this.run(`SELECT pg_notify('${ACMP_SIGNAL_CHANNEL}', $1)`, [encodeSignal(signal)]).catch((error: unknown) =>
+      this.logger.warn('acmp.heartbeat_signal_failed', { task_id: taskId, ...errorFields(error) }),
+    );
+  }
+
+  watch(taskId: string, listener: (signal: TaskSignal) => void): () => void {
+    return this.hub.watch(taskId, listener);
+  }
+
+  async list(scope: TaskScope, query: TaskListQuery): Promise<{ records: AcmpTaskRecord[]; total: number }> {
+    const params: unknown[] = [scope.tenant, scope.agent];
+    const next = (value: unknown): string => `$${params.push(value)}`;
+    const where = ['tenant = $1', 'agent = $2'];
+    if (query.contextId !== undefined) where.push(`context_id = ${next(query.contextId)}`);
+    if (query.updatedAfter !== undefined) where.push(`updated_at > ${next(query.updatedAfter)}`);
+    if (query.state === 'running') where.push(`state = 'running'`);
+    else if (query.state !== undefined) where.push(`state = 'finished' AND end_state = ${next(query.state)}`);
+    const counted = await this.run(`SELECT COUNT(*) AS total FROM acmp_tasks WHERE ${where.join(' AND ')}`, params);
+    const after = query.after;
+    if (after) {
+      const at = next(after.updatedAt);
+      where.push(`(updated_at < ${at} OR (updated_at = ${next(after.updatedAt)} AND task_id < ${next(after.taskId)}))`);
+    }
+    const { rows } = await this.run(
+      `SELECT ${TASK_COLUMNS} FROM acmp_tasks WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, task_id DESC LIMIT ${next(query.limit)}`,
+      params,
+    );
+    const total = Number((counted.rows[0] as { total?: unknown } | undefined)?.total ?? 0);
+    return { records: rows.map(decodeTaskRow), total };
+  }
+
+  async beat(host: HostBeat): Promise<void> {
+    await this.run(
+      `INSERT INTO acmp_hosts (host_id, alive_at, started_at) VALUES ($1, $2, $3) ON CONFLICT (host_id) DO UPDATE SET alive_at = excluded.alive_at`,
+      [host.hostId, host.at, host.at],
+    );
+  }
+
+  async retire(hostId: string): Promise<void> {
+    await this.run(`DELETE FROM acmp_hosts WHERE host_id = $1`, [hostId]);
+  }
+
+  async orphans(staleBefore: number, limit: number): Promise<string[]> {
+    const { rows } = await this.run(
+      `SELECT t.task_id AS task_id FROM acmp_tasks t LEFT JOIN acmp_hosts h ON h.host_id = t.host_id
+       WHERE t.state = 'running' AND ((h.host_id IS NULL AND t.created_at < $1) OR h.alive_at < $2) LIMIT $3`,
+      [staleBefore, staleBefore, limit],
+    );
+    return rows.map((row) => String((row as { task_id: unknown }).task_id));
+  }
+
+  async lost(hostId: string, taskIds: readonly string[]): Promise<string[]> {
+    if (taskIds.length === 0) return [];
+    const placeholders = taskIds.map((_, i) => `$${i + 2}`).join(', ');
+    const { rows } = await this.run(
+      `SELECT task_id FROM acmp_tasks WHERE state = 'running' AND host_id = $1 AND task_id IN (${placeholders})`,
+      [hostId, ...taskIds],
+    );
+    const running = new Set(rows.map((row) => String((row as { task_id: unknown }).task_id)));
+    return taskIds.filter((id) => !running.has(id));
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private run(text: string, params: readonly unknown[]): Promise<{ rows: any[]; numAffectedRows?: bigint }> {
+    const query = this.dialect === 'postgres' ? CompiledQuery.raw(text, [...params]) : sqlite(text, params);
+    return this.db.executeQuery(query);
   }
 }
 
-/** Rows are validated here, at the edge (STYLE.md "Boundaries"); PostgreSQL returns bigint as strings. */
-function decodeRow(row: TaskRow): AcmpTaskRecord {
-  if (row.state !== 'running' && row.state !== 'finished') {
-    throw new LocalError('INVALID_STATE', 'acmp_tasks row has an unknown state');
+const sqliteForms = new Map<string, { sql: string; order: number[] }>();
+
+/**
+ * The SQLite form of a statement written with `$n` placeholders (and optional PostgreSQL `::type` casts):
+ * each `$n` becomes `?` bound to `params[n - 1]`, in the order the placeholders appear. Rewrites are
+ * cached by statement text.
+ */
+function sqlite(text: string, params: readonly unknown[]): CompiledQuery {
+  let form = sqliteForms.get(text);
+  if (!form) {
+    const order: number[] = [];
+    const sql = text.replace(/\$(\d+)(::\w+)?/g, (_match, index: string) => {
+      order.push(Number(index) - 1);
+      return '?';
+    });
+    form = { sql, order };
+    if (sqliteForms.size < 1_000) sqliteForms.set(text, form);
   }
-  const base = {
-    taskId: row.task_id,
-    paramsHash: row.params_hash,
-    ownerId: row.owner_id,
-    state: row.state,
-    createdAt: Number(row.created_at),
-    aliveAt: Number(row.alive_at),
-    deadlineAt: Number(row.deadline_at),
-    cancelRequested: Number(row.cancel_requested) !== 0,
-  } as const;
-  if (row.outcome === null) return base;
-  const parsed = TaskOutcomeSchema.safeParse(JSON.parse(row.outcome));
-  if (!parsed.success) throw new LocalError('INVALID_STATE', 'acmp_tasks row has a malformed outcome');
-  return { ...base, outcome: parsed.data, finishedAt: Number(row.finished_at) };
+  return CompiledQuery.raw(form.sql, form.order.map((i) => params[i]));
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AcmpTaskStore, NewAcmpTask, TaskOutcome } from '../acmp/task-store.js';
+import type { AcmpTaskStore, NewAcmpTask, TaskOutcome, TaskSignal } from '../acmp/task-store.js';
 import { openDatabase, type Database } from './database.js';
 import { migrateSets } from './migrations.js';
 import { acmpMigrations, KyselyAcmpTaskStore } from './acmp-task-store-kysely.js';
@@ -22,7 +22,7 @@ function sqliteHarness(): Harness {
   let dir = '';
   let database: Database | undefined;
   return {
-    store: () => new KyselyAcmpTaskStore(database!.db),
+    store: () => new KyselyAcmpTaskStore(database!),
     async setup() {
       dir = mkdtempSync(join(tmpdir(), 'acmp-store-'));
       database = openDatabase({ url: `sqlite:${join(dir, 'db.sqlite')}`, dataDir: dir });
@@ -41,7 +41,7 @@ function postgresHarness(baseUrl: string): Harness {
   let admin: Database | undefined;
   let database: Database | undefined;
   return {
-    store: () => new KyselyAcmpTaskStore(database!.db),
+    store: () => new KyselyAcmpTaskStore(database!),
     async setup() {
       admin = openDatabase({ url: baseUrl, dataDir: tmpdir() });
       await admin.db.schema.createSchema(schema).execute();
@@ -64,92 +64,144 @@ const harnesses: [string, Harness | undefined][] = [
   ['postgres', process.env.TEST_PG_URL ? postgresHarness(process.env.TEST_PG_URL) : undefined],
 ];
 
-let seq = 0;
-function newTask(overrides: Partial<NewAcmpTask> = {}): NewAcmpTask {
-  seq += 1;
-  return { taskId: `task_${Date.now()}_${seq}`, paramsHash: 'sha256:p', ownerId: 'host-a', createdAt: 1000, deadlineAt: 31_000, ...overrides };
+const A = { tenant: '', agent: 'agent:a' };
+const B = { tenant: '', agent: 'agent:b' };
+
+function task(taskId: string, overrides: Partial<NewAcmpTask> = {}): NewAcmpTask {
+  return { taskId, scope: A, paramsHash: 'sha256:p', contextId: 'ctx_1', request: '{"m":1}', hostId: 'host-1', createdAt: 1000, deadlineAt: 31_000, ...overrides };
 }
 
-const resultOutcome: TaskOutcome = {
+const result: TaskOutcome = {
   kind: 'result',
-  result: { task_id: 't', output: { type: 'text', data: 'ab' }, output_streamed: false, tokens_used: 1, cost_cu: 0.001 },
-  chunks: [
-    { type: 'text', data: 'a' },
-    { type: 'text', data: 'b' },
-  ],
+  result: { task_id: 't', output: { type: 'text', data: 'ok' }, output_streamed: false, tokens_used: 1, cost_cu: 0.001 },
 };
+const cancelled: TaskOutcome = { kind: 'error', error: { code: -33004, message: 'Task cancelled', data: { task_id: 't' } } };
+
+let counter = 0;
+const id = (): string => `task_contract_${process.pid}_${Date.now()}_${++counter}`;
+
+/** Waits for the first signal of `kind` on a task (PostgreSQL delivers through LISTEN). */
+function nextSignal(store: AcmpTaskStore, taskId: string, kind: TaskSignal['kind']): Promise<TaskSignal> {
+  return new Promise((resolve) => {
+    const stop = store.watch(taskId, (signal) => {
+      if (signal.kind !== kind) return;
+      stop();
+      resolve(signal);
+    });
+  });
+}
 
 for (const [name, harness] of harnesses) {
-  describe.skipIf(harness === undefined)(`AcmpTaskStore contract (${name})`, () => {
+  describe.skipIf(!harness)(`AcmpTaskStore contract: ${name}`, () => {
     let store: AcmpTaskStore;
     beforeAll(async () => harness!.setup());
-    afterAll(async () => harness!.teardown());
-    beforeEach(() => {
+    afterAll(async () => {
+      await store?.close?.();
+      await harness!.teardown();
+    });
+    beforeEach(async () => {
+      await store?.close?.();
       store = harness!.store();
+      await (store as { open?: () => Promise<void> }).open?.();
     });
 
-    it('claims a new task once and returns the existing record afterwards', async () => {
-      const task = newTask();
-      expect(await store.claim(task)).toEqual({ claimed: true });
-      const second = await store.claim({ ...task, ownerId: 'host-b' });
-      expect(second.claimed).toBe(false);
-      if (!second.claimed) {
-        expect(second.existing).toMatchObject({ taskId: task.taskId, ownerId: 'host-a', state: 'running', aliveAt: 1000 });
-        expect(second.existing.deadlineAt).toBe(31_000);
-        expect(second.existing.cancelRequested).toBe(false);
-      }
+    it('claims a task id once; a second claim returns the stored record with its scope and params hash', async () => {
+      const taskId = id();
+      expect(await store.claim(task(taskId))).toEqual({ claimed: true });
+      const again = await store.claim(task(taskId, { scope: B, paramsHash: 'sha256:other', hostId: 'host-2' }));
+      expect(again.claimed).toBe(false);
+      expect(again.claimed === false && again.existing).toMatchObject({ taskId, scope: A, paramsHash: 'sha256:p', hostId: 'host-1', state: 'running', contextId: 'ctx_1', request: '{"m":1}', chunkCount: 0 });
     });
 
     it('lets exactly one of many concurrent claims win', async () => {
-      const task = newTask();
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.claim({ ...task, ownerId: `h${i}` })));
-      expect(results.filter((r) => r.claimed)).toHaveLength(1);
+      const taskId = id();
+      const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => store.claim(task(taskId, { hostId: `host-${i}` }))));
+      expect(claims.filter((c) => c.claimed)).toHaveLength(1);
     });
 
-    it('returns undefined for an unknown task', async () => {
-      expect(await store.get('task_missing')).toBeUndefined();
+    it('finishes with a compare-and-set: the first outcome stands, the end state is stored', async () => {
+      const taskId = id();
+      await store.claim(task(taskId));
+      const first = await store.finish(taskId, { outcome: cancelled, end: 'canceled', at: 2000 });
+      expect(first).toMatchObject({ won: true, record: { state: 'finished', outcome: cancelled, end: 'canceled', finishedAt: 2000, updatedAt: 2000 } });
+      const second = await store.finish(taskId, { outcome: result, end: 'completed', at: 3000, hostId: 'host-1' });
+      expect(second).toMatchObject({ won: false, record: { outcome: cancelled, end: 'canceled' } });
+      expect(await store.get(taskId)).toMatchObject({ outcome: cancelled, end: 'canceled' });
+      expect(await store.finish('task_missing_' + taskId, { outcome: result, end: 'completed', at: 1 })).toBeUndefined();
     });
 
-    it('refreshes alive_at only for the owner of a running task', async () => {
-      const task = newTask();
-      await store.claim(task);
-      expect(await store.touch(task.taskId, 'host-a', 2000)).toEqual({ cancelRequested: false });
-      expect(await store.touch(task.taskId, 'host-b', 3000)).toBeUndefined();
-      expect((await store.get(task.taskId))?.aliveAt).toBe(2000);
+    it('refuses an owner-conditioned finish from another host', async () => {
+      const taskId = id();
+      await store.claim(task(taskId));
+      expect((await store.finish(taskId, { outcome: result, end: 'completed', at: 2000, hostId: 'host-2' }))?.won).toBe(false);
+      expect((await store.get(taskId))?.state).toBe('running');
     });
 
-    it('reports a cancel request through touch', async () => {
-      const task = newTask();
-      await store.claim(task);
-      expect(await store.requestCancel(task.taskId)).toBe(true);
-      expect(await store.touch(task.taskId, 'host-a', 2000)).toEqual({ cancelRequested: true });
+    it('appends chunks in order only for the owning host of a running task', async () => {
+      const taskId = id();
+      await store.claim(task(taskId));
+      const c = (n: number) => ({ type: 'text', data: `c${n}` });
+      expect(await store.appendChunks(taskId, 'host-1', 0, [c(0), c(1)])).toBe(true);
+      expect(await store.appendChunks(taskId, 'host-1', 1, [c(9)])).toBe(false);
+      expect(await store.appendChunks(taskId, 'host-2', 2, [c(2)])).toBe(false);
+      expect(await store.appendChunks(taskId, 'host-1', 2, [c(2)])).toBe(true);
+      expect(await store.chunks(taskId, 0)).toEqual([c(0), c(1), c(2)]);
+      expect(await store.chunks(taskId, 2)).toEqual([c(2)]);
+      expect((await store.get(taskId))?.chunkCount).toBe(3);
+      await store.finish(taskId, { outcome: result, end: 'completed', at: 2000 });
+      expect(await store.appendChunks(taskId, 'host-1', 3, [c(3)])).toBe(false);
     });
 
-    it('finishes a running task once and stores the outcome with its chunks', async () => {
-      const task = newTask();
-      await store.claim(task);
-      expect(await store.finish(task.taskId, resultOutcome, 5000, { ownerId: 'host-a' })).toBe(true);
-      expect(await store.finish(task.taskId, { kind: 'error', error: { code: -33003, message: 'x' } }, 6000)).toBe(false);
-      const record = await store.get(task.taskId);
-      expect(record).toMatchObject({ state: 'finished', finishedAt: 5000, outcome: resultOutcome });
-      expect(await store.touch(task.taskId, 'host-a', 7000)).toBeUndefined();
-      expect(await store.requestCancel(task.taskId)).toBe(false);
+    it('signals chunks, heartbeats and the end to watchers', async () => {
+      const taskId = id();
+      await store.claim(task(taskId));
+      const chunks = nextSignal(store, taskId, 'chunks');
+      await store.appendChunks(taskId, 'host-1', 0, [{ type: 'text', data: 'x' }]);
+      expect(await chunks).toEqual({ kind: 'chunks', taskId, count: 1 });
+      const beat = nextSignal(store, taskId, 'heartbeat');
+      store.heartbeat(taskId, 0.5, 'half');
+      expect(await beat).toEqual({ kind: 'heartbeat', taskId, progress: 0.5, detail: 'half' });
+      const finished = nextSignal(store, taskId, 'finished');
+      await store.finish(taskId, { outcome: result, end: 'completed', at: 2000 });
+      expect(await finished).toEqual({ kind: 'finished', taskId });
     });
 
-    it('refuses a finish by a process that does not own the task', async () => {
-      const task = newTask();
-      await store.claim(task);
-      expect(await store.finish(task.taskId, resultOutcome, 5000, { ownerId: 'host-b' })).toBe(false);
+    it('lists one scope newest first, filtered and paged by cursor', async () => {
+      const agent = { tenant: 't-' + id(), agent: 'agent:lister' };
+      const ids = [id(), id(), id()];
+      for (const [i, taskId] of ids.entries()) await store.claim(task(taskId, { scope: agent, createdAt: 1000 + i, contextId: i === 0 ? 'ctx_x' : 'ctx_y' }));
+      await store.claim(task(id(), { scope: { ...agent, agent: 'agent:other' } }));
+      await store.finish(ids[0]!, { outcome: result, end: 'completed', at: 5000 });
+      const all = await store.list(agent, { limit: 10 });
+      expect(all.total).toBe(3);
+      expect(all.records.map((r) => r.taskId)).toEqual([ids[0], ids[2], ids[1]]);
+      const page = await store.list(agent, { limit: 1, after: { updatedAt: 5000, taskId: ids[0]! } });
+      expect(page.records.map((r) => r.taskId)).toEqual([ids[2]]);
+      expect((await store.list(agent, { limit: 10, state: 'running' })).records).toHaveLength(2);
+      expect((await store.list(agent, { limit: 10, state: 'completed' })).records.map((r) => r.taskId)).toEqual([ids[0]]);
+      expect((await store.list(agent, { limit: 10, state: 'canceled' })).total).toBe(0);
+      expect((await store.list(agent, { limit: 10, contextId: 'ctx_y' })).total).toBe(2);
+      expect((await store.list(agent, { limit: 10, updatedAfter: 1001 })).records.map((r) => r.taskId)).toEqual([ids[0], ids[2]]);
     });
 
-    it('lets a joiner finish only when alive_at is older than its bound (compare-and-set)', async () => {
-      const task = newTask();
-      await store.claim(task);
-      await store.touch(task.taskId, 'host-a', 4000);
-      const timeout: TaskOutcome = { kind: 'error', error: { code: -33003, message: 'Task timed out', data: { task_id: task.taskId } } };
-      expect(await store.finish(task.taskId, timeout, 5000, { aliveBefore: 4000 })).toBe(false);
-      expect(await store.finish(task.taskId, timeout, 5000, { aliveBefore: 4001 })).toBe(true);
-      expect((await store.get(task.taskId))?.outcome).toEqual(timeout);
+    it('reports running tasks of silent or unknown hosts as orphans, and lost tasks of a host', async () => {
+      const alive = 'host-alive-' + id();
+      const silent = 'host-silent-' + id();
+      const [a, b, c, d] = [id(), id(), id(), id()];
+      await store.beat({ hostId: alive, at: 10_000 });
+      await store.beat({ hostId: silent, at: 1_000 });
+      await store.claim(task(a, { hostId: alive, createdAt: 500 }));
+      await store.claim(task(b, { hostId: silent, createdAt: 500 }));
+      await store.claim(task(c, { hostId: 'host-never-beat-' + id(), createdAt: 500 }));
+      await store.claim(task(d, { hostId: 'host-new-' + id(), createdAt: 9_500 }));
+      const orphans = await store.orphans(5_000, 1000);
+      expect(orphans).toEqual(expect.arrayContaining([b, c]));
+      expect(orphans).not.toContain(a);
+      expect(orphans).not.toContain(d);
+      await store.finish(a, { outcome: cancelled, end: 'canceled', at: 11_000 });
+      expect(await store.lost(alive, [a, 'task_unknown'])).toEqual([a, 'task_unknown']);
+      await store.retire(silent);
+      expect(await store.orphans(5_000, 1000)).toEqual(expect.arrayContaining([b, c]));
     });
   });
 }

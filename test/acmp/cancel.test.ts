@@ -150,13 +150,13 @@ describe('GetTask on a finished ACMP task (A2A binding, docs/acmp-a2a-binding.md
     expect(task?.history?.map((m) => Object.keys(m.parts[0]!.data!)[0])).toEqual(['acmp_method', 'acmp_result']);
   });
 
-  it('returns the acmp_error part of a failed invoke', async () => {
+  it('returns the acmp_error part of an invoke that failed while running', async () => {
     const { host } = await tickerHost();
-    const root = invokeRoot({ capability: 'no-such-thing' });
+    const root = invokeRoot({ capability: 'slow-count', input: { type: 'json', data: { n: 10_000 } }, max_price_cu: 5, timeout_ms: 50 });
     await sendRaw(host, acmpMessage(root));
     const task = (await getTask(host, root.params.task_id as string)).result;
     expect(task?.status?.state).toBe('TASK_STATE_COMPLETED');
-    expect((task?.status?.message?.parts[0]?.data?.acmp_error as { code: number }).code).toBe(-33002);
+    expect((task?.status?.message?.parts[0]?.data?.acmp_error as { code: number }).code).toBe(-33003);
   });
 
   it('persists no chunks or heartbeats: history is [invoke, final]', async () => {

@@ -3,7 +3,8 @@ import { AcmpError, ACMP_CODE } from '../../src/acmp/errors.js';
 import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
 import type { AcmpCapability } from '../../src/acmp/provider-types.js';
 import { cleanup } from '../helpers/host.js';
-import { acmpHost, acmpMessage, invokeRoot, replyError, replyRoot, sendRaw, streamRaw, streamRoot, type RpcBody } from './helpers.js';
+import { postJson } from '../helpers/host.js';
+import { ACTIVATED, acmpHost, acmpMessage, invokeRoot, jsonRpcUrl, replyError, replyRoot, rpc, sendRaw, streamRaw, streamRoot, type RpcBody } from './helpers.js';
 
 afterEach(cleanup);
 
@@ -31,10 +32,56 @@ function expectPayloadError(body: RpcBody, code: number): { code: number; messag
   return error!;
 }
 
+/**
+ * A refusal before any work (docs/acmp-a2a-binding.md §5): an agent Message carrying the `acmp_error`, and
+ * no task — GetTask of the id is TaskNotFound, nothing was stored or run.
+ */
+async function expectRefusal(h: { url: string }, root: ReturnType<typeof invokeRoot>, code: number): Promise<{ code: number; message: string; data?: Record<string, unknown> }> {
+  const body = await sendRaw(h, acmpMessage(root));
+  expect(body.error).toBeUndefined();
+  expect(body.result?.task).toBeUndefined();
+  const error = replyError(body);
+  expect(error?.code).toBe(code);
+  const got = (await postJson(jsonRpcUrl(h), rpc('GetTask', { id: root.params.task_id }), ACTIVATED)).body as RpcBody;
+  expect(got.error?.code).toBe(-32001);
+  return error!;
+}
+
 describe('errors stay in the payload; the A2A task completes (A2A binding §3.4, Layer 1 §3.3)', () => {
-  it('-33001 when the price exceeds max_price_cu, with min_price_cu', async () => {
-    const error = expectPayloadError(await sendRaw(await host(), acmpMessage(invokeRoot({ max_price_cu: 0.0001 }))), -33001);
+  it('-33001 when the price exceeds max_price_cu, with min_price_cu, and no task is left behind', async () => {
+    const error = await expectRefusal(await host(), invokeRoot({ max_price_cu: 0.0001 }), -33001);
     expect(error.data?.min_price_cu).toBeGreaterThan(0.0001);
+  });
+
+  it('-33001 leaves nothing behind: a retry within budget runs the task', async () => {
+    const h = await host();
+    const root = invokeRoot({ max_price_cu: 0.0001 });
+    await expectRefusal(h, root, -33001);
+    const retried = replyRoot(await sendRaw(h, acmpMessage({ ...root, params: { ...root.params, max_price_cu: 1 } })));
+    expect(retried?.acmp_result).toBeDefined();
+  });
+
+  it('-32602 for params JSON cannot carry exactly (1e309), and nothing is stored or run', async () => {
+    const h = await host();
+    const root = invokeRoot();
+    const text = JSON.stringify(rpc('SendMessage', { message: acmpMessage(root) })).replace('"max_price_cu":', '"note":1e309,"max_price_cu":');
+    const body = (await postJson(jsonRpcUrl(h), text, ACTIVATED)).body as RpcBody;
+    expect(replyError(body)?.code).toBe(-32602);
+    expect(body.result?.task).toBeUndefined();
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const got = (await postJson(jsonRpcUrl(h), rpc('GetTask', { id: root.params.task_id }), ACTIVATED)).body as RpcBody;
+      expect(got.error?.code).toBe(-32001);
+    }
+    const sub = (await postJson(jsonRpcUrl(h), rpc('SubscribeToTask', { id: root.params.task_id }), { ...ACTIVATED, accept: 'text/event-stream' })).body;
+    expect(JSON.stringify(sub)).not.toContain('acmp_result');
+  });
+
+  it('-33001 is also refused without a task as the first reply of a stream', async () => {
+    const results = [];
+    for await (const r of streamRaw(await host(), acmpMessage(invokeRoot({ max_price_cu: 0.0001 })))) results.push(r);
+    expect(results).toHaveLength(1);
+    expect((streamRoot(results[0]!)?.acmp_error as { code: number }).code).toBe(-33001);
+    expect(results[0]!.task).toBeUndefined();
   });
 
   it('never bills more than max_price_cu (Layer 1 §3.2)', async () => {
@@ -46,7 +93,7 @@ describe('errors stay in the payload; the A2A task completes (A2A binding §3.4,
   });
 
   it('-33002 for an unknown capability', async () => {
-    expectPayloadError(await sendRaw(await host(), acmpMessage(invokeRoot({ capability: 'time-travel' }))), -33002);
+    await expectRefusal(await host(), invokeRoot({ capability: 'time-travel' }), -33002);
   });
 
   it('-33003 when timeout_ms passes: a hard deadline on the provider side too', async () => {
@@ -58,7 +105,7 @@ describe('errors stay in the payload; the A2A task completes (A2A binding §3.4,
   });
 
   it('-33005 from the pluggable escrow verifier', async () => {
-    const error = expectPayloadError(await sendRaw(await host(), acmpMessage(invokeRoot({ escrow_id: 'esc_expired' }))), -33005);
+    const error = await expectRefusal(await host(), invokeRoot({ escrow_id: 'esc_expired' }), -33005);
     expect(error.data).toMatchObject({ escrow_id: 'esc_expired', reason: 'expired' });
   });
 
@@ -68,13 +115,13 @@ describe('errors stay in the payload; the A2A task completes (A2A binding §3.4,
   });
 
   it('-33006 for an unsupported proof_method', async () => {
-    expectPayloadError(await sendRaw(await host(), acmpMessage(invokeRoot({ proof_method: 'tee-attestation' }))), -33006);
+    await expectRefusal(await host(), invokeRoot({ proof_method: 'tee-attestation' }), -33006);
   });
 
   it('-33007 for input_stream: true (A2A binding §3.3 declines input streaming)', async () => {
     const root = invokeRoot({ input_stream: true });
     delete root.params.input;
-    const error = expectPayloadError(await sendRaw(await host(), acmpMessage(root)), -33007);
+    const error = await expectRefusal(await host(), root, -33007);
     expect(error.data?.feature).toBe('input_streaming');
   });
 
@@ -87,13 +134,13 @@ describe('errors stay in the payload; the A2A task completes (A2A binding §3.4,
     const h = await acmpHost({ outputStreaming: false });
     const results = [];
     for await (const r of streamRaw(h, acmpMessage(invokeRoot({ stream: true })))) results.push(r);
-    const last = results.at(-1)!;
-    expect((streamRoot(last)?.acmp_error as { code: number }).code).toBe(-33007);
-    expect((last.statusUpdate as { status: { state: string } }).status.state).toBe('TASK_STATE_COMPLETED');
+    expect(results).toHaveLength(1);
+    expect((streamRoot(results[0]!)?.acmp_error as { code: number }).code).toBe(-33007);
+    expect(results[0]!.task).toBeUndefined();
   });
 
   it('-33007 for stream: true over SendMessage (the connection cannot carry chunks)', async () => {
-    expectPayloadError(await sendRaw(await host(), acmpMessage(invokeRoot({ stream: true }))), -33007);
+    await expectRefusal(await host(), invokeRoot({ stream: true }), -33007);
   });
 
   it('-33099 for a throwing handler, with no internal detail leaked', async () => {

@@ -1,22 +1,20 @@
-import { TaskState, type AgentSkill, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { TaskState, type AgentSkill, type ListTasksRequest, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
-import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD } from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
-import { encodeErrorRoot, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
-import type { AcmpProvider } from '../../acmp/provider.js';
-import { reusedTaskIdError } from '../../acmp/provider-checks.js';
-import { sleep } from '../../shared/async.js';
+import { encodeErrorRoot, encodeEventRoot, type AcmpErrorObject, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
+import type { AcmpProvider, Admission, TaskEvent } from '../../acmp/provider.js';
+import { parsedInvoke } from '../../acmp/provider-checks.js';
+import type { AcmpTaskRecord, TaskListQuery } from '../../acmp/task-store.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
-import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
-import type { A2ABinding, BindingCall, BindingHost } from '../binding.js';
-import { decodeMessage, TERMINAL_STATES, withHistoryLength, type InboundMessage } from '../part-codec.js';
+import type { A2ABinding, BindingCall } from '../binding.js';
+import { withHistoryLength } from '../part-codec.js';
+import type { TaskCursor, TaskViewSource } from '../task-views.js';
 import { acmpAgentMessage, acmpRootOf, isAcmpPart, readAcmpMessage } from './codec.js';
-import { recordRemoteCancel } from './remote-cancel.js';
-import { callerScope, isAcmpTask, sameInvoke } from './task-rules.js';
-import { startPump, type Pump } from './task-pump.js';
+import { decodeRequest, encodeRequest, outcomeMessage, scopeOf, stateOf, taskView } from './task-view.js';
 
 export interface AcmpBindingOptions {
   provider: AcmpProvider;
@@ -27,17 +25,18 @@ export interface AcmpBindingOptions {
   logger?: Logger;
 }
 
-
 /**
- * The longest task id this host accepts: the SDK's database task store keys tasks by `varchar(36)` (a
- * UUID). Enforced on every store so a task id that works on SQLite cannot fail on PostgreSQL.
+ * The longest task id this host accepts (docs/acmp-a2a-binding.md §4): 36 characters, the length of a
+ * UUID and of the SDK's task-id column, so an id that works on one store works on every store.
  */
 export const MAX_TASK_ID_LENGTH = 36;
 
 /**
  * ACMP over A2A, provider side (seed 000, "shallow binding"): the provider core's messages travel
- * unchanged in one `application/acmp+json` data part; this module maps them onto A2A tasks and streams.
- * Placement of every message on the A2A objects: docs/acmp-a2a-binding.md.
+ * unchanged in one `application/acmp+json` data part. An ACMP task lives in one record (the provider's
+ * task store); its A2A Task is a view of that record for every A2A call — SendMessage,
+ * SendStreamingMessage, GetTask, ListTasks, SubscribeToTask, CancelTask. Placement of every message on
+ * the A2A objects: docs/acmp-a2a-binding.md.
  */
 export function createAcmpBinding(options: AcmpBindingOptions): AcmpBinding {
   return new AcmpA2ABinding(options);
@@ -45,30 +44,29 @@ export function createAcmpBinding(options: AcmpBindingOptions): AcmpBinding {
 
 /** The ACMP binding, with what the host needs to stop it gracefully. */
 export interface AcmpBinding extends A2ABinding {
-  /**
-   * Waits (at most `graceMs`) for the invokes running on this process to end and their final A2A task
-   * state to be saved. Call before closing the provider, and again after it, before closing the database.
-   */
+  /** Waits (at most `graceMs`) for the invokes this process serves to end. */
   drain(graceMs: number): Promise<void>;
 }
 
-class AcmpA2ABinding implements AcmpBinding {
+type Payload = NonNullable<StreamResponse['payload']>;
+
+/** What a call's ACMP message leads to: a direct reply, the task as it stands, or an admitted invoke. */
+type Admitted =
+  | { readonly kind: 'reply'; readonly reply: Message }
+  | { readonly kind: 'view'; readonly task: Task }
+  | { readonly kind: 'task'; readonly admission: Extract<Admission, { kind: 'task' }> };
+
+class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   readonly id = 'acmp';
   readonly extension;
   readonly skills: AgentSkill[];
-  private taskStore: TaskStore | undefined;
+  readonly views: TaskViewSource = this;
   private readonly provider: AcmpProvider;
   private readonly ids: IdSource;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  /**
-   * Local pumps with the caller scope that started them (a cache: the ACMP store decides idempotency,
-   * the A2A task store holds state).
-   */
-  private readonly pumps = new Map<string, { pump: Pump; caller: string; task: Task }>();
-  private readonly a2aCancelled = new Set<string>();
-  /** The final task of each call's invoke, for SendMessage's answer (weak: gone with the call). */
-  private readonly finals = new WeakMap<BindingCall, Promise<Task>>();
+  /** Calls in progress on this process (for a graceful stop). */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(options: AcmpBindingOptions) {
     this.provider = options.provider;
@@ -95,83 +93,122 @@ class AcmpA2ABinding implements AcmpBinding {
   }
 
   async drain(graceMs: number): Promise<void> {
-    const running = [...this.pumps.values()].map((p) => p.pump.done);
-    if (running.length === 0) return;
-    await Promise.race([Promise.allSettled(running), sleep(graceMs)]);
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([Promise.allSettled([...this.inFlight]), grace]);
+    clearTimeout(timer);
   }
 
-  attach(host: BindingHost): void {
-    this.taskStore = host.taskStore;
-  }
-
-  claims(message: InboundMessage): boolean {
+  claims(message: Parameters<A2ABinding['claims']>[0]): boolean {
     return message.parts.some(isAcmpPart);
   }
 
   async sendMessage(call: BindingCall): Promise<Message | Task> {
-    // A2A §3.2.2: with returnImmediately the call answers with the task as soon as it exists; the pump
-    // runs the invoke to its end on its own and GetTask/SubscribeToTask follow it.
-    const immediately = call.configuration?.returnImmediately === true;
-    let reply: Message | Task | undefined;
-    for await (const event of this.handle(call, false)) {
-      const payload = event.payload;
-      if (payload?.$case === 'message' || payload?.$case === 'task') reply = payload.value;
-      if (immediately && payload?.$case === 'task') break;
-    }
-    if (reply === undefined) return this.refusal(new AcmpError(ACMP_CODE.internal));
-    if (!('id' in reply)) return reply;
-    // The pump saved the final state before its last event, so the store holds the finished task.
-    // The pump's final task is what it saved; no need to read it back from the store.
-    const done = this.finals.get(call);
-    const task = immediately ? reply : done ? await done : ((await this.store().load(reply.id, call.context)) ?? reply);
-    return withHistoryLength(task, call.configuration?.historyLength);
+    return this.track(this.answer(call));
   }
 
   sendMessageStream(call: BindingCall): AsyncGenerator<StreamResponse, void, undefined> {
-    return this.handle(call, true);
+    return this.streamCall(call);
   }
 
   async cancelTask(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
-    const task = await this.store().load(taskId, context);
-    if (!task || !isAcmpTask(task)) return undefined;
-    if (task.status && TERMINAL_STATES.has(task.status.state)) {
-      throw new TaskNotCancelableError(`Task ${taskId} is in a terminal state`);
-    }
-    this.a2aCancelled.add(taskId);
-    const local = this.pumps.get(taskId);
-    try {
-      await this.provider.cancel({ task_id: taskId, reason: 'A2A CancelTask' });
-      if (local) return await local.pump.done;
-      return await recordRemoteCancel({ provider: this.provider, taskStore: this.store(), ids: this.ids, clock: this.clock }, taskId, context);
-    } finally {
-      // The local pump clears its own entry when it ends; a remote cancel must not leave one behind.
-      if (!local) this.a2aCancelled.delete(taskId);
+    const outcome = await this.provider.cancelTask(taskId, scopeOf(context), 'canceled');
+    switch (outcome.kind) {
+      case 'unknown':
+        return undefined;
+      case 'cancelled':
+        return taskView(outcome.record);
+      case 'already_finished':
+        // A2A §3.1.5: a canceled task is returned as it is; any other terminal task cannot be canceled.
+        if (outcome.record.end === 'canceled') return taskView(outcome.record);
+        throw new TaskNotCancelableError(`Task ${taskId} is in a terminal state`);
     }
   }
 
   /**
    * SubscribeToTask (A2A §3.1.6) on a running ACMP task: the subscriber joins the invoke like an in-flight
    * duplicate (Layer 1 §3.1.1) — the task, the chunks so far from seq 0, then the live events and the
-   * final state — on this host or, through the store, on another. Terminal tasks go to the SDK, which
-   * refuses them as A2A requires.
+   * final state — on this host or, through the record, on another. Finished tasks are left to the SDK,
+   * which refuses terminal tasks as A2A requires.
    */
   async resubscribe(taskId: string, context: ServerCallContext): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined> {
-    const task = await this.store().load(taskId, context);
-    const first = task?.history[0];
-    if (!task || !first || !isAcmpTask(task) || (task.status && TERMINAL_STATES.has(task.status.state))) return undefined;
-    const root = acmpRootOf(first);
-    if (root?.kind !== 'request' || root.method !== ACMP_METHOD.invoke) return undefined;
-    const call: BindingCall = {
-      message: decodeMessage(first),
-      rawMessage: first,
-      context,
-      extensionActivated: true,
-      wireVersion: context.requestedVersion,
-    };
-    return this.invoke(call, root.params, true);
+    const scope = scopeOf(context);
+    const record = await this.provider.record(taskId, scope);
+    if (!record || record.state !== 'running') return undefined;
+    const stream = invokeParamsOf(record)?.stream === true;
+    const admission = await this.provider.join(taskId, scope, { canStream: true, stream });
+    return admission?.kind === 'task' ? this.events(admission) : undefined;
   }
 
-  private async *handle(call: BindingCall, canStream: boolean): AsyncGenerator<StreamResponse, void, undefined> {
+  // ---- TaskViewSource: the A2A Task of an ACMP invoke is a view of its record ----
+
+  async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    const record = await this.provider.record(taskId, scopeOf(context));
+    return record && taskView(record);
+  }
+
+  async list(params: ListTasksRequest, after: TaskCursor | undefined, limit: number, context: ServerCallContext): Promise<{ tasks: Task[]; total: number }> {
+    const query = listQuery(params, after, limit);
+    if (!query) return { tasks: [], total: 0 };
+    const { records, total } = await this.provider.list(scopeOf(context), query);
+    return { tasks: records.map(taskView), total };
+  }
+
+  // ---- message handling ----
+
+  private async answer(call: BindingCall): Promise<Message | Task> {
+    const admitted = await this.admitCall(call, false);
+    if (admitted.kind === 'reply') return admitted.reply;
+    if (admitted.kind === 'view') return withHistoryLength(admitted.task, call.configuration?.historyLength);
+    const { admission } = admitted;
+    // A2A §3.2.2: with returnImmediately the call answers with the task as soon as it exists; the work
+    // goes on and GetTask/SubscribeToTask follow it through the record.
+    if (call.configuration?.returnImmediately === true) return withHistoryLength(taskView(admission.record), call.configuration.historyLength);
+    let final: Task | undefined;
+    for await (const event of admission.events) {
+      if (event.kind === 'result' || event.kind === 'error') final = taskView(finishedView(admission.record, event));
+    }
+    if (!final) return this.refusal(new AcmpError(ACMP_CODE.internal));
+    return withHistoryLength(final, call.configuration?.historyLength);
+  }
+
+  private async *streamCall(call: BindingCall): AsyncGenerator<StreamResponse, void, undefined> {
+    let done = (): void => {};
+    this.inFlight.add(new Promise<void>((resolve) => (done = resolve)));
+    try {
+      const admitted = await this.admitCall(call, true);
+      if (admitted.kind === 'reply') {
+        yield { payload: { $case: 'message', value: admitted.reply } };
+        return;
+      }
+      if (admitted.kind === 'view') {
+        yield { payload: { $case: 'task', value: admitted.task } };
+        return;
+      }
+      yield* this.events(admitted.admission);
+    } finally {
+      done();
+    }
+  }
+
+  /** The stream of one admitted task: the task first, then status updates carrying each ACMP message. */
+  private async *events(admission: Extract<Admission, { kind: 'task' }>): AsyncGenerator<StreamResponse, void, undefined> {
+    const { record } = admission;
+    yield { payload: { $case: 'task', value: taskView(record) } };
+    for await (const event of admission.events) {
+      if (event.kind === 'chunk' || event.kind === 'heartbeat') {
+        const message = acmpAgentMessage(encodeEventRoot(event), this.ids.newId('msg'), record.taskId, record.contextId);
+        yield statusUpdate(record, stateOf(record), message, this.clock.now());
+        continue;
+      }
+      const final = finishedView(record, event);
+      yield statusUpdate(final, stateOf(final), outcomeMessage(final, final.outcome!), event.at);
+    }
+  }
+
+  /** Reads the call's ACMP message and admits an invoke, or answers anything else directly. */
+  private async admitCall(call: BindingCall, canStream: boolean): Promise<Admitted> {
     if (!call.extensionActivated) {
       // A2A §4.6: ACMP payloads are interpreted only for clients that activated the extension.
       throw new ExtensionSupportRequiredError(`Activate ${ACMP_EXTENSION_URI} (A2A-Extensions) to send ACMP messages`);
@@ -180,124 +217,109 @@ class AcmpA2ABinding implements AcmpBinding {
     try {
       root = readAcmpMessage(call.message, call.wireVersion);
     } catch (error) {
-      yield { payload: { $case: 'message', value: this.refusal(error) } };
-      return;
+      return { kind: 'reply', reply: this.refusal(error) };
     }
-    if (root.kind !== 'request') {
-      yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidRequest, { detail: 'a buyer sends requests, not results' })) } };
-      return;
-    }
+    if (root.kind !== 'request') return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidRequest, { detail: 'a buyer sends requests, not results' })) };
     switch (root.method) {
       case ACMP_METHOD.invoke:
-        yield* this.invoke(call, root.params, canStream);
-        return;
+        return this.admitInvoke(call, root.params, canStream);
       case ACMP_METHOD.cancel:
-        yield { payload: await this.cancel(call, root.params.task_id, root.params) };
-        return;
+        return this.inBandCancel(call, root.params.task_id);
       case ACMP_METHOD.inputChunk:
         // Seed §3.3: this binding declines input streaming.
-        yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'input streaming is not supported by this binding' })) } };
-        return;
+        return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'input streaming is not supported by this binding' })) };
       case ACMP_METHOD.streamChunk:
       case ACMP_METHOD.heartbeat:
-        yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidRequest, { detail: `${root.method} is sent by providers` })) } };
-        return;
+        return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidRequest, { detail: `${root.method} is sent by providers` })) };
     }
   }
 
-  private async *invoke(call: BindingCall, params: InvokeParams, canStream: boolean): AsyncGenerator<StreamResponse, void, undefined> {
+  private async admitInvoke(call: BindingCall, params: InvokeParams, canStream: boolean): Promise<{ kind: 'reply'; reply: Message } | { kind: 'task'; admission: Extract<Admission, { kind: 'task' }> }> {
     const taskId = params.task_id;
     // Seed §1: task_id is carried in both places; the two MUST agree.
-    if (call.message.taskId !== '' && call.message.taskId !== taskId) {
-      yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'Message.task_id differs from params.task_id' })) } };
-      return;
-    }
+    const mismatch = call.message.taskId !== '' && call.message.taskId !== taskId;
+    if (mismatch) return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'Message.task_id differs from params.task_id' })) };
     if (taskId.length > MAX_TASK_ID_LENGTH) {
-      yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { detail: `task_id is longer than ${MAX_TASK_ID_LENGTH} characters` })) } };
-      return;
+      return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { detail: `task_id is longer than ${MAX_TASK_ID_LENGTH} characters` })) };
     }
-    const existing = await this.store().load(taskId, call.context);
-    if (existing && !sameInvoke(existing, params)) {
-      // Layer 1 §3.1.1 (docs/acmp-core.md "Duplicates"): refused before the stored task is touched.
-      yield { payload: { $case: 'message', value: this.refusal(reusedTaskIdError(taskId)) } };
-      return;
+    let admission: Admission;
+    try {
+      const contextId = call.message.contextId || this.ids.newId('ctx');
+      const invoke = parsedInvoke(params);
+      admission = await this.provider.admit(
+        { invoke, scope: scopeOf(call.context), contextId, request: encodeRequest({ ...call.rawMessage, taskId, contextId }) },
+        { canStream, ...(call.configuration?.returnImmediately === true ? { signal: AbortSignal.abort() } : {}) },
+      );
+    } catch (error) {
+      return { kind: 'reply', reply: this.refusal(error) };
     }
-    if (!existing && (await this.provider.known(taskId))) {
-      // The task id is taken by another caller's task, finished or running on any host sharing the store
-      // (its own caller's A2A task is saved before the work is claimed): never replay or join it.
-      yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'task_id is already in use' })) } };
-      return;
-    }
-    const caller = callerScope(call.context);
-    const local = this.pumps.get(taskId);
-    if (local && local.caller !== caller) {
-      // Running for another caller (its task is not in this caller's store scope yet or at all).
-      yield { payload: { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'task_id is already in use' })) } };
-      return;
-    }
-    // A joiner that arrives before the owner saved the task shows the owner's task (same context id).
-    const task = existing ?? local?.task ?? this.newTask(call, taskId);
-    // Layer 1 §3.1.1: a duplicate never runs again — the provider core replays a finished task and lets
-    // an in-flight duplicate join the running one. When the owner pump runs here, the joiner only
-    // relays and waits for the owner's saved final state.
-    const deps = {
-      provider: this.provider,
-      taskStore: this.store(),
-      ids: this.ids,
-      clock: this.clock,
-      logger: this.logger,
-      cancelledByA2A: (id: string) => this.a2aCancelled.has(id),
-    };
-    const start = { task, params, canStream, context: call.context };
-    if (local) {
-      const joiner = startPump(deps, { ...start, isNew: false, owner: false, ownerDone: local.pump.done });
-      this.finals.set(call, joiner.done);
-      yield* joiner.events;
-      return;
-    }
-    const pump = startPump(deps, { ...start, isNew: !existing, owner: true });
-    this.finals.set(call, pump.done);
-    this.pumps.set(taskId, { pump, caller, task });
-    void pump.done.finally(() => {
-      if (this.pumps.get(taskId)?.pump === pump) this.pumps.delete(taskId);
-      this.a2aCancelled.delete(taskId);
-    });
-    yield* pump.events;
+    // Refused before any task exists: an agent Message, nothing stored (docs/acmp-a2a-binding.md §5).
+    if (admission.kind === 'refused') return { kind: 'reply', reply: this.refusalOf(admission.error) };
+    return { kind: 'task', admission };
   }
 
-  private async cancel(call: BindingCall, taskId: string, params: object): Promise<StreamResponse['payload']> {
+  /** In-band `acmp/cancel` (Layer 1 §3.7): the task ends -33004 and stays `completed` (binding §3.4). */
+  private async inBandCancel(call: BindingCall, taskId: string): Promise<{ kind: 'reply'; reply: Message } | { kind: 'view'; task: Task }> {
     if (call.message.taskId !== '' && call.message.taskId !== taskId) {
-      return { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'Message.task_id differs from params.task_id' })) };
+      return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'Message.task_id differs from params.task_id' })) };
     }
-    const task = await this.store().load(taskId, call.context);
-    if (!task) return { $case: 'message', value: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'unknown task' })) };
-    // Layer 1 §3.7: a notification; the invoke is answered with -33004. We answer the A2A call with
-    // the task as it stands.
-    await this.provider.cancel(params);
-    return { $case: 'task', value: task };
-  }
-
-  private newTask(call: BindingCall, taskId: string): Task {
-    const contextId = call.message.contextId || this.ids.newId('ctx');
-    const invoke: Message = { ...call.rawMessage, taskId, contextId };
-    return {
-      id: taskId,
-      contextId,
-      status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date(this.clock.now()).toISOString() },
-      artifacts: [],
-      history: [invoke],
-      metadata: undefined,
-    };
+    const outcome = await this.provider.cancelTask(taskId, scopeOf(call.context), 'completed');
+    if (outcome.kind === 'unknown') return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'unknown task' })) };
+    return { kind: 'view', task: taskView(outcome.record) };
   }
 
   /** An agent message carrying `{acmp_error}` — the one outbound mapper decides what is safe to send. */
   private refusal(error: unknown): Message {
-    const object = toAcmpErrorObject(error);
-    return acmpAgentMessage(encodeErrorRoot(object), this.ids.newId('msg'));
+    return this.refusalOf(toAcmpErrorObject(error));
   }
 
-  private store(): TaskStore {
-    if (!this.taskStore) throw new LocalError('INVALID_STATE', 'ACMP binding used before the host attached it');
-    return this.taskStore;
+  private refusalOf(error: AcmpErrorObject): Message {
+    return acmpAgentMessage(encodeErrorRoot(error), this.ids.newId('msg'));
   }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
+    return work;
+  }
+}
+
+/** The record as it stands once the terminal event of its invoke arrived. */
+function finishedView(record: AcmpTaskRecord, event: Extract<TaskEvent, { kind: 'result' | 'error' }>): AcmpTaskRecord {
+  const outcome = event.kind === 'result' ? { kind: 'result' as const, result: event.result } : { kind: 'error' as const, error: event.error };
+  return { ...record, state: 'finished', outcome, end: event.end, finishedAt: event.at, updatedAt: event.at };
+}
+
+function statusUpdate(record: AcmpTaskRecord, state: TaskState, message: Message, at: number): StreamResponse {
+  const payload: Payload = {
+    $case: 'statusUpdate',
+    value: { taskId: record.taskId, contextId: record.contextId, status: { state, message, timestamp: new Date(at).toISOString() }, metadata: undefined },
+  };
+  return { payload };
+}
+
+/** The invoke params of a record's stored request (to follow it as it was asked: streamed or not). */
+function invokeParamsOf(record: AcmpTaskRecord): InvokeParams | undefined {
+  const root = acmpRootOf(decodeRequest(record.request));
+  return root?.kind === 'request' && root.method === ACMP_METHOD.invoke ? root.params : undefined;
+}
+
+/** ListTasks filters in record terms; `undefined` when no ACMP task can match (e.g. status `failed`). */
+function listQuery(params: ListTasksRequest, after: TaskCursor | undefined, limit: number): TaskListQuery | undefined {
+  const states: Partial<Record<TaskState, TaskListQuery['state']>> = {
+    [TaskState.TASK_STATE_WORKING]: 'running',
+    [TaskState.TASK_STATE_COMPLETED]: 'completed',
+    [TaskState.TASK_STATE_CANCELED]: 'canceled',
+  };
+  const filtered = params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED;
+  const state = filtered ? states[params.status] : undefined;
+  if (filtered && state === undefined) return undefined;
+  const updatedAfter = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
+  return {
+    limit,
+    ...(params.contextId ? { contextId: params.contextId } : {}),
+    ...(state ? { state } : {}),
+    ...(updatedAfter !== undefined && !Number.isNaN(updatedAfter) ? { updatedAfter } : {}),
+    ...(after ? { after } : {}),
+  };
 }

@@ -21,11 +21,14 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
   return {
     name: 'acmp',
     migrations: [acmpMigrations],
-    start(context) {
+    async start(context) {
       const { required, ...providerOptions } = options;
+      const store = context.database ? new KyselyAcmpTaskStore(context.database, { logger: context.logger }) : new MemoryAcmpTaskStore();
+      // Signals must flow before the first task is followed (PostgreSQL LISTEN).
+      if (store instanceof KyselyAcmpTaskStore) await store.open();
       const provider = createAcmpProvider({
         ...providerOptions,
-        store: context.database ? new KyselyAcmpTaskStore(context.database.db) : new MemoryAcmpTaskStore(),
+        store,
         clock: context.clock,
         ids: context.ids,
         logger: context.logger,
@@ -36,9 +39,10 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
         // Graceful stop: running invokes get a grace period to finish (their results are stored and
         // replayed to retries); what still runs then ends as -33099 and is saved before the database closes.
         close: async () => {
-          await binding.drain(SHUTDOWN_GRACE_MS);
+          await provider.drain(SHUTDOWN_GRACE_MS);
           await provider.close();
           await binding.drain(FINAL_SAVE_MS);
+          await store.close?.();
         },
       };
     },
