@@ -4,6 +4,7 @@ import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, type AgentExecutor, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { createLegacyAwarePushNotificationSender } from '@a2a-js/sdk/compat/v0_3/server';
+import type { BearerToken } from '../shared/identity.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { A2A_PATHS } from './agent-card.js';
 import type { A2ABinding } from './binding.js';
@@ -17,7 +18,7 @@ export interface MountA2AOptions {
   executor: AgentExecutor;
   taskStore: TaskStore;
   pushStore: PushNotificationStore;
-  tokens: readonly string[];
+  tokens: readonly BearerToken[];
   bodyLimitBytes: number;
   /** Origins push-notification webhooks may target; empty = push notifications off. */
   pushAllow?: readonly string[];
