@@ -12,10 +12,10 @@ import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 
 /**
- * Push notifications behind an allow-list of webhook origins (A2A §4.3, §13 "push notification security":
- * a webhook URL is a request the host makes on a client's behalf). An empty list means push is off: the
- * card says `pushNotifications: false` and every registration is refused with
- * PushNotificationNotSupportedError (-32003), as A2A §3.3.2 asks of an agent without the capability.
+ * Push notifications behind an allow-list of webhook origins (A2A §4.3: a webhook URL is a request the host
+ * makes on a client's behalf). An empty list means push is off: the card says `pushNotifications: false`
+ * and every registration is refused with PushNotificationNotSupportedError (-32003), the spec's error for
+ * push features an agent does not support.
  */
 
 /** Whether the host may POST to `url`: an http(s) URL without credentials at an allowed origin. */
