@@ -16,6 +16,7 @@ import { openDatabase } from '../../src/storage/database.js';
 import { migrateSets } from '../../src/storage/migrations.js';
 import { codeOf, freshSnapshot, RECEIVER, txId } from '../acpspec/helpers.js';
 import { cleanup, startTestHost, tempDir } from '../helpers/host.js';
+import { freshPgDatabase } from '../helpers/pg.js';
 
 afterEach(cleanup);
 
@@ -26,14 +27,20 @@ function userNamed(userName: string): User {
   return { isAuthenticated: userName !== '', userName };
 }
 
+/** A database: SQLite under `dataDir`, or the PostgreSQL database at `db`. */
+interface Where {
+  dataDir: string;
+  db?: string;
+}
+
 /**
  * A database as the previous release left it: the SDK's tables and the ACPspec tables up to the owner
  * column, with rows of `token-0`, `token-1` and of the anonymous caller in each.
  */
 async function plantPreviousRelease(
-  dataDir: string,
+  where: Where,
 ): Promise<{ tokenZero: { tx: string; task: string }; anonymous: { tx: string; task: string } }> {
-  const database = openDatabase({ dataDir });
+  const database = openDatabase({ url: where.db, dataDir: where.dataDir });
   try {
     await migrateSdkStores(database.url);
     const { '0001_initial': initial, '0002_transaction_owner': owner } = acpMigrations.migrations;
@@ -81,8 +88,8 @@ async function plantPreviousRelease(
   }
 }
 
-async function ownersIn(dataDir: string): Promise<Record<string, string[]>> {
-  const database = openDatabase({ dataDir });
+async function ownersIn(where: Where): Promise<Record<string, string[]>> {
+  const database = openDatabase({ url: where.db, dataDir: where.dataDir });
   try {
     const distinct = async (table: string) =>
       (
@@ -100,10 +107,15 @@ async function ownersIn(dataDir: string): Promise<Record<string, string[]>> {
   }
 }
 
-async function startHost(dataDir: string, token?: string) {
+async function startHost(where: Where, token?: string) {
   const host = await startTestHost({
-    flags: { 'tls-self-signed': true, ...(token ? { token: [token] } : {}) },
-    dataDir,
+    flags: {
+      'tls-self-signed': true,
+      ...(where.db ? { db: where.db } : {}),
+      ...(token ? { token: [token] } : {}),
+    },
+    dataDir: where.dataDir,
+    migrate: where.db !== undefined,
     modules: [acpModule({ producer: { ...RECEIVER } })],
   });
   const caCert = host.tls!.cert;
@@ -127,26 +139,41 @@ function capture(): CliIo & { stdout: string[]; stderr: string[] } {
   return { out: (t) => stdout.push(t), err: (t) => stderr.push(t), env: {}, stdout, stderr };
 }
 
-describe('migrating position-based owners (token-N)', () => {
+/** The databases the migration runs on here: SQLite, and PostgreSQL when TEST_PG_URL is set. */
+const DATABASES: [string, () => Promise<Where>][] = [
+  ['SQLite', () => Promise.resolve({ dataDir: tempDir() })],
+  ...(process.env.TEST_PG_URL
+    ? [
+        ['PostgreSQL', async () => ({ dataDir: tempDir(), db: await freshPgDatabase() })] as [
+          string,
+          () => Promise<Where>,
+        ],
+      ]
+    : []),
+];
+
+describe.each(DATABASES)('migrating position-based owners (token-N) on %s', (_name, database) => {
   it('moves token-N rows to an unreachable legacy identity, so the first token of the new list inherits nothing', async () => {
-    const dataDir = tempDir();
-    const planted = await plantPreviousRelease(dataDir);
-    const host = await startHost(dataDir, ALICE);
+    const where = await database();
+    const planted = await plantPreviousRelease(where);
+    const host = await startHost(where, ALICE);
     const seen = await host.sees(planted.tokenZero);
     expect(seen.state).toBe('ACP_TRANSACTION_UNKNOWN');
     expect(seen.task).not.toBe(planted.tokenZero.task);
     await host.close();
-    expect(await ownersIn(dataDir)).toEqual({
+    expect(await ownersIn(where)).toEqual({
       tasks: ['anonymous', 'legacy:token-0', 'legacy:token-1'],
       push: ['anonymous', 'legacy:token-0', 'legacy:token-1'],
       acp: ['anonymous', 'legacy:token-0', 'legacy:token-1'],
     });
   });
+});
 
+describe('migrating position-based owners (token-N)', () => {
   it('keeps the anonymous rows with the anonymous caller of a host without tokens', async () => {
-    const dataDir = tempDir();
-    const planted = await plantPreviousRelease(dataDir);
-    const host = await startHost(dataDir);
+    const where = { dataDir: tempDir() };
+    const planted = await plantPreviousRelease(where);
+    const host = await startHost(where);
     expect(await host.sees(planted.anonymous)).toEqual({
       state: planted.anonymous.tx,
       task: planted.anonymous.task,
@@ -154,19 +181,19 @@ describe('migrating position-based owners (token-N)', () => {
   });
 
   it('`reassign` gives legacy rows to the agent the operator names', async () => {
-    const dataDir = tempDir();
-    const planted = await plantPreviousRelease(dataDir);
-    await (await startHost(dataDir, ALICE)).close();
+    const where = { dataDir: tempDir() };
+    const planted = await plantPreviousRelease(where);
+    await (await startHost(where, ALICE)).close();
     const io = capture();
-    const db = `sqlite:${join(dataDir, 'a2a-commerce.sqlite')}`;
+    const db = `sqlite:${join(where.dataDir, 'a2a-commerce.sqlite')}`;
     expect(await runCli(['reassign', '--from', 'legacy:token-0', '--to', ALICE_ID, '--db', db], io)).toBe(0);
     expect(io.stdout.join('\n')).toMatch(/acp_transactions: 1/);
-    const host = await startHost(dataDir, ALICE);
+    const host = await startHost(where, ALICE);
     expect(await host.sees(planted.tokenZero)).toEqual({
       state: planted.tokenZero.tx,
       task: planted.tokenZero.task,
     });
-    expect((await ownersIn(dataDir)).acp).toEqual(['anonymous', 'legacy:token-1', ALICE_ID]);
+    expect((await ownersIn(where)).acp).toEqual(['anonymous', 'legacy:token-1', ALICE_ID]);
   });
 
   it('`reassign` refuses a target that is not an identity this host can give out', async () => {
