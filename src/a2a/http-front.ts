@@ -1,33 +1,40 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { User } from '@a2a-js/sdk/server';
+import { ANONYMOUS_IDENTITY, type BearerToken } from '../shared/identity.js';
 import { normalizeInboundMessageJson } from './part-codec.js';
 import { sendHostError, type WireShape } from './wire-errors.js';
 
 /** Body media types the host parses (the SDK's own parsers then skip an already-parsed body). */
 const JSON_TYPES = ['application/json', 'application/a2a+json'];
 
-/** The authenticated caller: which configured token it presented (by index, never the token). */
+/**
+ * The authenticated caller: the identity of the token it presented (`agent:<name>` or `token:<digest>`,
+ * src/shared/identity.ts), never the token and never its position in the configuration.
+ */
 export class BearerUser implements User {
-  constructor(private readonly tokenIndex: number) {}
+  constructor(private readonly identity: string) {}
   get isAuthenticated(): boolean {
     return true;
   }
   get userName(): string {
-    return `token-${this.tokenIndex}`;
+    return this.identity;
   }
 }
 
+/** Every caller of a host without tokens: one identity, {@link ANONYMOUS_IDENTITY}. */
+const ANONYMOUS_USER: User = { isAuthenticated: false, userName: ANONYMOUS_IDENTITY };
+
 const users = new WeakMap<Request, User>();
 
-/** The authenticated caller of a request (`token-N`), or '' when the host has no tokens. */
+/** The identity of a request's caller: the authenticated one, or {@link ANONYMOUS_IDENTITY} without tokens. */
 export function callerOf(req: Request): string {
-  return users.get(req)?.userName ?? '';
+  return users.get(req)?.userName ?? ANONYMOUS_IDENTITY;
 }
 
-/** The SDK's UserBuilder: the user {@link bearerAuth} authenticated, or an anonymous one. */
+/** The SDK's UserBuilder: the user {@link bearerAuth} authenticated, or the anonymous one. */
 export function userFromRequest(req: Request): Promise<User> {
-  return Promise.resolve(users.get(req) ?? { isAuthenticated: false, userName: '' });
+  return Promise.resolve(users.get(req) ?? ANONYMOUS_USER);
 }
 
 /**
@@ -35,8 +42,8 @@ export function userFromRequest(req: Request): Promise<User> {
  * invalid credentials). Tokens are compared by SHA-256 digest in constant time. With no tokens
  * configured every caller passes as anonymous.
  */
-export function bearerAuth(tokens: readonly string[], shape: WireShape): RequestHandler {
-  const digests = tokens.map((t) => createHash('sha256').update(t).digest());
+export function bearerAuth(tokens: readonly BearerToken[], shape: WireShape): RequestHandler {
+  const digests = tokens.map((t) => createHash('sha256').update(t.secret).digest());
   return (req: Request, res: Response, next: NextFunction) => {
     if (digests.length === 0) return next();
     const header = req.header('authorization') ?? '';
@@ -45,7 +52,7 @@ export function bearerAuth(tokens: readonly string[], shape: WireShape): Request
       const presented = createHash('sha256').update(match[1]!).digest();
       const index = digests.findIndex((d) => timingSafeEqual(d, presented));
       if (index >= 0) {
-        users.set(req, new BearerUser(index));
+        users.set(req, new BearerUser(tokens[index]!.identity));
         return next();
       }
     }

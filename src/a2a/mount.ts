@@ -3,11 +3,12 @@ import express from 'express';
 import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, type AgentExecutor, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
-import { createLegacyAwarePushNotificationSender } from '@a2a-js/sdk/compat/v0_3/server';
+import type { BearerToken } from '../shared/identity.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { A2A_PATHS } from './agent-card.js';
 import type { A2ABinding } from './binding.js';
 import { bearerAuth, jsonBody, normalizeInbound, userFromRequest } from './http-front.js';
+import { AllowListPushSender } from './push-policy.js';
 import { CommerceRequestHandler } from './request-handler.js';
 import { ViewingTaskStore } from './task-views.js';
 
@@ -18,7 +19,7 @@ export interface MountA2AOptions {
   executor: AgentExecutor;
   taskStore: TaskStore;
   pushStore: PushNotificationStore;
-  tokens: readonly string[];
+  tokens: readonly BearerToken[];
   bodyLimitBytes: number;
   /** Origins push-notification webhooks may target; empty = push notifications off. */
   pushAllow?: readonly string[];
@@ -42,7 +43,9 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
         guardedExecutor(options.executor, options.logger),
         undefined,
         options.pushStore,
-        (options.pushAllow ?? []).length > 0 ? createLegacyAwarePushNotificationSender(options.pushStore, { timeout: 5_000 }) : undefined,
+        (options.pushAllow ?? []).length > 0
+          ? new AllowListPushSender(options.pushStore, options.pushAllow ?? [], { logger: options.logger })
+          : undefined,
       ),
     options.bindings,
     options.logger,

@@ -17,6 +17,7 @@ import { A2AError, ExtensionSupportRequiredError, RequestMalformedError } from '
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2ABinding, BindingCall } from './binding.js';
 import { decodeMessage } from './part-codec.js';
+import { requireAllowedInlineWebhook, requireAllowedWebhook } from './push-policy.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 
 /**
@@ -47,7 +48,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     private readonly createInner: (card: AgentCard) => A2ARequestHandler,
     private readonly bindings: readonly A2ABinding[],
     private readonly logger: Logger = silentLogger,
-    /** Origins push-notification webhooks may target (A2A §4.3; empty: the SDK refuses push configs). */
+    /** Origins push-notification webhooks may target (A2A §4.3; empty: push off). See push-policy.ts. */
     private readonly pushAllow: readonly string[] = [],
   ) {
     this.supported = new Set(cardSource().capabilities?.extensions.map((e) => e.uri) ?? []);
@@ -72,6 +73,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     return this.guard('SendMessage', () => {
+      requireAllowedInlineWebhook(params, this.pushAllow);
       const routed = this.route(params, context);
       return routed ? routed.binding.sendMessage(routed.call) : this.inner.sendMessage(params, context);
     });
@@ -85,6 +87,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
   sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     let routed: ReturnType<CommerceRequestHandler['route']>;
     try {
+      requireAllowedInlineWebhook(params, this.pushAllow);
       routed = this.route(params, context);
     } catch (error) {
       throw this.sanitize('SendStreamingMessage', error);
@@ -125,10 +128,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
 
   createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
     return this.guard('CreateTaskPushNotificationConfig', () => {
-      // A webhook URL is a request the host will make on the client's behalf: only to allowed origins.
-      if (this.pushAllow.length > 0 && !isAllowedWebhook(params.url, this.pushAllow)) {
-        throw new RequestMalformedError('push notification URL is not on this host\'s allow-list');
-      }
+      requireAllowedWebhook(params.url, this.pushAllow);
       return this.inner.createTaskPushNotificationConfig(params, context);
     });
   }
@@ -217,13 +217,5 @@ export class CommerceRequestHandler implements A2ARequestHandler {
         configuration: params.configuration,
       },
     };
-  }
-}
-
-function isAllowedWebhook(url: string, allow: readonly string[]): boolean {
-  try {
-    return allow.includes(new URL(url).origin);
-  } catch {
-    return false;
   }
 }

@@ -2,9 +2,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Kysely } from 'kysely';
-import { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/server/database';
+import { DatabasePushNotificationStore, DatabaseTaskStore, PUSH_NOTIFICATION_TABLE, TASK_TABLE } from '@a2a-js/sdk/server/database';
 import { InMemoryPushNotificationStore, InMemoryTaskStore, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
 import { LocalError } from '../shared/errors.js';
+import { callerIdentity } from './caller.js';
 
 /** The SDK's task and push-notification stores over one database, or in memory. */
 export interface SdkStores {
@@ -12,11 +13,22 @@ export interface SdkStores {
   pushStore: PushNotificationStore;
 }
 
+/**
+ * The SDK's stores, each scoped by {@link callerIdentity} (rather than the SDK's default resolver, whose
+ * fallback for a caller without a name is `unknown`), so every table agrees on who owns a row.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function createSdkStores(db: Kysely<any> | undefined): SdkStores {
-  if (!db) return { taskStore: new InMemoryTaskStore(), pushStore: new InMemoryPushNotificationStore() };
-  return { taskStore: new DatabaseTaskStore(db), pushStore: new DatabasePushNotificationStore(db) };
+  const ownerResolver = callerIdentity;
+  if (!db) return { taskStore: new InMemoryTaskStore(ownerResolver), pushStore: new InMemoryPushNotificationStore(ownerResolver) };
+  return { taskStore: new DatabaseTaskStore(db, { ownerResolver }), pushStore: new DatabasePushNotificationStore(db, { ownerResolver }) };
 }
+
+/** The SDK's owner-scoped tables (its default names) and their owner column, for migrations and `reassign`. */
+export const SDK_OWNER_COLUMNS: readonly { table: string; column: string }[] = [
+  { table: TASK_TABLE, column: 'owner' },
+  { table: PUSH_NOTIFICATION_TABLE, column: 'owner' },
+];
 
 type SdkMigrationRun = (argv: string[], env: NodeJS.ProcessEnv, output: { log(...a: unknown[]): void; error(...a: unknown[]): void }) => Promise<number>;
 

@@ -1,5 +1,6 @@
 import { sleep } from '../shared/async.js';
 import { systemClock, type Clock } from '../shared/clock.js';
+import { ANONYMOUS_IDENTITY } from '../shared/identity.js';
 import type { IdSource } from '../shared/ids.js';
 import { canonicalJson, canonicalJsonShared } from '../shared/jcs.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
@@ -44,8 +45,8 @@ export interface AcpReceiverOptions {
 }
 
 /**
- * Who is calling: the authenticated agent (its bearer identity), or '' on a host without tokens. A
- * transaction belongs to the caller that created it; only that caller reads or extends it.
+ * Who is calling: the caller's identity (src/shared/identity.ts); absent means `anonymous`, the caller of a
+ * host without tokens. A transaction belongs to the caller that created it; only that caller reads or extends it.
  */
 export interface CallerContext {
   caller?: string;
@@ -116,7 +117,7 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
   }
 
   async function ingestValid(envelope: Envelope, context: IngestContext): Promise<AcpAck> {
-    const caller = context.caller ?? '';
+    const caller = context.caller ?? ANONYMOUS_IDENTITY;
     if (!versions.includes(envelope.acp_version)) {
       throw new AcpError('ACP_VERSION_UNSUPPORTED', undefined, { accepted: [...versions] });
     }
@@ -200,7 +201,7 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
   /** A transaction of another caller is reported exactly as one that does not exist (A2A §3.3.2). */
   async function requireHead(transactionId: string, caller: string | undefined): Promise<TransactionHead> {
     const head = await store.head(transactionId);
-    if (head === undefined || head.owner !== (caller ?? '')) {
+    if (head === undefined || head.owner !== (caller ?? ANONYMOUS_IDENTITY)) {
       throw new AcpError('ACP_TRANSACTION_UNKNOWN', undefined, undefined, { ids: { transaction_id: transactionId } });
     }
     return head;

@@ -14,7 +14,7 @@ export interface TransactionHead {
   stateText: string;
   /** Number of events in the stream (the last `seq`). */
   eventCount: number;
-  /** The caller that created the transaction ('' for an anonymous host); only it may read or extend it. */
+  /** The caller that created the transaction (its identity; `anonymous` on a host without tokens); only it may read or extend it. */
   owner: string;
 }
 

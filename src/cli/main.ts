@@ -5,6 +5,7 @@ import { CARD_USAGE, card } from './card.js';
 import { demo } from './demo.js';
 import { UsageError, type CliIo } from './io.js';
 import { MIGRATE_USAGE, migrate } from './migrate.js';
+import { REASSIGN_USAGE, reassign } from './reassign.js';
 import { SERVE_USAGE, serve } from './serve.js';
 
 type Verb = { run: (argv: string[], io: CliIo) => Promise<number>; usage: string; summary: string };
@@ -13,6 +14,7 @@ const VERBS: Record<string, Verb> = {
   serve: { run: serve, usage: SERVE_USAGE, summary: 'run the agent host' },
   card: { run: card, usage: CARD_USAGE, summary: 'fetch, check and print an agent card' },
   migrate: { run: migrate, usage: MIGRATE_USAGE, summary: 'apply database migrations (PostgreSQL, SQLite)' },
+  reassign: { run: reassign, usage: REASSIGN_USAGE, summary: "give one caller identity's data to another" },
   acmp: { run: acmp, usage: ACMP_USAGE, summary: 'ACMP buyer: capabilities of an agent, invoke a capability' },
   acp: { run: acp, usage: ACP_USAGE, summary: 'ACPspec: validate, send, state, events' },
   demo: { run: demo, usage: 'Usage: a2a-commerce demo', summary: 'start a host, run the scenarios, stop' },

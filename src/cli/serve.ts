@@ -11,7 +11,10 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
   --port <n>             port, 0 for any free one (${ENV.port}, default 8443)
   --data-dir <dir>       data directory: SQLite file, self-signed certificate (${ENV.dataDir}, default .data)
   --db <url>             postgres://… or sqlite:<file> (${ENV.db}, default SQLite under the data dir)
-  --token <t>            accepted bearer token, repeatable (${ENV.tokens}, comma-separated)
+  --token <name=secret>  accepted bearer token, repeatable (${ENV.tokens}, comma-separated); its holder is
+                         agent:<name>, or token:<digest of the secret> without a name (docs/host.md).
+                         Flags show in 'ps': prefer --tokens-file or the environment for real secrets
+  --tokens-file <path>   one name=secret a line, # comments; mode 600 (${ENV.tokensFile})
   --tls-cert <file>      certificate (PEM) (${ENV.tlsCert})
   --tls-key <file>       private key (PEM) (${ENV.tlsKey})
   --tls-self-signed      self-signed localhost certificate in the data dir (${ENV.tlsSelfSigned}; the default)
@@ -29,6 +32,7 @@ export const SERVE_OPTIONS = {
   'data-dir': { type: 'string' },
   db: { type: 'string' },
   token: { type: 'string', multiple: true },
+  'tokens-file': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'tls-self-signed': { type: 'boolean' },

@@ -13,7 +13,7 @@ export interface AcpRoutesOptions {
   secure: boolean;
   /** Bearer authentication for the envelope and transaction routes (the schema stays public). */
   auth: RequestHandler;
-  /** The authenticated caller of a request ('' without tokens): transactions belong to their creator. */
+  /** The identity of a request's caller (`anonymous` without tokens): transactions belong to their creator. */
   callerOf: (req: Request) => string;
   bodyLimitBytes: number;
   /** Interval of the SSE keep-alive comment while following; default 15 s. */

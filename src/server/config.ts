@@ -1,4 +1,6 @@
+import { readFileSync, statSync } from 'node:fs';
 import { LocalError } from '../shared/errors.js';
+import { parseBearerToken, type BearerToken } from '../shared/identity.js';
 import type { LogLevel } from '../shared/logger.js';
 
 /** How the host serves TLS. */
@@ -11,7 +13,8 @@ export interface HostConfig {
   dataDir: string;
   /** `postgres://…`, `sqlite:<file>`, `memory`, or undefined for SQLite under dataDir. */
   db: string | undefined;
-  tokens: string[];
+  /** Accepted bearer tokens, each with the identity of its holder (empty: no authentication). */
+  tokens: BearerToken[];
   tls: TlsConfig;
   bodyLimitBytes: number;
   /** Public base URL for the card when the host sits behind a proxy; default from host/port/TLS. */
@@ -30,6 +33,7 @@ export interface HostFlags {
   'data-dir'?: string;
   db?: string;
   token?: string[];
+  'tokens-file'?: string;
   'tls-cert'?: string;
   'tls-key'?: string;
   'tls-self-signed'?: boolean;
@@ -48,6 +52,7 @@ export const ENV = {
   dataDir: 'A2AC_DATA_DIR',
   db: 'A2AC_DB',
   tokens: 'A2AC_TOKENS',
+  tokensFile: 'A2AC_TOKENS_FILE',
   tlsCert: 'A2AC_TLS_CERT',
   tlsKey: 'A2AC_TLS_KEY',
   tlsSelfSigned: 'A2AC_TLS_SELF_SIGNED',
@@ -98,9 +103,7 @@ export function parseSize(name: string, value: string): number {
 export function resolveHostConfig(flags: HostFlags, env: Record<string, string | undefined>): HostConfig {
   const pick = (flag: string | undefined, key: keyof typeof ENV): string | undefined => flag ?? (env[ENV[key]] || undefined);
   const port = pick(flags.port, 'port');
-  const tokensRaw = flags.token ?? env[ENV.tokens]?.split(',');
-  const tokens = (tokensRaw ?? []).map((t) => t.trim()).filter((t) => t !== '');
-  for (const t of tokens) if (t.length < 16) fail('each token must be at least 16 characters');
+  const tokens = resolveTokens(flags.token ?? env[ENV.tokens]?.split(','), pick(flags['tokens-file'], 'tokensFile'));
   const logLevel = (pick(flags['log-level'], 'logLevel') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) fail(`log level must be one of ${LOG_LEVELS.join(', ')}`);
   const publicUrl = pick(flags['public-url'], 'publicUrl');
@@ -151,6 +154,51 @@ function tlsChoice(
   if (noTls) return { mode: 'off' };
   if (selfSigned) return { mode: 'self-signed' };
   return undefined;
+}
+
+/**
+ * The accepted tokens: `--token`/`A2AC_TOKENS` entries, then the lines of the tokens file. Each entry is
+ * `name=secret` (identity `agent:<name>`) or a bare secret (identity `token:<digest>`); see
+ * src/shared/identity.ts. Names and secrets must be unique; messages never quote a secret.
+ */
+function resolveTokens(entries: string[] | undefined, file: string | undefined): BearerToken[] {
+  const listed = (entries ?? []).map((e) => e.trim()).filter((e) => e !== '').map((e) => ({ entry: e, where: '--token/A2AC_TOKENS' }));
+  const all = [...listed, ...(file === undefined ? [] : readTokensFile(file))];
+  const tokens = all.map(({ entry, where }) => {
+    const parsed = parseBearerToken(entry);
+    return 'refused' in parsed ? fail(`${where}: ${parsed.refused}`) : parsed;
+  });
+  const secrets = new Set<string>();
+  const identities = new Set<string>();
+  for (const t of tokens) {
+    if (secrets.has(t.secret)) fail('the same secret is listed more than once');
+    if (identities.has(t.identity)) fail(`token name "${t.identity.replace(/^agent:/, '')}" is used more than once`);
+    secrets.add(t.secret);
+    identities.add(t.identity);
+  }
+  return tokens;
+}
+
+/**
+ * Reads a tokens file: one `name=secret` (or bare secret) a line; blank lines and lines starting with `#`
+ * are skipped. Like an SSH key, the file must not be readable or writable by group or others (POSIX).
+ */
+function readTokensFile(path: string): { entry: string; where: string }[] {
+  let text: string;
+  try {
+    const mode = statSync(path).mode;
+    if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+      fail(`tokens file ${path} is accessible by group or others: chmod 600 ${path}`);
+    }
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (error instanceof LocalError) throw error;
+    return fail(`cannot read tokens file ${path}`);
+  }
+  return text.split('\n').flatMap((line, i) => {
+    const entry = line.trim();
+    return entry === '' || entry.startsWith('#') ? [] : [{ entry, where: `tokens file line ${i + 1}` }];
+  });
 }
 
 /** Where the data lives, for commands that only touch the database (`migrate`): flag, variable, default. */

@@ -8,6 +8,7 @@ import { bearerAuth, callerOf } from '../a2a/http-front.js';
 import { mountA2A } from '../a2a/mount.js';
 import type { CommerceRequestHandler } from '../a2a/request-handler.js';
 import type { SdkStores } from '../a2a/sdk-stores.js';
+import type { BearerToken } from '../shared/identity.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import type { ModuleParts } from './module.js';
 
@@ -28,7 +29,7 @@ export const DEFAULT_IDENTITY: AgentIdentity = {
 export interface AppDeps {
   /** Public base URL (`https://127.0.0.1:8443`); read per request because it is known only after listen. */
   baseUrl: () => string;
-  tokens: readonly string[];
+  tokens: readonly BearerToken[];
   bodyLimitBytes: number;
   /** Origins push-notification webhooks may target; empty or absent = push notifications off. */
   pushAllow?: readonly string[];

@@ -2,13 +2,14 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { AgentExecutor } from '../a2a/binding.js';
-import { createSdkStores, migrateSdkStores } from '../a2a/sdk-stores.js';
+import { createSdkStores, migrateSdkStores, SDK_OWNER_COLUMNS } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { openDatabase, type Database } from '../storage/database.js';
-import { migrateSets } from '../storage/migrations.js';
+import { migrateSets, type MigrationSet } from '../storage/migrations.js';
+import { ownerIdentityMigration, type OwnerColumn } from '../storage/owner-columns.js';
 import type { HostConfig } from './config.js';
 import { createApp, type AgentIdentity } from './create-app.js';
 import type { HostModule, ModuleParts } from './module.js';
@@ -96,10 +97,25 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
   }
 }
 
-/** Applies the SDK's store migrations and every module's own. */
+/**
+ * Our migrations of the SDK's tables (the SDK migrates their schema; the owners in them are ours): owners
+ * become identities, `token-<n>` → `legacy:token-<n>` and the SDK's anonymous fallback `unknown` →
+ * `anonymous` (src/shared/identity.ts).
+ */
+export const sdkOwnerMigrations: MigrationSet = {
+  id: 'sdk_owners',
+  migrations: { '0001_owner_identities': ownerIdentityMigration(SDK_OWNER_COLUMNS, ['unknown']) },
+};
+
+/** Applies the SDK's store migrations, ours of its tables, and every module's own. */
 export async function migrateAll(database: Database, modules: readonly HostModule[]): Promise<string[]> {
   await migrateSdkStores(database.url);
-  return migrateSets(database, modules.flatMap((m) => m.migrations ?? []));
+  return migrateSets(database, [sdkOwnerMigrations, ...modules.flatMap((m) => m.migrations ?? [])]);
+}
+
+/** Every column that records a caller identity: the SDK's tables and each module's. */
+export function ownerColumnsOf(modules: readonly HostModule[]): OwnerColumn[] {
+  return [...SDK_OWNER_COLUMNS, ...modules.flatMap((m) => m.ownerColumns ?? [])];
 }
 
 async function loadTls(config: HostConfig): Promise<TlsMaterial | undefined> {

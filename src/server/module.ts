@@ -6,6 +6,7 @@ import type { IdSource } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import type { Database } from '../storage/database.js';
 import type { MigrationSet } from '../storage/migrations.js';
+import type { OwnerColumn } from '../storage/owner-columns.js';
 
 /** What a module is given when the host starts. */
 export interface ModuleContext {
@@ -24,7 +25,7 @@ export interface ModuleContext {
 export interface HttpGuards {
   /** Bearer authentication answering failures as google.rpc.Status (a no-op without tokens). */
   readonly auth: RequestHandler;
-  /** The caller `auth` authenticated ('' without tokens). */
+  /** The identity of the caller `auth` authenticated (`anonymous` without tokens; src/shared/identity.ts). */
   readonly callerOf: (req: Request) => string;
   readonly bodyLimitBytes: number;
 }
@@ -45,6 +46,8 @@ export interface ModuleParts {
 export interface HostModule {
   readonly name: string;
   readonly migrations?: readonly MigrationSet[];
+  /** The columns its tables record caller identities in (`a2a-commerce reassign` moves rows between them). */
+  readonly ownerColumns?: readonly OwnerColumn[];
   /** Refuses to start in a configuration the binding cannot serve conformantly. */
   check?(context: { secure: boolean; noPersonalData: boolean }): void;
   start(context: ModuleContext): Promise<ModuleParts> | ModuleParts;

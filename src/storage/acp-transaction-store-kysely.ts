@@ -10,6 +10,7 @@ import type {
   TransactionStore,
 } from '../acpspec/transaction-store.js';
 import type { MigrationSet } from './migrations.js';
+import { ownerIdentityMigration, type OwnerColumn } from './owner-columns.js';
 import { QueryShapes } from './query-shapes.js';
 
 /** Table shapes of the `acp` migration set. */
@@ -97,10 +98,18 @@ const transactionOwner: Migration = {
   },
 };
 
+/** Where ACPspec records who owns a transaction. */
+export const ACP_OWNER_COLUMNS: readonly OwnerColumn[] = [{ table: 'acp_transactions', column: 'owner' }];
+
 /** Migrations of the ACPspec tables (envelopes, transactions, events). */
 export const acpMigrations: MigrationSet = {
   id: 'acp',
-  migrations: { '0001_initial': initial, '0002_transaction_owner': transactionOwner },
+  migrations: {
+    '0001_initial': initial,
+    '0002_transaction_owner': transactionOwner,
+    // Owners become identities: `token-<n>` → `legacy:token-<n>`, the anonymous '' → `anonymous`.
+    '0003_owner_identities': ownerIdentityMigration(ACP_OWNER_COLUMNS, ['']),
+  },
 };
 
 /** Thrown inside a database transaction to roll it back with a known outcome. */

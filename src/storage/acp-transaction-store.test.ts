@@ -46,8 +46,8 @@ if (pgUrl) {
   });
 }
 
-describe('acp migration 0002_transaction_owner', () => {
-  it('gives transactions stored before it the anonymous owner', async () => {
+describe('acp migrations 0002_transaction_owner and 0003_owner_identities', () => {
+  it('give transactions stored before them the anonymous identity', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'acp-owner-'));
     const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
     try {
@@ -58,7 +58,7 @@ describe('acp migration 0002_transaction_owner', () => {
         .values({ transaction_id: 'tx-old', version: 1, head_envelope_id: 'e1', state_envelope_id: 's1', state_body: '{}', event_count: 0, updated_at: 'now' })
         .execute();
       await migrateSets(database, [acpMigrations]);
-      expect((await new KyselyTransactionStore(database.db).head('tx-old'))?.owner).toBe('');
+      expect((await new KyselyTransactionStore(database.db).head('tx-old'))?.owner).toBe('anonymous');
     } finally {
       await database.close();
       rmSync(dir, { recursive: true, force: true });

@@ -11,7 +11,7 @@ export function commitFor(n: number, overrides: Partial<IngestCommit> = {}): Ing
   return {
     transactionId: 'tx-1',
     expectedVersion: 0,
-    owner: 'token-0',
+    owner: 'agent:alice',
     envelope: { envelopeId: `env-${n}`, kind: 'snapshot', parentEnvelopeId: undefined, text: `{"n":${n}}`, receivedAt: '2025-06-01T12:00:00Z' },
     state: { envelopeId: `state-${n}`, text: `{"state":${n}}` },
     events: [event(`ev-${n}`)],
@@ -35,8 +35,8 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
     it('keeps the creating caller as owner when later commits move the head', () =>
       withStore(async (store) => {
         await store.commit(commitFor(1));
-        expect(await store.commit(commitFor(2, { expectedVersion: 1, firstSeq: 2, owner: 'someone-else' }))).toEqual({ ok: true, version: 2 });
-        expect((await store.head('tx-1'))?.owner).toBe('token-0');
+        expect(await store.commit(commitFor(2, { expectedVersion: 1, firstSeq: 2, owner: 'agent:bob' }))).toEqual({ ok: true, version: 2 });
+        expect((await store.head('tx-1'))?.owner).toBe('agent:alice');
       }));
 
     it('creates a transaction on its first commit', () =>
@@ -44,7 +44,7 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
         expect(await store.commit(commitFor(1))).toEqual({ ok: true, version: 1 });
         expect(await store.head('tx-1')).toEqual({
           transactionId: 'tx-1', version: 1, headEnvelopeId: 'env-1', stateEnvelopeId: 'state-1', stateText: '{"state":1}', eventCount: 1,
-          owner: 'token-0',
+          owner: 'agent:alice',
         });
         expect(await store.findEnvelope('env-1')).toEqual({ envelopeId: 'env-1', transactionId: 'tx-1', kind: 'snapshot', text: '{"n":1}', stateEnvelopeId: 'state-1' });
       }));

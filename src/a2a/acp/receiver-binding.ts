@@ -5,6 +5,7 @@ import type { AcpReceiver } from '../../acpspec/receiver.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
 import type { A2ABinding, BindingCall } from '../binding.js';
+import { callerIdentity } from '../caller.js';
 import type { InboundMessage } from '../part-codec.js';
 import { acpAgentMessage, carriesAcp, readAcpMessage } from './codec.js';
 
@@ -38,12 +39,12 @@ export function createAcpBinding(options: AcpBindingOptions): A2ABinding {
     try {
       const inbound = readAcpMessage(call.message);
       if (inbound.kind === 'state-request') {
-        const { envelope } = await options.receiver.state(inbound.transactionId, { caller: callerOf(call) });
+        const { envelope } = await options.receiver.state(inbound.transactionId, { caller: callerIdentity(call.context) });
         return acpAgentMessage(envelope, ids.newId('msg'));
       }
       const raw = inbound.envelope as { envelope_id?: unknown };
       envelopeId = typeof raw.envelope_id === 'string' ? raw.envelope_id : undefined;
-      const ack = await options.receiver.ingest(inbound.envelope, { secure, caller: callerOf(call) });
+      const ack = await options.receiver.ingest(inbound.envelope, { secure, caller: callerIdentity(call.context) });
       return acpAgentMessage({ [ACP_PART_KEYS.ack]: ack }, ids.newId('msg'));
     } catch (error) {
       const object = toAcpErrorObject(error, envelopeId ? { envelope_id: envelopeId } : undefined);
@@ -89,10 +90,4 @@ export function createAcpBinding(options: AcpBindingOptions): A2ABinding {
     },
   };
   return binding;
-}
-
-/** The authenticated caller ('' on a host without tokens): an ACPspec transaction belongs to its creator. */
-function callerOf(call: BindingCall): string {
-  const user = call.context.user;
-  return user?.isAuthenticated ? user.userName : '';
 }

@@ -6,7 +6,7 @@ import { LocalError } from '../../shared/errors.js';
 import type { IdSource } from '../../shared/ids.js';
 import { mountAcpRoutes } from '../../http/acp-routes.js';
 import { MemoryTransactionStore } from '../../storage/acp-transaction-store-memory.js';
-import { acpMigrations, KyselyTransactionStore } from '../../storage/acp-transaction-store-kysely.js';
+import { ACP_OWNER_COLUMNS, acpMigrations, KyselyTransactionStore } from '../../storage/acp-transaction-store-kysely.js';
 import type { HostModule } from '../module.js';
 
 export interface AcpModuleOptions {
@@ -31,6 +31,7 @@ export function acpModule(options: AcpModuleOptions): HostModule {
   return {
     name: 'acpspec',
     migrations: [acpMigrations],
+    ownerColumns: ACP_OWNER_COLUMNS,
     check({ secure, noPersonalData }) {
       // Seed "The Conformance Rule": a card advertising ACPspec over a non-TLS endpoint is non-conformant,
       // unless this host handles no personal data at all.

@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveHostConfig, type HostFlags } from './config.js';
+
+const ALICE = 'alice-secret-0123456789abcdef';
+const BOB = 'bobby-secret-0123456789abcdef';
+
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length > 0) rmSync(dirs.pop()!, { recursive: true, force: true });
+});
+
+function tokensFile(text: string, mode = 0o600): string {
+  const dir = mkdtempSync(join(tmpdir(), 'a2ac-tokens-'));
+  dirs.push(dir);
+  const file = join(dir, 'tokens');
+  writeFileSync(file, text);
+  chmodSync(file, mode);
+  return file;
+}
+
+function tokens(flags: HostFlags, env: Record<string, string> = {}) {
+  return resolveHostConfig(flags, env).tokens;
+}
+
+/** The CONFIG_INVALID message the configuration is refused with ('accepted' when it is not). */
+function refusal(flags: HostFlags, env: Record<string, string> = {}): string {
+  try {
+    resolveHostConfig(flags, env);
+  } catch (error) {
+    return `${String((error as { code?: unknown }).code)}: ${(error as Error).message}`;
+  }
+  return 'accepted';
+}
+
+describe('bearer tokens: the identity comes from the credential', () => {
+  it('names the agent of a `name=secret` token agent:<name>', () => {
+    expect(tokens({ token: [`alice=${ALICE}`] })).toEqual([{ identity: 'agent:alice', secret: ALICE }]);
+  });
+
+  it('derives the identity of an unnamed token from the token itself', () => {
+    const digest = createHash('sha256').update(BOB).digest('hex');
+    expect(tokens({ token: [BOB] })).toEqual([{ identity: `token:${digest.slice(0, 32)}`, secret: BOB }]);
+  });
+
+  it('reads A2AC_TOKENS the same way', () => {
+    expect(tokens({}, { A2AC_TOKENS: `alice=${ALICE}, bob=${BOB}` }).map((t) => t.identity)).toEqual([
+      'agent:alice',
+      'agent:bob',
+    ]);
+  });
+
+  it('keeps `=` inside a secret after the name', () => {
+    expect(tokens({ token: [`alice=${ALICE}==`] })).toEqual([
+      { identity: 'agent:alice', secret: `${ALICE}==` },
+    ]);
+  });
+
+  it('refuses a name used twice', () => {
+    expect(refusal({ token: [`alice=${ALICE}`, `alice=${BOB}`] })).toMatch(
+      /^CONFIG_INVALID: .*alice.*more than once/,
+    );
+  });
+
+  it('refuses a secret listed twice (one credential, one identity)', () => {
+    expect(refusal({ token: [`alice=${ALICE}`, `bob=${ALICE}`] })).toMatch(/^CONFIG_INVALID: .*same secret/);
+  });
+
+  it('refuses a malformed name', () => {
+    for (const bad of [
+      `Alice=${ALICE}`,
+      `al ice=${ALICE}`,
+      `=${ALICE}`,
+      `-x=${ALICE}`,
+      `${'a'.repeat(65)}=${ALICE}`,
+    ]) {
+      expect(refusal({ token: [bad] })).toMatch(/^CONFIG_INVALID: .*token name/);
+    }
+  });
+
+  it('keeps the 16-character minimum for secrets, named or not', () => {
+    expect(refusal({ token: ['alice=short-secret'] })).toMatch(/^CONFIG_INVALID: .*16 characters/);
+    expect(refusal({ token: ['short-secret'] })).toMatch(/^CONFIG_INVALID: .*16 characters/);
+  });
+});
+
+describe('the tokens file (--tokens-file, A2AC_TOKENS_FILE)', () => {
+  it('reads one token a line, skipping blank lines and # comments', () => {
+    const file = tokensFile(`# who may call\n\nalice=${ALICE}\n  # revoked: carol=...\nbob=${BOB}\r\n`);
+    expect(tokens({ 'tokens-file': file }).map((t) => t.identity)).toEqual(['agent:alice', 'agent:bob']);
+    expect(tokens({}, { A2AC_TOKENS_FILE: file }).map((t) => t.identity)).toEqual([
+      'agent:alice',
+      'agent:bob',
+    ]);
+  });
+
+  it('adds to the tokens given with --token, names unique across both', () => {
+    const file = tokensFile(`alice=${ALICE}\n`);
+    expect(
+      tokens({ 'tokens-file': file, token: [`bob=${BOB}`] })
+        .map((t) => t.identity)
+        .sort(),
+    ).toEqual(['agent:alice', 'agent:bob']);
+    expect(refusal({ 'tokens-file': file, token: [`alice=${BOB}`] })).toMatch(/^CONFIG_INVALID: /);
+  });
+
+  it.skipIf(process.platform === 'win32')('refuses a file that group or others may read', () => {
+    const file = tokensFile(`alice=${ALICE}\n`, 0o644);
+    expect(refusal({ 'tokens-file': file })).toMatch(/^CONFIG_INVALID: .*chmod 600/);
+  });
+
+  it('names the line of a malformed entry, never its secret', () => {
+    const file = tokensFile(`alice=${ALICE}\nBad Name=${BOB}\n`);
+    const refused = refusal({ 'tokens-file': file });
+    expect(refused).toMatch(/^CONFIG_INVALID: tokens file line 2/);
+    expect(refused).not.toContain(BOB);
+  });
+
+  it('refuses a file it cannot read', () => {
+    expect(refusal({ 'tokens-file': join(tmpdir(), 'a2ac-no-such-tokens-file') })).toMatch(
+      /^CONFIG_INVALID: /,
+    );
+  });
+});
