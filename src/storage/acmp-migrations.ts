@@ -1,6 +1,10 @@
 import type { Kysely, Migration } from 'kysely';
 import { z } from 'zod';
 import type { MigrationSet } from './migrations.js';
+import { ownerIdentityMigration, type OwnerColumn } from './owner-columns.js';
+
+/** Where ACMP records who owns a task (for migrations and `a2a-commerce reassign`). */
+export const ACMP_OWNER_COLUMNS: readonly OwnerColumn[] = [{ table: 'acmp_tasks', column: 'agent' }];
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
 const createTasks: Migration = {
@@ -129,5 +133,10 @@ async function hasTable(db: Kysely<any>, name: string): Promise<boolean> {
 /** The `acmp` migration set (SQLite and PostgreSQL). */
 export const acmpMigrations: MigrationSet = {
   id: 'acmp',
-  migrations: { '0001_acmp_tasks': createTasks, '0002_one_record': oneRecord },
+  migrations: {
+    '0001_acmp_tasks': createTasks,
+    '0002_one_record': oneRecord,
+    // Owners copied from the SDK's rows by 0002 may still name a token by its position.
+    '0003_owner_identities': ownerIdentityMigration(ACMP_OWNER_COLUMNS, ['', 'unknown']),
+  },
 };

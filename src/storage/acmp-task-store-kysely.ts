@@ -16,7 +16,7 @@ import { decodeChunk, decodeTaskRow, encodeSignal, decodeSignal, TASK_COLUMNS } 
 import type { Database, SqlDialect } from './database.js';
 import { PgListener } from './pg-listener.js';
 
-export { acmpMigrations } from './acmp-migrations.js';
+export { ACMP_OWNER_COLUMNS, acmpMigrations } from './acmp-migrations.js';
 
 /** The PostgreSQL channel task signals travel on. */
 export const ACMP_SIGNAL_CHANNEL = 'acmp_task_signals';

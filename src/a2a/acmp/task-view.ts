@@ -2,11 +2,12 @@ import { Message, TaskState, type Task } from '@a2a-js/sdk';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { encodeErrorRoot, encodeResultRoot } from '../../acmp/messages.js';
 import type { AcmpTaskRecord, TaskOutcome, TaskScope } from '../../acmp/task-store.js';
+import { callerIdentity } from '../caller.js';
 import { acmpAgentMessage } from './codec.js';
 
-/** The caller scope of a call: the tenant and the authenticated agent (the SDK stores' owner rule). */
+/** The caller scope of a call: the tenant and the caller's identity (the SDK stores' owner rule). */
 export function scopeOf(context: ServerCallContext): TaskScope {
-  return { tenant: context.tenant ?? '', agent: context.user?.userName || 'unknown' };
+  return { tenant: context.tenant ?? '', agent: callerIdentity(context) };
 }
 
 /** The stored form of the invoke message: its ProtoJSON text. */

@@ -1,7 +1,7 @@
 import { createAcmpBinding } from '../../a2a/acmp/provider-binding.js';
 import { createAcmpProvider, type AcmpProviderOptions } from '../../acmp/provider.js';
 import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
-import { acmpMigrations, KyselyAcmpTaskStore } from '../../storage/acmp-task-store-kysely.js';
+import { ACMP_OWNER_COLUMNS, acmpMigrations, KyselyAcmpTaskStore } from '../../storage/acmp-task-store-kysely.js';
 import type { HostModule } from '../module.js';
 
 /** Options of the ACMP module: the provider definition, minus what the host supplies (store, clock, ids). */
@@ -21,6 +21,7 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
   return {
     name: 'acmp',
     migrations: [acmpMigrations],
+    ownerColumns: ACMP_OWNER_COLUMNS,
     async start(context) {
       const { required, ...providerOptions } = options;
       const store = context.database ? new KyselyAcmpTaskStore(context.database, { logger: context.logger }) : new MemoryAcmpTaskStore();
