@@ -116,7 +116,7 @@ async function providerProcess(heartbeatMs: number, db: string): Promise<{ url: 
   onCleanup(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  const lines = createInterface({ input: child.stdout! });
+  const lines = createInterface({ input: child.stdout });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`provider exited early (${String(code)})`)));
     lines.on('line', (line) => {
