@@ -28,7 +28,7 @@ export interface TransitionContext {
  */
 export function snapshotTransition(held: AcpState | undefined, snapshot: SnapshotEnvelope, context: TransitionContext): Transition {
   const inbound = stateOf(snapshot);
-  const consent = mergeConsent(held?.consent, inbound.consent, snapshot.envelope_id);
+  const consent = mergeConsent(held?.consent, inbound.consent, snapshot.envelope_id, context.nowMs);
   requireConsent(consent.consent, subjectsOf(findPersonalData(inbound), inbound), context);
   const stream = mergeEvents(held?.events ?? [], inbound.events);
   return {
@@ -48,7 +48,7 @@ export function deltaTransition(held: AcpState, delta: DeltaEnvelope, context: T
   const result = applyDelta(held, delta);
   // The policy allows only appends at /events/-, so the held prefix is unchanged.
   const stream = mergeEvents(held.events, result.events.slice(held.events.length));
-  const consent = mergeConsent(held.consent, result.consent, delta.envelope_id);
+  const consent = mergeConsent(held.consent, result.consent, delta.envelope_id, context.nowMs);
   requireConsent(consent.consent, subjectsOf(personalDataWrittenBy(delta.patch, result), result), context);
   return {
     state: { ...result, consent: consent.consent, events: stream.events },

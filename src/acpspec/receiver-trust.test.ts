@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryTransactionStore } from '../storage/acp-transaction-store-memory.js';
+import {
+  delta,
+  envelopeIdFor,
+  fixedClock,
+  RECEIVER_AGENT_ID,
+  sequentialIds,
+  snapshot,
+} from '../../test/helpers/acp-builders.js';
+import { readFixture } from '../../test/helpers/acp-fixtures.js';
+import { isSnapshot, stateOf, type PatchOperation, type SnapshotEnvelope } from './envelope.js';
+import { isAcpError } from './errors.js';
+import { createAcpReceiver, type AcpReceiver } from './receiver.js';
+import type { TransactionStore } from './transaction-store.js';
+import { parseEnvelope } from './validate.js';
+
+function setup(store: TransactionStore = new MemoryTransactionStore(), idSeed = 0x1000): AcpReceiver {
+  return createAcpReceiver({
+    store,
+    accepts: ['snapshot', 'delta'],
+    receiverAgentId: RECEIVER_AGENT_ID,
+    producer: { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' },
+    clock: fixedClock(),
+    ids: sequentialIds(idSeed),
+  });
+}
+const tls = { secure: true };
+const codeOf = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => 'accepted',
+    (e: unknown) => (isAcpError(e) ? e.code : e),
+  );
+
+/**
+ * The trade-in fixture: a buyer owning `v-trade` and receiving the delivery; `p-denied` (data_sharing denied),
+ * `p-elsewhere` (granted to another agent only) and `p-lapsed` (a grant that expired in 2020), none with personal data.
+ */
+const tradeIn = ((): SnapshotEnvelope => {
+  const envelope = parseEnvelope(readFixture('valid/trade-in-snapshot.json').envelope);
+  if (!isSnapshot(envelope)) throw new Error('valid/trade-in-snapshot.json is not a snapshot');
+  return envelope;
+})();
+
+async function seeded(): Promise<AcpReceiver> {
+  const receiver = setup();
+  await receiver.ingest(tradeIn, tls);
+  return receiver;
+}
+
+const onTradeIn = (n: number, patch: PatchOperation[]) =>
+  delta(tradeIn, patch, { envelope_id: envelopeIdFor(n) });
+const contactOf = (party: string): PatchOperation => ({
+  op: 'add',
+  path: `/parties/${party}/contact`,
+  value: { email: 'grace@example.com' },
+});
+const lowerTo = (party: string): PatchOperation => ({
+  op: 'replace',
+  path: `/consent/${party}/data_sharing`,
+  value: { state: 'limited' },
+});
+
+describe('a "lowering" cannot widen consent (issue 9; design "Consent")', () => {
+  it.each(['p-elsewhere', 'p-lapsed'])('refuses personal data of %s on its own', async (party) => {
+    expect(await codeOf((await seeded()).ingest(onTradeIn(0x900, [contactOf(party)]), tls))).toBe(
+      'ACP_CONSENT_REQUIRED',
+    );
+  });
+
+  it.each(['p-elsewhere', 'p-lapsed'])(
+    'refuses personal data of %s with a delta replacing its consent by {state: limited}',
+    async (party) => {
+      expect(
+        await codeOf((await seeded()).ingest(onTradeIn(0x901, [lowerTo(party), contactOf(party)]), tls)),
+      ).toBe('ACP_CONSENT_REQUIRED');
+    },
+  );
+
+  it.each(['p-elsewhere', 'p-lapsed'])(
+    'refuses personal data of %s in a snapshot asserting {state: limited}',
+    async (party) => {
+      const state = stateOf(tradeIn);
+      const asserted = snapshot({
+        transaction_id: tradeIn.transaction_id,
+        envelope_id: envelopeIdFor(0x902),
+        state: {
+          ...state,
+          parties: {
+            ...state.parties,
+            [party]: { kind: 'person', roles: ['co_buyer'], contact: { email: 'grace@example.com' } },
+          },
+          consent: { ...state.consent, [party]: { data_sharing: { state: 'limited' } } },
+        },
+      });
+      expect(await codeOf((await seeded()).ingest(asserted, tls))).toBe('ACP_CONSENT_REQUIRED');
+    },
+  );
+
+  it('keeps the held audience after a lowering without personal data', async () => {
+    const receiver = await seeded();
+    await receiver.ingest(onTradeIn(0x903, [lowerTo('p-elsewhere')]), tls);
+    const { envelope } = await receiver.state(tradeIn.transaction_id);
+    expect(envelope.consent['p-elsewhere']?.data_sharing).toMatchObject({
+      state: 'limited',
+      granted_to: ['agent:someone-else'],
+    });
+  });
+});
