@@ -107,3 +107,36 @@ describe('a "lowering" cannot widen consent (issue 9; design "Consent")', () => 
     });
   });
 });
+
+describe('personal data handed to another party needs that party\'s consent (issue 9; design "Consent")', () => {
+  it.each([
+    ['/vehicles/v-trade/owner_party_id', 0x910],
+    ['/fulfillment/delivery/recipient_party_id', 0x911],
+  ])('refuses %s re-pointed to a party that denied consent', async (path, n) => {
+    const receiver = setup();
+    const before = await receiver.ingest(tradeIn, tls);
+    expect(
+      await codeOf(receiver.ingest(onTradeIn(n, [{ op: 'replace', path, value: 'p-denied' }]), tls)),
+    ).toBe('ACP_CONSENT_REQUIRED');
+    expect((await receiver.state(tradeIn.transaction_id)).envelope.envelope_id).toBe(
+      before.state_envelope_id,
+    );
+  });
+
+  it('accepts a reference re-pointed to a party whose consent covers the receiver', async () => {
+    const receiver = await seeded();
+    const patch: PatchOperation[] = [
+      { op: 'replace', path: '/fulfillment/delivery/recipient_party_id', value: 'p-buyer' },
+    ];
+    expect(await codeOf(receiver.ingest(onTradeIn(0x912, patch), tls))).toBe('accepted');
+  });
+
+  it("still accepts a revocation while the party's personal data is held", async () => {
+    const revoke: PatchOperation = {
+      op: 'replace',
+      path: '/consent/p-buyer/data_sharing',
+      value: { state: 'revoked' },
+    };
+    expect(await codeOf((await seeded()).ingest(onTradeIn(0x913, [revoke]), tls))).toBe('accepted');
+  });
+});
