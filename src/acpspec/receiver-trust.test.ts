@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryTransactionStore } from '../storage/acp-transaction-store-memory.js';
 import {
+  anonymousState,
   delta,
   envelopeIdFor,
+  eventOp,
   fixedClock,
   RECEIVER_AGENT_ID,
   sequentialIds,
@@ -138,5 +140,35 @@ describe('personal data handed to another party needs that party\'s consent (iss
       value: { state: 'revoked' },
     };
     expect(await codeOf((await seeded()).ingest(onTradeIn(0x913, [revoke]), tls))).toBe('accepted');
+  });
+});
+
+describe('envelope ids are unique across the store (issue 9; design "Deltas")', () => {
+  it('refuses a snapshot in another transaction reusing a state snapshot id the receiver minted', async () => {
+    const receiver = setup();
+    const first = await receiver.ingest(snapshot({ state: anonymousState() }), tls);
+    const reuse = snapshot({
+      transaction_id: 'tx-2',
+      envelope_id: first.state_envelope_id,
+      state: anonymousState(),
+    });
+    expect(await codeOf(receiver.ingest(reuse, tls))).toBe('ACP_ENVELOPE_CONFLICT');
+    expect(await codeOf(receiver.state('tx-2'))).toBe('ACP_TRANSACTION_UNKNOWN');
+  });
+
+  it('refuses a delta reusing the state snapshot id of its own transaction', async () => {
+    const receiver = setup();
+    const first = await receiver.ingest(snapshot({ state: anonymousState() }), tls);
+    const reuse = delta(snapshot(), [eventOp('ev-2')], { envelope_id: first.state_envelope_id });
+    expect(await codeOf(receiver.ingest(reuse, tls))).toBe('ACP_ENVELOPE_CONFLICT');
+    expect((await receiver.events('tx-1')).events.map((e) => e.event_id)).toEqual(['ev-lead-1']);
+  });
+
+  it('refuses an envelope id already used in another transaction', async () => {
+    const receiver = setup();
+    await receiver.ingest(snapshot({ state: anonymousState() }), tls);
+    expect(
+      await codeOf(receiver.ingest(snapshot({ transaction_id: 'tx-2', state: anonymousState() }), tls)),
+    ).toBe('ACP_ENVELOPE_CONFLICT');
   });
 });

@@ -22,6 +22,7 @@ import { AcpError, isAcpError } from './errors.js';
 import { deltaTransition, snapshotTransition, type Transition } from './materialise.js';
 import { containsPersonalData } from './pii.js';
 import type { TransactionHead, TransactionStore } from './transaction-store.js';
+import { createStateCache } from './state-cache.js';
 import { parseEnvelope } from './validate.js';
 
 /** Options of {@link createAcpReceiver}. */
@@ -189,10 +190,16 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
     return { snapshot: { ...header, ...state }, state, events: [...transition.appended, ...own] };
   }
 
-  /** The original ack when this envelope id is stored with the same canonical bytes (design "Deltas"). */
+  /**
+   * The original ack when this envelope id is stored with the same canonical bytes (design "Deltas").
+   * Envelope ids are unique across the store (issue 9): an id already used for another envelope — other
+   * bytes, or a state snapshot this receiver minted, in any transaction — is `ACP_ENVELOPE_CONFLICT`.
+   */
   async function replayAck(envelope: Envelope, text: string, caller: string, head: TransactionHead | undefined): Promise<AcpAck | undefined> {
-    const stored = await store.findEnvelope(envelope.envelope_id);
-    if (stored === undefined) return undefined;
+    const use = await store.findEnvelopeId(envelope.envelope_id);
+    if (use === undefined) return undefined;
+    if (use.role === 'state') throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already names another envelope');
+    const stored = use.envelope;
     assertOwner(stored.transactionId === head?.transactionId ? head : await store.head(stored.transactionId), caller);
     if (stored.text !== text) throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already used with other content');
     return { envelope_id: stored.envelopeId, transaction_id: stored.transactionId, state_envelope_id: stored.stateEnvelopeId };
@@ -282,22 +289,4 @@ async function* followEvents(
       }
     }
   }
-}
-
-interface CachedState {
-  version: number;
-  stateEnvelopeId: string;
-  state: AcpState;
-}
-
-function createStateCache(size: number): { get(id: string): CachedState | undefined; set(id: string, value: CachedState): void } {
-  const map = new Map<string, CachedState>();
-  return {
-    get: (id) => map.get(id),
-    set(id, value) {
-      map.delete(id);
-      map.set(id, value);
-      if (map.size > size) map.delete(map.keys().next().value!);
-    },
-  };
 }
