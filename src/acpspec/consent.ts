@@ -1,57 +1,8 @@
-import { ACP_CONSENT_SCOPES, ACP_CONSENT_STATES, ACP_EVENT_TYPES, type ConsentScope, type ConsentState } from './constants.js';
+import { consentRank, effectiveConsent, mergeConsentRecord, type ConsentRecordMerge } from './consent-record.js';
+import { ACP_CONSENT_SCOPES, ACP_EVENT_TYPES, type ConsentScope, type ConsentState } from './constants.js';
 import type { ConsentMap, ConsentRecord } from './envelope.js';
 import { AcpError } from './errors.js';
 import type { PersonalDataSubjects } from './pii.js';
-
-/** Position in the lattice `revoked < denied < unknown < limited < granted` (design "Consent"). */
-export function consentRank(state: ConsentState): number {
-  return ACP_CONSENT_STATES.indexOf(state);
-}
-
-/** Whether a record carries the evidence that lets it establish consent when nothing is held. */
-export function hasConsentEvidence(record: ConsentRecord): boolean {
-  return (
-    record.captured_at !== undefined &&
-    record.captured_by !== undefined &&
-    record.method !== undefined &&
-    record.consent_text !== undefined
-  );
-}
-
-/** How one (party, scope) pair was merged. */
-export type ConsentOutcome =
-  | 'none' // nothing held, nothing asserted
-  | 'kept' // held kept: asserted absent or equal
-  | 'lowered' // asserted is lower: accepted
-  | 'conflict' // asserted tries to raise: held kept, disagreement recorded
-  | 'established' // nothing held, evidenced grant: accepted
-  | 'recorded' // nothing held, asserted at most `unknown`: accepted
-  | 'unestablished'; // nothing held, grant without evidence: nothing held still, disagreement recorded
-
-/** Result of merging one (party, scope) pair. */
-export interface ConsentRecordMerge {
-  record: ConsentRecord | undefined;
-  outcome: ConsentOutcome;
-}
-
-/**
- * Merges an inbound assertion into the held record. The held state wins over a raise; a lowering is
- * accepted; when nothing is held, an evidenced grant establishes the record (design "Consent").
- * An equal state keeps the held record (details such as `granted_to` cannot widen it that way).
- */
-export function mergeConsentRecord(held: ConsentRecord | undefined, asserted: ConsentRecord | undefined): ConsentRecordMerge {
-  if (asserted === undefined) return { record: held, outcome: held === undefined ? 'none' : 'kept' };
-  if (held === undefined) {
-    if (consentRank(asserted.state) <= consentRank('unknown')) return { record: asserted, outcome: 'recorded' };
-    return hasConsentEvidence(asserted)
-      ? { record: asserted, outcome: 'established' }
-      : { record: undefined, outcome: 'unestablished' };
-  }
-  const delta = consentRank(asserted.state) - consentRank(held.state);
-  if (delta > 0) return { record: held, outcome: 'conflict' };
-  if (delta < 0) return { record: asserted, outcome: 'lowered' };
-  return { record: held, outcome: 'kept' };
-}
 
 /** An event the merge asks the receiver to append (ids and times are added by the caller). */
 export interface ConsentEventDraft {
@@ -67,12 +18,13 @@ export interface ConsentMerge {
 }
 
 /**
- * Merges an inbound consent map into the held one, pair by pair, and drafts the events the design asks
- * for: `consent.conflict` {held, asserted, envelope_id} when a raise is refused (held `null` when nothing
- * is held and the grant lacks evidence), `consent.established` for an evidenced first grant, and
- * `consent.lowered` so a revocation is visible in the stream too.
+ * Merges an inbound consent map into the held one, pair by pair ({@link mergeConsentRecord}), and drafts
+ * the events the design asks for: `consent.conflict` {held, asserted, envelope_id, widened} when a
+ * widening is refused (held `null` when nothing is held and the grant lacks evidence),
+ * `consent.established` for an evidenced first grant, and `consent.lowered` {…, narrowed} so a
+ * revocation or any other narrowing is visible in the stream too.
  */
-export function mergeConsent(held: ConsentMap | undefined, asserted: ConsentMap | undefined, envelopeId: string): ConsentMerge {
+export function mergeConsent(held: ConsentMap | undefined, asserted: ConsentMap | undefined, envelopeId: string, nowMs: number): ConsentMerge {
   const consent: ConsentMap = {};
   const events: ConsentEventDraft[] = [];
   const parties = new Set([...Object.keys(held ?? {}), ...Object.keys(asserted ?? {})]);
@@ -81,49 +33,26 @@ export function mergeConsent(held: ConsentMap | undefined, asserted: ConsentMap 
     for (const scope of ACP_CONSENT_SCOPES) {
       const h = held?.[party]?.[scope];
       const a = asserted?.[party]?.[scope];
-      const { record, outcome } = mergeConsentRecord(h, a);
-      if (record !== undefined) merged[scope] = record;
-      const event = eventFor(outcome, h, a, envelopeId);
-      if (event) events.push({ ...event, subject: `/consent/${escape(party)}/${scope}`, data: { ...event.data, party_id: party, scope } });
+      const merge = mergeConsentRecord(h, a, nowMs);
+      if (merge.record !== undefined) merged[scope] = merge.record;
+      const base = { held: h?.state ?? null, asserted: a?.state ?? null, envelope_id: envelopeId, party_id: party, scope };
+      for (const { type, data } of eventsFor(merge)) events.push({ type, subject: `/consent/${escape(party)}/${scope}`, data: { ...base, ...data } });
     }
     if (Object.keys(merged).length > 0) consent[party] = merged;
   }
   return { consent, events };
 }
 
-function eventFor(
-  outcome: ConsentOutcome,
-  held: ConsentRecord | undefined,
-  asserted: ConsentRecord | undefined,
-  envelopeId: string,
-): { type: string; data: Record<string, unknown> } | undefined {
-  const data = { held: held?.state ?? null, asserted: asserted?.state ?? null, envelope_id: envelopeId };
-  switch (outcome) {
-    case 'conflict':
-    case 'unestablished':
-      return { type: ACP_EVENT_TYPES.consentConflict, data };
-    case 'established':
-      return { type: ACP_EVENT_TYPES.consentEstablished, data };
-    case 'lowered':
-      return { type: ACP_EVENT_TYPES.consentLowered, data };
-    case 'none':
-    case 'kept':
-    case 'recorded':
-      return undefined;
-  }
+function eventsFor(merge: ConsentRecordMerge): { type: string; data: Record<string, unknown> }[] {
+  if (merge.outcome === 'established') return [{ type: ACP_EVENT_TYPES.consentEstablished, data: {} }];
+  const events: { type: string; data: Record<string, unknown> }[] = [];
+  if (merge.narrowed.length > 0) events.push({ type: ACP_EVENT_TYPES.consentLowered, data: { narrowed: merge.narrowed } });
+  if (merge.widened.length > 0) events.push({ type: ACP_EVENT_TYPES.consentConflict, data: { widened: merge.widened } });
+  return events;
 }
 
 function escape(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
-/** The state to enforce: an expired record counts as `unknown`. */
-export function effectiveConsent(record: ConsentRecord | undefined, nowMs: number): ConsentState | undefined {
-  if (record === undefined) return undefined;
-  if (record.expires_at !== undefined && Date.parse(record.expires_at) <= nowMs) {
-    return consentRank(record.state) > consentRank('unknown') ? 'unknown' : record.state;
-  }
-  return record.state;
 }
 
 /** One unmet consent requirement (ids and states only; safe for the wire). */

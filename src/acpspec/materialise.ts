@@ -1,7 +1,7 @@
 import { mergeConsent, requireConsent, type ConsentEventDraft } from './consent.js';
 import { applyDelta } from './delta.js';
 import { stateOf, type AcpEvent, type AcpState, type DeltaEnvelope, type SnapshotEnvelope } from './envelope.js';
-import { findPersonalData, personalDataWrittenBy, subjectsOf } from './pii.js';
+import { findPersonalData, personalDataAffectedBy, subjectsOf } from './pii.js';
 import { mergeEvents } from './stream.js';
 
 /** What ingesting one envelope does to a transaction's state. */
@@ -28,7 +28,7 @@ export interface TransitionContext {
  */
 export function snapshotTransition(held: AcpState | undefined, snapshot: SnapshotEnvelope, context: TransitionContext): Transition {
   const inbound = stateOf(snapshot);
-  const consent = mergeConsent(held?.consent, inbound.consent, snapshot.envelope_id);
+  const consent = mergeConsent(held?.consent, inbound.consent, snapshot.envelope_id, context.nowMs);
   requireConsent(consent.consent, subjectsOf(findPersonalData(inbound), inbound), context);
   const stream = mergeEvents(held?.events ?? [], inbound.events);
   return {
@@ -40,16 +40,16 @@ export function snapshotTransition(held: AcpState | undefined, snapshot: Snapsho
 
 /**
  * A delta's transition: the patch is applied to the held state (which the caller has checked is the
- * parent's), the result validated, consent merged against the held records and enforced on the
- * personal data the patch writes.
+ * parent's), the result validated, consent merged against the held records and enforced, on the
+ * resulting state, for the personal data the patch writes or hands to another party (issue 9).
  * @throws AcpError `ACP_POLICY_VIOLATION`, `ACP_PATCH_FAILED`, `ACP_CONSENT_REQUIRED`.
  */
 export function deltaTransition(held: AcpState, delta: DeltaEnvelope, context: TransitionContext): Transition {
   const result = applyDelta(held, delta);
   // The policy allows only appends at /events/-, so the held prefix is unchanged.
   const stream = mergeEvents(held.events, result.events.slice(held.events.length));
-  const consent = mergeConsent(held.consent, result.consent, delta.envelope_id);
-  requireConsent(consent.consent, subjectsOf(personalDataWrittenBy(delta.patch, result), result), context);
+  const consent = mergeConsent(held.consent, result.consent, delta.envelope_id, context.nowMs);
+  requireConsent(consent.consent, subjectsOf(personalDataAffectedBy(delta.patch, result), result), context);
   return {
     state: { ...result, consent: consent.consent, events: stream.events },
     appended: stream.appended,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { containsPersonalData, derivePiiLocations, PII_LOCATIONS, subjectsOf, findPersonalData } from './pii.js';
+import { containsPersonalData, derivePiiLocations, PII_LOCATIONS, subjectsOf, findPersonalData, personalDataAffectedBy } from './pii.js';
 import { anonymousState, BUYER, buyer, delta, leadState, snapshot } from '../../test/helpers/acp-builders.js';
 
 describe('personal data paths (design "Personal data and TLS")', () => {
@@ -38,5 +38,12 @@ describe('personal data paths (design "Personal data and TLS")', () => {
     });
     const subjects = subjectsOf(findPersonalData(state), state);
     expect(Object.fromEntries(subjects)).toEqual({ [BUYER]: { credit: false }, 'p-owner': { credit: false }, 'p-a': { credit: true }, 'p-b': { credit: true } });
+  });
+
+  it('counts personal data re-pointed to another party as affected by the delta (issue 9)', () => {
+    const state = leadState({ vehicles: { t: { role: 'trade_in', owner_party_id: 'p-owner', registration: { plate: 'X1' } } } });
+    const affected = personalDataAffectedBy([{ op: 'replace', path: '/vehicles/t/owner_party_id', value: 'p-owner' }], state);
+    expect(affected.map((hit) => hit.segments.join('/'))).toEqual(['vehicles/t/registration']);
+    expect(personalDataAffectedBy([{ op: 'replace', path: '/vehicles/t/role', value: 'delivered' }], state)).toEqual([]);
   });
 });

@@ -126,13 +126,28 @@ export function containsPersonalData(envelope: Envelope): boolean {
 }
 
 /**
- * The personal data a delta brings into its resulting state: the hits of `state` that overlap a path
- * written by a PII-carrying operation.
+ * The personal data a delta affects in its resulting state: the hits written by a PII-carrying operation,
+ * and the hits whose data subject an `add`/`replace` re-pointed (`owner_party_id`, `recipient_party_id`,
+ * `applicant_party_ids`, … — wherever `x-acp-subject` says): that hands the data to another party, whose
+ * consent is then needed (design "Consent"; issue 9). Hits the delta leaves alone are not affected, so a
+ * revocation is accepted while the party's data is held.
  */
-export function personalDataWrittenBy(patch: readonly PatchOperation[], state: AcpState): PiiHit[] {
+export function personalDataAffectedBy(patch: readonly PatchOperation[], state: AcpState): PiiHit[] {
   const written = patch.filter(operationCarriesPersonalData).map((op) => parsePointer(op.path));
-  if (written.length === 0) return [];
-  return findPersonalData(state).filter((hit) => written.some((path) => overlaps(path, hit.segments)));
+  const repointed = patch.filter((op) => op.op === 'add' || op.op === 'replace').map((op) => parsePointer(op.path));
+  if (written.length === 0 && repointed.length === 0) return [];
+  return findPersonalData(state).filter((hit) => {
+    if (written.some((path) => overlaps(path, hit.segments))) return true;
+    const reference = subjectReference(hit);
+    return reference !== undefined && repointed.some((path) => overlaps(path, reference));
+  });
+}
+
+/** Where a hit's data subject is referenced, when it is a field (not the hit's own map key). */
+function subjectReference(hit: PiiHit): string[] | undefined {
+  const subject = hit.location.subject;
+  if (subject === undefined || subject.field === '$key') return undefined;
+  return [...hit.segments.slice(0, subject.base.length), ...subject.field.split('/')];
 }
 
 /** Per data subject: whether credit data of theirs is present. */

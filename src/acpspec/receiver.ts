@@ -23,6 +23,7 @@ import { AcpError, isAcpError } from './errors.js';
 import { deltaTransition, snapshotTransition, type Transition } from './materialise.js';
 import { containsPersonalData } from './pii.js';
 import type { TransactionHead, TransactionStore } from './transaction-store.js';
+import { createStateCache } from './state-cache.js';
 import { parseEnvelope } from './validate.js';
 
 /** Options of {@link createAcpReceiver}. */
@@ -87,7 +88,8 @@ export interface AcpReceiver {
 }
 
 const MAX_PAGE = 1000;
-const SNAPSHOT_ATTEMPTS = 3;
+/** Commits tried per ingest before a moving head is reported as ACP_ENVELOPE_CONFLICT (docs "decision b"). */
+const COMMIT_ATTEMPTS = 3;
 
 /** Creates the receiver over a {@link TransactionStore}. */
 export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
@@ -127,31 +129,50 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
     if (!context.secure && containsPersonalData(envelope)) throw new AcpError('ACP_TRANSPORT_INSECURE');
     const text = canonicalJson(envelope);
     for (let attempt = 1; ; attempt++) {
-      const replay = await replayAck(envelope, text, caller);
-      if (replay) return replay;
+      // The head is read before the replay check: a head that moved past this envelope's parent because
+      // another host stored this very envelope means the replay check below sees it (one commit writes both).
       const head = await store.head(envelope.transaction_id);
+      const replay = await replayAck(envelope, text, caller, head);
+      if (replay) return replay;
       assertOwner(head, caller);
-      const transition = await transitionFor(envelope, head);
-      const { snapshot, state, events } = materialise(transition, envelope.transaction_id);
-      const result = await store.commit({
-        transactionId: envelope.transaction_id,
-        expectedVersion: head?.version ?? 0,
-        owner: caller,
-        envelope: { envelopeId: envelope.envelope_id, kind, parentEnvelopeId: envelope.parent_envelope_id, text, receivedAt: snapshot.produced_at },
-        state: { envelopeId: snapshot.envelope_id, text: canonicalJsonShared(snapshot, canonicalMemo) },
-        events,
-        firstSeq: (head?.eventCount ?? 0) + 1,
-      });
-      if (result.ok) {
-        cache.set(envelope.transaction_id, { version: result.version, stateEnvelopeId: snapshot.envelope_id, state });
-        return { envelope_id: envelope.envelope_id, transaction_id: envelope.transaction_id, state_envelope_id: snapshot.envelope_id };
-      }
-      if (result.reason === 'duplicate') continue;
-      if (isDelta(envelope) || attempt >= SNAPSHOT_ATTEMPTS) {
-        const now = await store.head(envelope.transaction_id);
-        throw new AcpError('ACP_ENVELOPE_CONFLICT', 'transaction head moved', headDetails(now));
+      const ack = await commitOn(envelope, head, { kind, text, caller });
+      if (ack) return ack;
+      // Another writer moved the head or stored this id between our reads and our commit. It may have
+      // stored this very envelope (the same delta sent to two hosts at once): design "Deltas" makes that a
+      // replay, never a conflict, so start over from the replay check. A delta whose parent is no longer
+      // the head then gets ACP_ENVELOPE_CONFLICT from transitionFor; a snapshot is recomputed.
+      if (attempt >= COMMIT_ATTEMPTS) {
+        throw new AcpError('ACP_ENVELOPE_CONFLICT', 'transaction head moved', headDetails(await store.head(envelope.transaction_id)));
       }
     }
+  }
+
+  /** Computes the transition on `head` and commits it; undefined when the store refused (stale or duplicate). */
+  async function commitOn(
+    envelope: Envelope,
+    head: TransactionHead | undefined,
+    inbound: { kind: Kind; text: string; caller: string },
+  ): Promise<AcpAck | undefined> {
+    const transition = await transitionFor(envelope, head);
+    const { snapshot, state, events } = materialise(transition, envelope.transaction_id);
+    const result = await store.commit({
+      transactionId: envelope.transaction_id,
+      expectedVersion: head?.version ?? 0,
+      owner: inbound.caller,
+      envelope: {
+        envelopeId: envelope.envelope_id,
+        kind: inbound.kind,
+        parentEnvelopeId: envelope.parent_envelope_id,
+        text: inbound.text,
+        receivedAt: snapshot.produced_at,
+      },
+      state: { envelopeId: snapshot.envelope_id, text: canonicalJsonShared(snapshot, canonicalMemo) },
+      events,
+      firstSeq: (head?.eventCount ?? 0) + 1,
+    });
+    if (!result.ok) return undefined;
+    cache.set(envelope.transaction_id, { version: result.version, stateEnvelopeId: snapshot.envelope_id, state });
+    return { envelope_id: envelope.envelope_id, transaction_id: envelope.transaction_id, state_envelope_id: snapshot.envelope_id };
   }
 
   /** The state snapshot envelope after a transition, with the receiver's own events added. */
@@ -170,10 +191,17 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
     return { snapshot: { ...header, ...state }, state, events: [...transition.appended, ...own] };
   }
 
-  async function replayAck(envelope: Envelope, text: string, caller: string): Promise<AcpAck | undefined> {
-    const stored = await store.findEnvelope(envelope.envelope_id);
-    if (stored === undefined) return undefined;
-    assertOwner(await store.head(stored.transactionId), caller);
+  /**
+   * The original ack when this envelope id is stored with the same canonical bytes (design "Deltas").
+   * Envelope ids are unique across the store (issue 9): an id already used for another envelope — other
+   * bytes, or a state snapshot this receiver minted, in any transaction — is `ACP_ENVELOPE_CONFLICT`.
+   */
+  async function replayAck(envelope: Envelope, text: string, caller: string, head: TransactionHead | undefined): Promise<AcpAck | undefined> {
+    const use = await store.findEnvelopeId(envelope.envelope_id);
+    if (use === undefined) return undefined;
+    if (use.role === 'state') throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already names another envelope');
+    const stored = use.envelope;
+    assertOwner(stored.transactionId === head?.transactionId ? head : await store.head(stored.transactionId), caller);
     if (stored.text !== text) throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already used with other content');
     return { envelope_id: stored.envelopeId, transaction_id: stored.transactionId, state_envelope_id: stored.stateEnvelopeId };
   }
@@ -262,22 +290,4 @@ async function* followEvents(
       }
     }
   }
-}
-
-interface CachedState {
-  version: number;
-  stateEnvelopeId: string;
-  state: AcpState;
-}
-
-function createStateCache(size: number): { get(id: string): CachedState | undefined; set(id: string, value: CachedState): void } {
-  const map = new Map<string, CachedState>();
-  return {
-    get: (id) => map.get(id),
-    set(id, value) {
-      map.delete(id);
-      map.set(id, value);
-      if (map.size > size) map.delete(map.keys().next().value!);
-    },
-  };
 }

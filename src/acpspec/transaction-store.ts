@@ -29,6 +29,15 @@ export interface StoredEnvelope {
   stateEnvelopeId: string;
 }
 
+/**
+ * What an envelope id names in the store. Envelope ids are unique across the whole store (all
+ * transactions, ingested envelopes and the receiver's own state snapshots alike; issue 9), so one id
+ * never names two envelopes.
+ */
+export type EnvelopeIdUse =
+  | { role: 'ingested'; envelope: StoredEnvelope }
+  | { role: 'state'; transactionId: string };
+
 /** Everything one ingest writes, all or nothing. */
 export interface IngestCommit {
   transactionId: string;
@@ -55,7 +64,7 @@ export type CommitResult =
   | { ok: true; version: number }
   /** Another writer moved the head (CAS failed) or created the transaction first. */
   | { ok: false; reason: 'stale' }
-  /** The envelope id is already stored. */
+  /** The envelope id or the state id already names an envelope anywhere in the store. */
   | { ok: false; reason: 'duplicate' };
 
 /** An event with its position in the stream. */
@@ -72,11 +81,16 @@ export interface SequencedEvent {
 export interface TransactionStore {
   /** An ingested envelope by id. */
   findEnvelope(envelopeId: string): Promise<StoredEnvelope | undefined>;
+  /** What `envelopeId` names anywhere in the store: an ingested envelope or a state snapshot. */
+  findEnvelopeId(envelopeId: string): Promise<EnvelopeIdUse | undefined>;
   /** The head of a transaction. */
   head(transactionId: string): Promise<TransactionHead | undefined>;
   /** Whether `envelopeId` is an ingested envelope or a state snapshot of this transaction. */
   isKnownEnvelope(transactionId: string, envelopeId: string): Promise<boolean>;
-  /** Stores the envelope, moves the head, replaces the state and appends events; all or nothing. */
+  /**
+   * Stores the envelope, moves the head, replaces the state and appends events; all or nothing. Refused
+   * (`duplicate`) when the envelope id or the state id is already used anywhere in the store.
+   */
   commit(commit: IngestCommit): Promise<CommitResult>;
   /** Events with `seq > after`, ascending, at most `limit`. */
   events(transactionId: string, options: { after: number; limit: number }): Promise<SequencedEvent[]>;

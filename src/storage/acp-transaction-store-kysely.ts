@@ -1,116 +1,20 @@
-import type { Kysely, Migration } from 'kysely';
-import type { Kind } from '../acpspec/constants.js';
+import type { Kysely } from 'kysely';
+import { ACP_KINDS } from '../acpspec/constants.js';
 import type { AcpEvent } from '../acpspec/envelope.js';
 import type {
   CommitResult,
+  EnvelopeIdUse,
   IngestCommit,
   SequencedEvent,
   StoredEnvelope,
   TransactionHead,
   TransactionStore,
 } from '../acpspec/transaction-store.js';
-import type { MigrationSet } from './migrations.js';
-import { ownerIdentityMigration, type OwnerColumn } from './owner-columns.js';
+import { LocalError } from '../shared/errors.js';
+import { ENVELOPE_ID_ROLES, type AcpTables } from './acp-tables.js';
 import { QueryShapes } from './query-shapes.js';
 
-/** Table shapes of the `acp` migration set. */
-export interface AcpTables {
-  acp_envelopes: {
-    envelope_id: string;
-    transaction_id: string;
-    kind: string;
-    parent_envelope_id: string | null;
-    state_envelope_id: string;
-    received_at: string;
-    body: string;
-  };
-  acp_transactions: {
-    transaction_id: string;
-    version: number;
-    head_envelope_id: string;
-    state_envelope_id: string;
-    state_body: string;
-    event_count: number;
-    updated_at: string;
-    owner: string;
-  };
-  acp_events: {
-    transaction_id: string;
-    seq: number;
-    event_id: string;
-    body: string;
-  };
-}
-
-const initial: Migration = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema
-      .createTable('acp_envelopes')
-      .addColumn('envelope_id', 'varchar(64)', (c) => c.primaryKey())
-      .addColumn('transaction_id', 'varchar(128)', (c) => c.notNull())
-      .addColumn('kind', 'varchar(16)', (c) => c.notNull())
-      .addColumn('parent_envelope_id', 'varchar(64)')
-      .addColumn('state_envelope_id', 'varchar(64)', (c) => c.notNull())
-      .addColumn('received_at', 'varchar(40)', (c) => c.notNull())
-      .addColumn('body', 'text', (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createIndex('acp_envelopes_state_idx')
-      .on('acp_envelopes')
-      .columns(['transaction_id', 'state_envelope_id'])
-      .execute();
-    await db.schema
-      .createTable('acp_transactions')
-      .addColumn('transaction_id', 'varchar(128)', (c) => c.primaryKey())
-      .addColumn('version', 'integer', (c) => c.notNull())
-      .addColumn('head_envelope_id', 'varchar(64)', (c) => c.notNull())
-      .addColumn('state_envelope_id', 'varchar(64)', (c) => c.notNull())
-      .addColumn('state_body', 'text', (c) => c.notNull())
-      .addColumn('event_count', 'integer', (c) => c.notNull())
-      .addColumn('updated_at', 'varchar(40)', (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createTable('acp_events')
-      .addColumn('transaction_id', 'varchar(128)', (c) => c.notNull())
-      .addColumn('seq', 'integer', (c) => c.notNull())
-      .addColumn('event_id', 'varchar(128)', (c) => c.notNull())
-      .addColumn('body', 'text', (c) => c.notNull())
-      .addPrimaryKeyConstraint('acp_events_pk', ['transaction_id', 'seq'])
-      .execute();
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    await db.schema.dropTable('acp_events').execute();
-    await db.schema.dropTable('acp_transactions').execute();
-    await db.schema.dropTable('acp_envelopes').execute();
-  },
-};
-
-/** Each transaction belongs to the caller that created it (existing rows: '' = anonymous). */
-const transactionOwner: Migration = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema
-      .alterTable('acp_transactions')
-      .addColumn('owner', 'varchar(255)', (c) => c.notNull().defaultTo(''))
-      .execute();
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    await db.schema.alterTable('acp_transactions').dropColumn('owner').execute();
-  },
-};
-
-/** Where ACPspec records who owns a transaction. */
-export const ACP_OWNER_COLUMNS: readonly OwnerColumn[] = [{ table: 'acp_transactions', column: 'owner' }];
-
-/** Migrations of the ACPspec tables (envelopes, transactions, events). */
-export const acpMigrations: MigrationSet = {
-  id: 'acp',
-  migrations: {
-    '0001_initial': initial,
-    '0002_transaction_owner': transactionOwner,
-    // Owners become identities: `token-<n>` → `legacy:token-<n>`, the anonymous '' → `anonymous`.
-    '0003_owner_identities': ownerIdentityMigration(ACP_OWNER_COLUMNS, ['']),
-  },
-};
+export { ACP_OWNER_COLUMNS, acpMigrations, type AcpTables } from './acp-tables.js';
 
 /** Thrown inside a database transaction to roll it back with a known outcome. */
 class Rollback extends Error {
@@ -122,7 +26,8 @@ class Rollback extends Error {
 /**
  * {@link TransactionStore} on Kysely (SQLite or PostgreSQL). `commit` is one database transaction:
  * the head moves by compare-and-set on `version` (an insert that must not conflict for a new
- * transaction), then the envelope row (primary key guards duplicates) and the events are written.
+ * transaction), the envelope and state ids are registered (the registry's primary key keeps ids unique
+ * across the store), then the envelope row and the events are written.
  */
 export class KyselyTransactionStore implements TransactionStore {
   private readonly db: Kysely<AcpTables>;
@@ -134,21 +39,20 @@ export class KyselyTransactionStore implements TransactionStore {
   }
 
   async findEnvelope(envelopeId: string): Promise<StoredEnvelope | undefined> {
-    const { rows } = await this.shapes.run(this.db, 'findEnvelope', [envelopeId], () =>
+    const use = await this.findEnvelopeId(envelopeId);
+    return use?.role === 'ingested' ? use.envelope : undefined;
+  }
+
+  async findEnvelopeId(envelopeId: string): Promise<EnvelopeIdUse | undefined> {
+    const { rows } = await this.shapes.run(this.db, 'findEnvelopeId', [envelopeId], () =>
       this.db
-        .selectFrom('acp_envelopes')
-        .select(['envelope_id', 'transaction_id', 'kind', 'body', 'state_envelope_id'])
-        .where('envelope_id', '=', envelopeId),
+        .selectFrom('acp_envelope_ids as i')
+        .leftJoin('acp_envelopes as e', 'e.envelope_id', 'i.envelope_id')
+        .select(['i.envelope_id', 'i.transaction_id', 'i.role', 'e.kind', 'e.body', 'e.state_envelope_id'])
+        .where('i.envelope_id', '=', envelopeId),
     );
     const row = rows[0];
-    if (!row) return undefined;
-    return {
-      envelopeId: row.envelope_id,
-      transactionId: row.transaction_id,
-      kind: row.kind as Kind,
-      text: row.body,
-      stateEnvelopeId: row.state_envelope_id,
-    };
+    return row === undefined ? undefined : decodeEnvelopeIdRow(row);
   }
 
   async head(transactionId: string): Promise<TransactionHead | undefined> {
@@ -183,6 +87,7 @@ export class KyselyTransactionStore implements TransactionStore {
     try {
       const version = await this.db.transaction().execute(async (trx) => {
         const version = await moveHead(trx, this.shapes, commit);
+        await registerIds(trx, this.shapes, commit);
         const values = {
           envelope_id: commit.envelope.envelopeId,
           transaction_id: commit.transactionId,
@@ -259,4 +164,39 @@ async function moveHead(trx: Kysely<AcpTables>, shapes: QueryShapes, commit: Ing
         );
   if (Number(result.numAffectedRows ?? 0n) !== 1) throw new Rollback('stale');
   return version;
+}
+
+/** Registers the envelope id and the state id; rolls back as `duplicate` when either is used anywhere. */
+async function registerIds(trx: Kysely<AcpTables>, shapes: QueryShapes, commit: IngestCommit): Promise<void> {
+  const rows = [
+    { envelope_id: commit.envelope.envelopeId, transaction_id: commit.transactionId, role: ENVELOPE_ID_ROLES.ingested },
+    { envelope_id: commit.state.envelopeId, transaction_id: commit.transactionId, role: ENVELOPE_ID_ROLES.state },
+  ];
+  const inserted = await shapes.run(trx, 'registerIds', rows.flatMap((r) => Object.values(r)), () =>
+    trx
+      .insertInto('acp_envelope_ids')
+      .values(rows)
+      .onConflict((oc) => oc.column('envelope_id').doNothing()),
+  );
+  if (Number(inserted.numAffectedRows ?? 0n) !== rows.length) throw new Rollback('duplicate');
+}
+
+/** Decodes a row of the id registry joined to its envelope (a database row is checked, not cast). */
+function decodeEnvelopeIdRow(row: {
+  envelope_id: string;
+  transaction_id: string;
+  role: string;
+  kind: string | null;
+  body: string | null;
+  state_envelope_id: string | null;
+}): EnvelopeIdUse {
+  if (row.role === ENVELOPE_ID_ROLES.state) return { role: 'state', transactionId: row.transaction_id };
+  const kind = ACP_KINDS.find((k) => k === row.kind);
+  if (row.role !== ENVELOPE_ID_ROLES.ingested || kind === undefined || row.body === null || row.state_envelope_id === null) {
+    throw new LocalError('INVALID_STATE', 'acp_envelope_ids row does not match acp_envelopes');
+  }
+  return {
+    role: 'ingested',
+    envelope: { envelopeId: row.envelope_id, transactionId: row.transaction_id, kind, text: row.body, stateEnvelopeId: row.state_envelope_id },
+  };
 }

@@ -1,5 +1,6 @@
 import type {
   CommitResult,
+  EnvelopeIdUse,
   IngestCommit,
   SequencedEvent,
   StoredEnvelope,
@@ -16,9 +17,18 @@ export class MemoryTransactionStore implements TransactionStore {
   private readonly heads = new Map<string, TransactionHead>();
   private readonly streams = new Map<string, SequencedEvent[]>();
   private readonly known = new Map<string, Set<string>>();
+  /** State snapshot id → transaction; with `envelopes`, every envelope id in the store (unique; issue 9). */
+  private readonly stateIds = new Map<string, string>();
 
   findEnvelope(envelopeId: string): Promise<StoredEnvelope | undefined> {
     return Promise.resolve(this.envelopes.get(envelopeId));
+  }
+
+  findEnvelopeId(envelopeId: string): Promise<EnvelopeIdUse | undefined> {
+    const envelope = this.envelopes.get(envelopeId);
+    if (envelope !== undefined) return Promise.resolve({ role: 'ingested', envelope });
+    const transactionId = this.stateIds.get(envelopeId);
+    return Promise.resolve(transactionId === undefined ? undefined : { role: 'state', transactionId });
   }
 
   head(transactionId: string): Promise<TransactionHead | undefined> {
@@ -31,7 +41,9 @@ export class MemoryTransactionStore implements TransactionStore {
 
   commit(commit: IngestCommit): Promise<CommitResult> {
     const { transactionId } = commit;
-    if (this.envelopes.has(commit.envelope.envelopeId)) return Promise.resolve({ ok: false, reason: 'duplicate' });
+    const ids = [commit.envelope.envelopeId, commit.state.envelopeId];
+    const used = ids[0] === ids[1] || ids.some((id) => this.envelopes.has(id) || this.stateIds.has(id));
+    if (used) return Promise.resolve({ ok: false, reason: 'duplicate' });
     const head = this.heads.get(transactionId);
     if ((head?.version ?? 0) !== commit.expectedVersion) return Promise.resolve({ ok: false, reason: 'stale' });
     const stream = this.streams.get(transactionId) ?? [];
@@ -44,6 +56,7 @@ export class MemoryTransactionStore implements TransactionStore {
       text: commit.envelope.text,
       stateEnvelopeId: commit.state.envelopeId,
     });
+    this.stateIds.set(commit.state.envelopeId, transactionId);
     commit.events.forEach((event, i) => stream.push({ seq: commit.firstSeq + i, event }));
     this.streams.set(transactionId, stream);
     const known = this.known.get(transactionId) ?? new Set<string>();

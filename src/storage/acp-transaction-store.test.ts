@@ -65,3 +65,25 @@ describe('acp migrations 0002_transaction_owner and 0003_owner_identities', () =
     }
   });
 });
+
+describe('acp migration 0004_envelope_ids', () => {
+  it('registers the envelope and state ids stored before it, so they stay unique', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acp-ids-'));
+    const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
+    try {
+      const { '0001_initial': first, '0002_transaction_owner': second } = acpMigrations.migrations;
+      await migrateSets(database, [{ id: 'acp', migrations: { '0001_initial': first!, '0002_transaction_owner': second! } }]);
+      await database.db
+        .insertInto('acp_envelopes')
+        .values({ envelope_id: 'e1', transaction_id: 'tx-old', kind: 'snapshot', parent_envelope_id: null, state_envelope_id: 's1', received_at: 'now', body: '{}' })
+        .execute();
+      await migrateSets(database, [acpMigrations]);
+      const store = new KyselyTransactionStore(database.db);
+      expect(await store.findEnvelopeId('s1')).toEqual({ role: 'state', transactionId: 'tx-old' });
+      expect((await store.findEnvelopeId('e1'))?.role).toBe('ingested');
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -5,6 +5,7 @@ import { createAcpSenderCore } from '../../src/acpspec/sender.js';
 import { createAcpHttpClient } from '../../src/http/acp-client.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { anonymousState, BUYER, grant, leadState } from '../helpers/acp-builders.js';
+import { readFixture } from '../helpers/acp-fixtures.js';
 import { cleanup } from '../helpers/host.js';
 import {
   codeOf,
@@ -84,6 +85,24 @@ describe('Consent Survives the Hop (seed; design "Consent")', () => {
     expect((overHttps.body['acp_error'] as { code: string }).code).toBe('ACP_CONSENT_REQUIRED');
     expect(await codeOf(host.http.state(envelope.transaction_id))).toBe('ACP_TRANSACTION_UNKNOWN');
     expect(await codeOf(host.http.events(envelope.transaction_id))).toBe('ACP_TRANSACTION_UNKNOWN');
+  });
+});
+
+describe('personal data handed to another party (issue 9; design "Consent")', () => {
+  it('refuses a delta re-pointing a registration or a delivery address to a party that denied consent, on both bindings', async () => {
+    const host = await startAcpHost();
+    const tradeIn = readFixture('valid/trade-in-snapshot.json').envelope;
+    const parent = { envelope_id: String(tradeIn['envelope_id']), transaction_id: String(tradeIn['transaction_id']) };
+    expect((await postEnvelope(host, canonicalJson(tradeIn))).status).toBe(200);
+    const before = (await host.http.state(parent.transaction_id)).bytes;
+    for (const path of ['/vehicles/v-trade/owner_party_id', '/fulfillment/delivery/recipient_party_id']) {
+      const repoint = freshDelta(parent, [{ op: 'replace', path, value: 'p-denied' }]);
+      expect(errorCode(await sendRaw(host, userMessage([dataPart(repoint)])))).toBe('ACP_CONSENT_REQUIRED');
+      const overHttps = await postEnvelope(host, canonicalJson(repoint));
+      expect(overHttps.status).toBe(403);
+      expect((overHttps.body['acp_error'] as { code: string }).code).toBe('ACP_CONSENT_REQUIRED');
+    }
+    expect((await host.http.state(parent.transaction_id)).bytes.equals(before)).toBe(true);
   });
 });
 

@@ -91,6 +91,30 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
         expect(await store.events('tx-2', { after: 0, limit: 10 })).toHaveLength(1);
       }));
 
+    it('refuses an envelope id that names a state snapshot in any transaction (issue 9)', () =>
+      withStore(async (store) => {
+        await store.commit(commitFor(1));
+        const reuse = commitFor(2, { transactionId: 'tx-2', envelope: { ...commitFor(2).envelope, envelopeId: 'state-1' } });
+        expect(await store.commit(reuse)).toEqual({ ok: false, reason: 'duplicate' });
+        expect(await store.head('tx-2')).toBeUndefined();
+        expect(await store.isKnownEnvelope('tx-2', 'state-1')).toBe(false);
+      }));
+
+    it('refuses a state id that names an ingested envelope in any transaction (issue 9)', () =>
+      withStore(async (store) => {
+        await store.commit(commitFor(1));
+        expect(await store.commit(commitFor(2, { transactionId: 'tx-2', state: { envelopeId: 'env-1', text: '{}' } }))).toEqual({ ok: false, reason: 'duplicate' });
+        expect(await store.head('tx-2')).toBeUndefined();
+      }));
+
+    it('tells what an envelope id names anywhere in the store', () =>
+      withStore(async (store) => {
+        await store.commit(commitFor(1));
+        expect(await store.findEnvelopeId('env-1')).toEqual({ role: 'ingested', envelope: await store.findEnvelope('env-1') });
+        expect(await store.findEnvelopeId('state-1')).toEqual({ role: 'state', transactionId: 'tx-1' });
+        expect(await store.findEnvelopeId('env-none')).toBeUndefined();
+      }));
+
     it('knows ingested and state envelope ids per transaction', () =>
       withStore(async (store) => {
         await store.commit(commitFor(1));
