@@ -131,8 +131,8 @@ export const acpMigrations: MigrationSet = {
   migrations: {
     '0001_initial': initial,
     '0002_transaction_owner': transactionOwner,
+    '0003_envelope_ids': envelopeIds,
     // Owners become identities: `token-<n>` → `legacy:token-<n>`, the anonymous '' → `anonymous`.
-    '0003_owner_identities': ownerIdentityMigration(ACP_OWNER_COLUMNS, ['']),
-    '0004_envelope_ids': envelopeIds,
+    '0004_owner_identities': ownerIdentityMigration(ACP_OWNER_COLUMNS, ['']),
   },
 };

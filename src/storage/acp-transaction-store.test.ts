@@ -66,7 +66,7 @@ describe('acp migrations 0002_transaction_owner and 0003_owner_identities', () =
   });
 });
 
-describe('acp migration 0004_envelope_ids', () => {
+describe('acp migration 0003_envelope_ids', () => {
   it('registers the envelope and state ids stored before it, so they stay unique', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'acp-ids-'));
     const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });

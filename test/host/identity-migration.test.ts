@@ -43,9 +43,9 @@ async function plantPreviousRelease(
   const database = openDatabase({ url: where.db, dataDir: where.dataDir });
   try {
     await migrateSdkStores(database.url);
-    const { '0001_initial': initial, '0002_transaction_owner': owner } = acpMigrations.migrations;
+    const { '0001_initial': initial, '0002_transaction_owner': owner, '0003_envelope_ids': ids } = acpMigrations.migrations;
     await migrateSets(database, [
-      { id: 'acp', migrations: { '0001_initial': initial!, '0002_transaction_owner': owner! } },
+      { id: 'acp', migrations: { '0001_initial': initial!, '0002_transaction_owner': owner!, '0003_envelope_ids': ids! } },
     ]);
     const tasks = new DatabaseTaskStore(database.db);
     const push = new DatabasePushNotificationStore(database.db);
