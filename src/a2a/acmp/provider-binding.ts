@@ -54,7 +54,13 @@ type Payload = NonNullable<StreamResponse['payload']>;
 type Admitted =
   | { readonly kind: 'reply'; readonly reply: Message }
   | { readonly kind: 'view'; readonly task: Task }
-  | { readonly kind: 'task'; readonly admission: Extract<Admission, { kind: 'task' }> };
+  | { readonly kind: 'task'; readonly admission: Extract<Admission, { kind: 'task' }>; readonly invoke: KnownInvoke };
+
+/** The invoke message of this call and its stored text (so views need not decode it back). */
+interface KnownInvoke {
+  readonly request: string;
+  readonly message: Message;
+}
 
 class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   readonly id = 'acmp';
@@ -152,7 +158,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     const query = listQuery(params, after, limit);
     if (!query) return { tasks: [], total: 0 };
     const { records, total } = await this.provider.list(scopeOf(context), query);
-    return { tasks: records.map(taskView), total };
+    return { tasks: records.map((record) => taskView(record)), total };
   }
 
   // ---- message handling ----
@@ -161,13 +167,13 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     const admitted = await this.admitCall(call, false);
     if (admitted.kind === 'reply') return admitted.reply;
     if (admitted.kind === 'view') return withHistoryLength(admitted.task, call.configuration?.historyLength);
-    const { admission } = admitted;
+    const { admission, invoke } = admitted;
     // A2A §3.2.2: with returnImmediately the call answers with the task as soon as it exists; the work
     // goes on and GetTask/SubscribeToTask follow it through the record.
-    if (call.configuration?.returnImmediately === true) return withHistoryLength(taskView(admission.record), call.configuration.historyLength);
+    if (call.configuration?.returnImmediately === true) return withHistoryLength(taskView(admission.record, invoke), call.configuration.historyLength);
     let final: Task | undefined;
     for await (const event of admission.events) {
-      if (event.kind === 'result' || event.kind === 'error') final = taskView(finishedView(admission.record, event));
+      if (event.kind === 'result' || event.kind === 'error') final = taskView(finishedView(admission.record, event), invoke);
     }
     if (!final) return this.refusal(new AcmpError(ACMP_CODE.internal));
     return withHistoryLength(final, call.configuration?.historyLength);
@@ -186,16 +192,16 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
         yield { payload: { $case: 'task', value: admitted.task } };
         return;
       }
-      yield* this.events(admitted.admission);
+      yield* this.events(admitted.admission, admitted.invoke);
     } finally {
       done();
     }
   }
 
   /** The stream of one admitted task: the task first, then status updates carrying each ACMP message. */
-  private async *events(admission: Extract<Admission, { kind: 'task' }>): AsyncGenerator<StreamResponse, void, undefined> {
+  private async *events(admission: Extract<Admission, { kind: 'task' }>, invoke?: KnownInvoke): AsyncGenerator<StreamResponse, void, undefined> {
     const { record } = admission;
-    yield { payload: { $case: 'task', value: taskView(record) } };
+    yield { payload: { $case: 'task', value: taskView(record, invoke) } };
     for await (const event of admission.events) {
       if (event.kind === 'chunk' || event.kind === 'heartbeat') {
         const message = acmpAgentMessage(encodeEventRoot(event), this.ids.newId('msg'), record.taskId, record.contextId);
@@ -234,7 +240,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     }
   }
 
-  private async admitInvoke(call: BindingCall, params: InvokeParams, canStream: boolean): Promise<{ kind: 'reply'; reply: Message } | { kind: 'task'; admission: Extract<Admission, { kind: 'task' }> }> {
+  private async admitInvoke(call: BindingCall, params: InvokeParams, canStream: boolean): Promise<Admitted> {
     const taskId = params.task_id;
     // Seed §1: task_id is carried in both places; the two MUST agree.
     const mismatch = call.message.taskId !== '' && call.message.taskId !== taskId;
@@ -243,11 +249,13 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
       return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { detail: `task_id is longer than ${MAX_TASK_ID_LENGTH} characters` })) };
     }
     let admission: Admission;
+    let known: KnownInvoke;
     try {
       const contextId = call.message.contextId || this.ids.newId('ctx');
-      const invoke = parsedInvoke(params);
+      const message = { ...call.rawMessage, taskId, contextId };
+      known = { message, request: encodeRequest(message) };
       admission = await this.provider.admit(
-        { invoke, scope: scopeOf(call.context), contextId, request: encodeRequest({ ...call.rawMessage, taskId, contextId }) },
+        { invoke: parsedInvoke(params), scope: scopeOf(call.context), contextId, request: known.request },
         { canStream, ...(call.configuration?.returnImmediately === true ? { signal: AbortSignal.abort() } : {}) },
       );
     } catch (error) {
@@ -255,7 +263,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     }
     // Refused before any task exists: an agent Message, nothing stored (docs/acmp-a2a-binding.md §5).
     if (admission.kind === 'refused') return { kind: 'reply', reply: this.refusalOf(admission.error) };
-    return { kind: 'task', admission };
+    return { kind: 'task', admission, invoke: known };
   }
 
   /** In-band `acmp/cancel` (Layer 1 §3.7): the task ends -33004 and stays `completed` (binding §3.4). */
