@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PayloadSchema, type Payload } from '../acmp/messages.js';
-import { TaskOutcomeSchema, type AcmpTaskRecord, type TaskSignal } from '../acmp/task-store.js';
+import { TaskOutcomeSchema, type AcmpTaskRecord, type TaskOutcome, type TaskSignal } from '../acmp/task-store.js';
 import { LocalError } from '../shared/errors.js';
 
 /** The columns of a task record, in the order {@link decodeTaskRow} reads them. */
@@ -32,7 +32,7 @@ const TaskRowSchema = z.object({
  * Decodes a row of `acmp_tasks` (STYLE.md "Boundaries": rows are checked at the edge, not cast).
  * @throws LocalError `INVALID_STATE` for a row that is not a well-formed record.
  */
-export function decodeTaskRow(row: unknown): AcmpTaskRecord {
+export function decodeTaskRow(row: unknown, written?: TaskOutcome): AcmpTaskRecord {
   const parsed = TaskRowSchema.safeParse(row);
   if (!parsed.success) throw new LocalError('INVALID_STATE', 'acmp_tasks row is malformed');
   const r = parsed.data;
@@ -49,7 +49,8 @@ export function decodeTaskRow(row: unknown): AcmpTaskRecord {
     chunkCount: r.chunk_count,
   };
   if (r.state === 'running') return { ...base, state: 'running' };
-  const outcome = TaskOutcomeSchema.safeParse(parseJson(r.outcome));
+  // The outcome this process just wrote (RETURNING of its own compare-and-set) needs no parsing back.
+  const outcome = written !== undefined ? { success: true as const, data: written } : TaskOutcomeSchema.safeParse(parseJson(r.outcome));
   if (!outcome.success || r.end_state === null || r.finished_at === null) {
     throw new LocalError('INVALID_STATE', 'acmp_tasks row is finished without a well-formed outcome');
   }

@@ -127,7 +127,7 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
         : await this.run(update, params);
     if (rows[0] !== undefined) {
       if (this.dialect !== 'postgres') this.hub.emit({ kind: 'finished', taskId });
-      return { won: true, record: decodeTaskRow(rows[0]) };
+      return { won: true, record: decodeTaskRow(rows[0], finish.outcome) };
     }
     const record = await this.get(taskId);
     return record && { won: false, record };
@@ -167,7 +167,7 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
       params,
     );
     const total = Number((counted.rows[0] as { total?: unknown } | undefined)?.total ?? 0);
-    return { records: rows.map(decodeTaskRow), total };
+    return { records: rows.map((row) => decodeTaskRow(row)), total };
   }
 
   async beat(host: HostBeat): Promise<void> {
