@@ -57,6 +57,7 @@ export class RemoteFeed implements TaskFeed {
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private again = false;
+  private needRecord = false;
   private markDone: () => void = () => {};
   /** Resolves once the final state was delivered (or the follow stopped). */
   readonly done = new Promise<void>((resolve) => (this.markDone = resolve));
@@ -98,11 +99,13 @@ export class RemoteFeed implements TaskFeed {
       for (const d of this.deliveries) d.heartbeat(signal.progress, signal.detail);
       return;
     }
-    void this.refresh();
+    // New chunks are read straight from the chunk table (one query); anything else re-reads the record.
+    void this.refresh(signal.kind === 'chunks' && signal.count > this.chunks.length ? 'chunks' : 'record');
   }
 
   /** Reads what changed; one read at a time, and one more if a signal arrived meanwhile. */
-  private refresh(): Promise<void> {
+  private refresh(what: 'chunks' | 'record' = 'record'): Promise<void> {
+    if (what === 'record') this.needRecord = true;
     if (this.final) return Promise.resolve();
     if (this.reading) {
       this.again = true;
@@ -111,8 +114,11 @@ export class RemoteFeed implements TaskFeed {
     this.reading = (async () => {
       do {
         this.again = false;
+        const needRecord = this.needRecord;
+        this.needRecord = false;
         try {
-          await this.read();
+          if (needRecord) await this.read();
+          else this.appendChunks(await this.deps.store.chunks(this.taskId, this.chunks.length));
         } catch (error) {
           this.deps.logger.warn('acmp.follow_read_failed', { task_id: this.taskId, ...errorFields(error) });
         }
@@ -133,7 +139,10 @@ export class RemoteFeed implements TaskFeed {
   private async readChunks(record: AcmpTaskRecord): Promise<void> {
     if (record.chunkCount <= this.chunks.length) return;
     if (record.outcome?.kind === 'error') return;
-    const fresh = await this.deps.store.chunks(this.taskId, this.chunks.length);
+    this.appendChunks(await this.deps.store.chunks(this.taskId, this.chunks.length));
+  }
+
+  private appendChunks(fresh: readonly Payload[]): void {
     for (const chunk of fresh) {
       this.chunks.push(chunk);
       for (const d of this.deliveries) d.chunk(chunk);
