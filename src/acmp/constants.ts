@@ -11,6 +11,12 @@ export const ACMP_METHOD = {
   inputChunk: 'acmp/inputChunk',
 } as const;
 
+/** ACMP Layer 6 method names (layers/06-negotiation-protocol.md §2). */
+export const L6_METHOD = {
+  offerRequest: 'acmp/offerRequest',
+  accept: 'acmp/accept',
+} as const;
+
 /** One of the ACMP method names. */
 export type AcmpMethod = (typeof ACMP_METHOD)[keyof typeof ACMP_METHOD];
 

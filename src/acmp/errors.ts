@@ -11,7 +11,7 @@ export interface AcmpErrorSpec {
 }
 
 /**
- * The single source of truth for ACMP error codes: Layer 1 §3.3 (-33xxx) plus the JSON-RPC 2.0 codes we
+ * The single source of truth for ACMP error codes: Layer 1 §3.3 (-33xxx), Layer 6 §6 (-34xxx) plus the JSON-RPC 2.0 codes we
  * answer malformed ACMP payloads with (docs/acmp-core.md "Malformed payloads").
  */
 export const ACMP_ERRORS = {
@@ -23,6 +23,10 @@ export const ACMP_ERRORS = {
   proofUnsupported: { code: -33006, name: 'proof_unsupported', message: 'Proof method unsupported', retryable: false },
   featureUnsupported: { code: -33007, name: 'feature_unsupported', message: 'Feature unsupported', retryable: false },
   internal: { code: -33099, name: 'internal', message: 'Internal provider error', retryable: true },
+  // Layer 6 §6 (negotiation).
+  offerNotFound: { code: -34001, name: 'offer_not_found', message: 'Offer not found', retryable: false },
+  offerExpired: { code: -34002, name: 'offer_expired', message: 'Offer expired', retryable: false },
+  alreadyAccepted: { code: -34003, name: 'already_accepted', message: 'Offer already accepted', retryable: false },
   invalidRequest: { code: -32600, name: 'invalid_request', message: 'Invalid ACMP payload', retryable: false },
   methodNotFound: { code: -32601, name: 'method_not_found', message: 'Unknown ACMP method', retryable: false },
   invalidParams: { code: -32602, name: 'invalid_params', message: 'Invalid params', retryable: false },

@@ -30,7 +30,7 @@ export interface AcceptedTask {
  * @throws AcmpError -33002 unknown capability (Layer 1 §3.3), -33006 proof method not offered (Layer 3 §2),
  *   -33001 price above `max_price_cu` with `data.min_price_cu` (Layer 1 §3.1), -33099 for a broken price.
  */
-export function checkTask(params: InvokeParams, capabilities: ReadonlyMap<string, AcmpCapability>): AcceptedTask {
+export function checkTask(params: InvokeParams, capabilities: ReadonlyMap<string, AcmpCapability>, agreedPrice?: number): AcceptedTask {
   const taskId = params.task_id;
   const capability = capabilities.get(params.capability);
   if (!capability) throw new AcmpError(ACMP_CODE.capabilityNotFound, { task_id: taskId, capability: params.capability });
@@ -39,7 +39,8 @@ export function checkTask(params: InvokeParams, capabilities: ReadonlyMap<string
     throw new AcmpError(ACMP_CODE.proofUnsupported, { task_id: taskId, proof_method: proof });
   }
   // input is present: input_stream was declined by checkFeatures and the schema requires it otherwise.
-  const price = typeof capability.price === 'function' ? capability.price(params.input!) : capability.price;
+  // L6 §4: under an agreement the agreed price is the price (cost_cu = price_cu).
+  const price = agreedPrice ?? (typeof capability.price === 'function' ? capability.price(params.input!) : capability.price);
   if (!Number.isFinite(price) || price < 0) throw new AcmpError(ACMP_CODE.internal, { task_id: taskId });
   if (params.max_price_cu !== undefined && price > params.max_price_cu) {
     throw new AcmpError(ACMP_CODE.budgetExceeded, {

@@ -12,6 +12,8 @@ import type {
   StreamChunkParams,
 } from './messages.js';
 import type { ParsedInvoke } from './provider-checks.js';
+import type { AcceptParams, Ack, Offer, OfferRequestParams } from './negotiation/messages.js';
+import type { NegotiationOptions } from './negotiation/negotiator.js';
 import type { AcmpTaskRecord, AcmpTaskStore, TaskEnd, TaskListQuery, TaskOutcome, TaskScope } from './task-store.js';
 
 /** What a capability handler gets besides its input. */
@@ -106,6 +108,8 @@ export interface AcmpProviderOptions {
   /** Heartbeat interval in ms (default 5000); `null` advertises none and emits no heartbeats. */
   heartbeatIntervalMs?: number | null;
   escrow?: EscrowVerifier;
+  /** Layer 6 negotiation (offerRequest / accept, agreements enforced at invoke); off when absent. */
+  negotiation?: NegotiationOptions;
   /** The record of truth of every task (default: a new in-memory store). */
   store?: AcmpTaskStore;
   /**
@@ -140,6 +144,16 @@ export interface AcmpProvider {
   cancelTask(taskId: string, scope: TaskScope, end: TaskEnd): Promise<CancelOutcome>;
   /** A task of `scope`, as stored. */
   record(taskId: string, scope: TaskScope): Promise<AcmpTaskRecord | undefined>;
+  /**
+   * `acmp/offerRequest` (Layer 6 §2.1): a stateless, self-verifying offer.
+   * @throws AcmpError -32601 when negotiation is off; -33001, -33002, -33006.
+   */
+  quote(params: OfferRequestParams, scope: TaskScope): Promise<Offer>;
+  /**
+   * `acmp/accept` (Layer 6 §2.2): records the agreement once.
+   * @throws AcmpError -32601 when negotiation is off; -34001, -34002, -34003, -33005.
+   */
+  accept(params: AcceptParams, scope: TaskScope): Promise<Ack>;
   /** The tasks of `scope`, filtered and paged. */
   list(scope: TaskScope, query: TaskListQuery): Promise<{ records: AcmpTaskRecord[]; total: number }>;
   /**

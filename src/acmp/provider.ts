@@ -3,7 +3,10 @@ import { systemClock, type Clock } from '../shared/clock.js';
 import { systemIds } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { MemoryAcmpTaskStore } from './memory-task-store.js';
-import { ACMP_METHOD, ACMP_VERSION } from './constants.js';
+import { ACMP_METHOD, ACMP_VERSION, L6_METHOD } from './constants.js';
+import type { Agreement } from './negotiation/agreement-store.js';
+import type { AcceptParams, Ack, Offer, OfferRequestParams } from './negotiation/messages.js';
+import { Negotiator } from './negotiation/negotiator.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from './errors.js';
 import { parseCancelParams, resolveInvoke, type AcmpErrorObject, type CapabilityObject } from './messages.js';
 import { Delivery } from './delivery.js';
@@ -45,7 +48,7 @@ const NO_HEARTBEAT_INTERVAL_MS = 5000;
 const MIN_HOST_WINDOW_MS = 1000;
 
 /** Builds the Layer 1 §1 capability object: emits only what the features allow. */
-export function buildCapabilityObject(outputStreaming: boolean, heartbeatIntervalMs: number | null): CapabilityObject {
+export function buildCapabilityObject(outputStreaming: boolean, heartbeatIntervalMs: number | null, negotiation = false): CapabilityObject {
   const emits: string[] = [];
   if (outputStreaming) emits.push(ACMP_METHOD.streamChunk);
   if (heartbeatIntervalMs !== null) emits.push(ACMP_METHOD.heartbeat);
@@ -53,7 +56,8 @@ export function buildCapabilityObject(outputStreaming: boolean, heartbeatInterva
     version: ACMP_VERSION,
     role: 'provider',
     // A2A binding §3.3: no acmp/inputChunk, input_streaming false.
-    accepts: [ACMP_METHOD.invoke, ACMP_METHOD.cancel],
+    // Layer 6 methods are listed when served, as Layer 4 §1 lists an escrow agent's methods.
+    accepts: [ACMP_METHOD.invoke, ACMP_METHOD.cancel, ...(negotiation ? [L6_METHOD.offerRequest, L6_METHOD.accept] : [])],
     emits,
     features: {
       output_streaming: outputStreaming,
@@ -97,6 +101,7 @@ class StoreBackedProvider implements AcmpProvider {
   private readonly follows = new Set<RemoteFeed>();
   private readonly closing = new AbortController();
   private readonly liveness: HostLiveness;
+  private readonly negotiator: Negotiator | undefined;
 
   constructor(private readonly options: AcmpProviderOptions) {
     this.clock = options.clock ?? systemClock;
@@ -109,7 +114,8 @@ class StoreBackedProvider implements AcmpProvider {
     this.hostId = (options.ids ?? systemIds).newId('acmphost');
     this.capabilities = options.capabilities;
     this.byId = new Map(options.capabilities.map((c) => [c.id, c]));
-    this.capabilityObject = buildCapabilityObject(this.outputStreaming, this.heartbeatIntervalMs);
+    this.capabilityObject = buildCapabilityObject(this.outputStreaming, this.heartbeatIntervalMs, options.negotiation !== undefined);
+    this.negotiator = options.negotiation ? new Negotiator({ clock: this.clock, ...options.negotiation }, this.byId) : undefined;
     // Silent for two intervals (at least MIN_HOST_WINDOW_MS, so a busy event loop is not taken for a
     // dead host) = gone; beat at least four times per window. At the default 5 s heartbeat a dead owner's
     // task is finished within 2.5 intervals, inside the buyer's 3 × heartbeat window (Layer 1 §3.6).
@@ -176,6 +182,14 @@ class StoreBackedProvider implements AcmpProvider {
     const finished = await this.store.finish(taskId, { outcome: { kind: 'error', error }, end, at: this.clock.now() });
     if (!finished) return { kind: 'unknown' };
     return finished.won ? { kind: 'cancelled', record: finished.record } : { kind: 'already_finished', record: finished.record };
+  }
+
+  quote(params: OfferRequestParams, scope: TaskScope): Promise<Offer> {
+    return this.negotiator ? this.negotiator.quote(params, scope) : Promise.reject(new AcmpError(ACMP_CODE.methodNotFound));
+  }
+
+  accept(params: AcceptParams, scope: TaskScope): Promise<Ack> {
+    return this.negotiator ? this.negotiator.accept(params, scope) : Promise.reject(new AcmpError(ACMP_CODE.methodNotFound));
   }
 
   async record(taskId: string, scope: TaskScope): Promise<AcmpTaskRecord | undefined> {
@@ -257,12 +271,16 @@ class StoreBackedProvider implements AcmpProvider {
     const known = params.escrow_id !== undefined ? await this.store.get(taskId) : undefined;
     if (known) return this.slotFor(known, request.scope, hash);
     let accepted: AcceptedTask;
+    let agreement: Agreement | undefined;
     try {
-      accepted = checkTask(params, this.byId);
+      // L6 §4: an invoke under an agreement runs on its terms (docs/acmp-negotiation.md).
+      agreement = await this.negotiator?.agreementFor(params, request.scope);
+      accepted = checkTask(params, this.byId, agreement?.terms.price_cu);
       if (params.escrow_id !== undefined && this.options.escrow) {
         // Layer 1 §3.3 -33005: the verifier throws it; anything else it throws is -33099.
         await this.options.escrow(params.escrow_id, params, { signal: this.closing.signal });
       }
+      if (agreement) await this.negotiator!.consume(agreement, taskId);
     } catch (error) {
       // Refused before any work: nothing is stored. A retry of a task stored earlier still replays it.
       const stored = params.escrow_id === undefined ? await this.store.get(taskId) : undefined;
@@ -280,7 +298,12 @@ class StoreBackedProvider implements AcmpProvider {
       deadlineAt: now + resolveInvoke(params).timeoutMs,
     };
     const claim = await this.store.claim(task);
-    if (!claim.claimed) return this.slotFor(claim.existing, request.scope, hash);
+    if (!claim.claimed) {
+      const slot = await this.slotFor(claim.existing, request.scope, hash);
+      // The task id was someone else's: the agreement stays free for the invoke meant to execute it.
+      if (agreement && slot.kind === 'refusal') await this.negotiator!.release(agreement, taskId);
+      return slot;
+    }
     const execution = new LocalExecution({
       params,
       accepted,

@@ -1,10 +1,14 @@
 import type { Kysely, Migration } from 'kysely';
 import { z } from 'zod';
 import type { MigrationSet } from './migrations.js';
+import { agreementsMigration } from './acmp-agreement-store-kysely.js';
 import { ownerIdentityMigration, type OwnerColumn } from './owner-columns.js';
 
 /** Where ACMP records who owns a task (for migrations and `a2a-commerce reassign`). */
-export const ACMP_OWNER_COLUMNS: readonly OwnerColumn[] = [{ table: 'acmp_tasks', column: 'agent' }];
+export const ACMP_OWNER_COLUMNS: readonly OwnerColumn[] = [
+  { table: 'acmp_tasks', column: 'agent' },
+  { table: 'acmp_agreements', column: 'agent' },
+];
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
 const createTasks: Migration = {
@@ -137,6 +141,7 @@ export const acmpMigrations: MigrationSet = {
     '0001_acmp_tasks': createTasks,
     '0002_one_record': oneRecord,
     // Owners copied from the SDK's rows by 0002 may still name a token by its position.
-    '0003_owner_identities': ownerIdentityMigration(ACMP_OWNER_COLUMNS, ['', 'unknown']),
+    '0003_owner_identities': ownerIdentityMigration([{ table: 'acmp_tasks', column: 'agent' }], ['', 'unknown']),
+    '0004_agreements': agreementsMigration,
   },
 };

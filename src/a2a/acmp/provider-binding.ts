@@ -1,7 +1,7 @@
 import { TaskState, type AgentSkill, type ListTasksRequest, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
-import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD } from '../../acmp/constants.js';
+import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD, L6_METHOD } from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
 import { encodeErrorRoot, encodeEventRoot, type AcmpErrorObject, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
 import type { AcmpProvider, Admission, TaskEvent } from '../../acmp/provider.js';
@@ -237,6 +237,11 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
       case ACMP_METHOD.streamChunk:
       case ACMP_METHOD.heartbeat:
         return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidRequest, { detail: `${root.method} is sent by providers` })) };
+      case L6_METHOD.offerRequest:
+        // L6 §2.1 in flat mode: a direct agent message, no task (docs/acmp-negotiation.md).
+        return { kind: 'reply', reply: await this.direct(() => this.provider.quote(root.params, scopeOf(call.context))) };
+      case L6_METHOD.accept:
+        return { kind: 'reply', reply: await this.direct(() => this.provider.accept(root.params, scopeOf(call.context))) };
     }
   }
 
@@ -274,6 +279,15 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     const outcome = await this.provider.cancelTask(taskId, scopeOf(call.context), 'completed');
     if (outcome.kind === 'unknown') return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'unknown task' })) };
     return { kind: 'view', task: taskView(outcome.record) };
+  }
+
+  /** A direct answer: `{acmp_result}` of the call, or its `{acmp_error}`. */
+  private async direct(call: () => Promise<object>): Promise<Message> {
+    try {
+      return acmpAgentMessage({ acmp_result: await call() }, this.ids.newId('msg'));
+    } catch (error) {
+      return this.refusal(error);
+    }
   }
 
   /** An agent message carrying `{acmp_error}` — the one outbound mapper decides what is safe to send. */

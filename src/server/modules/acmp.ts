@@ -2,15 +2,20 @@ import { createAcmpBinding } from '../../a2a/acmp/provider-binding.js';
 import { createAcmpProvider, type AcmpProviderOptions } from '../../acmp/provider.js';
 import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
 import { ACMP_OWNER_COLUMNS, acmpMigrations, KyselyAcmpTaskStore } from '../../storage/acmp-task-store-kysely.js';
+import { MemoryAgreementStore } from '../../acmp/negotiation/memory-agreement-store.js';
+import type { NegotiationOptions } from '../../acmp/negotiation/negotiator.js';
+import { KyselyAgreementStore } from '../../storage/acmp-agreement-store-kysely.js';
 import type { HostModule } from '../module.js';
 
 /** Options of the ACMP module: the provider definition, minus what the host supplies (store, clock, ids). */
 const SHUTDOWN_GRACE_MS = 5_000;
 const FINAL_SAVE_MS = 2_000;
 
-export type AcmpModuleOptions = Omit<AcmpProviderOptions, 'store' | 'clock' | 'ids' | 'logger'> & {
+export type AcmpModuleOptions = Omit<AcmpProviderOptions, 'store' | 'clock' | 'ids' | 'logger' | 'negotiation'> & {
   /** The card extension's `required` flag (default false). */
   required?: boolean;
+  /** Serve Layer 6 negotiation (offerRequest / accept); agreements live in the host database. */
+  negotiation?: boolean | Omit<NegotiationOptions, 'store' | 'clock'>;
 };
 
 /**
@@ -23,13 +28,15 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
     migrations: [acmpMigrations],
     ownerColumns: ACMP_OWNER_COLUMNS,
     async start(context) {
-      const { required, ...providerOptions } = options;
+      const { required, negotiation, ...providerOptions } = options;
+      const agreements = context.database ? new KyselyAgreementStore(context.database) : new MemoryAgreementStore();
       const store = context.database ? new KyselyAcmpTaskStore(context.database, { logger: context.logger }) : new MemoryAcmpTaskStore();
       // Signals must flow before the first task is followed (PostgreSQL LISTEN).
       if (store instanceof KyselyAcmpTaskStore) await store.open();
       const provider = createAcmpProvider({
         ...providerOptions,
         store,
+        ...(negotiation ? { negotiation: { ...(negotiation === true ? {} : negotiation), store: agreements } } : {}),
         clock: context.clock,
         ids: context.ids,
         logger: context.logger,

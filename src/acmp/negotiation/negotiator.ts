@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto';
+import { systemClock, type Clock } from '../../shared/clock.js';
+import { ACMP_CODE, AcmpError } from '../errors.js';
+import type { InvokeParams, Payload } from '../messages.js';
+import { estimateTokens, offeredProofs } from '../provider-checks.js';
+import type { AcmpCapability } from '../provider-types.js';
+import type { TaskScope } from '../task-store.js';
+import type { Agreement, AgreementStore } from './agreement-store.js';
+import type { AcceptParams, Ack, Offer, OfferRequestParams } from './messages.js';
+import { decodeOfferId, encodeOfferId, type OfferTerms } from './offer-codec.js';
+
+/** Negotiation settings a provider advertises and enforces (docs/acmp-negotiation.md). */
+export interface NegotiationOptions {
+  readonly store: AgreementStore;
+  /** Offer validity: the default when the buyer asks none, and the range requests are clamped to (L6 §3 MAY). */
+  readonly offerValidMs?: { readonly default: number; readonly min: number; readonly max: number };
+  /** How long after accept the invoke may arrive (default 10 minutes). */
+  readonly invokeWindowMs?: number;
+  /** Challenge windows the provider agrees to; a request outside is clamped (L6 §2.1 "confirmed or adjusted"). */
+  readonly challengeWindowMs?: { readonly min: number; readonly max: number };
+  /** Input-size tolerance of a quote for an input-priced capability (default 0.1 = 10%). */
+  readonly inputTolerance?: number;
+  readonly clock?: Clock;
+}
+
+const DEFAULT_VALIDITY = { default: 5_000, min: 50, max: 60_000 };
+const DEFAULT_INVOKE_WINDOW_MS = 600_000;
+/** The input size assumed for quoting an input-priced capability when the buyer gives no estimate. */
+const DEFAULT_TOKENS_EST = 1_000;
+
+/** The digest of a scope that an offer carries (who may accept it), never the identity itself. */
+export function buyerDigest(scope: TaskScope): string {
+  return createHash('sha256').update(`${scope.tenant}\n${scope.agent}`).digest('base64url').slice(0, 22);
+}
+
+/** The store key of an offer id. */
+export function offerKeyOf(offerId: string): string {
+  return createHash('sha256').update(offerId).digest('hex');
+}
+
+/**
+ * Layer 6 for one provider: stateless quotes (L6 §3 MUST: an offer is a self-verifying promise, nothing is
+ * stored), accepts that write one agreement exactly once (L6 §2.2, §6), and the agreement an invoke
+ * executes under (L6 §4: the agreed price is charged, the agreed proof method is required).
+ */
+export class Negotiator {
+  private readonly clock: Clock;
+  private readonly validity: { default: number; min: number; max: number };
+
+  constructor(
+    private readonly options: NegotiationOptions,
+    private readonly capabilities: ReadonlyMap<string, AcmpCapability>,
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.validity = options.offerValidMs ?? DEFAULT_VALIDITY;
+  }
+
+  /**
+   * `acmp/offerRequest` (L6 §2.1).
+   * @throws AcmpError -33002 unknown capability, -33006 proof method not offered, -33001 above `max_price_cu`.
+   */
+  async quote(params: OfferRequestParams, scope: TaskScope): Promise<Offer> {
+    const capability = this.capabilities.get(params.capability);
+    if (!capability) throw new AcmpError(ACMP_CODE.capabilityNotFound, { capability: params.capability });
+    if (params.proof_method !== undefined && !offeredProofs(capability).includes(params.proof_method)) {
+      throw new AcmpError(ACMP_CODE.proofUnsupported, { proof_method: params.proof_method });
+    }
+    const priced = quotePrice(capability, params.input_tokens_est, this.options.inputTolerance ?? 0.1);
+    // L6 §2.1: price_cu MUST be ≤ max_price_cu; the provider rejects rather than quote above it.
+    if (params.max_price_cu !== undefined && priced.price > params.max_price_cu) {
+      throw new AcmpError(ACMP_CODE.budgetExceeded, { min_price_cu: priced.price, capability: capability.id });
+    }
+    const validMs = Math.min(this.validity.max, Math.max(this.validity.min, params.offer_valid_ms ?? this.validity.default));
+    const terms: OfferTerms = {
+      capability: capability.id,
+      price_cu: priced.price,
+      valid_until_ms: Math.floor(this.clock.now() + validMs),
+      buyer: buyerDigest(scope),
+      ...(params.proof_method !== undefined ? { proof_method: params.proof_method } : {}),
+      ...(params.challenge_window_ms !== undefined ? { challenge_window_ms: this.window(params.challenge_window_ms) } : {}),
+      ...(priced.inputTokensMax !== undefined ? { input_tokens_max: priced.inputTokensMax } : {}),
+    };
+    const offerId = encodeOfferId(terms, await this.options.store.offerKey());
+    const { buyer: _buyer, ...visible } = terms;
+    return { offer_id: offerId, ...visible };
+  }
+
+  /**
+   * `acmp/accept` (L6 §2.2): records the agreement once. An exact retry (same caller, offer and escrow)
+   * gets the same Ack; any other second acceptance -34003.
+   * @throws AcmpError -34001 (not an offer of this provider for this caller), -34002 expired, -34003,
+   *   -33005 `escrow_committed` when the escrow already backs another agreement.
+   */
+  async accept(params: AcceptParams, scope: TaskScope): Promise<Ack> {
+    const terms = decodeOfferId(params.offer_id, await this.options.store.offerKey());
+    // An offer quoted for another agent is as unknown to this caller as a forged one (no existence leak).
+    if (!terms || terms.buyer !== buyerDigest(scope)) throw new AcmpError(ACMP_CODE.offerNotFound, {});
+    const now = this.clock.now();
+    const escrowId = params.escrow_id ?? null;
+    const agreement: Agreement = {
+      offerKey: offerKeyOf(params.offer_id),
+      offerId: params.offer_id,
+      scope,
+      terms,
+      escrowId,
+      acceptedAt: now,
+      invokeBy: now + (this.options.invokeWindowMs ?? DEFAULT_INVOKE_WINDOW_MS),
+      consumedBy: null,
+    };
+    const ack: Ack = { offer_id: params.offer_id, escrow_id: escrowId, price_cu: terms.price_cu };
+    const known = await this.options.store.get(agreement.offerKey);
+    if (known) return replayOrRefuse(known, escrowId, ack);
+    // L6 §3: an expired offer MUST be rejected at accept.
+    if (now > terms.valid_until_ms) throw new AcmpError(ACMP_CODE.offerExpired, {});
+    const outcome = await this.options.store.accept(agreement);
+    if (outcome.kind === 'exists') return replayOrRefuse(outcome.existing, escrowId, ack);
+    if (outcome.kind === 'escrow_committed') throw new AcmpError(ACMP_CODE.escrowInvalid, { escrow_id: escrowId, reason: 'escrow_committed' });
+    return ack;
+  }
+
+  /**
+   * The agreement an invoke executes under (design §4.5): named by `offer_id` in the params (ours, the L6
+   * candidate for escrow-less links) or by its `escrow_id` (L6 §2.2); `undefined` means direct mode.
+   * @throws AcmpError -32602 with `data.reason` `agreement_unknown|agreement_foreign|agreement_capability|
+   *   agreement_consumed|agreement_expired`, -33006 `differs_from_agreement`, -33001 with `min_price_cu`
+   *   (below the agreed price, or `input_exceeds_quote`).
+   */
+  async agreementFor(params: InvokeParams, scope: TaskScope): Promise<Agreement | undefined> {
+    const agreement = await this.find(params);
+    if (!agreement) return undefined;
+    const refuse = (reason: string): AcmpError => new AcmpError(ACMP_CODE.invalidParams, { task_id: params.task_id, reason });
+    if (agreement.scope.tenant !== scope.tenant || agreement.scope.agent !== scope.agent) throw refuse('agreement_foreign');
+    if (agreement.terms.capability !== params.capability) throw refuse('agreement_capability');
+    if (agreement.consumedBy !== null && agreement.consumedBy !== params.task_id) throw refuse('agreement_consumed');
+    if (this.clock.now() > agreement.invokeBy) throw refuse('agreement_expired');
+    const agreed = agreement.terms.proof_method;
+    // L6 §4 / L3 §2: the invoke carries the negotiated proof method, no other.
+    if (agreed !== undefined && params.proof_method !== agreed) {
+      throw new AcmpError(ACMP_CODE.proofUnsupported, { task_id: params.task_id, proof_method: params.proof_method ?? null, reason: 'differs_from_agreement' });
+    }
+    const price = agreement.terms.price_cu;
+    // L6 §4: the agreed price lands in max_price_cu, the ceiling.
+    if (params.max_price_cu !== undefined && params.max_price_cu < price) {
+      throw new AcmpError(ACMP_CODE.budgetExceeded, { task_id: params.task_id, min_price_cu: price, reason: 'below_agreed_price' });
+    }
+    const max = agreement.terms.input_tokens_max;
+    if (max !== undefined && params.input !== undefined && estimateTokens(params.input) > max) {
+      throw new AcmpError(ACMP_CODE.budgetExceeded, { task_id: params.task_id, reason: 'input_exceeds_quote' });
+    }
+    return agreement;
+  }
+
+  /**
+   * Binds the agreement to the task, atomically across hosts (one invoke per agreement).
+   * @throws AcmpError -33005 `committed` when another task took it first.
+   */
+  async consume(agreement: Agreement, taskId: string): Promise<void> {
+    if (!(await this.options.store.consume(agreement.offerKey, taskId))) {
+      throw new AcmpError(ACMP_CODE.escrowInvalid, { task_id: taskId, reason: 'committed' });
+    }
+  }
+
+  /** Undoes {@link consume} for a task refused after all (its id belonged to another caller). */
+  release(agreement: Agreement, taskId: string): Promise<void> {
+    return this.options.store.unconsume(agreement.offerKey, taskId);
+  }
+
+  private async find(params: InvokeParams): Promise<Agreement | undefined> {
+    const offerId = (params as { offer_id?: unknown }).offer_id;
+    if (typeof offerId === 'string') {
+      const agreement = await this.options.store.get(offerKeyOf(offerId));
+      if (!agreement) throw new AcmpError(ACMP_CODE.invalidParams, { task_id: params.task_id, reason: 'agreement_unknown' });
+      return agreement;
+    }
+    return params.escrow_id !== undefined ? this.options.store.byEscrow(params.escrow_id) : undefined;
+  }
+
+  private window(requested: number): number {
+    const range = this.options.challengeWindowMs;
+    return range ? Math.min(range.max, Math.max(range.min, requested)) : requested;
+  }
+}
+
+function replayOrRefuse(known: Agreement, escrowId: string | null, ack: Ack): Ack {
+  // L6 §6 -34003, except an exact retry of the caller's own acceptance (design §4.4 "Flat mode").
+  if (known.escrowId === escrowId) return ack;
+  throw new AcmpError(ACMP_CODE.alreadyAccepted, {});
+}
+
+/** A quote's price: fixed, or the input-priced capability's price for the estimated input size. */
+function quotePrice(capability: AcmpCapability, tokensEst: number | undefined, tolerance: number): { price: number; inputTokensMax?: number } {
+  if (typeof capability.price === 'number') return { price: capability.price };
+  const tokens = tokensEst ?? DEFAULT_TOKENS_EST;
+  const sample: Payload = { type: 'text', data: 'x'.repeat(tokens * 4) };
+  const price = capability.price(sample);
+  if (!Number.isFinite(price) || price < 0) throw new AcmpError(ACMP_CODE.internal, {});
+  return { price, inputTokensMax: Math.ceil(tokens * (1 + tolerance)) };
+}

@@ -1,0 +1,52 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { canonicalJson } from '../../shared/jcs.js';
+
+/**
+ * The terms an offer binds the provider to, as the offer id carries them. `buyer` is a digest of the
+ * requester's scope, so only the agent that asked can accept (docs/acmp-negotiation.md "Offer ids").
+ */
+export const OfferTermsSchema = z.object({
+  capability: z.string().min(1),
+  price_cu: z.number().nonnegative(),
+  valid_until_ms: z.int(),
+  buyer: z.string().min(1),
+  latency_sla_ms: z.int().positive().optional(),
+  proof_method: z.string().min(1).optional(),
+  challenge_window_ms: z.int().nonnegative().optional(),
+  input_tokens_max: z.int().nonnegative().optional(),
+});
+export type OfferTerms = z.infer<typeof OfferTermsSchema>;
+
+const PREFIX = 'offer_';
+
+/**
+ * A self-verifying offer id (design §4.2, L6 §3 "quoting MUST be stateless"): `offer_` + base64url of the
+ * JCS of the terms + `.` + base64url of an HMAC-SHA256 over those bytes under the provider's offer key.
+ * Any host holding the key can verify an accept without having stored the quote.
+ */
+export function encodeOfferId(terms: OfferTerms, key: Buffer): string {
+  const body = Buffer.from(canonicalJson(terms), 'utf8');
+  return `${PREFIX}${body.toString('base64url')}.${mac(body, key).toString('base64url')}`;
+}
+
+/** The terms of an offer id this provider issued; `undefined` for anything else (forged, altered, foreign). */
+export function decodeOfferId(offerId: string, key: Buffer): OfferTerms | undefined {
+  if (!offerId.startsWith(PREFIX)) return undefined;
+  const [body, tag, extra] = offerId.slice(PREFIX.length).split('.');
+  if (body === undefined || tag === undefined || extra !== undefined) return undefined;
+  const bytes = Buffer.from(body, 'base64url');
+  const expected = mac(bytes, key);
+  const given = Buffer.from(tag, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  try {
+    const parsed = OfferTermsSchema.safeParse(JSON.parse(bytes.toString('utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function mac(bytes: Buffer, key: Buffer): Buffer {
+  return createHmac('sha256', key).update(bytes).digest();
+}
