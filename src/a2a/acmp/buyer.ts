@@ -2,7 +2,7 @@ import type { AgentCard, Message, StreamResponse, Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { A2AError, isJsonRpcError, isRestError } from '@a2a-js/sdk/errors';
 import { LocalError } from '../../shared/errors.js';
-import { ACMP_EXTENSION_URI, ACMP_METHOD } from '../../acmp/constants.js';
+import { ACMP_EXTENSION_URI, ACMP_METHOD, L6_METHOD } from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
 import {
   CapabilityObjectSchema,
@@ -14,7 +14,9 @@ import {
   type CapabilityObject,
   type InvokeParams,
 } from '../../acmp/messages.js';
-import { createAcmpBuyerCore, type AcmpBuyerCore, type AcmpBuyerTransport } from '../../acmp/buyer.js';
+import { createAcmpBuyerCore, type AcmpBuyerCore, type AcmpBuyerTransport, type BuyerEvent, type InvokeInput } from '../../acmp/buyer.js';
+import type { AcmpResult } from '../../acmp/messages.js';
+import { createAcmpNegotiationClient, invokeUnder, type AcmpNegotiationClient, type NegotiatedAgreement, type NegotiationRequest } from './negotiation-client.js';
 import { systemIds, uuidv7, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
 import { encodeUserMessage } from '../part-codec.js';
@@ -30,11 +32,21 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions {
   retryDelayMs?: number;
 }
 
+/** An invoke that executes a negotiated agreement: the agreement supplies capability, price and proof. */
+export type AgreementInvoke = Omit<InvokeInput, 'capability'> & { readonly agreement: NegotiatedAgreement };
+
 /** A buyer connected to one provider over A2A. */
-export interface AcmpBuyer extends AcmpBuyerCore {
+export interface AcmpBuyer extends Omit<AcmpBuyerCore, 'invoke' | 'stream'>, Omit<AcmpNegotiationClient, 'negotiate'> {
   /** The provider's advertised capability object (Layer 1 §1). */
   readonly capabilityObject: CapabilityObject;
   readonly card: AgentCard;
+  invoke(params: InvokeInput | AgreementInvoke, options?: { signal?: AbortSignal }): Promise<AcmpResult>;
+  stream(params: InvokeInput | AgreementInvoke, options?: { signal?: AbortSignal }): AsyncIterable<BuyerEvent>;
+  /**
+   * Layer 6: quote, check the offer, accept (flat mode).
+   * @throws AcmpError -32601 when the provider does not advertise negotiation; the provider's refusals.
+   */
+  negotiate(request: NegotiationRequest, options?: { signal?: AbortSignal }): Promise<NegotiatedAgreement>;
 }
 
 /**
@@ -57,7 +69,26 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
     retries: options.retries,
     retryDelayMs: options.retryDelayMs,
   });
-  return { ...core, invoke: core.invoke.bind(core), stream: core.stream.bind(core), capabilityObject, card };
+  const negotiation = createAcmpNegotiationClient(client, { ids });
+  const plain = (params: InvokeInput | AgreementInvoke): InvokeInput => {
+    if (!('agreement' in params)) return params;
+    const { agreement, ...rest } = params;
+    return invokeUnder(agreement as NegotiatedAgreement, rest);
+  };
+  return {
+    ...core,
+    invoke: (params, o) => core.invoke(plain(params), o),
+    stream: (params, o) => core.stream(plain(params), o),
+    quote: (params, o) => negotiation.quote(params, o),
+    accept: (params, o) => negotiation.accept(params, o),
+    negotiate(request, o) {
+      // L6 via A2A binding §2: never rely on what the card does not advertise.
+      if (!capabilityObject.accepts.includes(L6_METHOD.offerRequest)) return Promise.reject(new AcmpError(ACMP_CODE.methodNotFound, { detail: 'the provider does not advertise acmp/offerRequest' }));
+      return negotiation.negotiate(request, o);
+    },
+    capabilityObject,
+    card,
+  };
 }
 
 /**

@@ -131,7 +131,7 @@ export class Negotiator {
     const refuse = (reason: string): AcmpError => new AcmpError(ACMP_CODE.invalidParams, { task_id: params.task_id, reason });
     if (agreement.scope.tenant !== scope.tenant || agreement.scope.agent !== scope.agent) throw refuse('agreement_foreign');
     if (agreement.terms.capability !== params.capability) throw refuse('agreement_capability');
-    if (agreement.consumedBy !== null && agreement.consumedBy !== params.task_id) throw refuse('agreement_consumed');
+    if (agreement.consumedBy !== null && agreement.consumedBy !== params.task_id) throw consumedError(agreement, params.task_id);
     if (this.clock.now() > agreement.invokeBy) throw refuse('agreement_expired');
     const agreed = agreement.terms.proof_method;
     // L6 §4 / L3 §2: the invoke carries the negotiated proof method, no other.
@@ -152,12 +152,10 @@ export class Negotiator {
 
   /**
    * Binds the agreement to the task, atomically across hosts (one invoke per agreement).
-   * @throws AcmpError -33005 `committed` when another task took it first.
+   * @throws AcmpError as {@link consumedError} when another task took it first.
    */
   async consume(agreement: Agreement, taskId: string): Promise<void> {
-    if (!(await this.options.store.consume(agreement.offerKey, taskId))) {
-      throw new AcmpError(ACMP_CODE.escrowInvalid, { task_id: taskId, reason: 'committed' });
-    }
+    if (!(await this.options.store.consume(agreement.offerKey, taskId))) throw consumedError(agreement, taskId);
   }
 
   /** Undoes {@link consume} for a task refused after all (its id belonged to another caller). */
@@ -179,6 +177,16 @@ export class Negotiator {
     const range = this.options.challengeWindowMs;
     return range ? Math.min(range.max, Math.max(range.min, requested)) : requested;
   }
+}
+
+/**
+ * The refusal of a second invoke on one agreement (design §4.5 I4): -33005 `committed` when an escrow backs
+ * it (the escrow is spoken for), else -32602 `agreement_consumed`.
+ */
+function consumedError(agreement: Agreement, taskId: string): AcmpError {
+  return agreement.escrowId !== null
+    ? new AcmpError(ACMP_CODE.escrowInvalid, { task_id: taskId, escrow_id: agreement.escrowId, reason: 'committed' })
+    : new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, reason: 'agreement_consumed' });
 }
 
 function replayOrRefuse(known: Agreement, escrowId: string | null, ack: Ack): Ack {
