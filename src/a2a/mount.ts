@@ -12,6 +12,7 @@ import { jsonBody } from './json-body.js';
 import { jsonRpcEdge, restEdge } from './request-edge.js';
 import { paramsEdge } from './request-params.js';
 import { CommerceRequestHandler } from './request-handler.js';
+import { observedHandler, sdkScope } from './sdk-scope.js';
 
 export interface MountA2AOptions {
   /** The current card (interface URLs are known once the server listens). */
@@ -56,7 +57,8 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
   app.get(`/${AGENT_CARD_PATH}`, v1AgentCard(options.card));
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, legacyCompat }));
   // The edge (docs/host.md "Bad input"): auth, then the body, the request object and its params are
-  // checked before the SDK reads them.
+  // checked before the SDK reads them; the SDK runs inside a scope that routes its diagnostics.
+  const sdkHandler = observedHandler(handler);
   app.use(
     A2A_PATHS.jsonRpc,
     bearerAuth(options.tokens, 'jsonrpc'),
@@ -64,7 +66,8 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
     jsonRpcEdge(),
     normalizeInbound('jsonrpc'),
     paramsEdge('jsonrpc'),
-    jsonRpcHandler({ requestHandler: handler, userBuilder: userFromRequest, legacyCompat }),
+    sdkScope(options.logger, 'jsonrpc'),
+    jsonRpcHandler({ requestHandler: sdkHandler, userBuilder: userFromRequest, legacyCompat }),
   );
   app.use(
     A2A_PATHS.rest,
@@ -73,7 +76,8 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
     restEdge(),
     normalizeInbound('rest'),
     paramsEdge('rest'),
-    restHandler({ requestHandler: handler, userBuilder: userFromRequest, legacyCompat }),
+    sdkScope(options.logger, 'rest'),
+    restHandler({ requestHandler: sdkHandler, userBuilder: userFromRequest, legacyCompat }),
   );
   return handler;
 }

@@ -7,6 +7,7 @@ import { EchoExecutor } from '../a2a/echo-executor.js';
 import { bearerAuth, callerOf } from '../a2a/http-front.js';
 import { mountA2A } from '../a2a/mount.js';
 import type { CommerceRequestHandler } from '../a2a/request-handler.js';
+import { routeSdkConsole } from '../a2a/sdk-scope.js';
 import type { SdkStores } from '../a2a/sdk-stores.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import type { ModuleParts } from './module.js';
@@ -75,6 +76,8 @@ export function createApp(deps: AppDeps): App {
     return cached.card;
   };
 
+  // The SDK takes no logger: inside A2A requests its console lines go to ours (src/a2a/sdk-scope.ts).
+  routeSdkConsole(console);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

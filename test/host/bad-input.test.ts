@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Logger, LogFields } from '../../src/shared/logger.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import { replyProblems, sendRaw, type RawReply } from '../helpers/wire-reply.js';
 
@@ -169,6 +170,28 @@ describe('id limits are the same on every store (docs/host.md "Bad input")', () 
       const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, { body: rpcText('GetTask', `{"id":"${id}"}`), headers: V1 });
       expectClientError(reply);
       expect(rpcCode(reply)).toBe(-32602);
+    }
+  });
+});
+
+describe("the SDK's console diagnostics", () => {
+  it('go to the JSON logger, not to stderr, when a client asks for an unknown task', async () => {
+    const lines: { event: string; fields: LogFields | undefined }[] = [];
+    const record = (event: string, fields?: LogFields): void => void lines.push({ event, fields });
+    const logger: Logger = { debug: record, info: record, warn: record, error: record };
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const consoleWarn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const host = await startTestHost({ logger });
+      const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, { body: rpcText('SubscribeToTask', '{"id":"missing"}'), headers: V1 });
+      expect(rpcCode(reply)).toBe(-32001);
+      expect(consoleError).not.toHaveBeenCalled();
+      expect(consoleWarn).not.toHaveBeenCalled();
+      expect(lines.map((l) => l.event)).toContain('a2a.sdk_diagnostic');
+      expect(JSON.stringify(lines)).not.toContain('missing');
+    } finally {
+      consoleError.mockRestore();
+      consoleWarn.mockRestore();
     }
   });
 });
