@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { checkJsonValue, isSafeJsonString } from '../shared/json-edge.js';
 import { isJsonObject } from '../shared/json.js';
+import { wireOf } from './http-front.js';
 import { hasJsonBody } from './json-body.js';
 import { checkWireId, type WireIdKind } from './wire-limits.js';
 import { sendHostError, type JsonRpcId } from './wire-errors.js';
@@ -57,7 +58,7 @@ export function jsonRpcEdge(): RequestHandler {
  */
 export function restEdge(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const pathProblem = checkRestPath(req.path);
+    const pathProblem = checkRestPath(req.path, wireOf(req));
     if (pathProblem) {
       sendHostError(res, 'rest', 'INVALID_PARAMS', `Invalid path: ${pathProblem}`);
       return;
@@ -83,15 +84,16 @@ export function restEdge(): RequestHandler {
   };
 }
 
-/** Path segments that are not ids: the HTTP+JSON binding's collection and method names (A2A §11.3). */
-const REST_WORDS = new Set(['v1', 'tasks', 'message:send', 'message:stream', 'extendedAgentCard', 'card', 'pushNotificationConfigs']);
+/** First segments of the v1.0 HTTP+JSON routes (A2A §11.3); any other first segment is a tenant. */
+const V1_ROUTES = new Set(['tasks', 'message:send', 'message:stream', 'extendedAgentCard']);
 
 /**
- * A REST path relative to the binding's mount, decoded: the tenant (a first segment that is none of the
- * binding's words, A2A §11.3 `/{tenant}/…`) and the route after it. Undefined when a segment is not valid
- * percent-encoding.
+ * A REST path relative to the binding's mount, decoded, split as the SDK routes it: a v0.3 request
+ * whose path starts with `v1/` goes to the v0.3 routes (no tenant); everything else to the v1.0 routes,
+ * where a first segment that names no route is the tenant (`/{tenant}/message:send`). Undefined when a
+ * segment is not valid percent-encoding.
  */
-export function restSegments(path: string): { tenant: string | undefined; route: string[] } | undefined {
+export function restSegments(path: string, wire: 'v1' | 'v0.3'): { tenant: string | undefined; route: string[]; legacy: boolean } | undefined {
   const segments: string[] = [];
   for (const raw of path.split('/').filter((s) => s !== '')) {
     try {
@@ -101,8 +103,9 @@ export function restSegments(path: string): { tenant: string | undefined; route:
     }
   }
   const first = segments[0];
-  if (first !== undefined && segments.length > 1 && !REST_WORDS.has(first)) return { tenant: first, route: segments.slice(1) };
-  return { tenant: undefined, route: segments };
+  if (wire === 'v0.3' && first === 'v1') return { tenant: undefined, route: segments, legacy: true };
+  if (first !== undefined && segments.length > 1 && !V1_ROUTES.has(first)) return { tenant: first, route: segments.slice(1), legacy: false };
+  return { tenant: undefined, route: segments, legacy: false };
 }
 
 /**
@@ -110,8 +113,8 @@ export function restSegments(path: string): { tenant: string | undefined; route:
  * segment after `tasks` is a task id (its `:cancel`/`:subscribe` suffix aside) and one after
  * `pushNotificationConfigs` a config id.
  */
-export function checkRestPath(path: string): string | undefined {
-  const segments = restSegments(path);
+export function checkRestPath(path: string, wire: 'v1' | 'v0.3'): string | undefined {
+  const segments = restSegments(path, wire);
   if (!segments) return 'a segment is not valid percent-encoding';
   const tenantProblem = segments.tenant === undefined ? undefined : checkWireId('tenant', segments.tenant);
   if (tenantProblem) return tenantProblem;

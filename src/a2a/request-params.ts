@@ -87,18 +87,19 @@ function checkDecoded(decode: () => object): ParamsProblem | undefined {
 function checkRestParams(req: Request): ParamsProblem | undefined {
   if (req.method !== 'POST') return undefined;
   const body = hasJsonBody(req) && isJsonObject(req.body) ? req.body : {};
-  const segments = restSegments(req.path);
+  const segments = restSegments(req.path, wireOf(req));
   if (!segments) return undefined;
   const { route } = segments;
-  const sendsMessage = route.length === 1 && (route[0] === 'message:send' || route[0] === 'message:stream');
-  const createsPushConfig = route.length === 3 && route[0] === 'tasks' && route[2] === 'pushNotificationConfigs';
-  if (wireOf(req) === 'v1') {
-    if (sendsMessage) return checkDecoded(() => SendMessageRequest.fromJSON(body));
-    if (createsPushConfig) return checkDecoded(() => TaskPushNotificationConfig.fromJSON({ ...body, taskId: route[1] }));
+  if (segments.legacy) {
+    if (route.length === 2 && (route[1] === 'message:send' || route[1] === 'message:stream')) return checkLegacyMessage(body);
+    if (route.length === 4 && route[1] === 'tasks' && route[3] === 'pushNotificationConfigs') return checkLegacyPushConfig(body);
     return undefined;
   }
-  if (route[0] === 'v1' && route.length === 2 && (route[1] === 'message:send' || route[1] === 'message:stream')) return checkLegacyMessage(body);
-  if (route[0] === 'v1' && route.length === 4 && route[1] === 'tasks' && route[3] === 'pushNotificationConfigs') return checkLegacyPushConfig(body);
+  // The v1.0 routes serve a request whatever its A2A-Version when the v0.3 routes do not match.
+  if (route.length === 1 && (route[0] === 'message:send' || route[0] === 'message:stream')) return checkDecoded(() => SendMessageRequest.fromJSON(body));
+  if (route.length === 3 && route[0] === 'tasks' && route[2] === 'pushNotificationConfigs') {
+    return checkDecoded(() => TaskPushNotificationConfig.fromJSON({ ...body, taskId: route[1] }));
+  }
   return undefined;
 }
 

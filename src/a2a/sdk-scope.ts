@@ -31,16 +31,21 @@ export function sdkScope(logger: Logger, shape: 'jsonrpc' | 'rest'): RequestHand
   };
 }
 
-/** The request handler as the SDK sees it: every call but `getAgentCard` marks the request as reached. */
+/**
+ * The request handler as the SDK sees it: every call but `getAgentCard` marks the request as reached.
+ * Methods run with the handler itself as `this`, so its own calls and reads are not counted.
+ */
 export function observedHandler(handler: A2ARequestHandler): A2ARequestHandler {
   return new Proxy(handler, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || property === 'getAgentCard') return value;
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...a: unknown[]) => unknown;
+      if (property === 'getAgentCard') return method.bind(target);
       return (...args: unknown[]): unknown => {
         const scope = scopes.getStore();
         if (scope) scope.reached = true;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
+        return method.apply(target, args);
       };
     },
   });

@@ -44,8 +44,10 @@ export const INTERNAL_TEXT =
 /** The code of an error reply in any of the host's shapes, or undefined when the body carries none. */
 export function errorCodeOf(body: unknown): string | number | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const b = body as { error?: { code?: unknown; status?: unknown }; acp_error?: { code?: unknown } };
+  const b = body as { error?: { code?: unknown; status?: unknown }; acp_error?: { code?: unknown }; code?: unknown; message?: unknown };
   if (b.acp_error && typeof b.acp_error.code === 'string' && b.acp_error.code.startsWith('ACP_')) return b.acp_error.code;
+  // A v0.3 HTTP+JSON error is the JSON-RPC error object itself.
+  if (typeof b.code === 'number' && typeof b.message === 'string') return b.code;
   if (b.error && typeof b.error.code === 'number') {
     // google.rpc.Status carries its status name too; a JSON-RPC error object carries a message.
     return typeof b.error.status === 'string' ? b.error.status : b.error.code;

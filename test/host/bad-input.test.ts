@@ -101,6 +101,16 @@ describe('params the SDK would choke on answer -32602 without internal text', ()
     expect(rpcCode(reply)).toBe(-32602);
   });
 
+  it('refuses a null part on a v1.0 REST route spoken with A2A-Version 0.3 (found by the fuzzer)', async () => {
+    const host = await startTestHost();
+    const body = JSON.stringify({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ kind: 'text', text: 'e' }, null] } });
+    for (const path of ['/a2a/rest/message:send', '/a2a/rest/acme/message:stream']) {
+      const reply = await sendRaw(`${host.url}${path}`, { body, headers: { 'A2A-Version': '0.3' } });
+      expectClientError(reply);
+      expect(reply.status).toBe(400);
+    }
+  });
+
   it('refuses v0.3 tasks/pushNotificationConfig/set without a config', async () => {
     const host = await startTestHost();
     const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, { body: rpcText('tasks/pushNotificationConfig/set', '{"taskId":"t1"}') });
