@@ -41,7 +41,9 @@ export function jsonBody(limitBytes: number, shape: WireShape): RequestHandler[]
   const onError = (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
     const { type, status } = (err ?? {}) as { type?: unknown; status?: unknown };
     if (type === 'entity.too.large') {
-      sendHostError(res, shape, 'BODY_TOO_LARGE', 'Request body too large', { limitBytes: String(limitBytes) });
+      sendHostError(res, shape, 'BODY_TOO_LARGE', 'Request body too large', {
+        limitBytes: String(limitBytes),
+      });
     } else if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
       sendHostError(res, shape, 'UNSUPPORTED_CONTENT_TYPE', 'Unsupported content encoding');
     } else if (typeof status === 'number' && status >= 400 && status < 500) {

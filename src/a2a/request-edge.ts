@@ -32,18 +32,39 @@ export function jsonRpcEdge(): RequestHandler {
     if (!hasJsonBody(req)) return next();
     const body = req.body as unknown;
     const id = validRequestId(body);
-    if (!isJsonObject(body) || id === undefined || body.jsonrpc !== '2.0' || typeof body.method !== 'string') {
-      const why = Array.isArray(body) ? 'batch requests are not supported' : 'not a JSON-RPC 2.0 request object';
+    if (
+      !isJsonObject(body) ||
+      id === undefined ||
+      body.jsonrpc !== '2.0' ||
+      typeof body.method !== 'string'
+    ) {
+      const why = Array.isArray(body)
+        ? 'batch requests are not supported'
+        : 'not a JSON-RPC 2.0 request object';
       sendHostError(res, 'jsonrpc', 'INVALID_REQUEST', `Invalid Request: ${why}`);
       return;
     }
     if (body.params !== undefined && !isJsonObject(body.params)) {
-      sendHostError(res, 'jsonrpc', 'INVALID_PARAMS', 'Invalid params: params must be an object', undefined, id);
+      sendHostError(
+        res,
+        'jsonrpc',
+        'INVALID_PARAMS',
+        'Invalid params: params must be an object',
+        undefined,
+        id,
+      );
       return;
     }
     const problem = checkJsonValue(body);
     if (problem) {
-      sendHostError(res, 'jsonrpc', 'JSON_LIMIT', 'Invalid params: a JSON value is outside the host\'s limits', { rule: problem }, id);
+      sendHostError(
+        res,
+        'jsonrpc',
+        'JSON_LIMIT',
+        "Invalid params: a JSON value is outside the host's limits",
+        { rule: problem },
+        id,
+      );
       return;
     }
     next();
@@ -76,7 +97,9 @@ export function restEdge(): RequestHandler {
       }
       const problem = checkJsonValue(body);
       if (problem) {
-        sendHostError(res, 'rest', 'JSON_LIMIT', 'Invalid body: a JSON value is outside the host\'s limits', { rule: problem });
+        sendHostError(res, 'rest', 'JSON_LIMIT', "Invalid body: a JSON value is outside the host's limits", {
+          rule: problem,
+        });
         return;
       }
     }
@@ -93,7 +116,10 @@ const V1_ROUTES = new Set(['tasks', 'message:send', 'message:stream', 'extendedA
  * where a first segment that names no route is the tenant (`/{tenant}/message:send`). Undefined when a
  * segment is not valid percent-encoding.
  */
-export function restSegments(path: string, wire: 'v1' | 'v0.3'): { tenant: string | undefined; route: string[]; legacy: boolean } | undefined {
+export function restSegments(
+  path: string,
+  wire: 'v1' | 'v0.3',
+): { tenant: string | undefined; route: string[]; legacy: boolean } | undefined {
   const segments: string[] = [];
   for (const raw of path.split('/').filter((s) => s !== '')) {
     try {
@@ -104,7 +130,8 @@ export function restSegments(path: string, wire: 'v1' | 'v0.3'): { tenant: strin
   }
   const first = segments[0];
   if (wire === 'v0.3' && first === 'v1') return { tenant: undefined, route: segments, legacy: true };
-  if (first !== undefined && segments.length > 1 && !V1_ROUTES.has(first)) return { tenant: first, route: segments.slice(1), legacy: false };
+  if (first !== undefined && segments.length > 1 && !V1_ROUTES.has(first))
+    return { tenant: first, route: segments.slice(1), legacy: false };
   return { tenant: undefined, route: segments, legacy: false };
 }
 
@@ -130,12 +157,17 @@ export function checkRestPath(path: string, wire: 'v1' | 'v0.3'): string | undef
 }
 
 /** Query parameters that name ids, with the limit each is held to. */
-const QUERY_IDS: Record<string, WireIdKind> = { tenant: 'tenant', contextId: 'contextId', context_id: 'contextId' };
+const QUERY_IDS: Record<string, WireIdKind> = {
+  tenant: 'tenant',
+  contextId: 'contextId',
+  context_id: 'contextId',
+};
 
 function checkRestQuery(query: Request['query']): string | undefined {
   for (const [name, value] of Object.entries(query)) {
     if (typeof value !== 'string') return 'each query parameter may appear once';
-    if (!isSafeJsonString(name) || !isSafeJsonString(value)) return 'a parameter holds U+0000 or a lone surrogate';
+    if (!isSafeJsonString(name) || !isSafeJsonString(value))
+      return 'a parameter holds U+0000 or a lone surrogate';
     const kind = QUERY_IDS[name];
     const problem = kind ? checkWireId(kind, value) : undefined;
     if (problem) return problem;

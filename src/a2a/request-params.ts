@@ -35,7 +35,8 @@ export function paramsEdge(shape: 'jsonrpc' | 'rest'): RequestHandler {
     if (problem === undefined) return next();
     const message = `Invalid params: ${problem.why}`;
     const metadata = problem.field ? { field: problem.field } : undefined;
-    if (shape === 'jsonrpc') sendHostError(res, 'jsonrpc', 'INVALID_PARAMS', message, metadata, validRequestId(req.body) ?? null);
+    if (shape === 'jsonrpc')
+      sendHostError(res, 'jsonrpc', 'INVALID_PARAMS', message, metadata, validRequestId(req.body) ?? null);
     else sendHostError(res, 'rest', 'INVALID_PARAMS', message, metadata);
   };
 }
@@ -91,12 +92,15 @@ function checkRestParams(req: Request): ParamsProblem | undefined {
   if (!segments) return undefined;
   const { route } = segments;
   if (segments.legacy) {
-    if (route.length === 2 && (route[1] === 'message:send' || route[1] === 'message:stream')) return checkLegacyMessage(body);
-    if (route.length === 4 && route[1] === 'tasks' && route[3] === 'pushNotificationConfigs') return checkLegacyPushConfig(body);
+    if (route.length === 2 && (route[1] === 'message:send' || route[1] === 'message:stream'))
+      return checkLegacyMessage(body);
+    if (route.length === 4 && route[1] === 'tasks' && route[3] === 'pushNotificationConfigs')
+      return checkLegacyPushConfig(body);
     return undefined;
   }
   // The v1.0 routes serve a request whatever its A2A-Version when the v0.3 routes do not match.
-  if (route.length === 1 && (route[0] === 'message:send' || route[0] === 'message:stream')) return checkDecoded(() => SendMessageRequest.fromJSON(body));
+  if (route.length === 1 && (route[0] === 'message:send' || route[0] === 'message:stream'))
+    return checkDecoded(() => SendMessageRequest.fromJSON(body));
   if (route.length === 3 && route[0] === 'tasks' && route[2] === 'pushNotificationConfigs') {
     return checkDecoded(() => TaskPushNotificationConfig.fromJSON({ ...body, taskId: route[1] }));
   }
@@ -136,7 +140,9 @@ function hasTextBytes(file: unknown): boolean {
 function checkLegacyPushConfig(body: Record<string, unknown>): ParamsProblem | undefined {
   const name = isSet(body.name) ? String(body.name) : '';
   const taskId = /^tasks\/([^/]*)/.exec(name)?.[1] ?? '';
-  const config = isSet(body.pushNotificationConfig) ? body.pushNotificationConfig : body.push_notification_config;
+  const config = isSet(body.pushNotificationConfig)
+    ? body.pushNotificationConfig
+    : body.push_notification_config;
   const configId = isJsonObject(config) ? legacyString(config, 'id', 'id') : '';
   const problem = checkWireId('taskId', taskId) ?? checkWireId('configId', configId);
   return problem ? { why: problem } : undefined;

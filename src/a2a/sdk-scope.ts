@@ -53,7 +53,11 @@ export function observedHandler(handler: A2ARequestHandler): A2ARequestHandler {
 
 const INVALID = {
   message: 'Invalid params: the request could not be read',
-  detail: { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INVALID_PARAMS', domain: HOST_ERROR_DOMAIN },
+  detail: {
+    '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+    reason: 'INVALID_PARAMS',
+    domain: HOST_ERROR_DOMAIN,
+  },
 };
 
 /**
@@ -68,20 +72,30 @@ function guardSdkReply(body: unknown, res: Response, scope: SdkScope, shape: 'js
   const rpcError = shape === 'jsonrpc' && isJsonObject(body.error) ? body.error : undefined;
   const legacyRest = shape === 'rest' && typeof body.code === 'number' ? body : undefined;
   const internal =
-    rpcError?.code === -32603 || legacyRest?.code === -32603 || (shape === 'rest' && res.statusCode >= 500 && isJsonObject(body.error));
+    rpcError?.code === -32603 ||
+    legacyRest?.code === -32603 ||
+    (shape === 'rest' && res.statusCode >= 500 && isJsonObject(body.error));
   if (!internal) return body;
-  scope.logger[scope.reached ? 'error' : 'info']('a2a.sdk_internal_error', { reached: scope.reached, status: res.statusCode });
+  scope.logger[scope.reached ? 'error' : 'info']('a2a.sdk_internal_error', {
+    reached: scope.reached,
+    status: res.statusCode,
+  });
   const { jsonRpc, status, name } = HOST_ERRORS.INVALID_PARAMS;
   if (rpcError) {
     if (res.statusCode >= 500 && !scope.reached) res.status(status);
-    const error = scope.reached ? { code: -32603, message: 'Internal error' } : { code: jsonRpc, message: INVALID.message, data: [INVALID.detail] };
+    const error = scope.reached
+      ? { code: -32603, message: 'Internal error' }
+      : { code: jsonRpc, message: INVALID.message, data: [INVALID.detail] };
     return { ...body, error };
   }
   if (legacyRest) {
     if (!scope.reached) res.status(status);
-    return scope.reached ? { code: -32603, message: 'Internal error' } : { code: jsonRpc, message: INVALID.message };
+    return scope.reached
+      ? { code: -32603, message: 'Internal error' }
+      : { code: jsonRpc, message: INVALID.message };
   }
-  if (scope.reached) return { error: { code: res.statusCode, status: 'INTERNAL', message: 'Internal error', details: [] } };
+  if (scope.reached)
+    return { error: { code: res.statusCode, status: 'INTERNAL', message: 'Internal error', details: [] } };
   res.status(status);
   return { error: { code: status, status: name, message: INVALID.message, details: [INVALID.detail] } };
 }
@@ -109,7 +123,10 @@ export function routeSdkConsole(target: DiagnosticConsole): void {
       const error = args.find((a) => a instanceof Error);
       // A coded A2A error (an unknown task, a refused extension) is the client's mistake, not the host's.
       const logLevel = error instanceof A2AError ? 'info' : level;
-      scope.logger[logLevel]('a2a.sdk_diagnostic', { kind: diagnosticKind(args[0]), ...(error ? errorFields(error) : {}) });
+      scope.logger[logLevel]('a2a.sdk_diagnostic', {
+        kind: diagnosticKind(args[0]),
+        ...(error ? errorFields(error) : {}),
+      });
     };
     routedFunctions.add(routed);
     target[level] = routed;

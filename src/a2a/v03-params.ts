@@ -46,7 +46,9 @@ const PushConfigSchema = z.looseObject({
   id: id('configId').optional(),
   url: z.string(),
   token: z.string().optional(),
-  authentication: z.looseObject({ schemes: z.array(z.string()).optional(), credentials: z.string().optional() }).optional(),
+  authentication: z
+    .looseObject({ schemes: z.array(z.string()).optional(), credentials: z.string().optional() })
+    .optional(),
 });
 
 const SendParamsSchema = z.looseObject({
@@ -71,10 +73,17 @@ export const V03_PARAMS: Readonly<Record<string, z.ZodType>> = {
   'tasks/get': TaskIdParamsSchema.extend({ historyLength: z.int().min(0).optional() }),
   'tasks/cancel': TaskIdParamsSchema,
   'tasks/resubscribe': TaskIdParamsSchema,
-  'tasks/pushNotificationConfig/set': z.looseObject({ taskId: id('taskId'), pushNotificationConfig: PushConfigSchema }),
-  'tasks/pushNotificationConfig/get': TaskIdParamsSchema.extend({ pushNotificationConfigId: id('configId').optional() }),
+  'tasks/pushNotificationConfig/set': z.looseObject({
+    taskId: id('taskId'),
+    pushNotificationConfig: PushConfigSchema,
+  }),
+  'tasks/pushNotificationConfig/get': TaskIdParamsSchema.extend({
+    pushNotificationConfigId: id('configId').optional(),
+  }),
   'tasks/pushNotificationConfig/list': TaskIdParamsSchema,
-  'tasks/pushNotificationConfig/delete': TaskIdParamsSchema.extend({ pushNotificationConfigId: id('configId') }),
+  'tasks/pushNotificationConfig/delete': TaskIdParamsSchema.extend({
+    pushNotificationConfigId: id('configId'),
+  }),
 };
 
 /**

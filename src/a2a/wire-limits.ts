@@ -23,7 +23,8 @@ const NOT_IN_ID = /[\p{Cc}\p{Cs}]/u;
 
 /** What is wrong with an id, or undefined when it is within its limits. '' is left to the method to judge. */
 export function checkWireId(kind: WireIdKind, value: string): string | undefined {
-  if (value.length > WIRE_ID_MAX_LENGTH[kind]) return `${kind} is longer than ${WIRE_ID_MAX_LENGTH[kind]} characters`;
+  if (value.length > WIRE_ID_MAX_LENGTH[kind])
+    return `${kind} is longer than ${WIRE_ID_MAX_LENGTH[kind]} characters`;
   if (NOT_IN_ID.test(value)) return `${kind} holds a control character`;
   return undefined;
 }
@@ -44,10 +45,15 @@ export function checkRequestIds(request: object): string | undefined {
   ];
   const message = r.message as Record<string, unknown> | undefined;
   if (message) {
-    checks.push(['messageId', message.messageId], ['taskId', message.taskId], ['contextId', message.contextId]);
+    checks.push(
+      ['messageId', message.messageId],
+      ['taskId', message.taskId],
+      ['contextId', message.contextId],
+    );
     for (const ref of asArray(message.referenceTaskIds)) checks.push(['taskId', ref]);
   }
-  const push = (r.configuration as { taskPushNotificationConfig?: Record<string, unknown> } | undefined)?.taskPushNotificationConfig;
+  const push = (r.configuration as { taskPushNotificationConfig?: Record<string, unknown> } | undefined)
+    ?.taskPushNotificationConfig;
   if (push) checks.push(['configId', push.id], ['taskId', push.taskId], ['tenant', push.tenant]);
   for (const [kind, value] of checks) {
     const problem = typeof value === 'string' ? checkWireId(kind, value) : undefined;

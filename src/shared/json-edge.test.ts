@@ -9,7 +9,10 @@ const problemOf = (text: string) => {
 
 describe('checkJsonBytes (I-JSON, RFC 7493, plus a depth limit)', () => {
   it('parses a body inside the profile', () => {
-    expect(checkJsonBytes(bytes('{"a":[1,-0.5,"ü😀",null,true]}'))).toEqual({ ok: true, value: { a: [1, -0.5, 'ü😀', null, true] } });
+    expect(checkJsonBytes(bytes('{"a":[1,-0.5,"ü😀",null,true]}'))).toEqual({
+      ok: true,
+      value: { a: [1, -0.5, 'ü😀', null, true] },
+    });
   });
 
   it('reads an empty body as no value', () => {
@@ -21,9 +24,15 @@ describe('checkJsonBytes (I-JSON, RFC 7493, plus a depth limit)', () => {
   });
 
   it('refuses bytes that are not UTF-8 instead of replacing them with U+FFFD', () => {
-    expect(checkJsonBytes(Buffer.concat([bytes('"HON'), Buffer.from([0xff]), bytes('DA"')]))).toEqual({ ok: false, problem: 'utf8' });
+    expect(checkJsonBytes(Buffer.concat([bytes('"HON'), Buffer.from([0xff]), bytes('DA"')]))).toEqual({
+      ok: false,
+      problem: 'utf8',
+    });
     // An encoded surrogate (CESU-8) is not UTF-8 either.
-    expect(checkJsonBytes(Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]))).toEqual({ ok: false, problem: 'utf8' });
+    expect(checkJsonBytes(Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]))).toEqual({
+      ok: false,
+      problem: 'utf8',
+    });
   });
 
   it('refuses text that is not JSON', () => {

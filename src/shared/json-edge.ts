@@ -54,7 +54,10 @@ export function parseJsonBytes(bytes: Uint8Array): JsonCheck {
  * The first way a parsed value breaks the profile, or undefined. Walks without recursion, so a value
  * nested far beyond the limit is refused without exhausting the stack.
  */
-export function checkJsonValue(root: unknown, maxDepth: number = JSON_LIMITS.maxDepth): JsonProblem | undefined {
+export function checkJsonValue(
+  root: unknown,
+  maxDepth: number = JSON_LIMITS.maxDepth,
+): JsonProblem | undefined {
   const pending: [unknown, number][] = [[root, 0]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [value, depth] = next;

@@ -17,8 +17,15 @@ import { PUSH_ORIGIN } from './request.js';
  */
 export function startFuzzHost(options: { db?: string; logger?: Logger } = {}) {
   return startTestHost({
-    flags: { 'no-personal-data': true, 'push-allow': [PUSH_ORIGIN], ...(options.db ? { db: options.db } : {}) },
-    modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 5 }) }), acpModule({ producer: { ...RECEIVER } })],
+    flags: {
+      'no-personal-data': true,
+      'push-allow': [PUSH_ORIGIN],
+      ...(options.db ? { db: options.db } : {}),
+    },
+    modules: [
+      acmpModule({ capabilities: demoCapabilities({ stepMs: 5 }) }),
+      acpModule({ producer: { ...RECEIVER } }),
+    ],
     ...(options.db ? { migrate: true } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -28,11 +35,25 @@ export function startFuzzHost(options: { db?: string; logger?: Logger } = {}) {
 export async function checkHealthy(baseUrl: string): Promise<void> {
   const message = { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'still there?' }] };
   const v1 = { 'A2A-Version': '1.0' };
-  const rpc = await sendRaw(`${baseUrl}/a2a/jsonrpc`, { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }), headers: v1 });
-  if ((rpc.body as { result?: unknown } | undefined)?.result === undefined) throw new Error(`JSON-RPC SendMessage failed: ${rpc.text}`);
-  const rest = await sendRaw(`${baseUrl}/a2a/rest/message:send`, { body: JSON.stringify({ message: { ...message, messageId: crypto.randomUUID() } }), headers: v1 });
+  const rpc = await sendRaw(`${baseUrl}/a2a/jsonrpc`, {
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }),
+    headers: v1,
+  });
+  if ((rpc.body as { result?: unknown } | undefined)?.result === undefined)
+    throw new Error(`JSON-RPC SendMessage failed: ${rpc.text}`);
+  const rest = await sendRaw(`${baseUrl}/a2a/rest/message:send`, {
+    body: JSON.stringify({ message: { ...message, messageId: crypto.randomUUID() } }),
+    headers: v1,
+  });
   if (rest.status !== 200) throw new Error(`REST message:send failed: ${rest.status} ${rest.text}`);
-  const envelope = snapshot({ transaction_id: `tx-health-${crypto.randomUUID().slice(0, 8)}`, envelope_id: newEnvelopeId(), state: anonymousState() });
-  const acp = await sendRaw(`${baseUrl}/acp/v0.1/envelopes`, { body: canonicalJson(envelope), headers: { 'content-type': 'application/acp+json' } });
+  const envelope = snapshot({
+    transaction_id: `tx-health-${crypto.randomUUID().slice(0, 8)}`,
+    envelope_id: newEnvelopeId(),
+    state: anonymousState(),
+  });
+  const acp = await sendRaw(`${baseUrl}/acp/v0.1/envelopes`, {
+    body: canonicalJson(envelope),
+    headers: { 'content-type': 'application/acp+json' },
+  });
   if (acp.status !== 200) throw new Error(`ACPspec envelope failed: ${acp.status} ${acp.text}`);
 }

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup } from '../helpers/host.js';
-import { jsonRpcRequest, restRequest } from './a2a-requests.js';
+import { jsonRpcRequest } from './jsonrpc-requests.js';
+import { restRequest } from './rest-requests.js';
 import { acpRequest } from './acp-requests.js';
 import { checkHealthy, startFuzzHost } from './fuzz-host.js';
 import { describeRequest, FuzzStats, sendFuzz } from './harness.js';
@@ -17,7 +18,11 @@ const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.en
 /** Each endpoint's run stops after this long, so the slice stays bounded on a slow machine. */
 const TIME_LIMIT_MS = 12_000;
 
-const ARBITRARIES: Record<Endpoint, fc.Arbitrary<FuzzRequest>> = { jsonrpc: jsonRpcRequest, rest: restRequest, acp: acpRequest };
+const ARBITRARIES: Record<Endpoint, fc.Arbitrary<FuzzRequest>> = {
+  jsonrpc: jsonRpcRequest,
+  rest: restRequest,
+  acp: acpRequest,
+};
 
 describe('fuzz: bad input never gets a 5xx, internal text or an uncoded error (docs/host.md "Bad input")', () => {
   let url = '';
@@ -33,9 +38,14 @@ describe('fuzz: bad input never gets a 5xx, internal text or an uncoded error (d
         fc.asyncProperty(ARBITRARIES[endpoint], async (request) => {
           const outcome = await sendFuzz(url, request);
           stats.record(request, outcome);
-          if (outcome.problems.length > 0) throw new Error(`${outcome.problems.join('; ')} — ${describeRequest(request)}`);
+          if (outcome.problems.length > 0)
+            throw new Error(`${outcome.problems.join('; ')} — ${describeRequest(request)}`);
         }),
-        { numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, ...(SEED === undefined ? {} : { seed: SEED }) },
+        {
+          numRuns: RUNS,
+          interruptAfterTimeLimit: TIME_LIMIT_MS,
+          ...(SEED === undefined ? {} : { seed: SEED }),
+        },
       );
       expect(stats.total()).toBeGreaterThan(0);
       await checkHealthy(url);

@@ -68,7 +68,8 @@ export class FuzzStats {
 
   total(endpoint?: Endpoint): number {
     let sum = 0;
-    for (const [key, n] of this.counts) if (endpoint === undefined || key.startsWith(`${endpoint} `)) sum += n;
+    for (const [key, n] of this.counts)
+      if (endpoint === undefined || key.startsWith(`${endpoint} `)) sum += n;
     return sum;
   }
 

@@ -11,7 +11,10 @@ export const str = (value: string): string => JSON.stringify(value);
 
 /** An object literal from `[key, valueText]` pairs; undefined values are left out. */
 export function obj(entries: readonly (readonly [string, string | undefined])[]): string {
-  return `{${entries.filter(([, v]) => v !== undefined).map(([k, v]) => `${str(k)}:${v!}`).join(',')}}`;
+  return `{${entries
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${str(k)}:${v!}`)
+    .join(',')}}`;
 }
 
 /** An array literal from value texts. */
@@ -57,23 +60,28 @@ export const scalarText: fc.Arbitrary<string> = fc.oneof(
 /** A member name: mostly plain, sometimes one that breaks the profile or prototype-pollution bait. */
 export const keyText: fc.Arbitrary<string> = fc.oneof(
   { weight: 8, arbitrary: fc.string({ minLength: 1, maxLength: 10 }) },
-  { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', '', '\ud800', 'a\u0000b', 'kind', 'data', 'text') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('__proto__', 'constructor', '', '\ud800', 'a\u0000b', 'kind', 'data', 'text'),
+  },
 );
 
 /** Any JSON text, now and then outside the profile. */
-export const jsonText: fc.Arbitrary<string> = fc.letrec<{ value: string; array: string; object: string }>((tie) => ({
-  value: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    { weight: 12, arbitrary: scalarText },
-    { weight: 1, arbitrary: nastyScalarText },
-    { weight: 2, arbitrary: tie('array') },
-    { weight: 2, arbitrary: tie('object') },
-  ),
-  array: fc.array(tie('value'), { maxLength: 4 }).map(arr),
-  object: fc
-    .array(fc.tuple(keyText, tie('value')), { maxLength: 4 })
-    .map((entries) => `{${entries.map(([k, v]) => `${str(k)}:${v}`).join(',')}}`),
-})).value;
+export const jsonText: fc.Arbitrary<string> = fc.letrec<{ value: string; array: string; object: string }>(
+  (tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      { weight: 12, arbitrary: scalarText },
+      { weight: 1, arbitrary: nastyScalarText },
+      { weight: 2, arbitrary: tie('array') },
+      { weight: 2, arbitrary: tie('object') },
+    ),
+    array: fc.array(tie('value'), { maxLength: 4 }).map(arr),
+    object: fc
+      .array(fc.tuple(keyText, tie('value')), { maxLength: 4 })
+      .map((entries) => `{${entries.map(([k, v]) => `${str(k)}:${v}`).join(',')}}`),
+  }),
+).value;
 
 /** A value where a field of one type is expected: the right kind `weight` times in `weight + 1`, else anything. */
 export function either(good: fc.Arbitrary<string>, weight = 30): fc.Arbitrary<string> {
@@ -117,5 +125,20 @@ export const idText: fc.Arbitrary<string> = fc.oneof(
 export const pathIdArb: fc.Arbitrary<string> = fc.oneof(
   { weight: 12, arbitrary: fc.stringMatching(/^[a-z0-9-]{1,20}$/) },
   { weight: 2, arbitrary: fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent) },
-  { weight: 2, arbitrary: fc.constantFrom('%ZZ', '%', '%E2%80', '%C3%28', '%00', 'a%07b', '%ED%A0%80', 'x'.repeat(37), 't'.repeat(300), '..', '%2F') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '%ZZ',
+      '%',
+      '%E2%80',
+      '%C3%28',
+      '%00',
+      'a%07b',
+      '%ED%A0%80',
+      'x'.repeat(37),
+      't'.repeat(300),
+      '..',
+      '%2F',
+    ),
+  },
 );

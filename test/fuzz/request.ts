@@ -18,11 +18,23 @@ export interface FuzzRequest {
 }
 
 /** How a body travels: usually intact, sometimes broken at the byte or header level. */
-type BodyForm = 'plain' | 'truncated' | 'bad-byte' | 'bom' | 'empty' | 'gzip' | 'gzip-label-only' | 'unknown-encoding';
+type BodyForm =
+  'plain' | 'truncated' | 'bad-byte' | 'bom' | 'empty' | 'gzip' | 'gzip-label-only' | 'unknown-encoding';
 
 const bodyForm: fc.Arbitrary<BodyForm> = fc.oneof(
   { weight: 24, arbitrary: fc.constant<BodyForm>('plain') },
-  { weight: 1, arbitrary: fc.constantFrom<BodyForm>('truncated', 'bad-byte', 'bom', 'empty', 'gzip', 'gzip-label-only', 'unknown-encoding') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<BodyForm>(
+      'truncated',
+      'bad-byte',
+      'bom',
+      'empty',
+      'gzip',
+      'gzip-label-only',
+      'unknown-encoding',
+    ),
+  },
 );
 
 const contentType: fc.Arbitrary<string | undefined> = fc.oneof(
@@ -30,7 +42,14 @@ const contentType: fc.Arbitrary<string | undefined> = fc.oneof(
   { weight: 2, arbitrary: fc.constant('application/a2a+json') },
   {
     weight: 1,
-    arbitrary: fc.constantFrom(undefined, 'text/plain', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/json; charset=UTF-8', 'application/acp+json'),
+    arbitrary: fc.constantFrom(
+      undefined,
+      'text/plain',
+      'application/json; charset=utf-16',
+      'application/json; charset=latin1',
+      'application/json; charset=UTF-8',
+      'application/acp+json',
+    ),
   },
 );
 
@@ -46,7 +65,10 @@ export function bodyBytes(text: string): fc.Arbitrary<{ body: Uint8Array; header
         return { body: bytes.subarray(0, bytes.length === 0 ? 0 : cut % bytes.length), headers };
       case 'bad-byte': {
         const at = bytes.length === 0 ? 0 : cut % bytes.length;
-        return { body: Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff]), bytes.subarray(at)]), headers };
+        return {
+          body: Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff]), bytes.subarray(at)]),
+          headers,
+        };
       }
       case 'bom':
         return { body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]), headers };
@@ -65,8 +87,17 @@ export function bodyBytes(text: string): fc.Arbitrary<{ body: Uint8Array; header
 /** The `A2A-Version` header: as the dialect expects it, now and then a wrong or unknown one. */
 export function versionHeader(dialect: 'v1' | 'v0.3'): fc.Arbitrary<Record<string, string>> {
   const expected: Record<string, string> = dialect === 'v1' ? { 'A2A-Version': '1.0' } : {};
-  const others: Record<string, string>[] = [{}, { 'A2A-Version': '1.0' }, { 'A2A-Version': '0.3' }, { 'A2A-Version': '2.0' }, { 'A2A-Version': 'x' }];
-  return fc.oneof({ weight: 12, arbitrary: fc.constant(expected) }, { weight: 1, arbitrary: fc.constantFrom(...others) });
+  const others: Record<string, string>[] = [
+    {},
+    { 'A2A-Version': '1.0' },
+    { 'A2A-Version': '0.3' },
+    { 'A2A-Version': '2.0' },
+    { 'A2A-Version': 'x' },
+  ];
+  return fc.oneof(
+    { weight: 12, arbitrary: fc.constant(expected) },
+    { weight: 1, arbitrary: fc.constantFrom(...others) },
+  );
 }
 
 /** Extensions a client may ask for (ACMP messages are refused unless its extension is requested). */
@@ -76,7 +107,13 @@ export const extensionsHeader: fc.Arbitrary<Record<string, string>> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .constantFrom('https://acpspec.org/a2a/v1', 'https://unknown.example/x', ',,', ' ', 'https://a2agora.org/acmp/v0.1, https://acpspec.org/a2a/v1')
+      .constantFrom(
+        'https://acpspec.org/a2a/v1',
+        'https://unknown.example/x',
+        ',,',
+        ' ',
+        'https://a2agora.org/acmp/v0.1, https://acpspec.org/a2a/v1',
+      )
       .map((uri) => ({ 'A2A-Extensions': uri })),
   },
 );

@@ -44,8 +44,14 @@ export const INTERNAL_TEXT =
 /** The code of an error reply in any of the host's shapes, or undefined when the body carries none. */
 export function errorCodeOf(body: unknown): string | number | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const b = body as { error?: { code?: unknown; status?: unknown }; acp_error?: { code?: unknown }; code?: unknown; message?: unknown };
-  if (b.acp_error && typeof b.acp_error.code === 'string' && b.acp_error.code.startsWith('ACP_')) return b.acp_error.code;
+  const b = body as {
+    error?: { code?: unknown; status?: unknown };
+    acp_error?: { code?: unknown };
+    code?: unknown;
+    message?: unknown;
+  };
+  if (b.acp_error && typeof b.acp_error.code === 'string' && b.acp_error.code.startsWith('ACP_'))
+    return b.acp_error.code;
   // A v0.3 HTTP+JSON error is the JSON-RPC error object itself.
   if (typeof b.code === 'number' && typeof b.message === 'string') return b.code;
   if (b.error && typeof b.error.code === 'number') {
@@ -64,6 +70,7 @@ export function replyProblems(reply: RawReply): string[] {
   if (/"code":\s*-32603/.test(reply.text)) problems.push('JSON-RPC -32603');
   const rpcError = (reply.body as { error?: { code?: unknown } } | undefined)?.error;
   if (reply.status >= 400 && errorCodeOf(reply.body) === undefined) problems.push(`uncoded ${reply.status}`);
-  if (rpcError !== undefined && typeof rpcError.code !== 'number') problems.push('error without a numeric code');
+  if (rpcError !== undefined && typeof rpcError.code !== 'number')
+    problems.push('error without a numeric code');
   return problems;
 }

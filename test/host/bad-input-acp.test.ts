@@ -12,13 +12,24 @@ const PLACEHOLDER = '"__value__"';
 
 /** A snapshot envelope as text whose one event's `data.x` is `value`, spliced in verbatim. */
 function envelopeWith(value: string): string {
-  const event = { event_id: 'e1', type: 'lead.created', occurred_at: '2025-06-01T12:00:00Z', actor: SENDER_AGENT_ID, subject: '/transaction', data: { x: '__value__' } };
+  const event = {
+    event_id: 'e1',
+    type: 'lead.created',
+    occurred_at: '2025-06-01T12:00:00Z',
+    actor: SENDER_AGENT_ID,
+    subject: '/transaction',
+    data: { x: '__value__' },
+  };
   const envelope = freshSnapshot(txId('bad'), anonymousState({ events: [event] }));
   return canonicalJson(envelope).replace(PLACEHOLDER, value);
 }
 
 function postHttps(host: AcpTestHost, body: string): Promise<RawReply> {
-  return sendRaw(`${host.url}/acp/v0.1/envelopes`, { body, headers: { 'content-type': ACP_MEDIA_TYPE } }, host.fetch);
+  return sendRaw(
+    `${host.url}/acp/v0.1/envelopes`,
+    { body, headers: { 'content-type': ACP_MEDIA_TYPE } },
+    host.fetch,
+  );
 }
 
 /** The same envelope text as the one data part of a v1.0 JSON-RPC SendMessage. */
@@ -37,15 +48,18 @@ const BAD_VALUES: [string, string][] = [
 ];
 
 describe('ACPspec envelopes outside the JSON edge profile (docs/host.md "Bad input")', () => {
-  it.each(BAD_VALUES)('refuses %s over HTTPS with 400 ACP_SCHEMA_INVALID, not retryable', async (_label, value) => {
-    const host = await startAcpHost();
-    const reply = await postHttps(host, envelopeWith(value));
-    expect(replyProblems(reply)).toEqual([]);
-    expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ acp_error: { code: 'ACP_SCHEMA_INVALID', retryable: false } });
-    const after = await postHttps(host, envelopeWith('1'));
-    expect(after.status).toBe(200);
-  });
+  it.each(BAD_VALUES)(
+    'refuses %s over HTTPS with 400 ACP_SCHEMA_INVALID, not retryable',
+    async (_label, value) => {
+      const host = await startAcpHost();
+      const reply = await postHttps(host, envelopeWith(value));
+      expect(replyProblems(reply)).toEqual([]);
+      expect(reply.status).toBe(400);
+      expect(reply.body).toMatchObject({ acp_error: { code: 'ACP_SCHEMA_INVALID', retryable: false } });
+      const after = await postHttps(host, envelopeWith('1'));
+      expect(after.status).toBe(200);
+    },
+  );
 
   it.each(BAD_VALUES)('refuses %s over A2A with -32602, never ACP_INTERNAL', async (_label, value) => {
     const host = await startAcpHost();

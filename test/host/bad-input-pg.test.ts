@@ -24,16 +24,26 @@ function rpcCode(reply: RawReply): number | undefined {
 describe.skipIf(!process.env.TEST_PG_URL)('id limits on PostgreSQL (docs/host.md "Bad input")', () => {
   it('refuses a context id longer than 36 characters with -32602 and stores one of 36', async () => {
     const host = await startTestHost({ flags: { db: await freshPgDatabase() }, migrate: true });
-    const refused = await sendRaw(`${host.url}/a2a/jsonrpc`, { body: rpc('SendMessage', { message: message({ contextId: 'c'.repeat(37) }) }), headers: V1 });
+    const refused = await sendRaw(`${host.url}/a2a/jsonrpc`, {
+      body: rpc('SendMessage', { message: message({ contextId: 'c'.repeat(37) }) }),
+      headers: V1,
+    });
     expect(replyProblems(refused)).toEqual([]);
     expect(rpcCode(refused)).toBe(-32602);
-    const stored = await sendRaw(`${host.url}/a2a/jsonrpc`, { body: rpc('SendMessage', { message: message({ contextId: 'c'.repeat(36) }) }), headers: V1 });
+    const stored = await sendRaw(`${host.url}/a2a/jsonrpc`, {
+      body: rpc('SendMessage', { message: message({ contextId: 'c'.repeat(36) }) }),
+      headers: V1,
+    });
     expect(rpcCode(stored)).toBeUndefined();
   });
 
   it('refuses a REST tenant longer than 255 characters with 400 and stores one of 255', async () => {
     const host = await startTestHost({ flags: { db: await freshPgDatabase() }, migrate: true });
-    const send = (tenant: string) => sendRaw(`${host.url}/a2a/rest/${tenant}/message:send`, { body: JSON.stringify({ message: message() }), headers: V1 });
+    const send = (tenant: string) =>
+      sendRaw(`${host.url}/a2a/rest/${tenant}/message:send`, {
+        body: JSON.stringify({ message: message() }),
+        headers: V1,
+      });
     const refused = await send('t'.repeat(256));
     expect(replyProblems(refused)).toEqual([]);
     expect(refused.status).toBe(400);
@@ -54,7 +64,10 @@ describe.skipIf(!process.env.TEST_PG_URL)('id limits on PostgreSQL (docs/host.md
   });
 
   it('answers an ACPspec transaction id PostgreSQL cannot hold with 404 ACP_TRANSACTION_UNKNOWN', async () => {
-    const host = await startAcpHost({ flags: { db: await freshPgDatabase(), 'tls-self-signed': true }, migrate: true });
+    const host = await startAcpHost({
+      flags: { db: await freshPgDatabase(), 'tls-self-signed': true },
+      migrate: true,
+    });
     for (const id of ['a%00b', 'x'.repeat(200)]) {
       const reply = await sendRaw(`${host.url}/acp/v0.1/transactions/${id}/state`, {}, host.fetch);
       expect(replyProblems(reply)).toEqual([]);
