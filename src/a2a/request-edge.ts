@@ -168,7 +168,7 @@ function checkRestQuery(query: Request['query']): string | undefined {
     if (typeof value !== 'string') return 'each query parameter may appear once';
     if (!isSafeJsonString(name) || !isSafeJsonString(value))
       return 'a parameter holds U+0000 or a lone surrogate';
-    const kind = QUERY_IDS[name];
+    const kind = Object.hasOwn(QUERY_IDS, name) ? QUERY_IDS[name] : undefined;
     const problem = kind ? checkWireId(kind, value) : undefined;
     if (problem) return problem;
   }

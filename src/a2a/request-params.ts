@@ -67,7 +67,7 @@ function checkJsonRpcParams(req: Request): ParamsProblem | undefined {
     const field = checkV03Params(body.method, body.params);
     return field ? { why: 'a field has the wrong type or is out of limits', field } : undefined;
   }
-  const decode = V1_DECODERS[body.method];
+  const decode = Object.hasOwn(V1_DECODERS, body.method) ? V1_DECODERS[body.method] : undefined;
   // No params: the SDK answers with its own -32602; an unknown method with -32601.
   if (!decode || (body.params === undefined && body.method !== 'GetExtendedAgentCard')) return undefined;
   return checkDecoded(() => decode(body.params));

@@ -114,7 +114,18 @@ export const jsonRpcRequest: fc.Arbitrary<FuzzRequest> = fc
     const methods = dialect === 'v1' ? V1_METHODS : V03_METHODS;
     const method = fc.oneof(
       { weight: 20, arbitrary: fc.constantFrom(...methods) },
-      { weight: 1, arbitrary: fc.constantFrom(...V1_METHODS, ...V03_METHODS, 'NoSuchMethod', '') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          ...V1_METHODS,
+          ...V03_METHODS,
+          'NoSuchMethod',
+          '',
+          'constructor',
+          '__proto__',
+          'toString',
+        ),
+      },
     );
     const envelope = method.chain((m) =>
       fc
@@ -126,7 +137,7 @@ export const jsonRpcRequest: fc.Arbitrary<FuzzRequest> = fc
           id: rpcId,
           method: either(fc.constant(str(m)), 60),
           params: fc.oneof(
-            { weight: 40, arbitrary: PARAMS[m] ?? jsonText },
+            { weight: 40, arbitrary: Object.hasOwn(PARAMS, m) ? PARAMS[m]! : jsonText },
             { weight: 1, arbitrary: fc.constantFrom(undefined, '[]', '"x"', 'null') },
             { weight: 1, arbitrary: jsonText },
           ),

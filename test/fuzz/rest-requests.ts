@@ -50,6 +50,7 @@ const query = fc
     contextId: maybe(fc.constantFrom('c1', 'c1', 'c1', 'x'.repeat(37)), 8),
     pageSize: maybe(fc.constantFrom('0', '5', '101', 'x'), 8),
     dup: maybe(fc.constant('1'), 20),
+    constructor: maybe(fc.constant('1'), 20),
   })
   .map((q) => {
     const pairs = Object.entries(q)

@@ -111,6 +111,22 @@ describe('JSON-RPC request objects (JSON-RPC 2.0 §4, §5; A2A v1.0 has no batch
   });
 });
 
+describe('method names', () => {
+  it('answers a method named after an Object.prototype member with -32601 (found in review)', async () => {
+    const host = await startTestHost();
+    for (const [method, headers] of [
+      ['constructor', {}],
+      ['__proto__', {}],
+      ['toString', V1],
+      ['hasOwnProperty', V1],
+    ] as const) {
+      const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, { body: rpcText(method, '{}'), headers });
+      expectClientError(reply);
+      expect(rpcCode(reply)).toBe(-32601);
+    }
+  });
+});
+
 describe('params the SDK would choke on answer -32602 without internal text', () => {
   it('refuses a null part', async () => {
     const host = await startTestHost();
