@@ -1,12 +1,9 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { User } from '@a2a-js/sdk/server';
 import { ANONYMOUS_IDENTITY, type BearerToken } from '../shared/identity.js';
 import { normalizeInboundMessageJson } from './part-codec.js';
 import { sendHostError, type WireShape } from './wire-errors.js';
-
-/** Body media types the host parses (the SDK's own parsers then skip an already-parsed body). */
-const JSON_TYPES = ['application/json', 'application/a2a+json'];
 
 /**
  * The authenticated caller: the identity of the token it presented (`agent:<name>` or `token:<digest>`,
@@ -58,25 +55,6 @@ export function bearerAuth(tokens: readonly BearerToken[], shape: WireShape): Re
     }
     sendHostError(res, shape, 'UNAUTHENTICATED', match ? 'Invalid bearer token' : 'Bearer token required');
   };
-}
-
-/**
- * Parses JSON bodies with a size limit and answers parse failures in the transport's shape: -32700 /
- * 400 for malformed JSON, -32600 / 413 for a body over the limit.
- */
-export function jsonBody(limitBytes: number, shape: WireShape): RequestHandler[] {
-  const parse = express.json({ limit: limitBytes, type: JSON_TYPES, strict: shape !== 'rest' });
-  const onError = (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
-    const type = (err as { type?: unknown }).type;
-    if (type === 'entity.too.large') {
-      sendHostError(res, shape, 'BODY_TOO_LARGE', 'Request body too large', { limitBytes: String(limitBytes) });
-    } else if (type === 'entity.parse.failed' || err instanceof SyntaxError) {
-      sendHostError(res, shape, 'INVALID_JSON', 'Invalid JSON payload');
-    } else if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-      sendHostError(res, shape, 'UNSUPPORTED_CONTENT_TYPE', 'Unsupported content encoding');
-    } else next(err);
-  };
-  return [parse, onError as unknown as RequestHandler];
 }
 
 /** The wire version a request speaks: A2A §3.6.2, an absent `A2A-Version` means 0.3. */
