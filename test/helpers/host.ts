@@ -33,6 +33,8 @@ export interface TestHostOptions {
   executor?: AgentExecutor;
   dataDir?: string;
   migrate?: boolean;
+  /** Grace of gRPC calls in flight at close (the host's default when absent). */
+  grpcGraceMs?: number;
 }
 
 /** Starts a real host on 127.0.0.1:0 (TLS off unless flags say otherwise); closed by {@link cleanup}. */
@@ -44,6 +46,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Runn
     modules: options.modules,
     executor: options.executor,
     migrate: options.migrate,
+    ...(options.grpcGraceMs !== undefined ? { grpcGraceMs: options.grpcGraceMs } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   let closed = false;
