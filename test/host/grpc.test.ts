@@ -4,6 +4,7 @@ import { decodeErrorInfo, decodeStatus } from '@a2a-js/sdk/errors/grpc';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createAcpClient } from '../../src/a2a/acp/client.js';
+import { describeCard } from '../../src/a2a/card-summary.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { GRPC_SERVICE_NAMES } from '../../src/a2a/grpc-front.js';
 import { HealthService, SERVING_STATUS } from '../../src/a2a/grpc-health.js';
@@ -69,6 +70,13 @@ describe('the gRPC interface on the card (A2A §5.6)', () => {
     ]);
     expect(card.supportedInterfaces.filter((i) => i.protocolBinding === 'GRPC').map((i) => i.url)).toEqual([host.grpcUrl, host.grpcUrl]);
     expect(host.grpcUrl).toMatch(/^127\.0\.0\.1:\d+$/);
+  });
+
+  it('passes the card check of `a2a-commerce card` (a gRPC interface is a host:port target)', async () => {
+    const host = await startTestHost({ flags: GRPC });
+    const summary = describeCard(await fetchAgentCard(host.url));
+    expect(summary.problems).toEqual([]);
+    expect(summary.text).toContain(`GRPC       A2A 1.0  ${host.grpcUrl}`);
   });
 
   it('is off unless asked for', async () => {
