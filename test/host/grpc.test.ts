@@ -220,6 +220,25 @@ describe('TLS', () => {
   });
 });
 
+describe('the buyer over gRPC', () => {
+  it('treats UNAVAILABLE as a transport failure it retries (-33099 transport_failed), not a refusal', async () => {
+    const host = await startTestHost({ flags: GRPC, modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }) })] });
+    const card = await fetchAgentCard(host.url);
+    await host.close();
+    const buyer = await createAcmpBuyer({ card, transport: 'GRPC', retries: 2, retryDelayMs: 1 });
+    await expect(buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'x' }, max_price_cu: 1 })).rejects.toMatchObject({
+      code: -33099,
+      data: { reason: 'transport_failed' },
+    });
+  });
+
+  it('fails at once with REFUSED on UNAUTHENTICATED', async () => {
+    const host = await startTestHost({ flags: { ...GRPC, token: [`alice=${ALICE}`] }, modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }) })] });
+    const buyer = await createAcmpBuyer({ agentUrl: host.url, transport: 'GRPC', token: BOB });
+    await expect(buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'x' }, max_price_cu: 1 })).rejects.toMatchObject({ code: 'REFUSED' });
+  });
+});
+
 describe('health and shutdown (grpc.health.v1)', () => {
   it('answers SERVING for the server and both A2A services, NOT_FOUND for others', async () => {
     const host = await startTestHost({ flags: GRPC });
