@@ -1,26 +1,11 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { User } from '@a2a-js/sdk/server';
 import { ANONYMOUS_IDENTITY, type BearerToken } from '../shared/identity.js';
+import { ANONYMOUS_USER, BEARER_REFUSAL, bearerVerifier } from './bearer.js';
 import { normalizeInboundMessageJson } from './part-codec.js';
 import { sendHostError, type WireShape } from './wire-errors.js';
 
-/**
- * The authenticated caller: the identity of the token it presented (`agent:<name>` or `token:<digest>`,
- * src/shared/identity.ts), never the token and never its position in the configuration.
- */
-export class BearerUser implements User {
-  constructor(private readonly identity: string) {}
-  get isAuthenticated(): boolean {
-    return true;
-  }
-  get userName(): string {
-    return this.identity;
-  }
-}
-
-/** Every caller of a host without tokens: one identity, {@link ANONYMOUS_IDENTITY}. */
-const ANONYMOUS_USER: User = { isAuthenticated: false, userName: ANONYMOUS_IDENTITY };
+export { BearerUser } from './bearer.js';
 
 const users = new WeakMap<Request, User>();
 
@@ -35,25 +20,18 @@ export function userFromRequest(req: Request): Promise<User> {
 }
 
 /**
- * Bearer authentication (ACMP Layer 1 §5.1 baseline MUST; A2A §7.4: servers MUST reject missing or
- * invalid credentials). Tokens are compared by SHA-256 digest in constant time. With no tokens
- * configured every caller passes as anonymous.
+ * Bearer authentication on HTTP (the check itself is {@link bearerVerifier}, shared with gRPC). A refusal
+ * is HTTP 401 in the transport's error shape.
  */
 export function bearerAuth(tokens: readonly BearerToken[], shape: WireShape): RequestHandler {
-  const digests = tokens.map((t) => createHash('sha256').update(t.secret).digest());
+  const verify = bearerVerifier(tokens);
   return (req: Request, res: Response, next: NextFunction) => {
-    if (digests.length === 0) return next();
-    const header = req.header('authorization') ?? '';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (match) {
-      const presented = createHash('sha256').update(match[1]!).digest();
-      const index = digests.findIndex((d) => timingSafeEqual(d, presented));
-      if (index >= 0) {
-        users.set(req, new BearerUser(tokens[index]!.identity));
-        return next();
-      }
+    const check = verify(req.header('authorization'));
+    if ('user' in check) {
+      users.set(req, check.user);
+      return next();
     }
-    sendHostError(res, shape, 'UNAUTHENTICATED', match ? 'Invalid bearer token' : 'Bearer token required');
+    sendHostError(res, shape, 'UNAUTHENTICATED', BEARER_REFUSAL[check.refused]);
   };
 }
 

@@ -9,6 +9,8 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
 
   --host <addr>          listen address (${ENV.host}, default 127.0.0.1)
   --port <n>             port, 0 for any free one (${ENV.port}, default 8443)
+  --grpc-port <n>        also serve A2A over gRPC on this port, 0 for any free one (${ENV.grpcPort}; default
+                         off). Same tokens, TLS and body limit as HTTP; health service included
   --data-dir <dir>       data directory: SQLite file, self-signed certificate (${ENV.dataDir}, default .data)
   --db <url>             postgres://… or sqlite:<file> (${ENV.db}, default SQLite under the data dir)
   --token <name=secret>  accepted bearer token, repeatable (${ENV.tokens}, comma-separated); its holder is
@@ -29,6 +31,7 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
 export const SERVE_OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
+  'grpc-port': { type: 'string' },
   'data-dir': { type: 'string' },
   db: { type: 'string' },
   token: { type: 'string', multiple: true },
@@ -54,6 +57,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const logger = createJsonLogger({ level: config.logLevel, write: (line) => io.err(line) });
   const host = await startHost(config, { modules: defaultModules(config), logger, migrate });
   io.out(`a2a-commerce listening on ${host.url} (card: ${host.url}/.well-known/agent-card.json)`);
+  if (host.grpcUrl) io.out(`a2a-commerce serving gRPC on ${host.grpcUrl}${host.tls ? ' (TLS)' : ''}`);
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
     process.once('SIGINT', stop);

@@ -30,6 +30,8 @@ export const DEFAULT_IDENTITY: AgentIdentity = {
 export interface AppDeps {
   /** Public base URL (`https://127.0.0.1:8443`); read per request because it is known only after listen. */
   baseUrl: () => string;
+  /** The gRPC interface's `host:port` once it listens; absent or undefined: the card lists no gRPC. */
+  grpcUrl?: () => string | undefined;
   tokens: readonly BearerToken[];
   bodyLimitBytes: number;
   /** Origins push-notification webhooks may target; empty or absent = push notifications off. */
@@ -58,15 +60,18 @@ export function createApp(deps: AppDeps): App {
   const parts = deps.parts ?? [];
   const bindings = parts.map((p) => p.binding).filter((b): b is A2ABinding => b !== undefined);
   const identity = deps.identity ?? DEFAULT_IDENTITY;
-  let cached: { url: string; card: AgentCard } | undefined;
+  let cached: { url: string; grpcUrl: string | undefined; card: AgentCard } | undefined;
   const card = (): AgentCard => {
     const url = deps.baseUrl();
-    if (cached?.url !== url) {
+    const grpcUrl = deps.grpcUrl?.();
+    if (cached?.url !== url || cached.grpcUrl !== grpcUrl) {
       cached = {
         url,
+        grpcUrl,
         card: buildAgentCard({
           ...identity,
           baseUrl: url,
+          grpcUrl,
           extensions: bindings.map((b) => b.extension),
           skills: bindings.flatMap((b) => b.skills),
           bearer: deps.tokens.length > 0,

@@ -6,6 +6,7 @@ import { canonicalJson } from '../../src/shared/jcs.js';
 import { fixedClock, sequentialIds } from '../helpers/acp-builders.js';
 import { givenChain, listFixtures, type AcpFixture } from '../helpers/acp-fixtures.js';
 import { cleanup, tempDir } from '../helpers/host.js';
+import { transportFlags } from '../helpers/transports.js';
 import {
   dataPart,
   errorCode,
@@ -18,7 +19,8 @@ import {
 
 /*
  * Seed "The Conformance Rule That Decides Everything": for the same state, the envelope bytes are identical
- * on the A2A and HTTPS bindings. Every fixture of the corpus goes through real hosts on both bindings.
+ * on the A2A and HTTPS bindings. Every fixture of the corpus goes through real hosts on both bindings, the
+ * A2A one over both of its transports (JSON-RPC, and gRPC, where data parts cross protobuf Value/Struct).
  */
 
 let tlsFlags: HostFlags;
@@ -31,11 +33,12 @@ beforeAll(async () => {
 });
 afterAll(cleanup);
 
-type Binding = 'a2a' | 'https';
+type Binding = 'a2a' | 'a2a-grpc' | 'https';
+const BINDINGS: readonly Binding[] = ['a2a', 'a2a-grpc', 'https'];
 
 /** A host shaped by the fixture's directives; deterministic clock and ids so two hosts produce the same bytes. */
 function hostFor(fixture: AcpFixture, secure: boolean, db = 'memory'): Promise<AcpTestHost> {
-  const flags: HostFlags = secure ? { ...tlsFlags, db } : { 'no-tls': true, 'no-personal-data': true, db };
+  const flags: HostFlags = { ...(secure ? { ...tlsFlags, db } : { 'no-tls': true, 'no-personal-data': true, db }), ...transportFlags('grpc') };
   return startAcpHost({ flags, accepts: fixture.accepts, clock: fixedClock(), stateIds: sequentialIds() });
 }
 
@@ -45,8 +48,8 @@ async function deliver(
   binding: Binding,
   envelope: unknown,
 ): Promise<{ ack?: unknown; code?: string; status?: number }> {
-  if (binding === 'a2a') {
-    const reply = await sendRaw(host, userMessage([dataPart(envelope)]));
+  if (binding !== 'https') {
+    const reply = await sendRaw(host, userMessage([dataPart(envelope)]), binding === 'a2a-grpc' ? 'grpc' : 'jsonrpc');
     const code = errorCode(reply);
     return code === undefined ? { ack: reply['acp_ack'] } : { code };
   }
@@ -57,9 +60,13 @@ async function deliver(
 
 /** The state snapshot bytes as the binding hands them over. */
 async function stateBytes(host: AcpTestHost, binding: Binding, transactionId: string): Promise<string> {
-  if (binding === 'a2a')
+  if (binding !== 'https')
     return canonicalJson(
-      await sendRaw(host, userMessage([dataPart({ acp_state_request: { transaction_id: transactionId } })])),
+      await sendRaw(
+        host,
+        userMessage([dataPart({ acp_state_request: { transaction_id: transactionId } })]),
+        binding === 'a2a-grpc' ? 'grpc' : 'jsonrpc',
+      ),
     );
   return (await host.http.state(transactionId)).bytes.toString('utf8');
 }
@@ -75,23 +82,23 @@ async function ingestOver(binding: Binding, fixture: AcpFixture): Promise<AcpTes
   return host;
 }
 
-describe('every valid fixture over both bindings (seed "The Conformance Rule")', () => {
+describe('every valid fixture over both bindings, A2A over JSON-RPC and gRPC (seed "The Conformance Rule")', () => {
   it.each(listFixtures('valid').map((f) => [f.name, f] as const))(
-    '%s: accepted on both, identical state bytes',
+    '%s: accepted on every binding and transport, identical state bytes',
     async (_name, fixture) => {
       const transactionId = String(fixture.envelope['transaction_id']);
-      const overA2A = await ingestOver('a2a', fixture);
-      const overHttps = await ingestOver('https', fixture);
-      const a2aBytes = await stateBytes(overA2A, 'a2a', transactionId);
-      // Same host, other binding: the stored bytes themselves.
-      expect(await stateBytes(overA2A, 'https', transactionId)).toBe(a2aBytes);
-      // Same envelopes through the other binding into another host: the same state, byte for byte.
-      expect(await stateBytes(overHttps, 'https', transactionId)).toBe(a2aBytes);
+      const hosts = [];
+      for (const binding of BINDINGS) hosts.push(await ingestOver(binding, fixture));
+      const a2aBytes = await stateBytes(hosts[0]!, 'a2a', transactionId);
+      for (const host of hosts) {
+        // Every host (each fed over one binding) answers the same bytes on every binding.
+        for (const binding of BINDINGS) expect(await stateBytes(host, binding, transactionId)).toBe(a2aBytes);
+      }
     },
   );
 });
 
-describe('every invalid fixture over both bindings gets its $expect code', () => {
+describe('every invalid fixture over every binding and transport gets its $expect code', () => {
   it.each(listFixtures('invalid').map((f) => [f.name, f] as const))('%s', async (_name, fixture) => {
     const code = fixture.expect as AcpErrorCode;
     // The chain always arrives over TLS; an `$insecure` fixture then arrives at a cleartext host on the same store.
@@ -101,8 +108,10 @@ describe('every invalid fixture over both bindings gets its $expect code', () =>
       expect((await deliver(seeded, 'https', given.envelope)).code).toBeUndefined();
     const target = fixture.secure ? seeded : await hostFor(fixture, false, db);
     const overA2A = await deliver(target, 'a2a', fixture.envelope);
+    const overGrpc = await deliver(target, 'a2a-grpc', fixture.envelope);
     const overHttps = await deliver(target, 'https', fixture.envelope);
     expect(overA2A.code).toBe(code);
+    expect(overGrpc.code).toBe(code);
     expect(overHttps).toMatchObject({ code, status: ACP_ERRORS[code].httpStatus });
   });
 });

@@ -35,6 +35,8 @@ export interface TestHostOptions {
   dataDir?: string;
   migrate?: boolean;
   logger?: Logger;
+  /** Grace of gRPC calls in flight at close (the host's default when absent). */
+  grpcGraceMs?: number;
 }
 
 /** Starts a real host on 127.0.0.1:0 (TLS off unless flags say otherwise); closed by {@link cleanup}. */
@@ -47,6 +49,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Runn
     executor: options.executor,
     migrate: options.migrate,
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.grpcGraceMs !== undefined ? { grpcGraceMs: options.grpcGraceMs } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   let closed = false;
