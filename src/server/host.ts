@@ -56,6 +56,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
           onIdleError: (error) => logger.warn('db.idle_connection_lost', errorFields(error)),
         });
   const started: ModuleParts[] = [];
+  const stopping = new AbortController();
   let server: Server | undefined;
   try {
     if (database && (database.dialect === 'sqlite' || options.migrate)) await migrateAll(database, modules);
@@ -67,6 +68,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
       clock: options.clock ?? systemClock,
       secure,
       baseUrl: () => baseUrl,
+      stopping: stopping.signal,
     };
     for (const m of modules) started.push(await m.start(context));
     const { app } = createApp({
@@ -90,9 +92,9 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
     const hostPart = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
     baseUrl = config.publicUrl ?? `${tls ? 'https' : 'http'}://${hostPart}:${port}`;
     logger.info('host.listening', { url: baseUrl, store: database?.dialect ?? 'memory', tls: tls !== undefined });
-    return { url: baseUrl, database, tls, close: () => shutdown(listening, started, database) };
+    return { url: baseUrl, database, tls, close: () => shutdown(listening, started, database, stopping) };
   } catch (error) {
-    await shutdown(server, started, database);
+    await shutdown(server, started, database, stopping);
     throw error;
   }
 }
@@ -133,7 +135,8 @@ async function loadTls(config: HostConfig): Promise<TlsMaterial | undefined> {
   }
 }
 
-async function shutdown(server: Server | undefined, parts: readonly ModuleParts[], database: Database | undefined): Promise<void> {
+async function shutdown(server: Server | undefined, parts: readonly ModuleParts[], database: Database | undefined, stopping: AbortController): Promise<void> {
+  stopping.abort();
   if (server?.listening) {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
