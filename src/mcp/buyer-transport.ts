@@ -20,8 +20,15 @@ import { isJsonObject } from '../shared/json.js';
 const RawResult = z.looseObject({});
 /** How much longer than `timeout_ms` the SDK waits for a result (the buyer core's own deadline fires first). */
 const SDK_TIMEOUT_MARGIN_MS = 10_000;
+/** How long after its stream ended an invoke may still receive the response parsed from that stream. */
+const STREAM_END_GRACE_MS = 100;
 
 type Sink = (event: AcmpEvent) => void;
+
+/** Tells when the HTTP response stream of an invoke (by task_id) ended, normally or not. */
+export interface InvokeStreamEnds {
+  subscribe(taskId: string, onEnd: () => void): () => void;
+}
 
 /**
  * The buyer core's transport over MCP (docs/acmp-mcp-binding.md §4): `acmp/invoke` as a request whose
@@ -32,7 +39,7 @@ type Sink = (event: AcmpEvent) => void;
  * Installs the client's `fallbackNotificationHandler`: it runs in arrival order, before the response that
  * follows the notifications, so chunks are never overtaken by their result.
  */
-export function createMcpAcmpTransport(client: Client): AcmpBuyerTransport {
+export function createMcpAcmpTransport(client: Client, watch: { streamEnds?: InvokeStreamEnds } = {}): AcmpBuyerTransport {
   const sinks = new Map<string, Set<Sink>>();
   client.fallbackNotificationHandler = (notification) => {
     const event = notificationEvent(notification.method, notification.params);
@@ -51,14 +58,25 @@ export function createMcpAcmpTransport(client: Client): AcmpBuyerTransport {
     send(params: InvokeParams, options: { stream: boolean; signal: AbortSignal }): AsyncIterable<AcmpEvent> {
       let unsubscribe = (): void => {};
       const queue = new AsyncQueue<AcmpEvent>(() => unsubscribe());
-      unsubscribe = subscribe(params.task_id, (event) => queue.push(event));
+      const offEvents = subscribe(params.task_id, (event) => queue.push(event));
+      // The SDK leaves a request pending when its stream ends without the response (a host that stopped or
+      // died): that is a transport failure the buyer core retries with the same task_id.
+      const offEnd = watch.streamEnds?.subscribe(params.task_id, () => {
+        setTimeout(() => queue.fail(new LocalError('STREAM_CLOSED', 'the invoke stream ended without a result')), STREAM_END_GRACE_MS);
+      });
+      unsubscribe = () => {
+        offEvents();
+        offEnd?.();
+      };
       const timeout = Math.min(resolveInvoke(params).timeoutMs + SDK_TIMEOUT_MARGIN_MS, MAX_TIMER_MS);
       client.request({ method: ACMP_METHOD.invoke, params }, RawResult, { signal: options.signal, timeout }).then(
         (raw) => {
           queue.push(resultEvent(raw, params.task_id));
           queue.end();
+          unsubscribe();
         },
         (error: unknown) => {
+          unsubscribe();
           const failure = classify(error);
           if (failure instanceof AcmpError) {
             queue.push({ kind: 'error', error: failure.toObject() });
@@ -119,4 +137,75 @@ function withoutMeta(value: unknown): unknown {
   const copy = { ...value };
   delete copy._meta;
   return copy;
+}
+
+/**
+ * Watches the response bodies of `acmp/invoke` POSTs through the fetch the SDK's Streamable HTTP transport
+ * is given, so {@link createMcpAcmpTransport} learns when an invoke's stream ended (the SDK does not tell).
+ */
+export class InvokeStreamWatch implements InvokeStreamEnds {
+  private readonly listeners = new Map<string, Set<() => void>>();
+
+  subscribe(taskId: string, onEnd: () => void): () => void {
+    const set = this.listeners.get(taskId) ?? new Set<() => void>();
+    this.listeners.set(taskId, set.add(onEnd));
+    return () => {
+      set.delete(onEnd);
+      if (set.size === 0 && this.listeners.get(taskId) === set) this.listeners.delete(taskId);
+    };
+  }
+
+  /** A fetch that reports the end of every invoke response body it returns. */
+  wrap(fetchImpl: typeof fetch): typeof fetch {
+    return async (input, init) => {
+      const response = await fetchImpl(input, init);
+      const taskId = invokeTaskIdOf(init?.body);
+      if (taskId === undefined || response.body === null) return response;
+      const ended = (): void => {
+        for (const listener of [...(this.listeners.get(taskId) ?? [])]) listener();
+      };
+      return new Response(watchedBody(response.body, ended), { status: response.status, statusText: response.statusText, headers: response.headers });
+    };
+  }
+}
+
+/** The task_id of an `acmp/invoke` request body, if that is what the body is. */
+function invokeTaskIdOf(body: unknown): string | undefined {
+  if (typeof body !== 'string' || !body.includes(ACMP_METHOD.invoke)) return undefined;
+  try {
+    const message: unknown = JSON.parse(body);
+    if (!isJsonObject(message) || message.method !== ACMP_METHOD.invoke || !isJsonObject(message.params)) return undefined;
+    return typeof message.params.task_id === 'string' ? message.params.task_id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The same bytes, with `ended` called once when the stream ends, fails or is cancelled. */
+function watchedBody(body: ReadableStream<Uint8Array>, ended: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let done = false;
+  const end = (): void => {
+    if (done) return;
+    done = true;
+    ended();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) {
+          end();
+          controller.close();
+        } else controller.enqueue(next.value);
+      } catch (error) {
+        end();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
 }

@@ -6,7 +6,7 @@ import { LocalError } from '../shared/errors.js';
 import { fetchTrusting } from '../shared/fetch.js';
 import { boundedTaskIds, type IdSource } from '../shared/ids.js';
 import { acmpCapabilityOfMcp, MCP_PROTOCOL_VERSION } from './acmp-extension.js';
-import { createMcpAcmpTransport } from './buyer-transport.js';
+import { createMcpAcmpTransport, InvokeStreamWatch } from './buyer-transport.js';
 
 /** How to reach an MCP server: its Streamable HTTP endpoint, or a command to run over stdio. */
 export type McpEndpoint =
@@ -51,9 +51,10 @@ export interface McpAcmpBuyer extends AcmpBuyerCore {
 export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Promise<McpAcmpBuyer> {
   const era = options.era ?? 'auto';
   const client = new Client({ name: 'a2a-commerce', version: '0.1.0' }, era === 'legacy' ? {} : { versionNegotiation: { mode: era === 'auto' ? 'auto' : { pin: MCP_PROTOCOL_VERSION } } });
-  const transport = createMcpAcmpTransport(client);
+  const watch = new InvokeStreamWatch();
+  const transport = createMcpAcmpTransport(client, { streamEnds: watch });
   try {
-    await client.connect(clientTransport(options));
+    await client.connect(clientTransport(options, watch));
   } catch (error) {
     throw refusalOf(error);
   }
@@ -82,11 +83,11 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
   };
 }
 
-function clientTransport(options: McpBuyerConnectOptions): Transport {
+function clientTransport(options: McpBuyerConnectOptions, watch: InvokeStreamWatch): Transport {
   const { endpoint, token } = options;
   if ('url' in endpoint) {
     return new StreamableHTTPClientTransport(new URL(endpoint.url), {
-      fetch: fetchTrusting(options.caCert),
+      fetch: watch.wrap(fetchTrusting(options.caCert)),
       ...(token !== undefined ? { authProvider: { token: () => Promise.resolve(token) } } : {}),
     });
   }
