@@ -1,6 +1,7 @@
-import { Client, SdkHttpError, StreamableHTTPClientTransport, UnauthorizedError, type Transport } from '@modelcontextprotocol/client';
+import { Client, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, UnauthorizedError, type Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createAcmpBuyerCore, type AcmpBuyerCore } from '../acmp/buyer.js';
+import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
 import type { CapabilityObject } from '../acmp/messages.js';
 import { LocalError } from '../shared/errors.js';
 import { fetchTrusting } from '../shared/fetch.js';
@@ -45,8 +46,8 @@ export interface McpAcmpBuyer extends AcmpBuyerCore {
  * Connects with the official MCP client, reads the server's capabilities (`server/discover`, or
  * `initialize` for a 2025-era server) and returns a buyer that relies only on what the ACMP extension
  * advertises there (Layer 1 §1).
- * @throws AcmpError -33007 when the server advertises no ACMP provider; LocalError `REFUSED` for HTTP
- *   401/403; other connection failures as the SDK reports them.
+ * @throws AcmpError -33007 when there is no MCP server there (HTTP 4xx, no era in common) or it advertises
+ *   no ACMP provider; LocalError `REFUSED` for HTTP 401/403; other connection failures as the SDK reports them.
  */
 export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Promise<McpAcmpBuyer> {
   const era = options.era ?? 'auto';
@@ -56,7 +57,7 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
   try {
     await client.connect(clientTransport(options, watch));
   } catch (error) {
-    throw refusalOf(error);
+    throw connectFailure(error);
   }
   let capabilityObject: CapabilityObject;
   try {
@@ -96,10 +97,16 @@ function clientTransport(options: McpBuyerConnectOptions, watch: InvokeStreamWat
   return new StdioClientTransport({ command: endpoint.command, args: [...(endpoint.args ?? [])], env, ...(endpoint.cwd !== undefined ? { cwd: endpoint.cwd } : {}), stderr: 'ignore' });
 }
 
-/** Authentication failures are refusals (retrying cannot help); everything else is reported as is. */
-function refusalOf(error: unknown): unknown {
+/**
+ * Authentication failures are refusals (retrying cannot help); an endpoint that is no MCP server we can
+ * speak to offers no ACMP over MCP (-33007); anything else (connection refused) is reported as is.
+ */
+function connectFailure(error: unknown): unknown {
   if (error instanceof UnauthorizedError || (error instanceof SdkHttpError && (error.status === 401 || error.status === 403))) {
     return new LocalError('REFUSED', 'the MCP server refused the credentials', { cause: error });
+  }
+  if ((error instanceof SdkHttpError && error.status >= 400 && error.status < 500) || (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)) {
+    return new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'no MCP server speaking ACMP at this endpoint' }, { cause: error });
   }
   return error;
 }
