@@ -29,6 +29,12 @@ export interface AcmpMcpServerOptions {
   logger?: Logger;
 }
 
+/**
+ * `server/discover` may be cached as long as the A2A card (its `Cache-Control: max-age=300`): the capability
+ * object changes only when the host restarts, and it is the same for every caller.
+ */
+const DISCOVER_CACHE = { ttlMs: 300_000, cacheScope: 'public' } as const;
+
 /** Custom-method params are ACMP objects; the SDK hands them over unvalidated and the ACMP schemas judge them. */
 const RawParams = z.looseObject({});
 
@@ -48,6 +54,7 @@ export function createAcmpMcpFactory(options: AcmpMcpServerOptions): McpServerFa
     const mcp = new McpServer(options.serverInfo, {
       capabilities: acmpMcpCapabilities(options.provider.capabilityObject, context.era),
       instructions,
+      cacheHints: { 'server/discover': DISCOVER_CACHE },
     });
     new AcmpMcpMethods(options, options.scopeOf(context)).register(mcp);
     return mcp;

@@ -23,7 +23,7 @@ describe('capability advertisement (seed 000 §2, Layer 1 §1)', () => {
     const res = await postMcp(host, body, headers);
     expect(res.status).toBe(200);
     const result = (res.body as { result: Record<string, unknown> }).result;
-    expect(result).toMatchObject({ resultType: 'complete', supportedVersions: ['2026-07-28'] });
+    expect(result).toMatchObject({ resultType: 'complete', supportedVersions: ['2026-07-28'], ttlMs: 300_000, cacheScope: 'public' });
     expect((result.capabilities as { extensions: Record<string, unknown> }).extensions[ACMP_MCP_EXTENSION_ID]).toMatchObject({ role: 'provider', features: { input_streaming: false } });
   });
 
