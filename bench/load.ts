@@ -60,6 +60,19 @@ function acmpInvoke(params: Record<string, unknown>): object {
   };
 }
 
+/**
+ * `acmp/invoke` over MCP Streamable HTTP, 2026-07-28: the per-request `_meta` envelope and the mirrored
+ * headers the official client sends (docs/acmp-mcp-binding.md §1).
+ */
+function mcpInvoke(params: Record<string, unknown>): Pick<HttpCall, 'path' | 'headers' | 'body'> {
+  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+  return {
+    path: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'acmp/invoke' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'acmp/invoke', params: { task_id: `task_${uid()}`, ...params, _meta } }),
+  };
+}
+
 function jsonResult(status: number, text: string, marker: string): number {
   if (status !== 200 || !text.includes(marker) || text.startsWith('{"jsonrpc":"2.0","id":1,"error"')) throw new Error(`status ${status}: ${text.slice(0, 300)}`);
   return 1;
@@ -105,6 +118,11 @@ function callFactory(scenario: Scenario): () => () => Call {
       return () => () => ({
         ...rpc('SendMessage', acmpInvoke({ capability: 'noop', input: { type: 'text', data: 'x' } }), ACMP_EXTENSION_URI),
         check: (s, t) => jsonResult(s, t, 'acmp_result'),
+      });
+    case 'mcp-invoke':
+      return () => () => ({
+        ...mcpInvoke({ capability: 'noop', input: { type: 'text', data: 'x' } }),
+        check: (s, t) => jsonResult(s, t, '"cost_cu"'),
       });
     case 'acmp-stream':
       return () => () => ({

@@ -16,6 +16,7 @@ export type Scenario =
   | { kind: 'sdk-task' }
   | { kind: 'sdk-stream'; events: number }
   | { kind: 'acmp-invoke' }
+  | { kind: 'mcp-invoke' }
   | { kind: 'acmp-stream'; chunks: number; heartbeats: boolean }
   | { kind: 'acp-a2a' }
   | { kind: 'acp-https' }

@@ -96,6 +96,8 @@ async function a2aGroup(rep: number): Promise<void> {
       await interleaved(rep, [
         () => measure(`task-c${c}`, g, `baseline: task path, c${c}`, base, { kind: 'sdk-task' }, c, count),
         () => measure(`invoke-c${c}`, g, `ours: ACMP invoke (non-streamed), c${c}`, inv, { kind: 'acmp-invoke' }, c, count),
+        // The same provider over MCP (2026-07-28 Streamable HTTP) beside A2A (docs/acmp-mcp-binding.md).
+        ...(c === 64 ? [] : [() => measure(`mcp-invoke-c${c}`, g, `ours: ACMP invoke over MCP 2026-07-28, c${c}`, inv, { kind: 'mcp-invoke' }, c, count)]),
       ]);
     }
     const stream = (chunks: number, heartbeats: boolean) => ({ kind: 'acmp-stream' as const, chunks, heartbeats });
@@ -223,6 +225,9 @@ async function main(): Promise<void> {
     { label: 'ACMP invoke / baseline task path, c16', value: results.ratio('invoke-c16', 'task-c16'), target: { text: '≥ 0.9', met: (v) => v >= 0.9 } },
     { label: 'ACMP invoke / baseline task path, c64', value: results.ratio('invoke-c64', 'task-c64') },
     { label: 'server CPU per op, baseline task path / ACMP invoke, c16', value: results.ratio('task-c16', 'invoke-c16', (m) => m.cpuUsPerOp) },
+    { label: 'ACMP invoke over MCP / over A2A, c1', value: results.ratio('mcp-invoke-c1', 'invoke-c1') },
+    { label: 'ACMP invoke over MCP / over A2A, c16', value: results.ratio('mcp-invoke-c16', 'invoke-c16') },
+    { label: 'server CPU per op, A2A / MCP ACMP invoke, c16', value: results.ratio('invoke-c16', 'mcp-invoke-c16', (m) => m.cpuUsPerOp) },
     { label: 'ACMP invoke / baseline task path, SQLite, c16', value: results.ratio('sqlite-invoke-c16', 'sqlite-task-c16') },
     { label: 'ACMP stream (10 chunks) / baseline stream (10 events), c16', value: results.ratio('stream', 'sdk-stream') },
     { label: 'heartbeats on / off (interval timer, 10 chunks), streams/s', value: results.ratio('stream-hb', 'stream-nohb'), target: { text: '≥ 0.9 (cost ≤ 10%)', met: (v) => v >= 0.9 } },

@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import { acmpCapabilityOf, createAcmpBuyer } from '../a2a/acmp/buyer.js';
-import { fetchAgentCard } from '../a2a/client.js';
+import { createAcmpBuyer, type AcmpBindingName } from '../connect/acmp-buyer.js';
 import type { BuyerEvent, InvokeInput } from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError, acmpErrorSpec } from '../acmp/errors.js';
 import type { AcmpResult, Payload } from '../acmp/messages.js';
@@ -10,23 +9,33 @@ import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
 
 export const ACMP_USAGE = `Usage:
-  a2a-commerce acmp capabilities <agent-url> [--token <t>] [--data-dir <dir> | --ca <pem>] [--json]
+  a2a-commerce acmp capabilities <agent-url> [--binding a2a|mcp] [--token <t>] [--data-dir <dir> | --ca <pem>] [--json]
   a2a-commerce acmp invoke <agent-url> --capability <id> --input <text> --max-price <cu>
       [--input-type text|json] [--stream] [--timeout-ms <ms>] [--proof result-hash] [--task-id <id>]
-      [--token <t>] [--data-dir <dir> | --ca <pem>]
+      [--binding a2a|mcp] [--token <t>] [--data-dir <dir> | --ca <pem>]
 
-capabilities  reads the agent card and prints the ACMP capability object (the A2A extension's params)
-              and the skills (one per capability).
-invoke        buys one capability over A2A (docs/acmp-a2a-binding.md): shows a live progress line from
+capabilities  prints the ACMP capability object the provider advertises (the A2A extension's params, or
+              MCP server/discover's org.a2agora/acmp extension) and, over A2A, the skills (one per capability).
+invoke        buys one capability over A2A (docs/acmp-a2a-binding.md) or MCP (docs/acmp-mcp-binding.md):
+              shows a live progress line from
               heartbeats and chunks on stderr, prints the result JSON on stdout (with the reassembled
               output when streamed) and, with --proof, verifies the result-hash proof.
               --input-type json parses --input as JSON. --task-id makes a retry idempotent.
               Exits 1 with the ACMP code on stderr when the provider (or the buyer's checks) refuse.
 
+--binding     a2a or mcp: the binding to buy over. Without it the agent card is tried first, then MCP at
+              <agent-url>/mcp (an <agent-url> ending in /mcp is the MCP endpoint itself).
 --token <t>   bearer token; without it, A2AC_TOKEN from the environment (keeps the token out of shell
               history and the process list).`;
 
-const CONNECT_OPTIONS = { token: { type: 'string' }, 'data-dir': { type: 'string' }, ca: { type: 'string' } } as const;
+const CONNECT_OPTIONS = { token: { type: 'string' }, 'data-dir': { type: 'string' }, ca: { type: 'string' }, binding: { type: 'string' } } as const;
+
+/** The bindings `--binding` allows, in the order tried without it. */
+function bindingsFromFlag(value: string | undefined): AcmpBindingName[] {
+  if (value === undefined) return ['a2a', 'mcp'];
+  if (value !== 'a2a' && value !== 'mcp') throw new UsageError('--binding must be a2a or mcp');
+  return [value];
+}
 
 /** `a2a-commerce acmp <capabilities|invoke> …`. */
 export async function acmp(argv: string[], io: CliIo): Promise<number> {
@@ -45,15 +54,18 @@ function agentUrl(positionals: string[]): string {
 
 async function capabilities(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: { ...CONNECT_OPTIONS, json: { type: 'boolean' } }, allowPositionals: true });
-  const card = await fetchAgentCard(agentUrl(positionals), { caCert: caFromFlags(values, io.env) });
-  const capability = acmpCapabilityOf(card);
-  const skills = card.skills.filter((s) => s.tags.includes('acmp')).map((s) => ({ id: s.id, name: s.name, description: s.description }));
+  const prefer = bindingsFromFlag(values.binding);
+  const buyer = await createAcmpBuyer({ agentUrl: agentUrl(positionals), prefer, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
+  await buyer.close();
+  const { capabilityObject: capability, card } = buyer;
+  const skills = (card?.skills ?? []).filter((s) => s.tags.includes('acmp')).map((s) => ({ id: s.id, name: s.name, description: s.description }));
   if (values.json) {
-    io.out(JSON.stringify({ capability, skills }, null, 2));
+    io.out(JSON.stringify({ binding: buyer.binding, capability, skills }, null, 2));
     return 0;
   }
-  io.out(`ACMP ${capability.version} ${capability.role} at ${card.name}`);
+  io.out(`ACMP ${capability.version} ${capability.role} over ${buyer.binding}${card ? ` at ${card.name}` : ''}`);
   io.out(JSON.stringify(capability, null, 2));
+  if (!card) return 0;
   io.out(`skills (${skills.length}):`);
   for (const s of skills) io.out(`  ${s.id.padEnd(20)} ${s.description}`);
   return 0;
@@ -113,7 +125,8 @@ async function invoke(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: INVOKE_OPTIONS, allowPositionals: true });
   const url = agentUrl(positionals);
   const params = invokeInputFromFlags(values);
-  const buyer = await createAcmpBuyer({ agentUrl: url, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
+  const prefer = bindingsFromFlag(values.binding);
+  const buyer = await createAcmpBuyer({ agentUrl: url, prefer, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
   const progress = createProgressLine(io, progressIsTty(io));
   // Ctrl-C cancels the purchase: the buyer sends acmp/cancel (Layer 1 §3.7) before rejecting.
   const interrupt = new AbortController();
@@ -130,6 +143,7 @@ async function invoke(argv: string[], io: CliIo): Promise<number> {
     return 1;
   } finally {
     process.removeListener('SIGINT', onSigint);
+    await buyer.close();
   }
   progress.done();
   io.out(JSON.stringify(result, null, 2));

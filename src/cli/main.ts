@@ -4,6 +4,7 @@ import { ACP_USAGE, acp } from './acp.js';
 import { CARD_USAGE, card } from './card.js';
 import { demo } from './demo.js';
 import { UsageError, type CliIo } from './io.js';
+import { MCP_STDIO_USAGE, mcpStdio } from './mcp-stdio.js';
 import { MIGRATE_USAGE, migrate } from './migrate.js';
 import { REASSIGN_USAGE, reassign } from './reassign.js';
 import { SERVE_USAGE, serve } from './serve.js';
@@ -12,6 +13,7 @@ type Verb = { run: (argv: string[], io: CliIo) => Promise<number>; usage: string
 
 const VERBS: Record<string, Verb> = {
   serve: { run: serve, usage: SERVE_USAGE, summary: 'run the agent host' },
+  'mcp-stdio': { run: mcpStdio, usage: MCP_STDIO_USAGE, summary: "serve the host's ACMP provider over MCP stdio" },
   card: { run: card, usage: CARD_USAGE, summary: 'fetch, check and print an agent card' },
   migrate: { run: migrate, usage: MIGRATE_USAGE, summary: 'apply database migrations (PostgreSQL, SQLite)' },
   reassign: { run: reassign, usage: REASSIGN_USAGE, summary: "give one caller identity's data to another" },

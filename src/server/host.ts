@@ -63,6 +63,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
           onIdleError: (error) => logger.warn('db.idle_connection_lost', errorFields(error)),
         });
   const started: ModuleParts[] = [];
+  const stopping = new AbortController();
   let server: Server | undefined;
   let grpc: GrpcFront | undefined;
   const grace = options.grpcGraceMs ?? DEFAULT_GRPC_GRACE_MS;
@@ -77,6 +78,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
       clock: options.clock ?? systemClock,
       secure,
       baseUrl: () => baseUrl,
+      stopping: stopping.signal,
     };
     for (const m of modules) started.push(await m.start(context));
     const { app, handler } = createApp({
@@ -111,9 +113,9 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
     }
     logger.info('host.listening', { url: baseUrl, grpc: grpcUrl, store: database?.dialect ?? 'memory', tls: tls !== undefined });
     const front = grpc;
-    return { url: baseUrl, grpcUrl, database, tls, close: () => shutdown(listening, front, grace, started, database) };
+    return { url: baseUrl, grpcUrl, database, tls, close: () => shutdown(listening, front, grace, started, database, stopping) };
   } catch (error) {
-    await shutdown(server, grpc, grace, started, database);
+    await shutdown(server, grpc, grace, started, database, stopping);
     throw error;
   }
 }
@@ -160,7 +162,10 @@ async function shutdown(
   graceMs: number,
   parts: readonly ModuleParts[],
   database: Database | undefined,
+  stopping: AbortController,
 ): Promise<void> {
+  // Modules learn the host is stopping (connections closed now detach instead of cancelling).
+  stopping.abort();
   // gRPC first: health turns NOT_SERVING and calls in flight get their grace while the bindings still run.
   const grpcClosed = grpc?.close(graceMs);
   if (server?.listening) {

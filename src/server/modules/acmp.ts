@@ -1,6 +1,8 @@
 import { createAcmpBinding } from '../../a2a/acmp/provider-binding.js';
 import { createAcmpProvider, type AcmpProviderOptions } from '../../acmp/provider.js';
 import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
+import { mountAcmpMcp, type AcmpMcpEndpoint } from '../../mcp/http-endpoint.js';
+import { serveAcmpStdio } from '../../mcp/stdio-server.js';
 import { ACMP_OWNER_COLUMNS, acmpMigrations, KyselyAcmpTaskStore } from '../../storage/acmp-task-store-kysely.js';
 import { MemoryAgreementStore } from '../../acmp/negotiation/memory-agreement-store.js';
 import type { NegotiationOptions } from '../../acmp/negotiation/negotiator.js';
@@ -10,6 +12,12 @@ import type { HostModule } from '../module.js';
 /** Options of the ACMP module: the provider definition, minus what the host supplies (store, clock, ids). */
 const SHUTDOWN_GRACE_MS = 5_000;
 const FINAL_SAVE_MS = 2_000;
+const MCP_SERVER_INFO = { name: 'a2a-commerce', version: '0.1.0' };
+
+/** The origin of the host's base URL (browsers calling /mcp must come from it); none before it listens. */
+function originsOf(baseUrl: string): string[] {
+  return URL.canParse(baseUrl) ? [new URL(baseUrl).origin] : [];
+}
 
 export type AcmpModuleOptions = Omit<AcmpProviderOptions, 'store' | 'clock' | 'ids' | 'logger' | 'negotiation'> & {
   /** The card extension's `required` flag (default false). */
@@ -19,8 +27,9 @@ export type AcmpModuleOptions = Omit<AcmpProviderOptions, 'store' | 'clock' | 'i
 };
 
 /**
- * ACMP over A2A as a host module: the provider core over the host's database (idempotency survives
- * restarts and is shared by every host on one PostgreSQL), exposed through the A2A binding.
+ * ACMP as a host module: the provider core over the host's database (idempotency survives restarts and is
+ * shared by every host on one PostgreSQL), exposed through the A2A binding and, from the same provider and
+ * records, MCP (Streamable HTTP at /mcp, and stdio; docs/acmp-mcp-binding.md).
  */
 export function acmpModule(options: AcmpModuleOptions): HostModule {
   return {
@@ -42,11 +51,18 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
         logger: context.logger,
       });
       const binding = createAcmpBinding({ provider, required, ids: context.ids, clock: context.clock, logger: context.logger });
+      const mcp = { provider, serverInfo: MCP_SERVER_INFO, stopping: context.stopping, ids: context.ids, logger: context.logger };
+      let endpoint: AcmpMcpEndpoint | undefined;
       return {
         binding,
+        mountHttp: (app, guards) => {
+          endpoint = mountAcmpMcp(app, { ...mcp, guards, allowedOrigins: () => originsOf(context.baseUrl()) });
+        },
+        serveStdio: ({ stdin, stdout, caller }) => serveAcmpStdio({ ...mcp, scope: { tenant: '', agent: caller }, stdin, stdout }),
         // Graceful stop: running invokes get a grace period to finish (their results are stored and
         // replayed to retries); what still runs then ends as -33099 and is saved before the database closes.
         close: async () => {
+          await endpoint?.close();
           await provider.drain(SHUTDOWN_GRACE_MS);
           await provider.close();
           await binding.drain(FINAL_SAVE_MS);
