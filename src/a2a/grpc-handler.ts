@@ -1,6 +1,19 @@
-import { A2AError } from '@a2a-js/sdk/errors';
+import type { SendMessageRequest } from '@a2a-js/sdk';
+import { A2AError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import { GRPC_STATUS_CODE } from '@a2a-js/sdk/errors/grpc';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import { checkJsonValue } from '../shared/json-edge.js';
+
+/**
+ * The JSON transports refuse, at their edge, values JSON cannot carry exactly (docs/host.md "Bad input");
+ * protobuf can carry some of them (NaN, ±Infinity, integers beyond 2^53 as doubles), so gRPC messages get
+ * the same check on their decoded values: one rule for every transport.
+ * @throws RequestMalformedError (gRPC INVALID_ARGUMENT).
+ */
+function checkValues(params: SendMessageRequest): void {
+  const problem = checkJsonValue(params.message);
+  if (problem !== undefined) throw new RequestMalformedError(`the message holds a ${problem} JSON cannot carry exactly`);
+}
 
 /**
  * A generic internal error with the gRPC status A2A §10 maps InternalError to (INTERNAL). The SDK's gRPC
@@ -81,8 +94,14 @@ export function forGrpc(inner: A2ARequestHandler): A2ARequestHandler {
   return {
     getAgentCard: () => inner.getAgentCard(),
     getAuthenticatedExtendedAgentCard: unary((p, c) => inner.getAuthenticatedExtendedAgentCard(p, c)),
-    sendMessage: unary((p, c) => inner.sendMessage(p, c)),
-    sendMessageStream: stream((p, c) => inner.sendMessageStream(p, c)),
+    sendMessage: unary((p, c) => {
+      checkValues(p);
+      return inner.sendMessage(p, c);
+    }),
+    sendMessageStream: stream((p, c) => {
+      checkValues(p);
+      return inner.sendMessageStream(p, c);
+    }),
     getTask: unary((p, c) => inner.getTask(p, c)),
     cancelTask: unary((p, c) => inner.cancelTask(p, c)),
     createTaskPushNotificationConfig: unary((p, c) => inner.createTaskPushNotificationConfig(p, c)),
