@@ -5,7 +5,7 @@ import { acmpModule } from '../../src/server/modules/acmp.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { cleanup, postJson, startTestHost } from '../helpers/host.js';
 import { grpcSend } from '../helpers/transports.js';
-import { ACTIVATED, acmpMessage, invokeRoot, replyError, replyRoot, rpc, type RpcBody } from '../acmp/helpers.js';
+import { ACTIVATED, acmpMessage, invokeRoot, replyError, rpc, type RpcBody } from '../acmp/helpers.js';
 
 afterEach(cleanup);
 
