@@ -32,6 +32,8 @@ export interface A2ABinding {
   readonly id: string;
   /** The card's `capabilities.extensions[]` entry. */
   readonly extension: AgentExtension;
+  /** Further card extension entries the binding contributes (e.g. a profile under a URI we control). */
+  readonly extraExtensions?: readonly AgentExtension[];
   readonly skills: readonly AgentSkill[];
   /** Called once when the host starts. */
   attach?(host: BindingHost): void;

@@ -24,11 +24,11 @@ export function escrowContract(name: string, open: () => Promise<EscrowStoreUnde
 
     it('E1: a lock above the balance is -35002, replayed for its op_ref after funding; a new op_ref succeeds', async () => {
       const h = await harness();
-      await h.store.credit('', BUYER.party, nano('0.001'), 0);
+      await h.store.credit('', BUYER.party, nano('0.001'));
       const params = { op_ref: 'lock-1', amount_cu: 0.005, valid_until_ms: h.clock.now() + 60_000 };
       expect(await h.fails(BUYER, M.lock, params)).toMatchObject({ code: -35002 });
       expect(await h.balance(BUYER)).toBe(nano('0.001'));
-      await h.store.credit('', BUYER.party, nano('1'), 0);
+      await h.store.credit('', BUYER.party, nano('1'));
       expect(await h.fails(BUYER, M.lock, params)).toMatchObject({ code: -35002 });
       expect(await h.ok(BUYER, M.lock, { ...params, op_ref: 'lock-2' })).toMatchObject({ state: 'open', amount_cu: 0.005 });
       await h.expectConserved();
@@ -36,7 +36,7 @@ export function escrowContract(name: string, open: () => Promise<EscrowStoreUnde
 
     it('E2: a lock retried with its op_ref returns the same escrow and debits once, also after a restart', async () => {
       const h = await harness();
-      await h.store.credit('', BUYER.party, nano('1'), 0);
+      await h.store.credit('', BUYER.party, nano('1'));
       const params = { op_ref: 'lock-a', amount_cu: 0.25, valid_until_ms: h.clock.now() + 60_000 };
       const first = await h.ok(BUYER, M.lock, params);
       expect(await h.ok(BUYER, M.lock, params)).toEqual(first);
@@ -50,8 +50,8 @@ export function escrowContract(name: string, open: () => Promise<EscrowStoreUnde
 
     it("E3: another party sending the buyer's lock op_ref gets its own lock, never the buyer's escrow", async () => {
       const h = await harness();
-      await h.store.credit('', BUYER.party, nano('1'), 0);
-      await h.store.credit('', STRANGER.party, nano('1'), 0);
+      await h.store.credit('', BUYER.party, nano('1'));
+      await h.store.credit('', STRANGER.party, nano('1'));
       const params = { op_ref: 'shared', amount_cu: 0.1, valid_until_ms: h.clock.now() + 60_000 };
       const mine = await h.ok(BUYER, M.lock, params);
       const theirs = await h.ok(STRANGER, M.lock, params);
@@ -219,7 +219,7 @@ export function escrowContract(name: string, open: () => Promise<EscrowStoreUnde
 
     it('E18: invalid amounts, times and windows are refused before anything changes', async () => {
       const h = await harness();
-      await h.store.credit('', BUYER.party, nano('1'), 0);
+      await h.store.credit('', BUYER.party, nano('1'));
       const lock = (p: Record<string, unknown>) => h.fails(BUYER, M.lock, { op_ref: h.opRef(), amount_cu: 0.001, valid_until_ms: h.clock.now() + 60_000, ...p });
       expect(await lock({ amount_cu: 0 })).toMatchObject({ code: -35003, data: { reason: 'non_positive_amount' } });
       expect(await lock({ amount_cu: -1 })).toMatchObject({ code: -35003 });

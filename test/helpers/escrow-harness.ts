@@ -71,7 +71,7 @@ export class EscrowHarness {
 
   /** Credits the buyer and locks `amount` CU (bound to the payee when `bind` says so); returns the escrow id. */
   async lock(amountCu: number, options: { bind?: boolean; credit?: bigint; validMs?: number; window?: number; agreed?: number } = {}): Promise<string> {
-    if (options.credit !== 0n) await this.store.credit(BUYER.tenant, BUYER.party, options.credit ?? nano('1'), this.clock.now());
+    if (options.credit !== 0n) await this.store.credit(BUYER.tenant, BUYER.party, options.credit ?? nano('1'));
     const locked = await this.ok(BUYER, ESCROW_METHOD.lock, {
       op_ref: this.opRef(),
       amount_cu: amountCu,

@@ -65,7 +65,8 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
  * @throws AcmpError -33007 when there is none or it does not parse.
  */
 export function acmpCapabilityOf(card: AgentCard): CapabilityObject {
-  const extension = card.capabilities?.extensions.find((e) => e.uri === ACMP_EXTENSION_URI);
+  // A host that is also an escrow agent lists a second ACMP entry (role "escrow-agent", L4 §1).
+  const extension = card.capabilities?.extensions.find((e) => e.uri === ACMP_EXTENSION_URI && e.params?.role === 'provider');
   const parsed = CapabilityObjectSchema.safeParse(extension?.params);
   if (!parsed.success || parsed.data.role !== 'provider') {
     throw new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'the agent card advertises no ACMP provider extension' });

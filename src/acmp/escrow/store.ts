@@ -87,7 +87,7 @@ export interface EscrowStore {
    */
   applyPayout(payoutId: string, at: number): Promise<boolean>;
   /** Operator funding (not on the party wire): adds to an account's balance and its credit total. */
-  credit(tenant: string, account: string, amount: bigint, at: number): Promise<bigint>;
+  credit(tenant: string, account: string, amount: bigint): Promise<bigint>;
   balance(tenant: string, account: string): Promise<bigint>;
   totals(): Promise<LedgerTotals>;
   events(escrowId: string): Promise<EscrowEvent[]>;
