@@ -17,6 +17,8 @@ import {
 import { createAcmpBuyerCore, type AcmpBuyerCore, type AcmpBuyerTransport } from '../../acmp/buyer.js';
 import { systemIds, uuidv7, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
+import type { EscrowClientOptions } from '../escrow/client.js';
+import { acceptedEscrowAgents, connectBuyerEscrow, type AcceptedEscrowAgent, type BuyerEscrow } from './buyer-escrow.js';
 import { encodeUserMessage } from '../part-codec.js';
 import { acmpPart, acmpRootOf } from './codec.js';
 
@@ -28,6 +30,8 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions {
   retries?: number;
   /** Base back-off between transport retries (default 200 ms). */
   retryDelayMs?: number;
+  /** The escrow agent to pay through (Layer 4): the buyer then has {@link AcmpBuyer.escrow}. */
+  escrow?: EscrowClientOptions;
 }
 
 /** A buyer connected to one provider over A2A. */
@@ -35,6 +39,10 @@ export interface AcmpBuyer extends AcmpBuyerCore {
   /** The provider's advertised capability object (Layer 1 §1). */
   readonly capabilityObject: CapabilityObject;
   readonly card: AgentCard;
+  /** The escrow agents the provider accepts, with its payee id at each (its card). */
+  readonly escrowAgents: readonly AcceptedEscrowAgent[];
+  /** Lock, bind, release (after verifying the proof), reclaim, dispute — when `escrow` was given. */
+  readonly escrow?: BuyerEscrow;
 }
 
 /**
@@ -57,7 +65,8 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
     retries: options.retries,
     retryDelayMs: options.retryDelayMs,
   });
-  return { ...core, invoke: core.invoke.bind(core), stream: core.stream.bind(core), capabilityObject, card };
+  const escrow = options.escrow && (await connectBuyerEscrow({ ...options.escrow, ids: options.escrow.ids ?? systemIds }));
+  return { ...core, invoke: core.invoke.bind(core), stream: core.stream.bind(core), capabilityObject, card, escrowAgents: acceptedEscrowAgents(card), ...(escrow ? { escrow } : {}) };
 }
 
 /**

@@ -1,7 +1,9 @@
 import { createAcmpBinding } from '../../a2a/acmp/provider-binding.js';
+import { createProviderEscrow, type ProviderEscrowOptions } from '../../a2a/escrow/provider-escrow.js';
 import { createAcmpProvider, type AcmpProviderOptions } from '../../acmp/provider.js';
 import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
 import { ACMP_OWNER_COLUMNS, acmpMigrations, KyselyAcmpTaskStore } from '../../storage/acmp-task-store-kysely.js';
+import { acmpEscrowMigrations, KyselyReservationStore, MemoryReservationStore } from '../../storage/escrow-reservations.js';
 import type { HostModule } from '../module.js';
 
 /** Options of the ACMP module: the provider definition, minus what the host supplies (store, clock, ids). */
@@ -11,6 +13,8 @@ const FINAL_SAVE_MS = 2_000;
 export type AcmpModuleOptions = Omit<AcmpProviderOptions, 'store' | 'clock' | 'ids' | 'logger'> & {
   /** The card extension's `required` flag (default false). */
   required?: boolean;
+  /** Check every `escrow_id` at this escrow agent and claim unreleased costs (docs/acmp-escrow.md). */
+  escrowAgent?: ProviderEscrowOptions;
 };
 
 /**
@@ -20,26 +24,30 @@ export type AcmpModuleOptions = Omit<AcmpProviderOptions, 'store' | 'clock' | 'i
 export function acmpModule(options: AcmpModuleOptions): HostModule {
   return {
     name: 'acmp',
-    migrations: [acmpMigrations],
+    migrations: [acmpMigrations, ...(options.escrowAgent ? [acmpEscrowMigrations] : [])],
     ownerColumns: ACMP_OWNER_COLUMNS,
     async start(context) {
-      const { required, ...providerOptions } = options;
+      const { required, escrowAgent, ...providerOptions } = options;
       const store = context.database ? new KyselyAcmpTaskStore(context.database, { logger: context.logger }) : new MemoryAcmpTaskStore();
       // Signals must flow before the first task is followed (PostgreSQL LISTEN).
       if (store instanceof KyselyAcmpTaskStore) await store.open();
+      const reservations = context.database ? new KyselyReservationStore(context.database) : new MemoryReservationStore();
+      const escrow = escrowAgent && createProviderEscrow(escrowAgent, { reservations, capabilities: options.capabilities, task: (id) => store.get(id), clock: context.clock, logger: context.logger });
       const provider = createAcmpProvider({
         ...providerOptions,
+        ...(escrow ? { escrow: escrow.verifier } : {}),
         store,
         clock: context.clock,
         ids: context.ids,
         logger: context.logger,
       });
-      const binding = createAcmpBinding({ provider, required, ids: context.ids, clock: context.clock, logger: context.logger });
+      const binding = createAcmpBinding({ provider, required, extensions: escrow ? [escrow.extension] : [], ids: context.ids, clock: context.clock, logger: context.logger });
       return {
         binding,
         // Graceful stop: running invokes get a grace period to finish (their results are stored and
         // replayed to retries); what still runs then ends as -33099 and is saved before the database closes.
         close: async () => {
+          await escrow?.stop();
           await provider.drain(SHUTDOWN_GRACE_MS);
           await provider.close();
           await binding.drain(FINAL_SAVE_MS);
