@@ -23,6 +23,7 @@ const DisputeJson = z.object({
   filedAt: z.number(),
   deadlineAt: z.number(),
   claim: ClaimJson,
+  defaultOutcome: z.enum(['refund_buyer', 'pay_claim']).default('refund_buyer'),
   resolution: z.object({ toPayee: Big, toBuyer: Big, by: z.enum(['operator', 'default']), at: z.number() }).nullable(),
 });
 

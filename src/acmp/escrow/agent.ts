@@ -97,7 +97,7 @@ export class EscrowAgent {
       const record = await tx.escrow(escrowId);
       if (!record) throw escrowError('notFound');
       const log = new TransitionLog(record);
-      advance(log, now, this.settings);
+      advance(log, now);
       resolveDispute(log, toPayee, 'operator', operator, now);
       return persist(tx, record, log);
     });
@@ -130,7 +130,7 @@ export class EscrowAgent {
     const record = await this.store.get(escrowId);
     if (!record) return undefined;
     const log = new TransitionLog(record);
-    advance(log, this.clock.now(), this.settings);
+    advance(log, this.clock.now());
     return log.record;
   }
 
@@ -150,7 +150,7 @@ export class EscrowAgent {
         const record = await tx.escrow(escrowId);
         if (!record) return { payouts: [] };
         const log = new TransitionLog(record);
-        advance(log, now, this.settings);
+        advance(log, now);
         return persist(tx, record, log);
       });
       await this.pay(done.payouts);
@@ -191,7 +191,7 @@ export class EscrowAgent {
       if (!record || record.tenant !== caller.tenant) throw escrowError('notFound');
       authorize(record, command, caller.party);
       const log = new TransitionLog(record);
-      advance(log, now, this.settings);
+      advance(log, now);
       if (command.method === ESCROW_METHOD.status) {
         const result = applyCommand(log, command, caller.party, now, this.settings);
         return { answer: { kind: 'result', result }, payouts: (await persist(tx, record, log)).payouts };

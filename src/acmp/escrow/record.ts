@@ -1,5 +1,6 @@
 import type { JsonValue } from '../../shared/json.js';
 import { formatCu } from './amounts.js';
+import type { DisputeDefault } from './constants.js';
 
 /** The four Layer 4 states [L4 §2]. */
 export type EscrowState = 'open' | 'claimed' | 'disputed' | 'closed';
@@ -28,6 +29,8 @@ export interface EscrowDispute {
   readonly filedAt: number;
   readonly deadlineAt: number;
   readonly claim: EscrowClaim;
+  /** The outcome advertised when the dispute was filed; it applies at the deadline (later policy changes do not). */
+  readonly defaultOutcome: DisputeDefault;
   readonly resolution: DisputeResolution | null;
 }
 
@@ -104,6 +107,7 @@ export function encodeStatus(record: EscrowRecord): Record<string, JsonValue> {
       reason: dispute.reason,
       filed_ms: dispute.filedAt,
       resolution_deadline_ms: dispute.deadlineAt,
+      default_outcome: dispute.defaultOutcome,
       claim: encodeClaim(dispute.claim),
       resolution: dispute.resolution && {
         to_payee_cu: formatCu(dispute.resolution.toPayee),

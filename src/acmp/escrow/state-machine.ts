@@ -75,13 +75,13 @@ export function authorize(record: EscrowRecord, command: EscrowCommand, party: s
  * escrow past `valid_until_ms` is auto-reclaimed to the buyer and closed. A claim or dispute suspends
  * expiry: expiry is only checked once the escrow is open again.
  */
-export function advance(log: TransitionLog, now: number, settings: EscrowSettings): void {
+export function advance(log: TransitionLog, now: number): void {
   for (;;) {
     const r = log.record;
     if (r.state === 'claimed' && r.claim && now >= r.claim.windowEndsAt) {
       autoRelease(log, r.claim.windowEndsAt);
     } else if (r.state === 'disputed' && r.dispute && now >= r.dispute.deadlineAt) {
-      const toPayee = settings.defaultOutcome === 'pay_claim' ? r.dispute.claim.amount : 0n;
+      const toPayee = r.dispute.defaultOutcome === 'pay_claim' ? r.dispute.claim.amount : 0n;
       resolveDispute(log, toPayee, 'default', 'agent', r.dispute.deadlineAt);
     } else if (r.state === 'open' && now >= r.validUntil) {
       const remaining = remainingOf(r);
@@ -213,7 +213,7 @@ function dispute(log: TransitionLog, c: Extract<MutatingCommand, { method: 'acmp
   // L4 §4.6: only in `claimed`, before the window ends (advance() already paid a claim whose window passed).
   if (r.state !== 'claimed' || !r.claim) throw escrowError('invalidState', r.state === 'disputed' ? 'already_disputed' : 'not_claimed', { state: r.state });
   const deadlineAt = now + settings.disputeDeadlineMs;
-  const filed = { reason: c.reason, evidence: (c.evidence ?? null) as JsonValue, filedAt: now, deadlineAt, claim: r.claim, resolution: null };
+  const filed = { reason: c.reason, evidence: (c.evidence ?? null) as JsonValue, filedAt: now, deadlineAt, claim: r.claim, defaultOutcome: settings.defaultOutcome, resolution: null };
   log.step('dispute', party, now, { state: 'disputed', dispute: filed }, { reason: c.reason, resolution_deadline_ms: deadlineAt });
   return { escrow_id: r.escrowId, state: 'disputed', resolution_deadline_ms: deadlineAt, default_outcome: settings.defaultOutcome };
 }
@@ -240,8 +240,8 @@ function unique<T>(value: T, index: number, all: readonly T[]): boolean {
 }
 
 /** Runs `advance` and returns the transitions of one record (for the scheduler and tests). */
-export function advanced(record: EscrowRecord, now: number, settings: EscrowSettings): Transitions {
+export function advanced(record: EscrowRecord, now: number): Transitions {
   const log = new TransitionLog(record);
-  advance(log, now, settings);
+  advance(log, now);
   return log.result();
 }
