@@ -1,5 +1,6 @@
 import { acmpScenario } from './acmp.js';
 import { acpspecScenario } from './acpspec.js';
+import { escrowScenario } from './escrow.js';
 import { foundationScenario } from './foundation.js';
 
 /** What a scenario gets: the host's URL, the CA to trust, and a transcript writer. */
@@ -16,4 +17,4 @@ export interface DemoScenario {
 }
 
 /** Scenarios in the order the demo runs them; each binding adds its own. */
-export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario, acpspecScenario];
+export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario, escrowScenario, acpspecScenario];
