@@ -1,6 +1,6 @@
 import { TaskState, type AgentExtension, type AgentSkill, type ListTasksRequest, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
-import type { ServerCallContext } from '@a2a-js/sdk/server';
+import { ServerCallContext, type PushNotificationSender } from '@a2a-js/sdk/server';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_VERSION } from '../../acmp/constants.js';
 import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
 import type { EscrowAgent, EscrowCaller } from '../../acmp/escrow/agent.js';
@@ -10,7 +10,7 @@ import { toEscrowErrorObject } from '../../acmp/escrow/errors.js';
 import type { EscrowRecord } from '../../acmp/escrow/record.js';
 import { sleep } from '../../shared/async.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
-import type { A2ABinding, BindingCall } from '../binding.js';
+import type { A2ABinding, BindingCall, BindingHost } from '../binding.js';
 import { callerIdentity } from '../caller.js';
 import type { TaskCursor, TaskViewSource } from '../task-views.js';
 import { escrowReply, escrowStatusMessage, escrowTaskState, escrowTaskView, isEscrowMessage, readEscrowRequest } from './codec.js';
@@ -43,6 +43,7 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
   private readonly agent: EscrowAgent;
   private readonly ids: IdSource;
   private readonly followMs: number;
+  private pushSender: PushNotificationSender | undefined;
 
   constructor(options: EscrowBindingOptions) {
     this.agent = options.agent;
@@ -83,6 +84,15 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
         securityRequirements: [],
       },
     ];
+  }
+
+  /**
+   * With push on (docs/host.md), each change this process commits is delivered to the webhooks the buyer
+   * and the payee registered for the escrow's task — once, by the host that made the change.
+   */
+  attach(host: BindingHost): void {
+    this.pushSender = host.pushSender;
+    if (this.pushSender) this.agent.onCommitted((record) => void this.push(record).catch(() => undefined));
   }
 
   claims(message: Parameters<A2ABinding['claims']>[0]): boolean {
@@ -165,6 +175,18 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
     return party ? record : undefined;
   }
 
+  private async push(record: EscrowRecord): Promise<void> {
+    const sender = this.pushSender;
+    if (!sender) return;
+    const update: StreamResponse = { payload: { $case: 'statusUpdate', value: statusUpdateOf(record) } };
+    for (const party of [record.buyer, record.payee]) {
+      if (party === null) continue;
+      // The configs are stored under the identity that registered them (the SDK store's owner scope).
+      const context = new ServerCallContext({ user: { isAuthenticated: true, userName: party }, ...(record.tenant === '' ? {} : { tenant: record.tenant }) });
+      await sender.send(update, context, escrowTaskView(record));
+    }
+  }
+
   private async *follow(first: EscrowRecord): AsyncGenerator<StreamResponse, void, undefined> {
     let wake: () => void = () => {};
     let signalled = false;
@@ -182,8 +204,7 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
         const record = await this.agent.view(first.escrowId);
         if (!record || record.seq === seq) continue;
         seq = record.seq;
-        const status = { state: escrowTaskState(record), message: escrowStatusMessage(record), timestamp: new Date(record.updatedAt).toISOString() };
-        yield { payload: { $case: 'statusUpdate', value: { taskId: record.escrowId, contextId: record.contextId, status, metadata: undefined } } };
+        yield { payload: { $case: 'statusUpdate', value: statusUpdateOf(record) } };
         if (record.state === 'closed') return;
       }
     } finally {
@@ -191,6 +212,12 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
       stop.abort();
     }
   }
+}
+
+/** The TaskStatusUpdateEvent of an escrow's current state. */
+function statusUpdateOf(record: EscrowRecord) {
+  const status = { state: escrowTaskState(record), message: escrowStatusMessage(record), timestamp: new Date(record.updatedAt).toISOString() };
+  return { taskId: record.escrowId, contextId: record.contextId, status, metadata: undefined };
 }
 
 function callerOf(context: ServerCallContext): EscrowCaller {

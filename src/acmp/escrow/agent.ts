@@ -60,6 +60,7 @@ export class EscrowAgent {
   private readonly logger: Logger;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  private readonly committed = new Set<(record: EscrowRecord) => void>();
 
   constructor(private readonly options: EscrowAgentOptions) {
     this.store = options.store;
@@ -78,6 +79,7 @@ export class EscrowAgent {
       if (caller.party === ANONYMOUS_IDENTITY) throw escrowError('notAuthorized', 'unauthenticated');
       const hash = sha256Jcs(params);
       const done = command.method === ESCROW_METHOD.lock ? await this.lock(caller, command, hash) : await this.operate(caller, command, hash);
+      this.announce(done.changed);
       await this.pay(done.payouts);
       return done.answer;
     } catch (error) {
@@ -101,6 +103,7 @@ export class EscrowAgent {
       resolveDispute(log, toPayee, 'operator', operator, now);
       return persist(tx, record, log);
     });
+    this.announce(done.changed);
     await this.pay(done.payouts);
     return done.record;
   }
@@ -143,23 +146,45 @@ export class EscrowAgent {
     return this.store.watch(escrowId, listener);
   }
 
+  /**
+   * Tells `listener` of every escrow this process changed, once per committed transaction (other hosts
+   * tell their own listeners): how push notifications are sent once, by the host that made the change.
+   */
+  onCommitted(listener: (record: EscrowRecord) => void): () => void {
+    this.committed.add(listener);
+    return () => this.committed.delete(listener);
+  }
+
+  private announce(record: EscrowRecord | undefined): void {
+    if (!record) return;
+    for (const listener of [...this.committed]) {
+      try {
+        listener(record);
+      } catch (error) {
+        this.logger.warn('escrow.listener_failed', errorFields(error));
+      }
+    }
+  }
+
   private async runTick(): Promise<void> {
     const now = this.clock.now();
     for (const escrowId of await this.store.due(now, 100)) {
       const done = await this.store.transaction(async (tx) => {
         const record = await tx.escrow(escrowId);
-        if (!record) return { payouts: [] };
+        if (!record) return { payouts: [], changed: undefined };
         const log = new TransitionLog(record);
         advance(log, now);
         return persist(tx, record, log);
       });
+      this.announce(done.changed);
       await this.pay(done.payouts);
     }
     await this.pay(await this.store.pendingPayouts(100));
   }
 
-  private async lock(caller: EscrowCaller, command: Extract<EscrowCommand, { method: 'acmp/escrowLock' }>, hash: string): Promise<{ answer: EscrowAnswer; payouts: Payout[] }> {
+  private async lock(caller: EscrowCaller, command: Extract<EscrowCommand, { method: 'acmp/escrowLock' }>, hash: string): Promise<Done> {
     const now = this.clock.now();
+    let created: EscrowRecord | undefined;
     const answer = await this.store.transaction(async (tx) => {
       // The buyer's account row is locked first, so concurrent locks with one op_ref are serial.
       const balance = await tx.account(caller.tenant, caller.party);
@@ -174,6 +199,7 @@ export class EscrowAgent {
         outcome = { kind: 'error', error: escrowError('insufficientFunds').toObject() };
       } else {
         await tx.insertEscrow(record);
+        created = record;
         await tx.setBalance(caller.tenant, caller.party, balance - command.amount);
         await tx.addEvents([{ escrowId: record.escrowId, seq: 0, kind: 'lock', actor: caller.party, at: now, data: { amount_cu: formatCu(command.amount) } }]);
         outcome = { kind: 'result', result: lockResult(record) };
@@ -181,10 +207,10 @@ export class EscrowAgent {
       await tx.putOp({ key, paramsHash: hash, outcome, escrowId: outcome.kind === 'result' ? record.escrowId : null, at: now });
       return toAnswer(outcome);
     });
-    return { answer, payouts: [] };
+    return { answer, payouts: [], changed: created };
   }
 
-  private async operate(caller: EscrowCaller, command: Exclude<EscrowCommand, { method: 'acmp/escrowLock' }>, hash: string): Promise<{ answer: EscrowAnswer; payouts: readonly Payout[] }> {
+  private async operate(caller: EscrowCaller, command: Exclude<EscrowCommand, { method: 'acmp/escrowLock' }>, hash: string): Promise<Done> {
     const now = this.clock.now();
     return this.store.transaction(async (tx) => {
       const record = await tx.escrow(command.escrowId);
@@ -194,15 +220,15 @@ export class EscrowAgent {
       advance(log, now);
       if (command.method === ESCROW_METHOD.status) {
         const result = applyCommand(log, command, caller.party, now, this.settings);
-        return { answer: { kind: 'result', result }, payouts: (await persist(tx, record, log)).payouts };
+        return { answer: { kind: 'result', result }, ...(await persist(tx, record, log)) };
       }
       const key: OpKey = { tenant: caller.tenant, party: caller.party, method: command.method, scope: record.escrowId, opRef: command.opRef };
       const stored = await tx.op(key);
-      if (stored) return { answer: replay(stored, hash), payouts: (await persist(tx, record, log)).payouts };
+      if (stored) return { answer: replay(stored, hash), ...(await persist(tx, record, log)) };
       const outcome = this.attempt(log, command, caller.party, now);
-      const { payouts } = await persist(tx, record, log);
+      const persisted = await persist(tx, record, log);
       await tx.putOp({ key, paramsHash: hash, outcome, escrowId: record.escrowId, at: now });
-      return { answer: toAnswer(outcome), payouts };
+      return { answer: toAnswer(outcome), ...persisted };
     });
   }
 
@@ -235,14 +261,21 @@ export function createEscrowAgent(options: EscrowAgentOptions): EscrowAgent {
   return new EscrowAgent(options);
 }
 
+/** What one operation did: its answer, the payouts to run, the record it changed (if it did). */
+interface Done {
+  readonly answer: EscrowAnswer;
+  readonly payouts: readonly Payout[];
+  readonly changed: EscrowRecord | undefined;
+}
+
 /** Writes what a transaction's transitions changed: the record, its log entries and pending payouts. */
-async function persist(tx: EscrowTx, before: EscrowRecord, log: TransitionLog): Promise<{ record: EscrowRecord; payouts: readonly Payout[] }> {
+async function persist(tx: EscrowTx, before: EscrowRecord, log: TransitionLog): Promise<{ record: EscrowRecord; payouts: readonly Payout[]; changed: EscrowRecord | undefined }> {
   const done = log.result();
-  if (done.record.seq === before.seq) return { record: before, payouts: [] };
+  if (done.record.seq === before.seq) return { record: before, payouts: [], changed: undefined };
   await tx.updateEscrow(done.record);
   await tx.addEvents(done.events);
   await tx.addPayouts(done.payouts);
-  return { record: done.record, payouts: done.payouts };
+  return { record: done.record, payouts: done.payouts, changed: done.record };
 }
 
 /** L4 §3: the first outcome again — unless the same op_ref comes with other params (ours: -35003). */
