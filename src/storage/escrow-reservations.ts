@@ -46,7 +46,10 @@ function decode(row: unknown): Reservation {
   return { escrowId: r.escrow_id, taskId: r.task_id, state: r.state, amount: r.amount, proof: r.proof === null ? null : (JSON.parse(r.proof) as Reservation['proof']), claimAfter: r.claim_after, createdAt: r.created_at };
 }
 
-/** {@link ReservationStore} on SQLite or PostgreSQL: the reservation is one `INSERT … ON CONFLICT DO NOTHING`. */
+/**
+ * {@link ReservationStore} on SQLite or PostgreSQL: the reservation is one `INSERT … ON CONFLICT`, which
+ * takes over only a `void` reservation (a task that failed or never ran frees its escrow).
+ */
 export class KyselyReservationStore implements ReservationStore {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private readonly db: Kysely<any>;
@@ -59,7 +62,9 @@ export class KyselyReservationStore implements ReservationStore {
 
   async reserve(escrowId: string, taskId: string, amount: bigint, at: number): Promise<Reservation> {
     await this.run(
-      `INSERT INTO acmp_escrow_reservations (escrow_id, task_id, state, amount, created_at) VALUES ($1, $2, 'reserved', $3, $4) ON CONFLICT (escrow_id) DO NOTHING`,
+      `INSERT INTO acmp_escrow_reservations (escrow_id, task_id, state, amount, created_at) VALUES ($1, $2, 'reserved', $3, $4)
+       ON CONFLICT (escrow_id) DO UPDATE SET task_id = excluded.task_id, state = 'reserved', amount = excluded.amount, proof = NULL, claim_after = NULL, created_at = excluded.created_at
+       WHERE acmp_escrow_reservations.state = 'void'`,
       [escrowId, taskId, amount, at],
     );
     const held = await this.get(escrowId);
@@ -98,7 +103,8 @@ export class MemoryReservationStore implements ReservationStore {
   private readonly rows = new Map<string, Reservation>();
 
   reserve(escrowId: string, taskId: string, amount: bigint, at: number): Promise<Reservation> {
-    if (!this.rows.has(escrowId)) this.rows.set(escrowId, { escrowId, taskId, state: 'reserved', amount, proof: null, claimAfter: null, createdAt: at });
+    const held = this.rows.get(escrowId);
+    if (!held || held.state === 'void') this.rows.set(escrowId, { escrowId, taskId, state: 'reserved', amount, proof: null, claimAfter: null, createdAt: at });
     return Promise.resolve(this.rows.get(escrowId)!);
   }
 

@@ -115,4 +115,21 @@ describe('three agents: buyer, provider and escrow agent over A2A (design §4.5,
     for (const o of outcomes.filter((x) => x.status === 'rejected')) expect((o).reason).toMatchObject({ code: -33005, data: { reason: 'committed' } });
     await expect(invoke(buyer, escrowId)).rejects.toMatchObject({ code: -33005, data: { reason: 'committed' } });
   });
+
+  it('a task that fails claims nothing and frees its escrow for the next task', async () => {
+    const { buyer, balance } = await threeAgents();
+    const escrowId = await buyer.escrow.lock(0.01, Date.now() + 3_600_000);
+    await buyer.escrow.bind(escrowId, 'agent:provider');
+    await expect(buyer.invoke({ capability: 'slow-count', input: { type: 'json', data: { n: 100 } }, max_price_cu: 0.01, timeout_ms: 50, escrow_id: escrowId })).rejects.toMatchObject({ code: -33003 });
+    await eventually(async () => {
+      try {
+        await invoke(buyer, escrowId);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, CLAIM_DELAY_MS * 2));
+    expect(await balance('agent:provider')).toBe(0n);
+  });
 });

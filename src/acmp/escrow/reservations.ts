@@ -22,8 +22,9 @@ export interface Reservation {
 /** The provider's reservations, shared by every host of the provider (memory, SQLite, PostgreSQL). */
 export interface ReservationStore {
   /**
-   * Reserves an escrow for one task, atomically: one escrow backs one task. Returns the reservation that
-   * holds the escrow — this one, or an earlier one (of this task on a retry, or of another task).
+   * Reserves an escrow for one task, atomically: one escrow backs one task (a `void` reservation — its
+   * task failed or never ran — gives the escrow up). Returns the reservation that holds the escrow: this
+   * one, or an earlier one (of this task on a retry, or of another task).
    */
   reserve(escrowId: string, taskId: string, amount: bigint, at: number): Promise<Reservation>;
   /** Reservations in a state, oldest first. */
