@@ -1,22 +1,20 @@
 import type { Kysely } from 'kysely';
-import { nextDueOf, type EscrowRecord } from '../acmp/escrow/record.js';
-import type { EscrowListQuery, EscrowParty, EscrowStore, EscrowTx, LedgerTotals, OpKey, StoredOp } from '../acmp/escrow/store.js';
+import type { EscrowRecord } from '../acmp/escrow/record.js';
+import type { EscrowListQuery, EscrowParty, EscrowStore, EscrowTx, LedgerTotals } from '../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
+import { ESCROW_SIGNAL_CHANNEL, KyselyEscrowTx, type Rows } from './escrow-tx-kysely.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import type { Database, SqlDialect } from './database.js';
-import { decodeBig, decodeEscrowRow, decodeEventRow, decodeOpRow, decodePayoutRow, encodeJson, ESCROW_COLUMNS } from './escrow-rows.js';
+import { decodeBig, decodeEscrowRow, decodeEventRow, decodePayoutRow, ESCROW_COLUMNS } from './escrow-rows.js';
 import { PgListener } from './pg-listener.js';
 import { compileSql } from './sql-text.js';
 
 export { ESCROW_OWNER_COLUMNS, escrowMigrations } from './escrow-migrations.js';
 
-/** The PostgreSQL channel escrow change signals travel on (payload: the escrow id). */
-export const ESCROW_SIGNAL_CHANNEL = 'escrow_signals';
+export { ESCROW_SIGNAL_CHANNEL } from './escrow-tx-kysely.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shared Database instance is untyped
 type Db = Kysely<any>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Rows = { rows: any[]; numAffectedRows?: bigint };
 
 /**
  * {@link EscrowStore} on SQLite or PostgreSQL, each statement written once with `$n` placeholders. A
@@ -80,58 +78,7 @@ export class KyselyEscrowStore implements EscrowStore {
   }
 
   private tx(db: Db, changed: Set<string>): EscrowTx {
-    const run = (text: string, params: readonly unknown[]): Promise<Rows> => this.run(text, params, db);
-    const lock = this.dialect === 'postgres' ? ' FOR UPDATE' : '';
-    const write = async (record: EscrowRecord, insert: boolean): Promise<void> => {
-      const values = escrowValues(record);
-      if (insert) {
-        await run(`INSERT INTO escrows (${ESCROW_COLUMNS}, next_due_at) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`, values);
-      } else {
-        const sets = ESCROW_COLUMNS.split(', ').slice(1).map((c, i) => `${c} = $${i + 2}`);
-        await run(`UPDATE escrows SET ${sets.join(', ')}, next_due_at = $${values.length} WHERE escrow_id = $1`, values);
-      }
-      if (this.dialect === 'postgres') await run(`SELECT pg_notify('${ESCROW_SIGNAL_CHANNEL}', $1)`, [record.escrowId]);
-      changed.add(record.escrowId);
-    };
-    return {
-      account: async (tenant, account) => {
-        await run(`INSERT INTO escrow_accounts (tenant, account, balance, credited) VALUES ($1, $2, 0, 0) ON CONFLICT (tenant, account) DO NOTHING`, [tenant, account]);
-        const { rows } = await run(`SELECT balance FROM escrow_accounts WHERE tenant = $1 AND account = $2${lock}`, [tenant, account]);
-        return decodeBig((rows[0] as { balance?: unknown } | undefined)?.balance);
-      },
-      setBalance: async (tenant, account, balance) => {
-        await run(`UPDATE escrow_accounts SET balance = $3 WHERE tenant = $1 AND account = $2`, [tenant, account, balance]);
-      },
-      escrow: async (escrowId) => {
-        const { rows } = await run(`SELECT ${ESCROW_COLUMNS} FROM escrows WHERE escrow_id = $1${lock}`, [escrowId]);
-        return rows[0] === undefined ? undefined : decodeEscrowRow(rows[0]);
-      },
-      insertEscrow: (record) => write(record, true),
-      updateEscrow: (record) => write(record, false),
-      op: async (key) => {
-        const { rows } = await run(`SELECT * FROM escrow_ops WHERE tenant = $1 AND party = $2 AND method = $3 AND scope = $4 AND op_ref = $5`, opKeyValues(key));
-        return rows[0] === undefined ? undefined : decodeOpRow(rows[0]);
-      },
-      putOp: async (op: StoredOp) => {
-        await run(
-          `INSERT INTO escrow_ops (tenant, party, method, scope, op_ref, params_hash, outcome, escrow_id, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [...opKeyValues(op.key), op.paramsHash, JSON.stringify(op.outcome), op.escrowId, op.at],
-        );
-      },
-      addPayouts: async (payouts: readonly Payout[]) => {
-        for (const p of payouts) {
-          await run(
-            `INSERT INTO escrow_payouts (payout_id, escrow_id, tenant, account, amount, kind, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (payout_id) DO NOTHING`,
-            [p.payoutId, p.escrowId, p.tenant, p.account, p.amount, p.kind, p.at],
-          );
-        }
-      },
-      addEvents: async (events: readonly EscrowEvent[]) => {
-        for (const e of events) {
-          await run(`INSERT INTO escrow_events (escrow_id, seq, kind, actor, at, data) VALUES ($1, $2, $3, $4, $5, $6)`, [e.escrowId, e.seq, e.kind, e.actor, e.at, encodeJson(e.data)]);
-        }
-      },
-    };
+    return new KyselyEscrowTx(this.dialect, (text, params) => this.run(text, params, db), changed);
   }
 
   async get(escrowId: string): Promise<EscrowRecord | undefined> {
@@ -233,16 +180,4 @@ export class KyselyEscrowStore implements EscrowStore {
   private run(text: string, params: readonly unknown[], db: Db = this.db): Promise<Rows> {
     return db.executeQuery(compileSql(this.dialect, text, params));
   }
-}
-
-function opKeyValues(key: OpKey): unknown[] {
-  return [key.tenant, key.party, key.method, key.scope, key.opRef];
-}
-
-/** The row values of a record in {@link ESCROW_COLUMNS} order, then `next_due_at`. */
-function escrowValues(r: EscrowRecord): unknown[] {
-  return [
-    r.escrowId, r.tenant, r.buyer, r.payee, r.contextId, r.state, r.locked, r.released, r.reclaimed, r.validUntil, r.challengeWindowMs, r.agreedPrice, r.tier,
-    r.claim && encodeJson(r.claim), r.dispute && encodeJson(r.dispute), JSON.stringify(r.claimedTasks), r.settled ? 1 : 0, r.expired ? 1 : 0, r.seq, r.createdAt, r.updatedAt, nextDueOf(r),
-  ];
 }

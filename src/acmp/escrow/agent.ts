@@ -7,11 +7,12 @@ import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
 import { AcmpError, type AcmpErrorObjectShape } from '../errors.js';
 import { formatCu } from './amounts.js';
 import { DEFAULT_ESCROW_SETTINGS, ESCROW_METHOD, type EscrowMethod, type EscrowSettings } from './constants.js';
-import { escrowError, escrowErrorSpec, toEscrowErrorObject } from './errors.js';
+import { escrowError, toEscrowErrorObject } from './errors.js';
+import { lockResult, persist, replay, toAnswer, type Done } from './outcomes.js';
 import { parseEscrowCommand, type EscrowCommand, type MutatingCommand } from './messages.js';
 import type { EscrowRecord } from './record.js';
 import { advance, applyCommand, authorize, openEscrow, resolveDispute } from './state-machine.js';
-import type { EscrowListQuery, EscrowParty, EscrowStore, EscrowTx, OpKey, StoredOp } from './store.js';
+import type { EscrowListQuery, EscrowParty, EscrowStore, OpKey, StoredOp } from './store.js';
 import { TransitionLog, type Payout } from './transitions.js';
 
 /** Who calls: the authenticated identity from the credential (never self-reported, L4 §1) and its tenant. */
@@ -259,47 +260,4 @@ export class EscrowAgent {
 /** Creates an escrow agent over a store. */
 export function createEscrowAgent(options: EscrowAgentOptions): EscrowAgent {
   return new EscrowAgent(options);
-}
-
-/** What one operation did: its answer, the payouts to run, the record it changed (if it did). */
-interface Done {
-  readonly answer: EscrowAnswer;
-  readonly payouts: readonly Payout[];
-  readonly changed: EscrowRecord | undefined;
-}
-
-/** Writes what a transaction's transitions changed: the record, its log entries and pending payouts. */
-async function persist(tx: EscrowTx, before: EscrowRecord, log: TransitionLog): Promise<{ record: EscrowRecord; payouts: readonly Payout[]; changed: EscrowRecord | undefined }> {
-  const done = log.result();
-  if (done.record.seq === before.seq) return { record: before, payouts: [], changed: undefined };
-  await tx.updateEscrow(done.record);
-  await tx.addEvents(done.events);
-  await tx.addPayouts(done.payouts);
-  return { record: done.record, payouts: done.payouts, changed: done.record };
-}
-
-/** L4 §3: the first outcome again — unless the same op_ref comes with other params (ours: -35003). */
-function replay(stored: StoredOp, hash: string): EscrowAnswer {
-  if (stored.paramsHash !== hash) throw escrowError('invalidState', 'op_ref_conflict');
-  return toAnswer(stored.outcome);
-}
-
-function toAnswer(outcome: StoredOp['outcome']): EscrowAnswer {
-  return outcome.kind === 'result' ? { kind: 'result', result: outcome.result } : { kind: 'error', error: outcome.error };
-}
-
-function lockResult(record: EscrowRecord): Record<string, JsonValue> {
-  return {
-    escrow_id: record.escrowId,
-    state: record.state,
-    amount_cu: formatCu(record.locked),
-    valid_until_ms: record.validUntil,
-    challenge_window_ms: record.challengeWindowMs,
-    payee_id: record.payee,
-  };
-}
-
-/** The name of a Layer 4 code, for messages and the CLI. */
-export function escrowCodeName(code: number): string | undefined {
-  return escrowErrorSpec(code)?.name;
 }
