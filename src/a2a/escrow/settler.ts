@@ -1,5 +1,5 @@
 import { isAcmpError } from '../../acmp/errors.js';
-import { formatCu, parseCu } from '../../acmp/escrow/amounts.js';
+import { formatCu, parseCu, roundCu } from '../../acmp/escrow/amounts.js';
 import { ESCROW_METHOD } from '../../acmp/escrow/constants.js';
 import type { Reservation, ReservationStore } from '../../acmp/escrow/reservations.js';
 import type { AcmpTaskRecord } from '../../acmp/task-store.js';
@@ -79,8 +79,8 @@ export class EscrowSettler {
       return;
     }
     const { result } = record.outcome;
-    const cost = parseCu(result.cost_cu);
-    const amount = cost.ok ? cost.nano : r.amount;
+    // Never more than the result's cost, whatever its precision.
+    const amount = roundCu(result.cost_cu, 'down');
     const claimAfter = (record.finishedAt ?? this.clock.now()) + this.options.claimDelayMs;
     await reservations.update(r.escrowId, 'reserved', { state: amount > 0n ? 'delivered' : 'settled', amount, proof: (result.proof ?? null) as JsonValue, claimAfter });
   }

@@ -1,5 +1,5 @@
 import { ACMP_CODE, AcmpError, isAcmpError } from '../../acmp/errors.js';
-import { parseCu } from '../../acmp/escrow/amounts.js';
+import { parseCu, roundCu } from '../../acmp/escrow/amounts.js';
 import type { ReservationStore } from '../../acmp/escrow/reservations.js';
 import { resolveInvoke, type InvokeParams } from '../../acmp/messages.js';
 import type { EscrowVerifier } from '../../acmp/provider-types.js';
@@ -45,7 +45,7 @@ export function createEscrowVerifier(options: EscrowVerifierOptions): EscrowVeri
     if (status.payee_id !== options.payeeId) throw refuse('not_bound_to_provider');
     if (status.expired === true) throw refuse('expired');
     if (status.state !== 'open') throw refuse('not_open');
-    const cost = nanoOf(options.priceOf(params));
+    const cost = roundCu(options.priceOf(params), 'up');
     const agreed = typeof status.agreed_price_cu === 'number' ? nanoOf(status.agreed_price_cu) : undefined;
     if (nanoOf(status.remaining_cu) < cost || (agreed !== undefined && agreed < cost)) throw refuse('insufficient');
     const window = typeof status.challenge_window_ms === 'number' ? status.challenge_window_ms : 0;

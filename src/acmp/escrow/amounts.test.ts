@@ -10,9 +10,10 @@ describe('escrow amounts: integer nano-CU inside, JSON numbers outside', () => {
     expect(parseCu(-0.5)).toEqual({ ok: true, nano: -500_000_000n });
   });
 
-  it('reads float noise within 10⁻⁶ of a unit as that unit', () => {
-    expect(parseCu(0.1 + 0.2)).toEqual({ ok: true, nano: 300_000_000n });
-    expect(parseCu(0.3 - 0.1)).toEqual({ ok: true, nano: 200_000_000n });
+  it('refuses float noise: what is locked or paid is exactly what was sent', () => {
+    expect(parseCu(0.1 + 0.2)).toEqual({ ok: false, reason: 'precision' });
+    expect(parseCu(0.3 - 0.1)).toEqual({ ok: false, reason: 'precision' });
+    expect(parseCu(1.5e-7)).toEqual({ ok: true, nano: 150n });
   });
 
   it('refuses what is not a multiple of 10⁻⁹ CU, not finite, or above the maximum', () => {

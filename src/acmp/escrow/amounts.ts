@@ -17,18 +17,16 @@ export const AMOUNT_UNIT = '1e-9 CU';
  */
 export const MAX_NANO = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** How far (in units) a decimal value may sit from a unit multiple and still be read as it (float noise). */
-const TOLERANCE_PARTS = 1_000_000n; // 10⁻⁶ of a unit
-
 /** The outcome of reading a CU number. */
 export type NanoParse =
   | { readonly ok: true; readonly nano: bigint }
   | { readonly ok: false; readonly reason: 'not_finite' | 'precision' | 'too_large' };
 
 /**
- * Reads a CU amount as nano-CU, exactly: the number's shortest decimal form is converted without
- * floating-point arithmetic. A value within 10⁻⁶ nano-CU of a unit multiple (the noise of `0.1 + 0.2`) is
- * that multiple; any other value that is not a multiple of 10⁻⁹ CU is refused (`precision`).
+ * Reads a CU amount as nano-CU, exactly: the number's shortest decimal form (what JSON carried) is
+ * converted without floating-point arithmetic. A value that is not a multiple of 10⁻⁹ CU is refused
+ * (`precision`) — also float noise such as `0.1 + 0.2` (`0.30000000000000004`): what is locked or paid is
+ * exactly what was sent, never a rounding of it.
  */
 export function parseCu(cu: number): NanoParse {
   if (!Number.isFinite(cu)) return { ok: false, reason: 'not_finite' };
@@ -41,11 +39,8 @@ export function parseCu(cu: number): NanoParse {
   if (scale >= 0) nano = digits * 10n ** BigInt(scale);
   else {
     const divisor = 10n ** BigInt(-scale);
-    const whole = digits / divisor;
-    const rest = digits % divisor;
-    if (rest * TOLERANCE_PARTS <= divisor) nano = whole;
-    else if ((divisor - rest) * TOLERANCE_PARTS <= divisor) nano = whole + 1n;
-    else return { ok: false, reason: 'precision' };
+    if (digits % divisor !== 0n) return { ok: false, reason: 'precision' };
+    nano = digits / divisor;
   }
   if (nano > MAX_NANO) return { ok: false, reason: 'too_large' };
   return { ok: true, nano: cu < 0 ? -nano : nano };
@@ -61,4 +56,15 @@ export function formatCu(nano: bigint): number {
   const whole = abs / NANO_PER_CU;
   const fraction = (abs % NANO_PER_CU).toString().padStart(9, '0').replace(/0+$/, '');
   return Number(`${negative ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`);
+}
+
+/**
+ * A CU amount computed elsewhere (a price, a provider's `cost_cu`) as nano-CU, rounded `up` or `down`
+ * when it is not a unit multiple — for sizing checks and claims, never for what a party sent.
+ */
+export function roundCu(cu: number, direction: 'up' | 'down'): bigint {
+  const exact = parseCu(cu);
+  if (exact.ok) return exact.nano;
+  if (!Number.isFinite(cu)) return direction === 'up' ? MAX_NANO + 1n : 0n;
+  return BigInt(direction === 'up' ? Math.ceil(cu * 1e9) : Math.floor(cu * 1e9));
 }
