@@ -158,6 +158,7 @@ export class EscrowAgent {
 
   private announce(record: EscrowRecord | undefined): void {
     if (!record) return;
+    this.logger.info('escrow.changed', { escrow_id: record.escrowId, state: record.state, seq: record.seq });
     for (const listener of [...this.committed]) {
       try {
         listener(record);
