@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/acmp/buyer-escrow.js';
 import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { createEscrowAgent } from '../../src/acmp/escrow/agent.js';
 import type { Payload } from '../../src/acmp/messages.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
@@ -114,6 +115,26 @@ describe('three agents: buyer, provider and escrow agent over A2A (design §4.5,
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     for (const o of outcomes.filter((x) => x.status === 'rejected')) expect((o).reason).toMatchObject({ code: -33005, data: { reason: 'committed' } });
     await expect(invoke(buyer, escrowId)).rejects.toMatchObject({ code: -33005, data: { reason: 'committed' } });
+  });
+
+  it('the buyer sees the provider’s claim on the escrow task, disputes it, and the operator’s resolution settles it', async () => {
+    const { buyer, escrow, balance, conserved } = await threeAgents({ window: 60_000 });
+    const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
+    await buyer.escrow.bind(escrowId, 'agent:provider');
+    const stop = new AbortController();
+    const claimed = (async () => {
+      for await (const status of buyer.escrow.watch(escrowId, { signal: stop.signal })) if (status.state === 'claimed') return status;
+      return undefined;
+    })();
+    const result = await invoke(buyer, escrowId);
+    expect(await claimed).toMatchObject({ claim: { amount_cu: result.cost_cu, task_id: result.task_id } });
+    stop.abort();
+    expect(await buyer.escrow.dispute(escrowId, 'the output is wrong', { note: 'see attached' })).toMatchObject({ state: 'disputed' });
+    await createEscrowAgent({ store: escrow.ledger }).resolve(escrowId, 1_000_000n, 'agent:operator');
+    expect(await buyer.escrow.status(escrowId)).toMatchObject({ state: 'closed', dispute: { resolution: { by: 'operator', to_payee_cu: 0.001 } } });
+    expect(await balance('agent:provider')).toBe(1_000_000n);
+    expect(await balance('agent:buyer')).toBe(999_000_000n);
+    await conserved();
   });
 
   it('a task that fails claims nothing and frees its escrow for the next task', async () => {
