@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
+import { invokeInputFromFlags } from '../../src/cli/acmp.js';
 import { modulesFromFlags } from '../../src/cli/serve-modules.js';
 import { resolveHostConfig } from '../../src/server/config.js';
 import { escrowModule } from '../../src/server/modules/escrow.js';
@@ -38,6 +39,10 @@ describe('a2a-commerce escrow (party verbs over A2A, operator verbs on the datab
     const ledger = await run(['escrow', 'ledger', '--data-dir', dataDir, '--account', 'agent:provider']);
     expect(ledger.text).toMatch(/agent:provider: 0.004 CU/);
     expect(ledger.text).toMatch(/credited 1 CU: conserved/);
+  });
+
+  it('acmp invoke --escrow-id puts the escrow into the invoke params', () => {
+    expect(invokeInputFromFlags({ capability: 'c', input: 'x', 'max-price': '0.005', 'escrow-id': 'esc_1' })).toMatchObject({ escrow_id: 'esc_1', max_price_cu: 0.005 });
   });
 
   it('serve flags select the escrow module first, and the provider’s escrow agent', () => {
