@@ -171,15 +171,20 @@ export class EscrowAgent {
   private async runTick(): Promise<void> {
     const now = this.clock.now();
     for (const escrowId of await this.store.due(now, 100)) {
-      const done = await this.store.transaction(async (tx) => {
-        const record = await tx.escrow(escrowId);
-        if (!record) return { payouts: [], changed: undefined };
-        const log = new TransitionLog(record);
-        advance(log, now);
-        return persist(tx, record, log);
-      });
-      this.announce(done.changed);
-      await this.pay(done.payouts);
+      try {
+        const done = await this.store.transaction(async (tx) => {
+          const record = await tx.escrow(escrowId);
+          if (!record) return { payouts: [], changed: undefined };
+          const log = new TransitionLog(record);
+          advance(log, now);
+          return persist(tx, record, log);
+        });
+        this.announce(done.changed);
+        await this.pay(done.payouts);
+      } catch (error) {
+        // One escrow's failure must not hold up the others' deadlines.
+        this.logger.warn('escrow.advance_failed', { escrow_id: escrowId, ...errorFields(error) });
+      }
     }
     await this.pay(await this.store.pendingPayouts(100));
   }
