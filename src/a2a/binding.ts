@@ -1,5 +1,5 @@
 import type { AgentExtension, AgentSkill, Message, SendMessageConfiguration, StreamResponse, Task } from '@a2a-js/sdk';
-import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import type { PushNotificationSender, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { InboundMessage } from './part-codec.js';
 import type { TaskViewSource } from './task-views.js';
 
@@ -21,6 +21,11 @@ export interface BindingCall {
 export interface BindingHost {
   /** The SDK task store the host serves GetTask from. */
   readonly taskStore: TaskStore;
+  /**
+   * The host's push-notification sender (allow-listed webhooks, docs/host.md), when push is on: a binding
+   * that keeps its own tasks delivers their updates through it to the configs their callers registered.
+   */
+  readonly pushSender?: PushNotificationSender;
 }
 
 /**
@@ -32,6 +37,8 @@ export interface A2ABinding {
   readonly id: string;
   /** The card's `capabilities.extensions[]` entry. */
   readonly extension: AgentExtension;
+  /** Further card extension entries the binding contributes (e.g. a profile under a URI we control). */
+  readonly extraExtensions?: readonly AgentExtension[];
   readonly skills: readonly AgentSkill[];
   /** Called once when the host starts. */
   attach?(host: BindingHost): void;

@@ -39,24 +39,16 @@ export interface MountA2AOptions {
 export function mountA2A(app: express.Express, options: MountA2AOptions): CommerceRequestHandler {
   const views = options.bindings.flatMap((b) => (b.views ? [b.views] : []));
   const taskStore = views.length > 0 ? new ViewingTaskStore(options.taskStore, views) : options.taskStore;
+  const pushSender =
+    (options.pushAllow ?? []).length > 0 ? new AllowListPushSender(options.pushStore, options.pushAllow ?? [], { logger: options.logger }) : undefined;
   const handler = new CommerceRequestHandler(
     options.card,
-    (card) =>
-      new DefaultRequestHandler(
-        card,
-        taskStore,
-        guardedExecutor(options.executor, options.logger),
-        undefined,
-        options.pushStore,
-        (options.pushAllow ?? []).length > 0
-          ? new AllowListPushSender(options.pushStore, options.pushAllow ?? [], { logger: options.logger })
-          : undefined,
-      ),
+    (card) => new DefaultRequestHandler(card, taskStore, guardedExecutor(options.executor, options.logger), undefined, options.pushStore, pushSender),
     options.bindings,
     options.logger,
     options.pushAllow ?? [],
   );
-  for (const binding of options.bindings) binding.attach?.({ taskStore });
+  for (const binding of options.bindings) binding.attach?.({ taskStore, ...(pushSender ? { pushSender } : {}) });
   const legacyCompat = { enabled: true };
 
   // The card stays public (A2A §7: discovery needs no credentials).

@@ -12,7 +12,7 @@ export const ACMP_USAGE = `Usage:
   a2a-commerce acmp capabilities <agent-url> [--binding a2a|mcp] [--token <t>] [--data-dir <dir> | --ca <pem>] [--json]
   a2a-commerce acmp invoke <agent-url> --capability <id> --input <text> --max-price <cu>
       [--input-type text|json] [--stream] [--timeout-ms <ms>] [--proof result-hash] [--task-id <id>]
-      [--binding a2a|mcp] [--token <t>] [--data-dir <dir> | --ca <pem>]
+      [--binding a2a|mcp] [--escrow-id <id>] [--token <t>] [--data-dir <dir> | --ca <pem>]
 
 capabilities  prints the ACMP capability object the provider advertises (the A2A extension's params, or
               MCP server/discover's org.a2agora/acmp extension) and, over A2A, the skills (one per capability).
@@ -21,6 +21,7 @@ invoke        buys one capability over A2A (docs/acmp-a2a-binding.md) or MCP (do
               heartbeats and chunks on stderr, prints the result JSON on stdout (with the reassembled
               output when streamed) and, with --proof, verifies the result-hash proof.
               --input-type json parses --input as JSON. --task-id makes a retry idempotent.
+              --escrow-id pays through an escrow bound to the provider (a2a-commerce escrow, docs/acmp-escrow.md).
               Exits 1 with the ACMP code on stderr when the provider (or the buyer's checks) refuse.
 
 --binding     a2a or mcp: the binding to buy over. Without it the agent card is tried first, then MCP at
@@ -81,6 +82,7 @@ const INVOKE_OPTIONS = {
   'timeout-ms': { type: 'string' },
   proof: { type: 'string' },
   'task-id': { type: 'string' },
+  'escrow-id': { type: 'string' },
 } as const;
 
 /** The invoke params the flags describe. @throws UsageError for missing or malformed flags. */
@@ -110,6 +112,7 @@ export function invokeInputFromFlags(values: { [K in keyof typeof INVOKE_OPTIONS
   if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) throw new UsageError('--timeout-ms must be a positive integer');
   const proof = str('proof');
   const taskId = str('task-id');
+  const escrowId = str('escrow-id');
   return {
     capability,
     input: { type: inputType, data },
@@ -118,6 +121,7 @@ export function invokeInputFromFlags(values: { [K in keyof typeof INVOKE_OPTIONS
     ...(timeoutMs !== undefined ? { timeout_ms: timeoutMs } : {}),
     ...(proof !== undefined ? { proof_method: proof } : {}),
     ...(taskId !== undefined ? { task_id: taskId } : {}),
+    ...(escrowId !== undefined ? { escrow_id: escrowId } : {}),
   };
 }
 

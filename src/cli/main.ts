@@ -3,6 +3,7 @@ import { ACMP_USAGE, acmp } from './acmp.js';
 import { ACP_USAGE, acp } from './acp.js';
 import { CARD_USAGE, card } from './card.js';
 import { demo } from './demo.js';
+import { ESCROW_USAGE, escrow } from './escrow.js';
 import { UsageError, type CliIo } from './io.js';
 import { MCP_STDIO_USAGE, mcpStdio } from './mcp-stdio.js';
 import { MIGRATE_USAGE, migrate } from './migrate.js';
@@ -19,6 +20,7 @@ const VERBS: Record<string, Verb> = {
   reassign: { run: reassign, usage: REASSIGN_USAGE, summary: "give one caller identity's data to another" },
   acmp: { run: acmp, usage: ACMP_USAGE, summary: 'ACMP buyer: capabilities of an agent, invoke a capability' },
   acp: { run: acp, usage: ACP_USAGE, summary: 'ACPspec: validate, send, state, events' },
+  escrow: { run: escrow, usage: ESCROW_USAGE, summary: 'ACMP escrow: lock, bind, release, reclaim, claim, dispute, status; operator credit/resolve/ledger' },
   demo: { run: demo, usage: 'Usage: a2a-commerce demo', summary: 'start a host, run the scenarios, stop' },
 };
 

@@ -72,7 +72,7 @@ export function createApp(deps: AppDeps): App {
           ...identity,
           baseUrl: url,
           grpcUrl,
-          extensions: bindings.map((b) => b.extension),
+          extensions: bindings.flatMap((b) => [b.extension, ...(b.extraExtensions ?? [])]),
           skills: bindings.flatMap((b) => b.skills),
           bearer: deps.tokens.length > 0,
           pushNotifications: (deps.pushAllow ?? []).length > 0,

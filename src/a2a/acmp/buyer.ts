@@ -19,6 +19,8 @@ import type { AcmpResult } from '../../acmp/messages.js';
 import { createAcmpNegotiationClient, invokeUnder, type AcmpNegotiationClient, type NegotiatedAgreement, type NegotiationRequest } from './negotiation-client.js';
 import { systemIds, uuidv7, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
+import type { EscrowClientOptions } from '../escrow/client.js';
+import { acceptedEscrowAgents, connectBuyerEscrow, type AcceptedEscrowAgent, type BuyerEscrow } from './buyer-escrow.js';
 import { encodeUserMessage } from '../part-codec.js';
 import { acmpPart, acmpRootOf } from './codec.js';
 
@@ -30,6 +32,8 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions {
   retries?: number;
   /** Base back-off between transport retries (default 200 ms). */
   retryDelayMs?: number;
+  /** The escrow agent to pay through (Layer 4): the buyer then has {@link AcmpBuyer.escrow}. */
+  escrow?: EscrowClientOptions;
 }
 
 /** An invoke that executes a negotiated agreement: the agreement supplies capability, price and proof. */
@@ -47,6 +51,10 @@ export interface AcmpBuyer extends Omit<AcmpBuyerCore, 'invoke' | 'stream'>, Omi
    * @throws AcmpError -32601 when the provider does not advertise negotiation; the provider's refusals.
    */
   negotiate(request: NegotiationRequest, options?: { signal?: AbortSignal }): Promise<NegotiatedAgreement>;
+  /** The escrow agents the provider accepts, with its payee id at each (its card). */
+  readonly escrowAgents: readonly AcceptedEscrowAgent[];
+  /** Lock, bind, release (after verifying the proof), reclaim, dispute — when `escrow` was given. */
+  readonly escrow?: BuyerEscrow;
 }
 
 /**
@@ -69,6 +77,7 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
     retries: options.retries,
     retryDelayMs: options.retryDelayMs,
   });
+  const escrow = options.escrow && (await connectBuyerEscrow({ ...options.escrow, ids: options.escrow.ids ?? systemIds }));
   const negotiation = createAcmpNegotiationClient(client, { ids });
   const plain = (params: InvokeInput | AgreementInvoke): InvokeInput => {
     if (!('agreement' in params)) return params;
@@ -88,6 +97,8 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
     },
     capabilityObject,
     card,
+    escrowAgents: acceptedEscrowAgents(card),
+    ...(escrow ? { escrow } : {}),
   };
 }
 
@@ -96,7 +107,8 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
  * @throws AcmpError -33007 when there is none or it does not parse.
  */
 export function acmpCapabilityOf(card: AgentCard): CapabilityObject {
-  const extension = card.capabilities?.extensions.find((e) => e.uri === ACMP_EXTENSION_URI);
+  // A host that is also an escrow agent lists a second ACMP entry (role "escrow-agent", L4 §1).
+  const extension = card.capabilities?.extensions.find((e) => e.uri === ACMP_EXTENSION_URI && e.params?.role === 'provider');
   const parsed = CapabilityObjectSchema.safeParse(extension?.params);
   if (!parsed.success || parsed.data.role !== 'provider') {
     throw new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'the agent card advertises no ACMP provider extension' });

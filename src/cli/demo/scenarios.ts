@@ -1,6 +1,7 @@
 import { acmpScenario } from './acmp.js';
 import { acmpMcpScenario } from './acmp-mcp.js';
 import { acpspecScenario } from './acpspec.js';
+import { escrowScenario } from './escrow.js';
 import { foundationScenario } from './foundation.js';
 
 /** What a scenario gets: the host's URL, the CA to trust, and a transcript writer. */
@@ -17,4 +18,4 @@ export interface DemoScenario {
 }
 
 /** Scenarios in the order the demo runs them; each binding adds its own. */
-export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario, acmpMcpScenario, acpspecScenario];
+export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario, acmpMcpScenario, escrowScenario, acpspecScenario];

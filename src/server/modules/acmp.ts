@@ -1,4 +1,5 @@
 import { createAcmpBinding } from '../../a2a/acmp/provider-binding.js';
+import { createProviderEscrow, type ProviderEscrowOptions } from '../../a2a/escrow/provider-escrow.js';
 import { createAcmpProvider, type AcmpProviderOptions } from '../../acmp/provider.js';
 import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
 import { mountAcmpMcp, type AcmpMcpEndpoint } from '../../mcp/http-endpoint.js';
@@ -7,6 +8,7 @@ import { ACMP_OWNER_COLUMNS, acmpMigrations, KyselyAcmpTaskStore } from '../../s
 import { MemoryAgreementStore } from '../../acmp/negotiation/memory-agreement-store.js';
 import type { NegotiationOptions } from '../../acmp/negotiation/negotiator.js';
 import { KyselyAgreementStore } from '../../storage/acmp-agreement-store-kysely.js';
+import { acmpEscrowMigrations, KyselyReservationStore, MemoryReservationStore } from '../../storage/escrow-reservations.js';
 import type { HostModule } from '../module.js';
 
 /** Options of the ACMP module: the provider definition, minus what the host supplies (store, clock, ids). */
@@ -24,6 +26,8 @@ export type AcmpModuleOptions = Omit<AcmpProviderOptions, 'store' | 'clock' | 'i
   required?: boolean;
   /** Serve Layer 6 negotiation (offerRequest / accept); agreements live in the host database. */
   negotiation?: boolean | Omit<NegotiationOptions, 'store' | 'clock'>;
+  /** Check every `escrow_id` at this escrow agent and claim unreleased costs (docs/acmp-escrow.md). */
+  escrowAgent?: ProviderEscrowOptions;
 };
 
 /**
@@ -34,23 +38,26 @@ export type AcmpModuleOptions = Omit<AcmpProviderOptions, 'store' | 'clock' | 'i
 export function acmpModule(options: AcmpModuleOptions): HostModule {
   return {
     name: 'acmp',
-    migrations: [acmpMigrations],
+    migrations: [acmpMigrations, ...(options.escrowAgent ? [acmpEscrowMigrations] : [])],
     ownerColumns: ACMP_OWNER_COLUMNS,
     async start(context) {
-      const { required, negotiation, ...providerOptions } = options;
+      const { required, negotiation, escrowAgent, ...providerOptions } = options;
       const agreements = context.database ? new KyselyAgreementStore(context.database) : new MemoryAgreementStore();
       const store = context.database ? new KyselyAcmpTaskStore(context.database, { logger: context.logger }) : new MemoryAcmpTaskStore();
       // Signals must flow before the first task is followed (PostgreSQL LISTEN).
       if (store instanceof KyselyAcmpTaskStore) await store.open();
+      const reservations = context.database ? new KyselyReservationStore(context.database) : new MemoryReservationStore();
+      const escrow = escrowAgent && createProviderEscrow(escrowAgent, { reservations, capabilities: options.capabilities, task: (id) => store.get(id), clock: context.clock, logger: context.logger });
       const provider = createAcmpProvider({
         ...providerOptions,
+        ...(escrow ? { escrow: escrow.verifier } : {}),
         store,
         ...(negotiation ? { negotiation: { ...(negotiation === true ? {} : negotiation), store: agreements } } : {}),
         clock: context.clock,
         ids: context.ids,
         logger: context.logger,
       });
-      const binding = createAcmpBinding({ provider, required, ids: context.ids, clock: context.clock, logger: context.logger });
+      const binding = createAcmpBinding({ provider, required, extensions: escrow ? [escrow.extension] : [], ids: context.ids, clock: context.clock, logger: context.logger });
       const mcp = { provider, serverInfo: MCP_SERVER_INFO, stopping: context.stopping, ids: context.ids, logger: context.logger };
       let endpoint: AcmpMcpEndpoint | undefined;
       return {
@@ -63,6 +70,7 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
         // replayed to retries); what still runs then ends as -33099 and is saved before the database closes.
         close: async () => {
           await endpoint?.close();
+          await escrow?.stop();
           await provider.drain(SHUTDOWN_GRACE_MS);
           await provider.close();
           await binding.drain(FINAL_SAVE_MS);
