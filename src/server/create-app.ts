@@ -8,6 +8,7 @@ import { bearerAuth, callerOf } from '../a2a/http-front.js';
 import { mountA2A } from '../a2a/mount.js';
 import type { CommerceRequestHandler } from '../a2a/request-handler.js';
 import type { SdkStores } from '../a2a/sdk-stores.js';
+import { systemClock, type Clock } from '../shared/clock.js';
 import type { BearerToken } from '../shared/identity.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import type { ModuleParts } from './module.js';
@@ -40,6 +41,8 @@ export interface AppDeps {
   executor?: AgentExecutor;
   identity?: AgentIdentity;
   logger?: Logger;
+  /** Dates the card's `Last-Modified` (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface App {
@@ -57,12 +60,14 @@ export function createApp(deps: AppDeps): App {
   const parts = deps.parts ?? [];
   const bindings = parts.map((p) => p.binding).filter((b): b is A2ABinding => b !== undefined);
   const identity = deps.identity ?? DEFAULT_IDENTITY;
-  let cached: { url: string; card: AgentCard } | undefined;
-  const card = (): AgentCard => {
+  const clock = deps.clock ?? systemClock;
+  let cached: { url: string; card: AgentCard; changedAt: number } | undefined;
+  const current = (): { card: AgentCard; changedAt: number } => {
     const url = deps.baseUrl();
     if (cached?.url !== url) {
       cached = {
         url,
+        changedAt: clock.now(),
         card: buildAgentCard({
           ...identity,
           baseUrl: url,
@@ -73,8 +78,9 @@ export function createApp(deps: AppDeps): App {
         }),
       };
     }
-    return cached.card;
+    return cached;
   };
+  const card = (): AgentCard => current().card;
 
   const app = express();
   app.disable('x-powered-by');
@@ -83,6 +89,7 @@ export function createApp(deps: AppDeps): App {
   for (const part of parts) part.mountHttp?.(app, guards);
   const handler = mountA2A(app, {
     card,
+    cardChangedAt: () => current().changedAt,
     bindings,
     executor: deps.executor ?? new EchoExecutor(),
     taskStore: deps.stores.taskStore,

@@ -79,6 +79,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
       executor: options.executor,
       identity: options.identity,
       logger,
+      clock: context.clock,
     });
     server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app);
     const listening = server;
