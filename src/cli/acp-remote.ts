@@ -6,6 +6,7 @@ import { isAcpError, type AcpError } from '../acpspec/errors.js';
 import { createAcpSenderCore, type AcpSenderCore } from '../acpspec/sender.js';
 import { createAcpHttpClient, type AcpHttpClient } from '../http/acp-client.js';
 import { sleep } from '../shared/async.js';
+import { LocalError } from '../shared/errors.js';
 import { canonicalJson } from '../shared/jcs.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
@@ -85,17 +86,28 @@ async function coded(io: CliIo, run: () => Promise<number>): Promise<number> {
   }
 }
 
+/** A JSON file's value. @throws LocalError naming the file and why it cannot be used. */
+export function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    const code = (cause as { code?: unknown }).code;
+    throw new LocalError('NOT_FOUND', `cannot read ${file} (${String(code ?? cause)}): check the path`, { cause });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new LocalError('CONFIG_INVALID', `${file} is not JSON: ${(cause as Error).message}`, { cause });
+  }
+}
+
 /** `acp send <agent-url> <envelope.json>`: prints `{"acp_ack": …}` or the coded error. */
 export function acpSend(positionals: string[], flags: AcpRemoteFlags, io: CliIo): Promise<number> {
   const [url, file, extra] = positionals;
   if (!file || extra !== undefined) throw new UsageError('acp send takes <agent-url> <envelope.json>');
   const c = connect(url, flags, io);
-  let envelope: unknown;
-  try {
-    envelope = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    throw new UsageError(`${file} is not a readable JSON file`);
-  }
+  const envelope = readJsonFile(file);
   return coded(io, async () => {
     const ack = await (await sender(c, flags.http === true)).send(envelope as never);
     io.out(JSON.stringify({ acp_ack: ack }, null, 2));
