@@ -80,6 +80,46 @@ export function startServeProcess(args: string[], options: { env?: Record<string
   });
 }
 
+/** A running CLI child: wait for its output, or for it to exit. */
+export interface CliProcess {
+  /** Resolves with the stdout so far once it matches; rejects if the process exits first. */
+  waitForStdout(pattern: RegExp): Promise<string>;
+  readonly done: Promise<CliRun>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/** Starts `a2a-commerce <args>` as a child process (through tsx) without waiting for it. */
+export function startCliProcess(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: childEnv(options.env ?? {}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  onCleanup(() => void child.kill('SIGKILL'));
+  const done = collect(child);
+  let stdout = '';
+  const waiters = new Set<() => void>();
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+    for (const check of waiters) check();
+  });
+  return {
+    done,
+    kill: (signal = 'SIGTERM') => void child.kill(signal),
+    waitForStdout: (pattern) =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (!pattern.test(stdout)) return;
+          waiters.delete(check);
+          resolve(stdout);
+        };
+        waiters.add(check);
+        check();
+        void done.then((run) => reject(new Error(`exited ${String(run.code)} before printing ${String(pattern)}:\n${run.stdout}${run.stderr}`)));
+      }),
+  };
+}
+
 /** A port nothing listens on (bound once, then released). */
 export async function closedPort(): Promise<number> {
   const server = createServer();
