@@ -125,3 +125,11 @@ describe('the tokens file (--tokens-file, A2AC_TOKENS_FILE)', () => {
     );
   });
 });
+
+describe('tokens built by library callers', () => {
+  it('names an unset environment variable instead of crashing', () => {
+    // What `token: [process.env.AGENT_TOKEN!]` passes when AGENT_TOKEN is unset.
+    const flags = { token: [undefined as unknown as string] };
+    expect(refusal(flags)).toMatch(/token entry 1 is undefined, not a string: is the environment variable it comes from set\?/);
+  });
+});

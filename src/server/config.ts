@@ -162,6 +162,11 @@ function tlsChoice(
  * src/shared/identity.ts. Names and secrets must be unique; messages never quote a secret.
  */
 function resolveTokens(entries: string[] | undefined, file: string | undefined): BearerToken[] {
+  // Library callers build the list themselves (`token: [process.env.X]`): an unset variable is a mistake
+  // to name, not a crash.
+  for (const [i, e] of (entries ?? []).entries()) {
+    if (typeof e !== 'string') fail(`token entry ${i + 1} is ${String(e)}, not a string: is the environment variable it comes from set?`);
+  }
   const listed = (entries ?? []).map((e) => e.trim()).filter((e) => e !== '').map((e) => ({ entry: e, where: '--token/A2AC_TOKENS' }));
   const all = [...listed, ...(file === undefined ? [] : readTokensFile(file))];
   const tokens = all.map(({ entry, where }) => {
