@@ -198,7 +198,8 @@ function readTokensFile(path: string): { entry: string; where: string }[] {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (error instanceof LocalError) throw error;
-    return fail(`cannot read tokens file ${path}`);
+    const code = (error as { code?: unknown }).code;
+    return fail(`cannot read tokens file ${path}${typeof code === 'string' ? ` (${code})` : ''}: check --tokens-file / ${ENV.tokensFile}`);
   }
   return text.split('\n').flatMap((line, i) => {
     const entry = line.trim();
