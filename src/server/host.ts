@@ -55,8 +55,10 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
   // the socket does.
   const secure = config.tls.mode !== 'off' && !(config.publicUrl?.startsWith('http://') ?? false);
   for (const m of modules) m.check?.({ secure, noPersonalData: config.noPersonalData });
-  const created = pathsThisStartMayCreate(config);
   const tls = await loadTls(config);
+  // Computed just before anything is created, so the window in which another process could create the
+  // same paths (and lose them to this start's cleanup) stays small.
+  const created = pathsThisStartMayCreate(config);
   let database: Database | undefined;
   const started: ModuleParts[] = [];
   let server: Server | undefined;
