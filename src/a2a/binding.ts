@@ -32,11 +32,13 @@ export interface A2ABinding {
   readonly id: string;
   /** The card's `capabilities.extensions[]` entry. */
   readonly extension: AgentExtension;
+  /** Further card entries of companion extensions the binding serves (e.g. ACMP's negotiation sessions). */
+  readonly companions?: readonly AgentExtension[];
   readonly skills: readonly AgentSkill[];
   /** Called once when the host starts. */
   attach?(host: BindingHost): void;
-  /** Tasks the binding keeps in its own record, shown to A2A as views (never copied into the SDK store). */
-  readonly views?: TaskViewSource;
+  /** Tasks the binding keeps in its own records, shown to A2A as views (never copied into the SDK store). */
+  readonly views?: readonly TaskViewSource[];
   /** True when this binding owns the message (decided from its parts, not from headers). */
   claims(message: InboundMessage): boolean;
   sendMessage(call: BindingCall): Promise<Message | Task>;

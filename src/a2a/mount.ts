@@ -32,7 +32,7 @@ export interface MountA2AOptions {
  * size-limited JSON parser and the inbound spelling normaliser. Returns the handler (tests use it).
  */
 export function mountA2A(app: express.Express, options: MountA2AOptions): CommerceRequestHandler {
-  const views = options.bindings.flatMap((b) => (b.views ? [b.views] : []));
+  const views = options.bindings.flatMap((b) => b.views ?? []);
   const taskStore = views.length > 0 ? new ViewingTaskStore(options.taskStore, views) : options.taskStore;
   const handler = new CommerceRequestHandler(
     options.card,

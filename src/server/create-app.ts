@@ -66,7 +66,7 @@ export function createApp(deps: AppDeps): App {
         card: buildAgentCard({
           ...identity,
           baseUrl: url,
-          extensions: bindings.map((b) => b.extension),
+          extensions: bindings.flatMap((b) => [b.extension, ...(b.companions ?? [])]),
           skills: bindings.flatMap((b) => b.skills),
           bearer: deps.tokens.length > 0,
           pushNotifications: (deps.pushAllow ?? []).length > 0,

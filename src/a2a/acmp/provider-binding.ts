@@ -1,7 +1,7 @@
 import { TaskState, type AgentSkill, type ListTasksRequest, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
-import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD, L6_METHOD } from '../../acmp/constants.js';
+import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD, L6_METHOD, SESSION_METHOD } from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
 import { encodeErrorRoot, encodeEventRoot, type AcmpErrorObject, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
 import type { AcmpProvider, Admission, TaskEvent } from '../../acmp/provider.js';
@@ -14,12 +14,15 @@ import type { A2ABinding, BindingCall } from '../binding.js';
 import { withHistoryLength } from '../part-codec.js';
 import type { TaskCursor, TaskViewSource } from '../task-views.js';
 import { acmpAgentMessage, acmpRootOf, isAcmpPart, readAcmpMessage } from './codec.js';
+import type { AcmpSessionBinding } from './negotiation-session.js';
 import { decodeRequest, encodeRequest, outcomeMessage, scopeOf, stateOf, taskView } from './task-view.js';
 
 export interface AcmpBindingOptions {
   provider: AcmpProvider;
   /** Card extension `required` (A2A binding §2: SHOULD stay false when the card also serves plain A2A). */
   required?: boolean;
+  /** Negotiation sessions (our extension, docs/acmp-negotiation.md "Session mode"); off when absent. */
+  sessions?: AcmpSessionBinding;
   ids?: IdSource;
   clock?: Clock;
   logger?: Logger;
@@ -66,8 +69,10 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   readonly id = 'acmp';
   readonly extension;
   readonly skills: AgentSkill[];
-  readonly views: TaskViewSource = this;
+  readonly views: readonly TaskViewSource[];
+  readonly companions;
   private readonly provider: AcmpProvider;
+  private readonly sessions: AcmpSessionBinding | undefined;
   private readonly ids: IdSource;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -76,6 +81,9 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
 
   constructor(options: AcmpBindingOptions) {
     this.provider = options.provider;
+    this.sessions = options.sessions;
+    this.views = this.sessions ? [this, this.sessions] : [this];
+    this.companions = this.sessions ? [this.sessions.extension] : [];
     this.ids = options.ids ?? systemIds;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
@@ -122,7 +130,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     const outcome = await this.provider.cancelTask(taskId, scopeOf(context), 'canceled');
     switch (outcome.kind) {
       case 'unknown':
-        return undefined;
+        return this.sessions?.cancel(taskId, context);
       case 'cancelled':
         return taskView(outcome.record);
       case 'already_finished':
@@ -141,7 +149,8 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   async resubscribe(taskId: string, context: ServerCallContext): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined> {
     const scope = scopeOf(context);
     const record = await this.provider.record(taskId, scope);
-    if (!record || record.state !== 'running') return undefined;
+    if (!record) return this.sessions?.resubscribe(taskId, context);
+    if (record.state !== 'running') return undefined;
     const stream = invokeParamsOf(record)?.stream === true;
     const admission = await this.provider.join(taskId, scope, { canStream: true, stream });
     return admission?.kind === 'task' ? this.events(admission) : undefined;
@@ -226,6 +235,10 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
       return { kind: 'reply', reply: this.refusal(error) };
     }
     if (root.kind !== 'request') return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidRequest, { detail: 'a buyer sends requests, not results' })) };
+    if (this.sessions?.handles(call, root)) {
+      const answer = await this.sessions.answer(call, root);
+      return 'id' in answer ? { kind: 'view', task: answer } : { kind: 'reply', reply: answer };
+    }
     switch (root.method) {
       case ACMP_METHOD.invoke:
         return this.admitInvoke(call, root.params, canStream);
@@ -242,6 +255,8 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
         return { kind: 'reply', reply: await this.direct(() => this.provider.quote(root.params, scopeOf(call.context))) };
       case L6_METHOD.accept:
         return { kind: 'reply', reply: await this.direct(() => this.provider.accept(root.params, scopeOf(call.context))) };
+      case SESSION_METHOD.counterOffer:
+        return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.methodNotFound, { detail: 'negotiation sessions are not served' })) };
     }
   }
 
@@ -260,7 +275,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
       const message = { ...call.rawMessage, taskId, contextId };
       known = { message, request: encodeRequest(message) };
       admission = await this.provider.admit(
-        { invoke: parsedInvoke(params), scope: scopeOf(call.context), contextId, request: known.request },
+        { invoke: parsedInvoke(params), scope: scopeOf(call.context), contextId, request: known.request, references: call.rawMessage.referenceTaskIds },
         { canStream, ...(call.configuration?.returnImmediately === true ? { signal: AbortSignal.abort() } : {}) },
       );
     } catch (error) {
