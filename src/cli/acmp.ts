@@ -5,6 +5,7 @@ import type { BuyerEvent, InvokeInput } from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError, acmpErrorSpec } from '../acmp/errors.js';
 import type { AcmpResult, Payload } from '../acmp/messages.js';
 import { verifyProof } from '../acmp/proof.js';
+import { agreementInvokeFromFlags, negotiate, NEGOTIATE_USAGE, quote, readAgreementFile } from './acmp-negotiate.js';
 import { createProgressLine, progressIsTty, type ProgressLine } from './acmp-progress.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
@@ -13,7 +14,10 @@ export const ACMP_USAGE = `Usage:
   a2a-commerce acmp capabilities <agent-url> [--token <t>] [--data-dir <dir> | --ca <pem>] [--json]
   a2a-commerce acmp invoke <agent-url> --capability <id> --input <text> --max-price <cu>
       [--input-type text|json] [--stream] [--timeout-ms <ms>] [--proof result-hash] [--task-id <id>]
-      [--token <t>] [--data-dir <dir> | --ca <pem>]
+      [--offer <offer_id>] [--token <t>] [--data-dir <dir> | --ca <pem>]
+  a2a-commerce acmp invoke <agent-url> --agreement <file> [--input <text>] [--stream] [--timeout-ms <ms>]
+      [--task-id <id>] [--token <t>] [--data-dir <dir> | --ca <pem>]
+${NEGOTIATE_USAGE}
 
 capabilities  reads the agent card and prints the ACMP capability object (the A2A extension's params)
               and the skills (one per capability).
@@ -21,6 +25,8 @@ invoke        buys one capability over A2A (docs/acmp-a2a-binding.md): shows a l
               heartbeats and chunks on stderr, prints the result JSON on stdout (with the reassembled
               output when streamed) and, with --proof, verifies the result-hash proof.
               --input-type json parses --input as JSON. --task-id makes a retry idempotent.
+              --offer runs under a flat agreement (accepted offer); --agreement under the agreement file
+              "acmp negotiate" wrote (capability, price, proof and escrow come from it).
               Exits 1 with the ACMP code on stderr when the provider (or the buyer's checks) refuse.
 
 --token <t>   bearer token; without it, A2AC_TOKEN from the environment (keeps the token out of shell
@@ -33,6 +39,8 @@ export async function acmp(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'capabilities') return capabilities(rest, io);
   if (sub === 'invoke') return invoke(rest, io);
+  if (sub === 'quote') return quote(rest, io);
+  if (sub === 'negotiate') return negotiate(rest, io);
   throw new UsageError(sub === undefined ? 'acmp needs a subcommand' : `unknown acmp subcommand "${sub}"`);
 }
 
@@ -69,6 +77,8 @@ const INVOKE_OPTIONS = {
   'timeout-ms': { type: 'string' },
   proof: { type: 'string' },
   'task-id': { type: 'string' },
+  offer: { type: 'string' },
+  agreement: { type: 'string' },
 } as const;
 
 /** The invoke params the flags describe. @throws UsageError for missing or malformed flags. */
@@ -98,6 +108,7 @@ export function invokeInputFromFlags(values: { [K in keyof typeof INVOKE_OPTIONS
   if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) throw new UsageError('--timeout-ms must be a positive integer');
   const proof = str('proof');
   const taskId = str('task-id');
+  const offer = str('offer');
   return {
     capability,
     input: { type: inputType, data },
@@ -106,13 +117,16 @@ export function invokeInputFromFlags(values: { [K in keyof typeof INVOKE_OPTIONS
     ...(timeoutMs !== undefined ? { timeout_ms: timeoutMs } : {}),
     ...(proof !== undefined ? { proof_method: proof } : {}),
     ...(taskId !== undefined ? { task_id: taskId } : {}),
+    ...(offer !== undefined ? { offer_id: offer } : {}),
   };
 }
 
 async function invoke(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: INVOKE_OPTIONS, allowPositionals: true });
   const url = agentUrl(positionals);
-  const params = invokeInputFromFlags(values);
+  const agreement = values.agreement !== undefined ? readAgreementFile(values.agreement) : undefined;
+  const params = agreement ? agreementInvokeFromFlags(values, agreement) : invokeInputFromFlags(values);
+  const input = params.input ?? agreement?.input;
   const buyer = await createAcmpBuyer({ agentUrl: url, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
   const progress = createProgressLine(io, progressIsTty(io));
   // Ctrl-C cancels the purchase: the buyer sends acmp/cancel (Layer 1 §3.7) before rejecting.
@@ -133,10 +147,10 @@ async function invoke(argv: string[], io: CliIo): Promise<number> {
   }
   progress.done();
   io.out(JSON.stringify(result, null, 2));
-  const proofMethod = values.proof;
+  const proofMethod = values.proof ?? agreement?.offer.proof_method;
   if (proofMethod !== undefined) {
     // The buyer already refused a bad proof; say what was checked.
-    const check = verifyProof(result.proof, { method: proofMethod, output: result.output, input: params.input as Payload });
+    const check = verifyProof(result.proof, { method: proofMethod, output: result.output, input: input as Payload });
     if (!check.ok) {
       io.err(`proof ${proofMethod} NOT verified: ${check.reason}`);
       return 1;
