@@ -8,8 +8,9 @@ describe('npm run demo (a2a-commerce demo)', () => {
     const io: CliIo = { out: (t) => out.push(t), err: () => {}, env: {} };
     expect(await runCli(['demo'], io)).toBe(0);
     const transcript = out.join('\n');
-    expect(transcript).toMatch(/demo finished: 3 scenarios passed/);
+    expect(transcript).toMatch(/demo finished: 4 scenarios passed/);
     expect(transcript).not.toMatch(/FAILED/);
     expect(transcript).toMatch(/acmp_error -33004 cancelled/);
+    expect(transcript).toMatch(/invoke with referenceTaskIds \[neg_\w+\] → 0\.0009 CU, proof verified/);
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 import { acmpScenario } from './acmp.js';
+import { acmpNegotiationScenario } from './acmp-negotiation.js';
 import { acpspecScenario } from './acpspec.js';
 import { foundationScenario } from './foundation.js';
 
@@ -16,4 +17,4 @@ export interface DemoScenario {
 }
 
 /** Scenarios in the order the demo runs them; each binding adds its own. */
-export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario, acpspecScenario];
+export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario, acmpNegotiationScenario, acpspecScenario];
