@@ -1,7 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { createAcmpBuyer, type AcmpBuyer, type AgreementInvoke, type BuyerNegotiation } from '../a2a/acmp/buyer.js';
+import {
+  createAcmpBuyer,
+  type AcmpBuyer,
+  type AgreementInvoke,
+  type BuyerNegotiation,
+} from '../a2a/acmp/buyer.js';
 import { negotiateBest } from '../a2a/acmp/fan-out.js';
 import type { NegotiatedAgreement } from '../a2a/acmp/negotiation-client.js';
 import type { CounterDecision } from '../a2a/acmp/session-client.js';
@@ -24,7 +29,11 @@ negotiate     agrees on a price (docs/acmp-negotiation.md) and prints the agreem
               with that price until the provider's last offer); several: quotes all within --deadline-ms
               and accepts the cheapest valid offer. Run it with "acmp invoke <url> --agreement <file>".`;
 
-const CONNECT = { token: { type: 'string' }, 'data-dir': { type: 'string' }, ca: { type: 'string' } } as const;
+const CONNECT = {
+  token: { type: 'string' },
+  'data-dir': { type: 'string' },
+  ca: { type: 'string' },
+} as const;
 const TERMS = {
   ...CONNECT,
   capability: { type: 'string' },
@@ -34,7 +43,14 @@ const TERMS = {
   proof: { type: 'string' },
   'valid-ms': { type: 'string' },
 } as const;
-const NEGOTIATE = { ...TERMS, escrow: { type: 'string' }, session: { type: 'boolean' }, 'counter-price': { type: 'string' }, 'deadline-ms': { type: 'string' }, out: { type: 'string' } } as const;
+const NEGOTIATE = {
+  ...TERMS,
+  escrow: { type: 'string' },
+  session: { type: 'boolean' },
+  'counter-price': { type: 'string' },
+  'deadline-ms': { type: 'string' },
+  out: { type: 'string' },
+} as const;
 
 /** The agreement file `acmp negotiate` writes and `acmp invoke --agreement` reads. */
 export const AgreementFileSchema = z.object({
@@ -53,7 +69,10 @@ export async function quote(argv: string[], io: CliIo): Promise<number> {
   const { input, ...params } = request;
   const buyer = await connect(url!, values, io);
   return reported(io, async () => {
-    const estimate = input !== undefined && params.input_tokens_est === undefined ? { input_tokens_est: estimateTokens(input) } : {};
+    const estimate =
+      input !== undefined && params.input_tokens_est === undefined
+        ? { input_tokens_est: estimateTokens(input) }
+        : {};
     io.out(JSON.stringify(await buyer.quote({ ...params, ...estimate }), null, 2));
   });
 }
@@ -62,27 +81,43 @@ export async function quote(argv: string[], io: CliIo): Promise<number> {
 export async function negotiate(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: NEGOTIATE, allowPositionals: true });
   const targets = urls(positionals);
-  const request: BuyerNegotiation = { ...termsFromFlags(values), ...(values.escrow !== undefined ? { escrow_id: values.escrow } : {}) };
+  const request: BuyerNegotiation = {
+    ...termsFromFlags(values),
+    ...(values.escrow !== undefined ? { escrow_id: values.escrow } : {}),
+  };
   if (request.max_price_cu === undefined) throw new UsageError('negotiate needs --max-price');
-  const counterPrice = values['counter-price'] === undefined ? undefined : cu(values['counter-price'], '--counter-price');
+  const counterPrice =
+    values['counter-price'] === undefined ? undefined : cu(values['counter-price'], '--counter-price');
   const buyers = await Promise.all(targets.map((url) => connect(url, values, io)));
   return reported(io, async () => {
     let chosen: { url: string; agreement: NegotiatedAgreement };
     if (buyers.length > 1) {
-      const deadlineMs = values['deadline-ms'] === undefined ? undefined : positiveInt(values['deadline-ms'], '--deadline-ms');
+      const deadlineMs =
+        values['deadline-ms'] === undefined ? undefined : positiveInt(values['deadline-ms'], '--deadline-ms');
       const best = await negotiateBest(buyers, request, deadlineMs === undefined ? {} : { deadlineMs });
       chosen = { url: targets[buyers.indexOf(best.buyer)]!, agreement: best.agreement };
-      io.err(`quotes: ${best.quotes.map((q, i) => `${targets[buyers.indexOf(q.buyer)] ?? i} ${'offer' in q ? q.offer.price_cu : 'none'}`).join(', ')}`);
+      io.err(
+        `quotes: ${best.quotes.map((q, i) => `${targets[buyers.indexOf(q.buyer)] ?? i} ${'offer' in q ? q.offer.price_cu : 'none'}`).join(', ')}`,
+      );
     } else {
-      const counter = counterPrice === undefined ? undefined : (offer: Offer): CounterDecision => (offer.price_cu > counterPrice ? { price_cu: counterPrice } : 'accept');
+      const counter =
+        counterPrice === undefined
+          ? undefined
+          : (offer: Offer): CounterDecision =>
+              offer.price_cu > counterPrice ? { price_cu: counterPrice } : 'accept';
       const mode = values.session === true || counter !== undefined ? 'session' : 'flat';
-      chosen = { url: targets[0]!, agreement: await buyers[0]!.negotiate({ ...request, mode, ...(counter ? { counter } : {}) }) };
+      chosen = {
+        url: targets[0]!,
+        agreement: await buyers[0]!.negotiate({ ...request, mode, ...(counter ? { counter } : {}) }),
+      };
     }
     const file = { agent_url: chosen.url, ...chosen.agreement };
     const text = JSON.stringify(file, null, 2);
     if (values.out !== undefined) writeFileSync(values.out, text + '\n', { mode: 0o600 });
     io.out(text);
-    io.err(`agreed: ${chosen.agreement.ack.price_cu} CU for ${chosen.agreement.offer.capability}${chosen.agreement.session ? ` (session ${chosen.agreement.session.taskId})` : ''}`);
+    io.err(
+      `agreed: ${chosen.agreement.ack.price_cu} CU for ${chosen.agreement.offer.capability}${chosen.agreement.session ? ` (session ${chosen.agreement.session.taskId})` : ''}`,
+    );
   });
 }
 
@@ -101,28 +136,48 @@ export function readAgreementFile(path: string): NegotiatedAgreement & { agent_u
 
 /** The invoke of `acmp invoke --agreement <file>`: its input from `--input` or the agreement. */
 export function agreementInvokeFromFlags(
-  values: { input?: string; 'input-type'?: string; stream?: boolean; 'timeout-ms'?: string; 'task-id'?: string },
+  values: {
+    input?: string;
+    'input-type'?: string;
+    stream?: boolean;
+    'timeout-ms'?: string;
+    'task-id'?: string;
+  },
   agreement: NegotiatedAgreement,
 ): AgreementInvoke {
-  const input = values.input === undefined ? agreement.input : payload(values.input, values['input-type'] ?? 'text');
-  if (input === undefined) throw new UsageError('invoke --agreement needs --input (the agreement keeps none)');
+  const input =
+    values.input === undefined ? agreement.input : payload(values.input, values['input-type'] ?? 'text');
+  if (input === undefined)
+    throw new UsageError('invoke --agreement needs --input (the agreement keeps none)');
   return {
     agreement,
     input,
     ...(values.stream === true ? { stream: true } : {}),
-    ...(values['timeout-ms'] !== undefined ? { timeout_ms: positiveInt(values['timeout-ms'], '--timeout-ms') } : {}),
+    ...(values['timeout-ms'] !== undefined
+      ? { timeout_ms: positiveInt(values['timeout-ms'], '--timeout-ms') }
+      : {}),
     ...(values['task-id'] !== undefined ? { task_id: values['task-id'] } : {}),
   };
 }
 
-function termsFromFlags(values: { capability?: string; 'max-price'?: string; input?: string; 'input-type'?: string; proof?: string; 'valid-ms'?: string }): BuyerNegotiation {
+function termsFromFlags(values: {
+  capability?: string;
+  'max-price'?: string;
+  input?: string;
+  'input-type'?: string;
+  proof?: string;
+  'valid-ms'?: string;
+}): BuyerNegotiation {
   if (!values.capability) throw new UsageError('--capability is required');
-  const input = values.input === undefined ? undefined : payload(values.input, values['input-type'] ?? 'text');
+  const input =
+    values.input === undefined ? undefined : payload(values.input, values['input-type'] ?? 'text');
   return {
     capability: values.capability,
     ...(values['max-price'] !== undefined ? { max_price_cu: cu(values['max-price'], '--max-price') } : {}),
     ...(values.proof !== undefined ? { proof_method: values.proof } : {}),
-    ...(values['valid-ms'] !== undefined ? { offer_valid_ms: positiveInt(values['valid-ms'], '--valid-ms') } : {}),
+    ...(values['valid-ms'] !== undefined
+      ? { offer_valid_ms: positiveInt(values['valid-ms'], '--valid-ms') }
+      : {}),
     ...(input !== undefined ? { input } : {}),
   };
 }
@@ -139,7 +194,8 @@ function payload(raw: string, type: string): Payload {
 
 function cu(raw: string, flag: string): number {
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new UsageError(`${flag} must be a non-negative number of CU`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new UsageError(`${flag} must be a non-negative number of CU`);
   return value;
 }
 
@@ -150,13 +206,25 @@ function positiveInt(raw: string, flag: string): number {
 }
 
 function urls(positionals: string[], exactly?: number): string[] {
-  if (positionals.length === 0 || (exactly !== undefined && positionals.length !== exactly)) throw new UsageError(exactly === 1 ? 'expected exactly one <agent-url>' : 'expected one or more <agent-url>');
-  for (const url of positionals) if (!/^https?:\/\//.test(url)) throw new UsageError(`"${url}" is not an http(s) URL`);
+  if (positionals.length === 0 || (exactly !== undefined && positionals.length !== exactly))
+    throw new UsageError(
+      exactly === 1 ? 'expected exactly one <agent-url>' : 'expected one or more <agent-url>',
+    );
+  for (const url of positionals)
+    if (!/^https?:\/\//.test(url)) throw new UsageError(`"${url}" is not an http(s) URL`);
   return positionals;
 }
 
-function connect(url: string, values: { token?: string; ca?: string; 'data-dir'?: string }, io: CliIo): Promise<AcmpBuyer> {
-  return createAcmpBuyer({ agentUrl: url, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
+function connect(
+  url: string,
+  values: { token?: string; ca?: string; 'data-dir'?: string },
+  io: CliIo,
+): Promise<AcmpBuyer> {
+  return createAcmpBuyer({
+    agentUrl: url,
+    token: tokenFromFlags(values, io.env),
+    caCert: caFromFlags(values, io.env),
+  });
 }
 
 /** Runs a verb's work; an ACMP refusal is printed with its code (exit 1). */
@@ -167,7 +235,9 @@ async function reported(io: CliIo, work: () => Promise<void>): Promise<number> {
   } catch (error) {
     if (!(error instanceof AcmpError)) throw error;
     const name = acmpErrorSpec(error.code)?.name;
-    io.err(`error ${error.code}${name ? ` (${name})` : ''}: ${error.message}${error.data === undefined ? '' : ` ${JSON.stringify(error.data)}`}`);
+    io.err(
+      `error ${error.code}${name ? ` (${name})` : ''}: ${error.message}${error.data === undefined ? '' : ` ${JSON.stringify(error.data)}`}`,
+    );
     return 1;
   }
 }

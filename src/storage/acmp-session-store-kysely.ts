@@ -1,6 +1,12 @@
 import { CompiledQuery, type Kysely, type Migration } from 'kysely';
 import { z } from 'zod';
-import { dueAt, sessionBody, SessionBodySchema, SessionPhaseSchema, type NegotiationSession } from '../acmp/negotiation/session.js';
+import {
+  dueAt,
+  sessionBody,
+  SessionBodySchema,
+  SessionPhaseSchema,
+  type NegotiationSession,
+} from '../acmp/negotiation/session.js';
 import type { CreateOutcome, SessionListQuery, SessionStore } from '../acmp/negotiation/session-store.js';
 import type { TaskScope } from '../acmp/task-store.js';
 import { LocalError } from '../shared/errors.js';
@@ -27,9 +33,18 @@ export const sessionsMigration: Migration = {
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .addColumn('body', 'text', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('acmp_sessions_opened').unique().on('acmp_sessions').columns(['tenant', 'agent', 'open_message_id']).execute();
+    await db.schema
+      .createIndex('acmp_sessions_opened')
+      .unique()
+      .on('acmp_sessions')
+      .columns(['tenant', 'agent', 'open_message_id'])
+      .execute();
     await db.schema.createIndex('acmp_sessions_due').on('acmp_sessions').columns(['due_at']).execute();
-    await db.schema.createIndex('acmp_sessions_scope').on('acmp_sessions').columns(['tenant', 'agent', 'updated_at', 'session_id']).execute();
+    await db.schema
+      .createIndex('acmp_sessions_scope')
+      .on('acmp_sessions')
+      .columns(['tenant', 'agent', 'updated_at', 'session_id'])
+      .execute();
   },
 };
 
@@ -50,7 +65,8 @@ const SessionRow = z.object({
   body: z.string(),
 });
 
-const COLUMNS = 'session_id, tenant, agent, context_id, open_message_id, version, phase, due_at, created_at, updated_at, body';
+const COLUMNS =
+  'session_id, tenant, agent, context_id, open_message_id, version, phase, due_at, created_at, updated_at, body';
 
 /**
  * {@link SessionStore} on SQLite or PostgreSQL. Create is one conditional `INSERT … SELECT … WHERE <open
@@ -87,8 +103,32 @@ export class KyselySessionStore implements SessionStore {
   }
 
   async create(session: NegotiationSession, cap: number, now: number): Promise<CreateOutcome> {
-    const values = [session.id, session.scope.tenant, session.scope.agent, session.contextId, session.openMessageId, session.version, session.phase, dueAt(session), session.createdAt, session.updatedAt, JSON.stringify(sessionBody(session))];
-    const types = ['TEXT', 'TEXT', 'TEXT', 'TEXT', 'TEXT', 'INTEGER', 'TEXT', 'BIGINT', 'BIGINT', 'BIGINT', 'TEXT'];
+    const values = [
+      session.id,
+      session.scope.tenant,
+      session.scope.agent,
+      session.contextId,
+      session.openMessageId,
+      session.version,
+      session.phase,
+      dueAt(session),
+      session.createdAt,
+      session.updatedAt,
+      JSON.stringify(sessionBody(session)),
+    ];
+    const types = [
+      'TEXT',
+      'TEXT',
+      'TEXT',
+      'TEXT',
+      'TEXT',
+      'INTEGER',
+      'TEXT',
+      'BIGINT',
+      'BIGINT',
+      'BIGINT',
+      'TEXT',
+    ];
     const select = types.map((type, i) => `CAST($${i + 1} AS ${type})`).join(', ');
     const inserted = await this.run(
       `INSERT INTO acmp_sessions (${COLUMNS}) SELECT ${select}
@@ -106,17 +146,31 @@ export class KyselySessionStore implements SessionStore {
   }
 
   async byOpenMessage(scope: TaskScope, messageId: string): Promise<NegotiationSession | undefined> {
-    const { rows } = await this.run(`SELECT ${COLUMNS} FROM acmp_sessions WHERE tenant = $1 AND agent = $2 AND open_message_id = $3`, [scope.tenant, scope.agent, messageId]);
+    const { rows } = await this.run(
+      `SELECT ${COLUMNS} FROM acmp_sessions WHERE tenant = $1 AND agent = $2 AND open_message_id = $3`,
+      [scope.tenant, scope.agent, messageId],
+    );
     return rows[0] === undefined ? undefined : decode(rows[0]);
   }
 
   async update(next: NegotiationSession): Promise<boolean> {
     const update = `UPDATE acmp_sessions SET version = $1, phase = $2, due_at = $3, updated_at = $4, body = $5
       WHERE session_id = $6 AND version = $7 RETURNING session_id`;
-    const params = [next.version, next.phase, dueAt(next), next.updatedAt, JSON.stringify(sessionBody(next)), next.id, next.version - 1];
+    const params = [
+      next.version,
+      next.phase,
+      dueAt(next),
+      next.updatedAt,
+      JSON.stringify(sessionBody(next)),
+      next.id,
+      next.version - 1,
+    ];
     if (this.dialect === 'postgres') {
       // One statement: the change and its signal commit together (NOTIFY is delivered on commit).
-      const { rows } = await this.run(`WITH moved AS (${update}) SELECT pg_notify('${SESSION_SIGNAL_CHANNEL}', session_id) FROM moved`, params);
+      const { rows } = await this.run(
+        `WITH moved AS (${update}) SELECT pg_notify('${SESSION_SIGNAL_CHANNEL}', session_id) FROM moved`,
+        params,
+      );
       return rows.length === 1;
     }
     const { rows } = await this.run(update, params);
@@ -128,21 +182,39 @@ export class KyselySessionStore implements SessionStore {
     const params: unknown[] = [now];
     const next = (value: unknown): string => `$${params.push(value)}`;
     const mine = scope ? ` AND tenant = ${next(scope.tenant)} AND agent = ${next(scope.agent)}` : '';
-    const { rows } = await this.run(`SELECT ${COLUMNS} FROM acmp_sessions WHERE due_at IS NOT NULL AND due_at < $1${mine} ORDER BY due_at LIMIT ${next(limit)}`, params);
+    const { rows } = await this.run(
+      `SELECT ${COLUMNS} FROM acmp_sessions WHERE due_at IS NOT NULL AND due_at < $1${mine} ORDER BY due_at LIMIT ${next(limit)}`,
+      params,
+    );
     return rows.map(decode);
   }
 
-  async list(scope: TaskScope, query: SessionListQuery): Promise<{ sessions: NegotiationSession[]; total: number }> {
+  async list(
+    scope: TaskScope,
+    query: SessionListQuery,
+  ): Promise<{ sessions: NegotiationSession[]; total: number }> {
     const params: unknown[] = [scope.tenant, scope.agent];
     const next = (value: unknown): string => `$${params.push(value)}`;
     const where = ['tenant = $1', 'agent = $2'];
     if (query.contextId !== undefined) where.push(`context_id = ${next(query.contextId)}`);
     if (query.updatedAfter !== undefined) where.push(`updated_at > ${next(query.updatedAfter)}`);
-    if (query.phases !== undefined) where.push(query.phases.length === 0 ? '1 = 0' : `phase IN (${query.phases.map((p) => next(p)).join(', ')})`);
-    const counted = await this.run(`SELECT COUNT(*) AS total FROM acmp_sessions WHERE ${where.join(' AND ')}`, params);
+    if (query.phases !== undefined)
+      where.push(
+        query.phases.length === 0 ? '1 = 0' : `phase IN (${query.phases.map((p) => next(p)).join(', ')})`,
+      );
+    const counted = await this.run(
+      `SELECT COUNT(*) AS total FROM acmp_sessions WHERE ${where.join(' AND ')}`,
+      params,
+    );
     const after = query.after;
-    if (after) where.push(`(updated_at < ${next(after.updatedAt)} OR (updated_at = ${next(after.updatedAt)} AND session_id < ${next(after.taskId)}))`);
-    const { rows } = await this.run(`SELECT ${COLUMNS} FROM acmp_sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, session_id DESC LIMIT ${next(query.limit)}`, params);
+    if (after)
+      where.push(
+        `(updated_at < ${next(after.updatedAt)} OR (updated_at = ${next(after.updatedAt)} AND session_id < ${next(after.taskId)}))`,
+      );
+    const { rows } = await this.run(
+      `SELECT ${COLUMNS} FROM acmp_sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, session_id DESC LIMIT ${next(query.limit)}`,
+      params,
+    );
     const total = Number((counted.rows[0] as { total?: unknown } | undefined)?.total ?? 0);
     return { sessions: rows.map(decode), total };
   }
@@ -162,7 +234,10 @@ export class KyselySessionStore implements SessionStore {
   }
 
   /** Placeholders are numbered in the order they appear, so SQLite's `?` binds them positionally. */
-  private run(text: string, params: readonly unknown[]): Promise<{ rows: unknown[]; numAffectedRows?: bigint }> {
+  private run(
+    text: string,
+    params: readonly unknown[],
+  ): Promise<{ rows: unknown[]; numAffectedRows?: bigint }> {
     const sql = this.dialect === 'postgres' ? text : text.replace(/\$\d+/g, '?');
     return this.db.executeQuery(CompiledQuery.raw(sql, [...params]));
   }
@@ -177,7 +252,8 @@ function decode(row: unknown): NegotiationSession {
     body = undefined;
   }
   const decoded = SessionBodySchema.safeParse(body);
-  if (!parsed.success || !decoded.success) throw new LocalError('INVALID_STATE', 'acmp_sessions row is malformed');
+  if (!parsed.success || !decoded.success)
+    throw new LocalError('INVALID_STATE', 'acmp_sessions row is malformed');
   const r = parsed.data;
   return {
     ...decoded.data,

@@ -57,7 +57,14 @@ function postgresHarness(baseUrl: string): Harness {
 }
 
 const harnesses: [string, Harness | undefined][] = [
-  ['memory', { store: () => new MemorySessionStore(), setup: () => Promise.resolve(), teardown: () => Promise.resolve() }],
+  [
+    'memory',
+    {
+      store: () => new MemorySessionStore(),
+      setup: () => Promise.resolve(),
+      teardown: () => Promise.resolve(),
+    },
+  ],
   ['sqlite', sqliteHarness()],
   ['postgres', process.env.TEST_PG_URL ? postgresHarness(process.env.TEST_PG_URL) : undefined],
 ];
@@ -69,11 +76,33 @@ let counter = 0;
 /** A session at version 1 with an offer standing until `validUntil` (override any field). */
 function session(overrides: Partial<NegotiationSession> = {}, validUntil = 10_000): NegotiationSession {
   const n = ++counter;
-  const offer = { offer_id: `offer_${n}`, capability: 'count-runs', price_cu: 0.001, valid_until_ms: validUntil };
+  const offer = {
+    offer_id: `offer_${n}`,
+    capability: 'count-runs',
+    price_cu: 0.001,
+    valid_until_ms: validUntil,
+  };
   return {
-    ...{ id: `neg_${process.pid}_${Date.now()}_${n}`, contextId: `ctx_${n}`, scope: A, openMessageId: `m-${n}`, version: 1, phase: 'offer' as const, createdAt: 1_000, updatedAt: 1_000 },
+    ...{
+      id: `neg_${process.pid}_${Date.now()}_${n}`,
+      contextId: `ctx_${n}`,
+      scope: A,
+      openMessageId: `m-${n}`,
+      version: 1,
+      phase: 'offer' as const,
+      createdAt: 1_000,
+      updatedAt: 1_000,
+    },
     ...{ expiresAt: 60_000, maxRounds: 3, round: 1, listPrice: 0.001, standing: offer, superseded: [] },
-    turns: [{ messageId: `m-${n}`, hash: 'sha256:h', request: '{}', at: 1_000, reply: { kind: 'offer' as const, offer, round: 1 } }],
+    turns: [
+      {
+        messageId: `m-${n}`,
+        hash: 'sha256:h',
+        request: '{}',
+        at: 1_000,
+        reply: { kind: 'offer' as const, offer, round: 1 },
+      },
+    ],
     ...overrides,
   };
 }
@@ -98,15 +127,20 @@ for (const [name, harness] of harnesses) {
       expect(await store.get(s.id)).toEqual(s);
       expect(await store.byOpenMessage(A, s.openMessageId)).toEqual(s);
       expect(await store.byOpenMessage(B, s.openMessageId)).toBeUndefined();
-      expect(await store.create({ ...s, id: `${s.id}_2` }, 8, 2_000)).toEqual({ kind: 'exists', existing: s });
+      expect(await store.create({ ...s, id: `${s.id}_2` }, 8, 2_000)).toEqual({
+        kind: 'exists',
+        existing: s,
+      });
     });
 
-    it('caps the open sessions of a caller at the time given; due and other callers\' sessions do not count', async () => {
+    it("caps the open sessions of a caller at the time given; due and other callers' sessions do not count", async () => {
       const scope = { tenant: 't-cap', agent: `agent:cap-${++counter}` };
       expect((await store.create(session({ scope }, 5_000), 2, 2_000)).kind).toBe('created');
       expect((await store.create(session({ scope }, 9_000), 2, 2_000)).kind).toBe('created');
       expect((await store.create(session({ scope }), 2, 2_000)).kind).toBe('cap_reached');
-      expect((await store.create(session({ scope: { ...scope, agent: 'agent:other-cap' } }), 2, 2_000)).kind).toBe('created');
+      expect(
+        (await store.create(session({ scope: { ...scope, agent: 'agent:other-cap' } }), 2, 2_000)).kind,
+      ).toBe('created');
       expect((await store.create(session({ scope }), 2, 6_000)).kind).toBe('created');
     });
 
@@ -114,7 +148,9 @@ for (const [name, harness] of harnesses) {
       const s = session();
       await store.create(s, 8, 2_000);
       const turn = { messageId: 'm-x', hash: 'h', request: '{}', at: 2_000 };
-      const racers = Array.from({ length: 10 }, () => store.update(sessionTransition.begin(s, 'accepting', turn, 2_000)));
+      const racers = Array.from({ length: 10 }, () =>
+        store.update(sessionTransition.begin(s, 'accepting', turn, 2_000)),
+      );
       expect((await Promise.all(racers)).filter(Boolean)).toHaveLength(1);
       expect(await store.get(s.id)).toMatchObject({ version: 2, phase: 'accepting' });
       expect(await store.update(sessionTransition.ended(s, { kind: 'canceled', at: 2_001 }))).toBe(false);
@@ -131,7 +167,7 @@ for (const [name, harness] of harnesses) {
       expect((await store.due(4_000, 1_000)).map((s) => s.id)).toContain(due.id);
     });
 
-    it('lists a caller\'s sessions newest first, paged, filtered by phase and context', async () => {
+    it("lists a caller's sessions newest first, paged, filtered by phase and context", async () => {
       const scope = { tenant: 't-list', agent: `agent:list-${++counter}` };
       const made = [1_000, 2_000, 3_000].map((at) => session({ scope, updatedAt: at, createdAt: at }));
       for (const s of made) await store.create(s, 8, 0);

@@ -25,12 +25,17 @@ afterEach(cleanup);
 
 /** Rows in a table of the host's database. */
 async function countOf(host: { database: RunningHost['database'] }, table: string): Promise<number> {
-  const row = await host.database!.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+  const row = await host
+    .database!.db.selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirst();
   return Number((row as { n: number | string }).n);
 }
 
 /** Reads a subscription until it ends: the event kinds and the last task status seen. */
-async function watchToEnd(stream: AsyncGenerator<Record<string, unknown>>): Promise<{ kinds: string[]; last: WireTask['status'] | undefined }> {
+async function watchToEnd(
+  stream: AsyncGenerator<Record<string, unknown>>,
+): Promise<{ kinds: string[]; last: WireTask['status'] | undefined }> {
   const kinds: string[] = [];
   let last: WireTask['status'] | undefined;
   for await (const event of stream) {
@@ -43,16 +48,21 @@ async function watchToEnd(stream: AsyncGenerator<Record<string, unknown>>): Prom
 }
 
 describe('session lifecycle: expiry, idempotency, cancel, limits (docs/acmp-negotiation.md "State machine")', () => {
-  it('N6: past the offer\'s validity the session reads COMPLETED with -34002; a later accept is -32004; no agreement', async () => {
+  it("N6: past the offer's validity the session reads COMPLETED with -34002; a later accept is -32004; no agreement", async () => {
     const clock = manualClock();
     const { host } = await sessionHost({ clock, sessions: { sweepMs: 60_000 } });
     const task = await openSession(host, { offer_valid_ms: 1_000 });
     clock.advance(1_001);
     const expired = (await getTask(host, task.id)).result as WireTask;
     expect(expired.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(errorOf(expired)).toMatchObject({ code: -34002, data: { offer_id: offerOf(task).offer_id, reason: 'offer_expired' } });
+    expect(errorOf(expired)).toMatchObject({
+      code: -34002,
+      data: { offer_id: offerOf(task).offer_id, reason: 'offer_expired' },
+    });
     expect(expired.status.timestamp).toBe(new Date(offerOf(task).valid_until_ms).toISOString());
-    expect((await send(host, onTask(task, 'acmp/accept', { offer_id: offerOf(task).offer_id }))).error?.code).toBe(-32004);
+    expect(
+      (await send(host, onTask(task, 'acmp/accept', { offer_id: offerOf(task).offer_id }))).error?.code,
+    ).toBe(-32004);
     expect(await countOf(host, 'acmp_agreements')).toBe(0);
     const invoke = await send(host, invokeOn([task.id]));
     expect(errorOf(invoke)).toMatchObject({ code: -32602, data: { reason: 'agreement_unknown' } });
@@ -76,7 +86,12 @@ describe('session lifecycle: expiry, idempotency, cancel, limits (docs/acmp-nego
     const task = await openSession(host);
     const stream = subscribe(host, task.id);
     await stream.next();
-    const revised = taskOf(await send(host, onTask(task, 'acmp/counterOffer', { offer_id: offerOf(task).offer_id, price_cu: 0.0009 })));
+    const revised = taskOf(
+      await send(
+        host,
+        onTask(task, 'acmp/counterOffer', { offer_id: offerOf(task).offer_id, price_cu: 0.0009 }),
+      ),
+    );
     await send(host, onTask(task, 'acmp/accept', { offer_id: offerOf(revised).offer_id }));
     const { kinds, last } = await watchToEnd(stream);
     expect(kinds.at(-1)).toBe('update:TASK_STATE_COMPLETED');
@@ -91,9 +106,27 @@ describe('session lifecycle: expiry, idempotency, cancel, limits (docs/acmp-nego
     const done = await send(host, accept);
     expect(await send(host, accept)).toEqual(done);
     expect(await countOf(host, 'acmp_agreements')).toBe(1);
-    const other = await send(host, { ...accept, parts: [{ mediaType: 'application/acmp+json', data: { acmp_method: 'acmp/accept', params: { offer_id: offerOf(task).offer_id, escrow_id: 'esc_other' } } }] });
+    const other = await send(host, {
+      ...accept,
+      parts: [
+        {
+          mediaType: 'application/acmp+json',
+          data: {
+            acmp_method: 'acmp/accept',
+            params: { offer_id: offerOf(task).offer_id, escrow_id: 'esc_other' },
+          },
+        },
+      ],
+    });
     expect(errorOf(other)).toMatchObject({ code: -32602, data: { reason: 'message_id_reused' } });
-    expect((await send(host, onTask(task, 'acmp/accept', { offer_id: offerOf(task).offer_id, escrow_id: 'esc_n7' }))).error?.code).toBe(-32004);
+    expect(
+      (
+        await send(
+          host,
+          onTask(task, 'acmp/accept', { offer_id: offerOf(task).offer_id, escrow_id: 'esc_n7' }),
+        )
+      ).error?.code,
+    ).toBe(-32004);
     expect((await getTask(host, task.id)).result).toEqual(done.result?.task);
   });
 
@@ -102,7 +135,15 @@ describe('session lifecycle: expiry, idempotency, cancel, limits (docs/acmp-nego
     const open = acmpRequest('acmp/offerRequest', { capability: 'count-runs' });
     const first = taskOf(await send(host, open));
     expect(taskOf(await send(host, open)).id).toBe(first.id);
-    const changed = { ...open, parts: [{ mediaType: 'application/acmp+json', data: { acmp_method: 'acmp/offerRequest', params: { capability: 'count-runs', max_price_cu: 1 } } }] };
+    const changed = {
+      ...open,
+      parts: [
+        {
+          mediaType: 'application/acmp+json',
+          data: { acmp_method: 'acmp/offerRequest', params: { capability: 'count-runs', max_price_cu: 1 } },
+        },
+      ],
+    };
     expect(errorOf(await send(host, changed))?.code).toBe(-32602);
   });
 
@@ -111,8 +152,12 @@ describe('session lifecycle: expiry, idempotency, cancel, limits (docs/acmp-nego
     const task = await openSession(host);
     const canceled = await call(host, 'CancelTask', { id: task.id }, sessionHeaders(A));
     expect(canceled.result?.status?.state).toBe('TASK_STATE_CANCELED');
-    expect((await send(host, onTask(task, 'acmp/accept', { offer_id: offerOf(task).offer_id }))).error?.code).toBe(-32004);
-    expect((await call(host, 'CancelTask', { id: task.id }, sessionHeaders(A))).result?.status?.state).toBe('TASK_STATE_CANCELED');
+    expect(
+      (await send(host, onTask(task, 'acmp/accept', { offer_id: offerOf(task).offer_id }))).error?.code,
+    ).toBe(-32004);
+    expect((await call(host, 'CancelTask', { id: task.id }, sessionHeaders(A))).result?.status?.state).toBe(
+      'TASK_STATE_CANCELED',
+    );
   });
 
   it('CancelTask of an accepted session is -32002 (not cancelable)', async () => {
@@ -128,20 +173,25 @@ describe('session lifecycle: expiry, idempotency, cancel, limits (docs/acmp-nego
     const first = await openSession(host, { offer_valid_ms: 1_000 });
     await openSession(host, { offer_valid_ms: 5_000 });
     const refused = await send(host, acmpRequest('acmp/offerRequest', { capability: 'count-runs' }));
-    expect(errorOf(refused)).toMatchObject({ code: -34001, data: { reason: 'max_open_sessions', max_open_sessions: 2 } });
+    expect(errorOf(refused)).toMatchObject({
+      code: -34001,
+      data: { reason: 'max_open_sessions', max_open_sessions: 2 },
+    });
     clock.advance(1_001);
     const third = await openSession(host);
     expect(third.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect((await getTask(host, first.id)).result?.status?.state).toBe('TASK_STATE_COMPLETED');
   });
 
-  it('ListTasks shows the caller\'s sessions, filtered by state (INPUT_REQUIRED, COMPLETED)', async () => {
+  it("ListTasks shows the caller's sessions, filtered by state (INPUT_REQUIRED, COMPLETED)", async () => {
     const { host } = await sessionHost();
     const open = await openSession(host);
     const done = await openSession(host);
     await send(host, onTask(done, 'acmp/accept', { offer_id: offerOf(done).offer_id }));
     const list = async (status?: string): Promise<string[]> =>
-      ((await call(host, 'ListTasks', status ? { status } : {}, sessionHeaders(A))).result?.tasks ?? []).map((t) => t.id);
+      ((await call(host, 'ListTasks', status ? { status } : {}, sessionHeaders(A))).result?.tasks ?? []).map(
+        (t) => t.id,
+      );
     expect(new Set(await list())).toEqual(new Set([open.id, done.id]));
     expect(await list('TASK_STATE_INPUT_REQUIRED')).toEqual([open.id]);
     expect(await list('TASK_STATE_COMPLETED')).toEqual([done.id]);
@@ -150,7 +200,12 @@ describe('session lifecycle: expiry, idempotency, cancel, limits (docs/acmp-nego
   it('a plain A2A message to a session task is refused (-32004) and changes nothing', async () => {
     const { host } = await sessionHost();
     const task = await openSession(host);
-    const plain = { messageId: 'm-plain', role: 'ROLE_USER', taskId: task.id, parts: [{ text: 'is this a question for me?' }] };
+    const plain = {
+      messageId: 'm-plain',
+      role: 'ROLE_USER',
+      taskId: task.id,
+      parts: [{ text: 'is this a question for me?' }],
+    };
     expect((await call(host, 'SendMessage', { message: plain }, sessionHeaders(A))).error?.code).toBe(-32004);
     expect((await getTask(host, task.id)).result?.history).toHaveLength(2);
   });
@@ -161,7 +216,9 @@ describe('session lifecycle: expiry, idempotency, cancel, limits (docs/acmp-nego
     const task = await openSession(one.host);
     await one.host.close();
     const two = await sessionHost({ dataDir });
-    const done = taskOf(await send(two.host, onTask(task, 'acmp/accept', { offer_id: offerOf(task).offer_id })));
+    const done = taskOf(
+      await send(two.host, onTask(task, 'acmp/accept', { offer_id: offerOf(task).offer_id })),
+    );
     expect(rootOf(done)?.acmp_result).toMatchObject({ price_cu: 0.001 });
   });
 });

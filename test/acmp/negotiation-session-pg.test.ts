@@ -2,7 +2,20 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { cleanup } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';
-import { errorOf, getTask, manualClock, offerOf, onTask, openSession, rootOf, send, sessionHost, subscribe, A, type WireTask } from './session-helpers.js';
+import {
+  errorOf,
+  getTask,
+  manualClock,
+  offerOf,
+  onTask,
+  openSession,
+  rootOf,
+  send,
+  sessionHost,
+  subscribe,
+  A,
+  type WireTask,
+} from './session-helpers.js';
 
 afterEach(cleanup);
 
@@ -15,7 +28,11 @@ describe.skipIf(!process.env.TEST_PG_URL)('session mode across hosts on one Post
       const task = await openSession(one.host);
       const offer = offerOf(task);
       const hosts = [one.host, two.host, one.host, two.host];
-      const replies = await Promise.all(hosts.map((h, i) => send(h, onTask(task, 'acmp/accept', { offer_id: offer.offer_id, escrow_id: `esc_${trial}_${i}` }))));
+      const replies = await Promise.all(
+        hosts.map((h, i) =>
+          send(h, onTask(task, 'acmp/accept', { offer_id: offer.offer_id, escrow_id: `esc_${trial}_${i}` })),
+        ),
+      );
       const completed = replies.filter((r) => r.result?.task?.status.state === 'TASK_STATE_COMPLETED');
       expect(completed).toHaveLength(1);
       for (const r of replies.filter((x) => !completed.includes(x))) {
@@ -24,7 +41,10 @@ describe.skipIf(!process.env.TEST_PG_URL)('session mode across hosts on one Post
       const read = (await getTask(two.host, task.id)).result as WireTask;
       expect(rootOf(read)?.acmp_result).toEqual(rootOf(completed[0]!)?.acmp_result);
     }
-    const rows = await one.host.database!.db.selectFrom('acmp_agreements').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+    const rows = await one.host
+      .database!.db.selectFrom('acmp_agreements')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
     expect(Number((rows as { n: number | string }).n)).toBe(15);
   });
 
@@ -32,11 +52,23 @@ describe.skipIf(!process.env.TEST_PG_URL)('session mode across hosts on one Post
     const db = await freshPgDatabase();
     const clock = manualClock();
     // Only the first host sweeps often; the subscriber's host re-reads rarely, so the signal must carry it.
-    const one = await sessionHost({ db, clock, migrate: true, sessions: { sweepMs: 50, fallbackReadMs: 60_000 } });
-    const two = await sessionHost({ db, clock, migrate: false, sessions: { sweepMs: 60_000, fallbackReadMs: 60_000 } });
+    const one = await sessionHost({
+      db,
+      clock,
+      migrate: true,
+      sessions: { sweepMs: 50, fallbackReadMs: 60_000 },
+    });
+    const two = await sessionHost({
+      db,
+      clock,
+      migrate: false,
+      sessions: { sweepMs: 60_000, fallbackReadMs: 60_000 },
+    });
     const task = await openSession(one.host, { offer_valid_ms: 1_000 });
     const stream = subscribe(two.host, task.id);
-    expect(((await stream.next()).value as { task: WireTask }).task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(((await stream.next()).value as { task: WireTask }).task.status.state).toBe(
+      'TASK_STATE_INPUT_REQUIRED',
+    );
     clock.advance(1_001);
     const next = (await stream.next()).value as { statusUpdate: { status: WireTask['status'] } };
     expect(next.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
@@ -48,8 +80,12 @@ describe.skipIf(!process.env.TEST_PG_URL)('session mode across hosts on one Post
     const db = await freshPgDatabase();
     const one = await sessionHost({ db, migrate: true });
     const two = await sessionHost({ db, migrate: false });
-    const agreement = await (await createAcmpBuyer({ agentUrl: one.host.url, token: A })).negotiate({ capability: 'count-runs', mode: 'session', counter: () => ({ price_cu: 0.0009 }) });
-    const result = await (await createAcmpBuyer({ agentUrl: two.host.url, token: A })).invoke({ agreement, input: { type: 'text', data: 'x' } });
+    const agreement = await (
+      await createAcmpBuyer({ agentUrl: one.host.url, token: A })
+    ).negotiate({ capability: 'count-runs', mode: 'session', counter: () => ({ price_cu: 0.0009 }) });
+    const result = await (
+      await createAcmpBuyer({ agentUrl: two.host.url, token: A })
+    ).invoke({ agreement, input: { type: 'text', data: 'x' } });
     expect(result.cost_cu).toBe(0.0009);
     expect(one.counter.runs() + two.counter.runs()).toBe(1);
   });

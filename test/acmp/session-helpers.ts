@@ -19,7 +19,10 @@ export function manualClock(): Clock & { advance(ms: number): void } {
 }
 
 /** Headers of a session-mode call as `secret` (both extensions activated, A2A §3.2.6). */
-export function sessionHeaders(secret: string, extensions = `${ACMP_EXTENSION_URI}, ${SESSION}`): Record<string, string> {
+export function sessionHeaders(
+  secret: string,
+  extensions = `${ACMP_EXTENSION_URI}, ${SESSION}`,
+): Record<string, string> {
   return { ...V1, 'A2A-Extensions': extensions, authorization: `Bearer ${secret}` };
 }
 
@@ -35,16 +38,33 @@ export interface SessionHostOptions {
 /** A host serving ACMP with flat and session negotiation (tokens for agents a and b). */
 export async function sessionHost(options: SessionHostOptions = {}) {
   const counter = countingCapability('count-runs', 5);
-  const sessions: SessionModuleOptions = { maxRounds: 3, sessionTtlMs: 60_000, maxOpenSessions: 4, sweepMs: 50, fallbackReadMs: 100, ...options.sessions };
+  const sessions: SessionModuleOptions = {
+    maxRounds: 3,
+    sessionTtlMs: 60_000,
+    maxOpenSessions: 4,
+    sweepMs: 50,
+    fallbackReadMs: 100,
+    ...options.sessions,
+  };
   const modules = [
     acmpModule({
       capabilities: options.capabilities ?? [counter],
       heartbeatIntervalMs: 500,
-      negotiation: { offerValidMs: { default: 5_000, min: 50, max: 60_000 }, invokeWindowMs: 60_000, sessions },
+      negotiation: {
+        offerValidMs: { default: 5_000, min: 50, max: 60_000 },
+        invokeWindowMs: 60_000,
+        sessions,
+      },
     }),
   ];
   const flags = { token: TOKENS, ...(options.db ? { db: options.db } : {}) };
-  const host = await startTestHost({ flags, modules, migrate: options.migrate ?? true, ...(options.clock ? { clock: options.clock } : {}), ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+  const host = await startTestHost({
+    flags,
+    modules,
+    migrate: options.migrate ?? true,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+  });
   return { host, counter };
 }
 
@@ -83,12 +103,21 @@ export interface WireOffer {
 }
 
 /** One JSON-RPC call. */
-export async function call(host: { url: string }, method: string, params: unknown, headers: Record<string, string>): Promise<Rpc> {
+export async function call(
+  host: { url: string },
+  method: string,
+  params: unknown,
+  headers: Record<string, string>,
+): Promise<Rpc> {
   return (await postJson(jsonRpcUrl(host), rpc(method, params), headers)).body as Rpc;
 }
 
 /** A user message carrying one ACMP request (override any message field). */
-export function acmpRequest(method: string, params: Record<string, unknown>, fields: Record<string, unknown> = {}): Record<string, unknown> {
+export function acmpRequest(
+  method: string,
+  params: Record<string, unknown>,
+  fields: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     messageId: `m-${crypto.randomUUID()}`,
     role: 'ROLE_USER',
@@ -111,7 +140,10 @@ export function taskOf(reply: Rpc): WireTask {
 
 /** The ACMP root of a refusal message or a task's status message. */
 export function rootOf(reply: Rpc | WireTask): Record<string, unknown> | undefined {
-  const message = 'status' in reply ? reply.status.message : (reply.result?.message ?? reply.result?.task?.status.message ?? reply.result?.status?.message);
+  const message =
+    'status' in reply
+      ? reply.status.message
+      : (reply.result?.message ?? reply.result?.task?.status.message ?? reply.result?.status?.message);
   return message?.parts[0]?.data;
 }
 
@@ -126,8 +158,14 @@ export function sessionMeta(task: WireTask): Record<string, unknown> {
 }
 
 /** Opens a session: returns the task (INPUT_REQUIRED, offer standing). */
-export async function openSession(host: { url: string }, params: Record<string, unknown> = {}, secret = A): Promise<WireTask> {
-  return taskOf(await send(host, acmpRequest('acmp/offerRequest', { capability: 'count-runs', ...params }), secret));
+export async function openSession(
+  host: { url: string },
+  params: Record<string, unknown> = {},
+  secret = A,
+): Promise<WireTask> {
+  return taskOf(
+    await send(host, acmpRequest('acmp/offerRequest', { capability: 'count-runs', ...params }), secret),
+  );
 }
 
 /** The standing offer of a session task. */
@@ -136,7 +174,12 @@ export function offerOf(task: WireTask): WireOffer {
 }
 
 /** A message on the session task (same taskId and contextId). */
-export function onTask(task: WireTask, method: string, params: Record<string, unknown>, fields: Record<string, unknown> = {}): Record<string, unknown> {
+export function onTask(
+  task: WireTask,
+  method: string,
+  params: Record<string, unknown>,
+  fields: Record<string, unknown> = {},
+): Record<string, unknown> {
   return acmpRequest(method, params, { taskId: task.id, contextId: task.contextId, ...fields });
 }
 
@@ -146,7 +189,11 @@ export async function getTask(host: { url: string }, id: string, secret = A): Pr
 }
 
 /** SubscribeToTask over raw JSON-RPC + SSE: every `result` of the stream, in order. */
-export async function* subscribe(host: { url: string }, id: string, secret = A): AsyncGenerator<Record<string, unknown>> {
+export async function* subscribe(
+  host: { url: string },
+  id: string,
+  secret = A,
+): AsyncGenerator<Record<string, unknown>> {
   const res = await fetch(jsonRpcUrl(host), {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...sessionHeaders(secret) },
@@ -171,8 +218,22 @@ export async function* subscribe(host: { url: string }, id: string, secret = A):
 }
 
 /** An `acmp/invoke` of count-runs naming `references` (A2A `referenceTaskIds`), in `contextId`. */
-export function invokeOn(references: string[], params: Record<string, unknown> = {}, contextId?: string): Record<string, unknown> {
+export function invokeOn(
+  references: string[],
+  params: Record<string, unknown> = {},
+  contextId?: string,
+): Record<string, unknown> {
   const taskId = newTaskId();
-  const invoke = { task_id: taskId, capability: 'count-runs', input: { type: 'text', data: 'x' }, max_price_cu: 0.01, ...params };
-  return acmpRequest('acmp/invoke', invoke, { taskId, referenceTaskIds: references, ...(contextId ? { contextId } : {}) });
+  const invoke = {
+    task_id: taskId,
+    capability: 'count-runs',
+    input: { type: 'text', data: 'x' },
+    max_price_cu: 0.01,
+    ...params,
+  };
+  return acmpRequest('acmp/invoke', invoke, {
+    taskId,
+    referenceTaskIds: references,
+    ...(contextId ? { contextId } : {}),
+  });
 }

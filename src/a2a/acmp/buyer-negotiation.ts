@@ -6,7 +6,12 @@ import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
 import type { CapabilityObject, Payload } from '../../acmp/messages.js';
 import { estimateTokens } from '../../acmp/provider-checks.js';
 import type { IdSource } from '../../shared/ids.js';
-import { invokeUnder, type AcmpNegotiationClient, type NegotiatedAgreement, type NegotiationRequest } from './negotiation-client.js';
+import {
+  invokeUnder,
+  type AcmpNegotiationClient,
+  type NegotiatedAgreement,
+  type NegotiationRequest,
+} from './negotiation-client.js';
 import { negotiateInSession, type Counter } from './session-client.js';
 
 /** An invoke that executes a negotiated agreement: the agreement supplies capability, price and proof. */
@@ -41,12 +46,27 @@ export function createBuyerNegotiator(
   const uri = options.sessionUri ?? SESSION_EXTENSION_URI;
   const advertised = card.capabilities?.extensions.some((e) => e.uri === uri) === true;
   return async (request, o) => {
-    if (!capabilityObject.accepts.includes(L6_METHOD.offerRequest)) throw new AcmpError(ACMP_CODE.methodNotFound, { detail: 'the provider does not advertise acmp/offerRequest' });
+    if (!capabilityObject.accepts.includes(L6_METHOD.offerRequest))
+      throw new AcmpError(ACMP_CODE.methodNotFound, {
+        detail: 'the provider does not advertise acmp/offerRequest',
+      });
     const { mode, counter, input, ...asked } = request;
-    if (mode === 'session' && !advertised) throw new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'the provider does not advertise negotiation sessions' });
-    const sized: NegotiationRequest = input !== undefined && asked.input_tokens_est === undefined ? { ...asked, input_tokens_est: estimateTokens(input) } : asked;
+    if (mode === 'session' && !advertised)
+      throw new AcmpError(ACMP_CODE.featureUnsupported, {
+        detail: 'the provider does not advertise negotiation sessions',
+      });
+    const sized: NegotiationRequest =
+      input !== undefined && asked.input_tokens_est === undefined
+        ? { ...asked, input_tokens_est: estimateTokens(input) }
+        : asked;
     const inSession = advertised && (mode === 'session' || (mode === undefined && counter !== undefined));
-    const agreement = inSession ? await negotiateInSession(client, sized, counter, { uri, ids: options.ids, ...(o?.signal ? { signal: o.signal } : {}) }) : await flat.negotiate(sized, o);
+    const agreement = inSession
+      ? await negotiateInSession(client, sized, counter, {
+          uri,
+          ids: options.ids,
+          ...(o?.signal ? { signal: o.signal } : {}),
+        })
+      : await flat.negotiate(sized, o);
     return input !== undefined ? { ...agreement, input } : agreement;
   };
 }

@@ -6,7 +6,9 @@ import type { AcmpBuyer } from './buyer.js';
 import { checkOffer, type NegotiatedAgreement, type NegotiationRequest } from './negotiation-client.js';
 
 /** One provider's answer in a fan-out: its offer, or why it has none. */
-export type FanOutQuote = { readonly buyer: AcmpBuyer; readonly offer: Offer } | { readonly buyer: AcmpBuyer; readonly error: unknown };
+export type FanOutQuote =
+  | { readonly buyer: AcmpBuyer; readonly offer: Offer }
+  | { readonly buyer: AcmpBuyer; readonly error: unknown };
 
 /** The outcome of {@link negotiateBest}: the provider chosen, its agreement, and every answer. */
 export interface FanOutResult {
@@ -30,27 +32,45 @@ export interface FanOutOptions {
  * acceptance fails (expired meanwhile, say), the next cheapest is tried.
  * @throws AcmpError -33001 `no_acceptable_offer` when no provider offered acceptable terms in time.
  */
-export async function negotiateBest(buyers: readonly AcmpBuyer[], request: NegotiationRequest & { readonly input?: Payload }, options: FanOutOptions = {}): Promise<FanOutResult> {
+export async function negotiateBest(
+  buyers: readonly AcmpBuyer[],
+  request: NegotiationRequest & { readonly input?: Payload },
+  options: FanOutOptions = {},
+): Promise<FanOutResult> {
   const now = options.now ?? Date.now;
   const deadline = AbortSignal.timeout(options.deadlineMs ?? 2_000);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   const { escrow_id: escrowId, input, ...asked } = request;
-  const params = input !== undefined && asked.input_tokens_est === undefined ? { ...asked, input_tokens_est: estimateTokens(input) } : asked;
+  const params =
+    input !== undefined && asked.input_tokens_est === undefined
+      ? { ...asked, input_tokens_est: estimateTokens(input) }
+      : asked;
   const settled = await Promise.allSettled(buyers.map((buyer) => buyer.quote(params, { signal })));
-  const quotes: FanOutQuote[] = settled.map((s, i) => (s.status === 'fulfilled' ? { buyer: buyers[i]!, offer: s.value } : { buyer: buyers[i]!, error: s.reason as unknown }));
+  const quotes: FanOutQuote[] = settled.map((s, i) =>
+    s.status === 'fulfilled'
+      ? { buyer: buyers[i]!, offer: s.value }
+      : { buyer: buyers[i]!, error: s.reason as unknown },
+  );
   const candidates = quotes
     .flatMap((q) => ('offer' in q && acceptable(q.offer, params, now()) ? [q] : []))
     .sort((a, b) => a.offer.price_cu - b.offer.price_cu);
   for (const { buyer, offer } of candidates) {
     try {
-      const ack = await buyer.accept({ offer_id: offer.offer_id, ...(escrowId !== undefined ? { escrow_id: escrowId } : {}) }, { signal: options.signal ?? AbortSignal.timeout(10_000) });
+      const ack = await buyer.accept(
+        { offer_id: offer.offer_id, ...(escrowId !== undefined ? { escrow_id: escrowId } : {}) },
+        { signal: options.signal ?? AbortSignal.timeout(10_000) },
+      );
       const agreement: NegotiatedAgreement = { offer, ack, ...(input !== undefined ? { input } : {}) };
       return { buyer, agreement, quotes };
     } catch (error) {
       quotes.push({ buyer, error });
     }
   }
-  throw new AcmpError(ACMP_CODE.budgetExceeded, { reason: 'no_acceptable_offer', providers: buyers.length, offers: candidates.length });
+  throw new AcmpError(ACMP_CODE.budgetExceeded, {
+    reason: 'no_acceptable_offer',
+    providers: buyers.length,
+    offers: candidates.length,
+  });
 }
 
 function acceptable(offer: Offer, params: Parameters<typeof checkOffer>[1], now: number): boolean {

@@ -1,4 +1,11 @@
-import { TaskState, type AgentExtension, type ListTasksRequest, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
+import {
+  TaskState,
+  type AgentExtension,
+  type ListTasksRequest,
+  type Message,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { L6_METHOD, SESSION_EXTENSION_URI, SESSION_METHOD } from '../../acmp/constants.js';
@@ -45,7 +52,8 @@ export class AcmpSessionBinding implements TaskViewSource {
     this.uri = options.uri ?? SESSION_EXTENSION_URI;
     this.extension = {
       uri: this.uri,
-      description: 'ACMP negotiation sessions: counter-offers in one A2A task (a2a-commerce, docs/acmp-negotiation.md)',
+      description:
+        'ACMP negotiation sessions: counter-offers in one A2A task (a2a-commerce, docs/acmp-negotiation.md)',
       required: false,
       params: this.sessions.cardParams(),
     };
@@ -56,7 +64,9 @@ export class AcmpSessionBinding implements TaskViewSource {
     if (root.kind !== 'request') return false;
     if (root.method === SESSION_METHOD.counterOffer) return true;
     if (root.method === L6_METHOD.accept) return call.message.taskId !== '';
-    return root.method === L6_METHOD.offerRequest && (call.context.requestedExtensions ?? []).includes(this.uri);
+    return (
+      root.method === L6_METHOD.offerRequest && (call.context.requestedExtensions ?? []).includes(this.uri)
+    );
   }
 
   /**
@@ -69,22 +79,42 @@ export class AcmpSessionBinding implements TaskViewSource {
     const message: SessionMessage = {
       scope: scopeOf(call.context),
       messageId: call.message.messageId,
-      hash: sha256Jcs({ parts: call.message.parts.map((p) => (p.kind === 'data' ? p.data : null)), session: this.metadataOf(call) ?? null }),
+      hash: sha256Jcs({
+        parts: call.message.parts.map((p) => (p.kind === 'data' ? p.data : null)),
+        session: this.metadataOf(call) ?? null,
+      }),
       encode: (taskId, contextId) => encodeRequest({ ...call.rawMessage, taskId, contextId }),
     };
     const taskId = call.message.taskId;
     let outcome: SessionOutcome;
     if (root.method === L6_METHOD.offerRequest) {
-      if (taskId !== '') return this.refusal(new AcmpError(ACMP_CODE.invalidParams, { reason: 'offer_request_on_task' }), taskId);
-      outcome = await this.sessions.open({ ...message, contextId: call.message.contextId, params: root.params });
+      if (taskId !== '')
+        return this.refusal(
+          new AcmpError(ACMP_CODE.invalidParams, { reason: 'offer_request_on_task' }),
+          taskId,
+        );
+      outcome = await this.sessions.open({
+        ...message,
+        contextId: call.message.contextId,
+        params: root.params,
+      });
     } else {
       const resume = this.resumeCall(root, call);
-      if (taskId === '' || !resume) return this.refusal(new AcmpError(ACMP_CODE.invalidParams, { reason: 'session_task_required' }));
-      outcome = await this.sessions.resume({ ...message, taskId, contextId: call.message.contextId, call: resume });
+      if (taskId === '' || !resume)
+        return this.refusal(new AcmpError(ACMP_CODE.invalidParams, { reason: 'session_task_required' }));
+      outcome = await this.sessions.resume({
+        ...message,
+        taskId,
+        contextId: call.message.contextId,
+        call: resume,
+      });
     }
     switch (outcome.kind) {
       case 'session':
-        return withHistoryLength(sessionTaskView(outcome.session, this.uri), call.configuration?.historyLength);
+        return withHistoryLength(
+          sessionTaskView(outcome.session, this.uri),
+          call.configuration?.historyLength,
+        );
       case 'refused':
         return this.refusal(outcome.error, taskId);
       case 'not_found':
@@ -95,17 +125,23 @@ export class AcmpSessionBinding implements TaskViewSource {
   }
 
   /** SubscribeToTask on an open session; `undefined` when the task is no open session of the caller. */
-  async resubscribe(taskId: string, context: ServerCallContext): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined> {
+  async resubscribe(
+    taskId: string,
+    context: ServerCallContext,
+  ): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined> {
     const scope = scopeOf(context);
     const session = await this.sessions.get(taskId, scope);
-    return session && isOpen(session) ? this.follow(session, () => this.sessions.get(taskId, scope)) : undefined;
+    return session && isOpen(session)
+      ? this.follow(session, () => this.sessions.get(taskId, scope))
+      : undefined;
   }
 
   /** CancelTask: an open session ends CANCELED; `undefined` when the task is no session of the caller. */
   async cancel(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
     const outcome = await this.sessions.cancel(taskId, scopeOf(context));
     if (outcome.kind === 'unknown') return undefined;
-    if (outcome.kind === 'not_cancelable') throw new TaskNotCancelableError(`Task ${taskId} cannot be canceled now`);
+    if (outcome.kind === 'not_cancelable')
+      throw new TaskNotCancelableError(`Task ${taskId} cannot be canceled now`);
     return sessionTaskView(outcome.session, this.uri);
   }
 
@@ -114,7 +150,12 @@ export class AcmpSessionBinding implements TaskViewSource {
     return session && sessionTaskView(session, this.uri);
   }
 
-  async list(params: ListTasksRequest, after: TaskCursor | undefined, limit: number, context: ServerCallContext): Promise<{ tasks: Task[]; total: number }> {
+  async list(
+    params: ListTasksRequest,
+    after: TaskCursor | undefined,
+    limit: number,
+    context: ServerCallContext,
+  ): Promise<{ tasks: Task[]; total: number }> {
     const filtered = params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED;
     const updatedAfter = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
     const query: SessionListQuery = {
@@ -133,7 +174,10 @@ export class AcmpSessionBinding implements TaskViewSource {
    * INPUT_REQUIRED (a subscriber asked to watch; the session's expiry is what it waits for). Changes come
    * as store signals from any host, with a periodic re-read (which also evaluates expiry) as fallback.
    */
-  private async *follow(first: NegotiationSession, read: () => Promise<NegotiationSession | undefined>): AsyncGenerator<StreamResponse, void, undefined> {
+  private async *follow(
+    first: NegotiationSession,
+    read: () => Promise<NegotiationSession | undefined>,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     yield { payload: { $case: 'task', value: sessionTaskView(first, this.uri) } };
     let version = first.version;
     let dirty = false;
@@ -145,7 +189,13 @@ export class AcmpSessionBinding implements TaskViewSource {
     });
     try {
       for (;;) {
-        if (!dirty) await new Promise<void>((resolve) => ((wake = resolve), (timer = setTimeout(resolve, this.options.fallbackReadMs ?? 1_000))));
+        if (!dirty)
+          await new Promise<void>(
+            (resolve) => (
+              (wake = resolve),
+              (timer = setTimeout(resolve, this.options.fallbackReadMs ?? 1_000))
+            ),
+          );
         clearTimeout(timer);
         dirty = false;
         const session = await read();
@@ -153,7 +203,17 @@ export class AcmpSessionBinding implements TaskViewSource {
         if (session.version !== version) {
           version = session.version;
           const view = sessionTaskView(session, this.uri);
-          yield { payload: { $case: 'statusUpdate', value: { taskId: view.id, contextId: view.contextId, status: view.status, metadata: view.metadata } } };
+          yield {
+            payload: {
+              $case: 'statusUpdate',
+              value: {
+                taskId: view.id,
+                contextId: view.contextId,
+                status: view.status,
+                metadata: view.metadata,
+              },
+            },
+          };
         }
         if (!isOpen(session)) return;
       }
@@ -163,11 +223,18 @@ export class AcmpSessionBinding implements TaskViewSource {
     }
   }
 
-  private resumeCall(root: Extract<AcmpRoot, { kind: 'request' }>, call: BindingCall): ResumeRequest['call'] | undefined {
+  private resumeCall(
+    root: Extract<AcmpRoot, { kind: 'request' }>,
+    call: BindingCall,
+  ): ResumeRequest['call'] | undefined {
     if (root.method === SESSION_METHOD.counterOffer) return { method: 'counter', params: root.params };
     if (root.method !== L6_METHOD.accept) return undefined;
     const hash = this.metadataOf(call)?.offer_hash;
-    return { method: 'accept', params: root.params, ...(typeof hash === 'string' ? { offerHash: hash } : {}) };
+    return {
+      method: 'accept',
+      params: root.params,
+      ...(typeof hash === 'string' ? { offerHash: hash } : {}),
+    };
   }
 
   /** Our extension's metadata on the buyer's message (e.g. an acceptance's `offer_hash`). */

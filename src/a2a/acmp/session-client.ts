@@ -1,16 +1,31 @@
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { ACMP_EXTENSION_URI, L6_METHOD, SESSION_EXTENSION_URI, SESSION_METHOD } from '../../acmp/constants.js';
+import {
+  ACMP_EXTENSION_URI,
+  L6_METHOD,
+  SESSION_EXTENSION_URI,
+  SESSION_METHOD,
+} from '../../acmp/constants.js';
 import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
-import { AckSchema, OfferSchema, type CounterOfferParams, type Offer } from '../../acmp/negotiation/messages.js';
+import {
+  AckSchema,
+  OfferSchema,
+  type CounterOfferParams,
+  type Offer,
+} from '../../acmp/negotiation/messages.js';
 import { offerHash } from '../../acmp/negotiation/session.js';
 import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { isJsonObject } from '../../shared/json.js';
 import { decodeMessage, encodeUserMessage } from '../part-codec.js';
 import { acmpPart } from './codec.js';
-import { checkOffer, readReply, type NegotiatedAgreement, type NegotiationRequest } from './negotiation-client.js';
+import {
+  checkOffer,
+  readReply,
+  type NegotiatedAgreement,
+  type NegotiationRequest,
+} from './negotiation-client.js';
 
 /** The terms a buyer proposes instead of the standing offer (`acmp/counterOffer` without its `offer_id`). */
 export type CounterTerms = Omit<CounterOfferParams, 'offer_id'>;
@@ -52,7 +67,12 @@ export interface SessionClientOptions {
  * @throws AcmpError the provider's refusals; the code a session ended with before the acceptance (-34002
  *   at expiry); -33099 `protocol_violation`; LocalError `ABORTED` when `counter` rejected the offer.
  */
-export async function negotiateInSession(client: Client, request: NegotiationRequest, counter: Counter | undefined, options: SessionClientOptions = {}): Promise<NegotiatedAgreement> {
+export async function negotiateInSession(
+  client: Client,
+  request: NegotiationRequest,
+  counter: Counter | undefined,
+  options: SessionClientOptions = {},
+): Promise<NegotiatedAgreement> {
   const session = new SessionCalls(client, options);
   const now = options.now ?? Date.now;
   const { escrow_id: escrowId, ...params } = request;
@@ -65,7 +85,10 @@ export async function negotiateInSession(client: Client, request: NegotiationReq
       task = await session.send(SESSION_METHOD.counterOffer, { ...decision, offer_id: offer.offer_id }, task);
       continue;
     }
-    const problem = decision === 'reject' ? new LocalError('ABORTED', 'the buyer rejected the offer') : offerProblem(offer, params, now());
+    const problem =
+      decision === 'reject'
+        ? new LocalError('ABORTED', 'the buyer rejected the offer')
+        : offerProblem(offer, params, now());
     if (problem) {
       await session.cancel(task);
       throw problem;
@@ -73,7 +96,12 @@ export async function negotiateInSession(client: Client, request: NegotiationReq
     const accepted = { offer_id: offer.offer_id, ...(escrowId !== undefined ? { escrow_id: escrowId } : {}) };
     const done = await session.send(L6_METHOD.accept, accepted, task, { offer_hash: offerHash(offer) });
     const ack = AckSchema.safeParse(resultOf(done));
-    if (done.status?.state !== TaskState.TASK_STATE_COMPLETED || !ack.success || ack.data.offer_id !== offer.offer_id || ack.data.price_cu !== offer.price_cu) {
+    if (
+      done.status?.state !== TaskState.TASK_STATE_COMPLETED ||
+      !ack.success ||
+      ack.data.offer_id !== offer.offer_id ||
+      ack.data.price_cu !== offer.price_cu
+    ) {
       throw violation('the acceptance did not complete the session with the Ack');
     }
     return { offer, ack: ack.data, session: { taskId: done.id, contextId: done.contextId } };
@@ -84,7 +112,10 @@ export async function negotiateInSession(client: Client, request: NegotiationReq
 class SessionCalls {
   readonly uri: string;
   private readonly ids: IdSource;
-  private readonly callOptions: { signal: AbortSignal | undefined; serviceParameters: Record<string, string> };
+  private readonly callOptions: {
+    signal: AbortSignal | undefined;
+    serviceParameters: Record<string, string>;
+  };
 
   constructor(
     private readonly client: Client,
@@ -92,7 +123,10 @@ class SessionCalls {
   ) {
     this.uri = options.uri ?? SESSION_EXTENSION_URI;
     this.ids = options.ids ?? systemIds;
-    this.callOptions = { signal: options.signal, serviceParameters: { 'A2A-Extensions': `${ACMP_EXTENSION_URI}, ${this.uri}` } };
+    this.callOptions = {
+      signal: options.signal,
+      serviceParameters: { 'A2A-Extensions': `${ACMP_EXTENSION_URI}, ${this.uri}` },
+    };
   }
 
   /** Sends one request (on the session task when `on` is given); a refusal is thrown as its AcmpError. */
@@ -108,10 +142,14 @@ class SessionCalls {
     };
     let reply: Message | Task;
     try {
-      reply = await this.client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined }, this.callOptions);
+      reply = await this.client.sendMessage(
+        { tenant: '', message, configuration: undefined, metadata: undefined },
+        this.callOptions,
+      );
     } catch (error) {
       // A2A -32004: the session ended meanwhile (expired or canceled); its status says how.
-      if (on && error instanceof UnsupportedOperationError) throw endOf(await this.client.getTask({ tenant: '', id: on.id, historyLength: 0 }, this.callOptions));
+      if (on && error instanceof UnsupportedOperationError)
+        throw endOf(await this.client.getTask({ tenant: '', id: on.id, historyLength: 0 }, this.callOptions));
       throw error;
     }
     if ('id' in reply) return reply;
@@ -121,7 +159,9 @@ class SessionCalls {
 
   /** Best effort: a session left behind would only expire later. */
   async cancel(task: Task): Promise<void> {
-    await this.client.cancelTask({ tenant: '', id: task.id, metadata: undefined }, this.callOptions).catch(() => undefined);
+    await this.client
+      .cancelTask({ tenant: '', id: task.id, metadata: undefined }, this.callOptions)
+      .catch(() => undefined);
   }
 }
 
@@ -141,14 +181,23 @@ function offerProblem(offer: Offer, request: NegotiationRequest, now: number): E
 
 /** The standing offer of a session task in INPUT_REQUIRED, checked against its `offer_hash`. */
 function standing(task: Task, uri: string): { offer: Offer; context: OfferContext } {
-  if (task.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) throw violation('the session does not wait for the buyer');
+  if (task.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED)
+    throw violation('the session does not wait for the buyer');
   const offer = OfferSchema.safeParse(resultOf(task));
   const meta: unknown = task.status.message?.metadata?.[uri];
   if (!offer.success || !isJsonObject(meta)) throw violation('the session shows no offer');
   if (meta.offer_hash !== offerHash(offer.data)) throw violation('offer_hash does not match the offer');
   const round = typeof meta.round === 'number' ? meta.round : 1;
   const maxRounds = typeof meta.max_rounds === 'number' ? meta.max_rounds : round;
-  return { offer: offer.data, context: { round, maxRounds, final: meta.final === true || round >= maxRounds, declined: meta.counter === 'declined' } };
+  return {
+    offer: offer.data,
+    context: {
+      round,
+      maxRounds,
+      final: meta.final === true || round >= maxRounds,
+      declined: meta.counter === 'declined',
+    },
+  };
 }
 
 function resultOf(task: Task): unknown {
@@ -159,7 +208,15 @@ function resultOf(task: Task): unknown {
 /** The error a finished session ended with (its `{acmp_error}`), or -34002 when it shows none. */
 function endOf(task: Task): AcmpError {
   const part = task.status?.message ? decodeMessage(task.status.message).parts[0] : undefined;
-  const error = part?.kind === 'data' && isJsonObject(part.data) && isJsonObject(part.data.acmp_error) ? part.data.acmp_error : undefined;
+  const error =
+    part?.kind === 'data' && isJsonObject(part.data) && isJsonObject(part.data.acmp_error)
+      ? part.data.acmp_error
+      : undefined;
   const code = typeof error?.code === 'number' ? error.code : ACMP_CODE.offerExpired;
-  return new AcmpError(code, isJsonObject(error?.data) ? error.data : { reason: task.status?.state === TaskState.TASK_STATE_CANCELED ? 'canceled' : 'ended' });
+  return new AcmpError(
+    code,
+    isJsonObject(error?.data)
+      ? error.data
+      : { reason: task.status?.state === TaskState.TASK_STATE_CANCELED ? 'canceled' : 'ended' },
+  );
 }

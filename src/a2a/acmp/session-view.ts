@@ -1,7 +1,12 @@
 import { TaskState, type Message, type Task, type TaskStatus } from '@a2a-js/sdk';
 import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
 import { encodeErrorRoot } from '../../acmp/messages.js';
-import { offerHash, type NegotiationSession, type SessionPhase, type SessionReply } from '../../acmp/negotiation/session.js';
+import {
+  offerHash,
+  type NegotiationSession,
+  type SessionPhase,
+  type SessionReply,
+} from '../../acmp/negotiation/session.js';
 import { acmpAgentMessage } from './codec.js';
 import { decodeRequest } from './task-view.js';
 
@@ -44,12 +49,23 @@ export function sessionTaskView(session: NegotiationSession, uri: string): Task 
     if (turn.reply) history.push((latest = replyMessage(session, turn.reply, index, uri)));
   });
   if (session.end?.kind === 'expired') {
-    const error = new AcmpError(ACMP_CODE.offerExpired, { offer_id: session.end.offerId, reason: session.end.reason }).toObject();
-    latest = withSession(acmpAgentMessage(encodeErrorRoot(error), `msg-${session.id}-end`, session.id, session.contextId), uri, { phase: 'expired' });
+    const error = new AcmpError(ACMP_CODE.offerExpired, {
+      offer_id: session.end.offerId,
+      reason: session.end.reason,
+    }).toObject();
+    latest = withSession(
+      acmpAgentMessage(encodeErrorRoot(error), `msg-${session.id}-end`, session.id, session.contextId),
+      uri,
+      { phase: 'expired' },
+    );
     history.push(latest);
   }
   const shown = session.phase === 'offer' || session.phase === 'accepted' || session.phase === 'expired';
-  const status: TaskStatus = { state: sessionState(session.phase), message: shown ? latest : undefined, timestamp: new Date(session.updatedAt).toISOString() };
+  const status: TaskStatus = {
+    state: sessionState(session.phase),
+    message: shown ? latest : undefined,
+    timestamp: new Date(session.updatedAt).toISOString(),
+  };
   return {
     id: session.id,
     contextId: session.contextId,
@@ -64,7 +80,10 @@ function replyMessage(session: NegotiationSession, reply: SessionReply, index: n
   const id = `msg-${session.id}-${index}`;
   if (reply.kind === 'ack') {
     const message = acmpAgentMessage({ acmp_result: reply.ack }, id, session.id, session.contextId);
-    return withSession(message, uri, { phase: 'accepted', agreement: { invoke_by_ms: reply.invokeByMs, terms_hash: reply.termsHash } });
+    return withSession(message, uri, {
+      phase: 'accepted',
+      agreement: { invoke_by_ms: reply.invokeByMs, terms_hash: reply.termsHash },
+    });
   }
   const message = acmpAgentMessage({ acmp_result: reply.offer }, id, session.id, session.contextId);
   return withSession(message, uri, {

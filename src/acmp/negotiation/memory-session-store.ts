@@ -12,7 +12,8 @@ export class MemorySessionStore implements SessionStore {
     const mine = [...this.sessions.values()].filter((s) => sameScope(s.scope, session.scope));
     const existing = mine.find((s) => s.openMessageId === session.openMessageId);
     if (existing) return Promise.resolve({ kind: 'exists', existing });
-    if (mine.filter((s) => (dueAt(s) ?? -Infinity) >= now).length >= cap) return Promise.resolve({ kind: 'cap_reached' });
+    if (mine.filter((s) => (dueAt(s) ?? -Infinity) >= now).length >= cap)
+      return Promise.resolve({ kind: 'cap_reached' });
     this.sessions.set(session.id, session);
     return Promise.resolve({ kind: 'created' });
   }
@@ -22,7 +23,9 @@ export class MemorySessionStore implements SessionStore {
   }
 
   byOpenMessage(scope: TaskScope, messageId: string): Promise<NegotiationSession | undefined> {
-    return Promise.resolve([...this.sessions.values()].find((s) => sameScope(s.scope, scope) && s.openMessageId === messageId));
+    return Promise.resolve(
+      [...this.sessions.values()].find((s) => sameScope(s.scope, scope) && s.openMessageId === messageId),
+    );
   }
 
   update(next: NegotiationSession): Promise<boolean> {
@@ -41,7 +44,10 @@ export class MemorySessionStore implements SessionStore {
     return Promise.resolve(due.slice(0, limit));
   }
 
-  list(scope: TaskScope, query: SessionListQuery): Promise<{ sessions: NegotiationSession[]; total: number }> {
+  list(
+    scope: TaskScope,
+    query: SessionListQuery,
+  ): Promise<{ sessions: NegotiationSession[]; total: number }> {
     const matching = [...this.sessions.values()]
       .filter((s) => sameScope(s.scope, scope))
       .filter((s) => query.contextId === undefined || s.contextId === query.contextId)
@@ -49,7 +55,11 @@ export class MemorySessionStore implements SessionStore {
       .filter((s) => query.updatedAfter === undefined || s.updatedAt > query.updatedAfter)
       .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     const after = query.after;
-    const page = after ? matching.filter((s) => s.updatedAt < after.updatedAt || (s.updatedAt === after.updatedAt && s.id < after.taskId)) : matching;
+    const page = after
+      ? matching.filter(
+          (s) => s.updatedAt < after.updatedAt || (s.updatedAt === after.updatedAt && s.id < after.taskId),
+        )
+      : matching;
     return Promise.resolve({ sessions: page.slice(0, query.limit), total: matching.length });
   }
 

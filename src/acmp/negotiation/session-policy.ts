@@ -15,7 +15,8 @@ export interface CounterInput {
 }
 
 /** A policy's answer: revise the offer with these changes, or decline (restate the standing offer). */
-export type CounterDecision = { readonly kind: 'revise'; readonly changes: OfferChanges } | { readonly kind: 'decline' };
+export type CounterDecision =
+  { readonly kind: 'revise'; readonly changes: OfferChanges } | { readonly kind: 'decline' };
 
 /** How a provider answers counters (docs/acmp-negotiation.md "Counter policy"); may be asynchronous. */
 export type CounterPolicy = (input: CounterInput) => CounterDecision | Promise<CounterDecision>;
@@ -36,7 +37,8 @@ export function concedeToFloor(floor = 0.8): CounterPolicy {
       if (price < standing.price_cu) changes.price_cu = price;
     }
     const proof = counter.proof_method;
-    if (proof !== undefined && proof !== standing.proof_method && offeredProofs(capability).includes(proof)) changes.proof_method = proof;
+    if (proof !== undefined && proof !== standing.proof_method && offeredProofs(capability).includes(proof))
+      changes.proof_method = proof;
     const window = counter.challenge_window_ms;
     if (window !== undefined && window !== standing.challenge_window_ms) changes.challenge_window_ms = window;
     return Object.keys(changes).length > 0 ? { kind: 'revise', changes } : { kind: 'decline' };

@@ -61,16 +61,23 @@ export function judgeResume(session: NegotiationSession, request: ResumeRequest)
   const turn = turnOf(session, request.messageId);
   if (turn) {
     if (turn.hash !== request.hash) return invalid('message_id_reused');
-    const pendingAccept = session.phase === 'accepting' && turn.reply === undefined && request.call.method === 'accept';
+    const pendingAccept =
+      session.phase === 'accepting' && turn.reply === undefined && request.call.method === 'accept';
     return pendingAccept ? { kind: 'finish_accept' } : { kind: 'session', session };
   }
   if (!isOpen(session)) return { kind: 'terminal', session };
   if (request.contextId !== '' && request.contextId !== session.contextId) return invalid('context_mismatch');
   if (session.phase !== 'offer') return sessionRefusal('not_your_turn');
   const offerId = request.call.params.offer_id;
-  if (offerId !== session.standing.offer_id) return sessionRefusal(session.superseded.includes(offerId) ? 'superseded' : 'not_in_session');
-  if (request.call.method === 'counter' && session.round >= session.maxRounds) return sessionRefusal('max_rounds', { max_rounds: session.maxRounds });
-  if (request.call.method === 'accept' && request.call.offerHash !== undefined && request.call.offerHash !== offerHash(session.standing)) {
+  if (offerId !== session.standing.offer_id)
+    return sessionRefusal(session.superseded.includes(offerId) ? 'superseded' : 'not_in_session');
+  if (request.call.method === 'counter' && session.round >= session.maxRounds)
+    return sessionRefusal('max_rounds', { max_rounds: session.maxRounds });
+  if (
+    request.call.method === 'accept' &&
+    request.call.offerHash !== undefined &&
+    request.call.offerHash !== offerHash(session.standing)
+  ) {
     return invalid('offer_hash_mismatch');
   }
   return { kind: 'proceed' };

@@ -14,7 +14,14 @@ import { AckSchema, OfferSchema, type Offer } from './messages.js';
  * `quoting` / `accepting` (the provider is answering a counter / recording an acceptance: WORKING).
  * Terminal: `accepted`, `expired` (A2A COMPLETED), `canceled` (CANCELED).
  */
-export const SessionPhaseSchema = z.enum(['quoting', 'offer', 'accepting', 'accepted', 'expired', 'canceled']);
+export const SessionPhaseSchema = z.enum([
+  'quoting',
+  'offer',
+  'accepting',
+  'accepted',
+  'expired',
+  'canceled',
+]);
 export type SessionPhase = z.infer<typeof SessionPhaseSchema>;
 
 /** The phases in which a session is open (it counts against `max_open_sessions`). */
@@ -58,7 +65,12 @@ export type SessionTurn = z.infer<typeof SessionTurnSchema>;
 
 /** How a session ended without an acceptance. */
 export const SessionEndSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('expired'), at: z.number(), offerId: z.string(), reason: z.enum(['offer_expired', 'session_expired']) }),
+  z.object({
+    kind: z.literal('expired'),
+    at: z.number(),
+    offerId: z.string(),
+    reason: z.enum(['offer_expired', 'session_expired']),
+  }),
   z.object({ kind: z.literal('canceled'), at: z.number() }),
 ]);
 export type SessionEnd = z.infer<typeof SessionEndSchema>;
@@ -99,7 +111,17 @@ export interface NegotiationSession extends SessionBody {
 
 /** The body of a session, for storing. */
 export function sessionBody(session: NegotiationSession): SessionBody {
-  const { id: _id, contextId: _c, scope: _s, openMessageId: _o, version: _v, phase: _p, createdAt: _ca, updatedAt: _u, ...body } = session;
+  const {
+    id: _id,
+    contextId: _c,
+    scope: _s,
+    openMessageId: _o,
+    version: _v,
+    phase: _p,
+    createdAt: _ca,
+    updatedAt: _u,
+    ...body
+  } = session;
   return body;
 }
 
@@ -125,7 +147,10 @@ export function dueAt(session: NegotiationSession): number | null {
 export function expiryAt(session: NegotiationSession, now: number): SessionEnd | undefined {
   const due = dueAt(session);
   if (due === null || now <= due) return undefined;
-  const reason = session.phase === 'offer' && session.standing.valid_until_ms <= session.expiresAt ? 'offer_expired' : 'session_expired';
+  const reason =
+    session.phase === 'offer' && session.standing.valid_until_ms <= session.expiresAt
+      ? 'offer_expired'
+      : 'session_expired';
   // The session ended when it fell due, whoever noticed it and when (every host computes the same view).
   return { kind: 'expired', at: due, offerId: session.standing.offer_id, reason };
 }
@@ -140,7 +165,11 @@ export function turnOf(session: NegotiationSession, messageId: string): SessionT
   return session.turns.find((t) => t.messageId === messageId);
 }
 
-function next(session: NegotiationSession, changes: Partial<NegotiationSession>, at: number): NegotiationSession {
+function next(
+  session: NegotiationSession,
+  changes: Partial<NegotiationSession>,
+  at: number,
+): NegotiationSession {
   return { ...session, ...changes, version: session.version + 1, updatedAt: Math.max(at, session.updatedAt) };
 }
 
@@ -150,16 +179,37 @@ function next(session: NegotiationSession, changes: Partial<NegotiationSession>,
  */
 export const sessionTransition = {
   /** offer → quoting (a counter) or accepting (an acceptance), with the buyer's turn pending. */
-  begin(session: NegotiationSession, phase: 'quoting' | 'accepting', turn: SessionTurn, at: number): NegotiationSession {
+  begin(
+    session: NegotiationSession,
+    phase: 'quoting' | 'accepting',
+    turn: SessionTurn,
+    at: number,
+  ): NegotiationSession {
     return next(session, { phase, turns: [...session.turns, turn] }, at);
   },
   /** quoting → offer: the provider answered the pending counter with `reply`. */
   offered(session: NegotiationSession, reply: OfferReply, at: number): NegotiationSession {
-    const superseded = reply.supersedes === undefined ? session.superseded : [...session.superseded, reply.supersedes];
-    return next(session, { phase: 'offer', round: reply.round, standing: reply.offer, superseded, turns: answered(session, reply) }, at);
+    const superseded =
+      reply.supersedes === undefined ? session.superseded : [...session.superseded, reply.supersedes];
+    return next(
+      session,
+      {
+        phase: 'offer',
+        round: reply.round,
+        standing: reply.offer,
+        superseded,
+        turns: answered(session, reply),
+      },
+      at,
+    );
   },
   /** accepting → accepted: the agreement is recorded. */
-  accepted(session: NegotiationSession, reply: AckReply, agreementKey: string, at: number): NegotiationSession {
+  accepted(
+    session: NegotiationSession,
+    reply: AckReply,
+    agreementKey: string,
+    at: number,
+  ): NegotiationSession {
     return next(session, { phase: 'accepted', agreementKey, turns: answered(session, reply) }, at);
   },
   /** quoting/accepting → offer: the pending turn was refused; the session is as it was before it. */

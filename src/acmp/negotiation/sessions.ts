@@ -8,9 +8,23 @@ import type { TaskScope } from '../task-store.js';
 import type { Agreement } from './agreement-store.js';
 import type { AcceptParams, CounterOfferParams } from './messages.js';
 import type { Negotiator } from './negotiator.js';
-import { expiryAt, offerHash, sessionTransition, type AckReply, type NegotiationSession, type OfferReply, type SessionEnd } from './session.js';
+import {
+  expiryAt,
+  offerHash,
+  sessionTransition,
+  type AckReply,
+  type NegotiationSession,
+  type OfferReply,
+  type SessionEnd,
+} from './session.js';
 import { concedeToFloor, DEFAULT_COUNTER_TERMS, type CounterPolicy } from './session-policy.js';
-import { judgeResume, sessionRefusal, type OpenRequest, type ResumeRequest, type SessionOutcome } from './session-rules.js';
+import {
+  judgeResume,
+  sessionRefusal,
+  type OpenRequest,
+  type ResumeRequest,
+  type SessionOutcome,
+} from './session-rules.js';
 import type { SessionListQuery, SessionStore } from './session-store.js';
 
 /** Session-mode settings a provider advertises (card params, docs/acmp-negotiation.md) and enforces. */
@@ -109,16 +123,39 @@ export class NegotiationSessions {
     const contextId = request.contextId || this.ids.newId('ctx');
     let reply: OfferReply;
     try {
-      reply = { kind: 'offer', offer: await this.negotiator.quote(request.params, request.scope, id), round: 1 };
+      reply = {
+        kind: 'offer',
+        offer: await this.negotiator.quote(request.params, request.scope, id),
+        round: 1,
+      };
     } catch (error) {
       return refused(error, this.logger);
     }
     const now = this.clock.now();
     const session: NegotiationSession = {
-      ...{ id, contextId, scope: request.scope, openMessageId: request.messageId, version: 1, phase: 'offer', createdAt: now, updatedAt: now },
-      ...{ expiresAt: now + this.sessionTtlMs, maxRounds: this.maxRounds, round: 1, listPrice: reply.offer.price_cu, standing: reply.offer },
+      id,
+      contextId,
+      scope: request.scope,
+      openMessageId: request.messageId,
+      version: 1,
+      phase: 'offer',
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: now + this.sessionTtlMs,
+      maxRounds: this.maxRounds,
+      round: 1,
+      listPrice: reply.offer.price_cu,
+      standing: reply.offer,
       superseded: [],
-      turns: [{ messageId: request.messageId, hash: request.hash, request: request.encode(id, contextId), at: now, reply }],
+      turns: [
+        {
+          messageId: request.messageId,
+          hash: request.hash,
+          request: request.encode(id, contextId),
+          at: now,
+          reply,
+        },
+      ],
     };
     const created = await this.store.create(session, this.maxOpenSessions, now);
     switch (created.kind) {
@@ -138,25 +175,44 @@ export class NegotiationSessions {
       if (!session) return { kind: 'not_found' };
       const verdict = judgeResume(session, request);
       // A retry of an acceptance whose host stopped before completing it finishes it (idempotent accept).
-      if (verdict.kind === 'finish_accept') return request.call.method === 'accept' ? this.finishAccept(session, request.call.params) : { kind: 'session', session };
+      if (verdict.kind === 'finish_accept')
+        return request.call.method === 'accept'
+          ? this.finishAccept(session, request.call.params)
+          : { kind: 'session', session };
       if (verdict.kind !== 'proceed') return verdict;
       const now = this.clock.now();
-      const turn = { messageId: request.messageId, hash: request.hash, request: request.encode(session.id, session.contextId), at: now };
-      const begun = sessionTransition.begin(session, request.call.method === 'counter' ? 'quoting' : 'accepting', turn, now);
+      const turn = {
+        messageId: request.messageId,
+        hash: request.hash,
+        request: request.encode(session.id, session.contextId),
+        at: now,
+      };
+      const begun = sessionTransition.begin(
+        session,
+        request.call.method === 'counter' ? 'quoting' : 'accepting',
+        turn,
+        now,
+      );
       // Lost the race: judge again on the version that won.
       if (!(await this.store.update(begun))) continue;
-      return request.call.method === 'counter' ? this.answerCounter(begun, request.call.params) : this.finishAccept(begun, request.call.params);
+      return request.call.method === 'counter'
+        ? this.answerCounter(begun, request.call.params)
+        : this.finishAccept(begun, request.call.params);
     }
     return sessionRefusal('not_your_turn');
   }
 
   /** A2A CancelTask: an open session (not while an acceptance is being recorded) ends `canceled`. */
-  async cancel(id: string, scope: TaskScope): Promise<{ kind: 'unknown' } | { kind: 'canceled' | 'not_cancelable'; session: NegotiationSession }> {
+  async cancel(
+    id: string,
+    scope: TaskScope,
+  ): Promise<{ kind: 'unknown' } | { kind: 'canceled' | 'not_cancelable'; session: NegotiationSession }> {
     for (let attempt = 0; attempt < MAX_RACES; attempt++) {
       const session = await this.get(id, scope);
       if (!session) return { kind: 'unknown' };
       if (session.phase === 'canceled') return { kind: 'canceled', session };
-      if (session.phase !== 'offer' && session.phase !== 'quoting') return { kind: 'not_cancelable', session };
+      if (session.phase !== 'offer' && session.phase !== 'quoting')
+        return { kind: 'not_cancelable', session };
       const ended = sessionTransition.ended(session, { kind: 'canceled', at: this.clock.now() });
       if (await this.store.update(ended)) return { kind: 'canceled', session: ended };
     }
@@ -173,7 +229,10 @@ export class NegotiationSessions {
   }
 
   /** The sessions of `scope` (its due sessions expired first), filtered and paged. */
-  async list(scope: TaskScope, query: SessionListQuery): Promise<{ sessions: NegotiationSession[]; total: number }> {
+  async list(
+    scope: TaskScope,
+    query: SessionListQuery,
+  ): Promise<{ sessions: NegotiationSession[]; total: number }> {
     await this.expireDue(scope);
     return this.store.list(scope, query);
   }
@@ -190,19 +249,33 @@ export class NegotiationSessions {
   }
 
   private async replayOpen(session: NegotiationSession, request: OpenRequest): Promise<SessionOutcome> {
-    if (session.turns[0]?.hash !== request.hash) return { kind: 'refused', error: new AcmpError(ACMP_CODE.invalidParams, { reason: 'message_id_reused' }) };
+    if (session.turns[0]?.hash !== request.hash)
+      return {
+        kind: 'refused',
+        error: new AcmpError(ACMP_CODE.invalidParams, { reason: 'message_id_reused' }),
+      };
     return { kind: 'session', session: (await this.get(session.id, request.scope)) ?? session };
   }
 
-  private async answerCounter(session: NegotiationSession, counter: CounterOfferParams): Promise<SessionOutcome> {
+  private async answerCounter(
+    session: NegotiationSession,
+    counter: CounterOfferParams,
+  ): Promise<SessionOutcome> {
     const standing = session.standing;
     const round = session.round + 1;
     try {
       const capability = this.options.capabilities.get(standing.capability);
-      const decision = capability ? await this.policy({ capability, standing, counter, listPrice: session.listPrice, round }) : { kind: 'decline' as const };
+      const decision = capability
+        ? await this.policy({ capability, standing, counter, listPrice: session.listPrice, round })
+        : { kind: 'decline' as const };
       const reply: OfferReply =
         decision.kind === 'revise'
-          ? { kind: 'offer', offer: await this.negotiator.revise(standing.offer_id, decision.changes), round, supersedes: standing.offer_id }
+          ? {
+              kind: 'offer',
+              offer: await this.negotiator.revise(standing.offer_id, decision.changes),
+              round,
+              supersedes: standing.offer_id,
+            }
           : { kind: 'offer', offer: standing, round, declined: true };
       return await this.settle(sessionTransition.offered(session, reply, this.clock.now()));
     } catch (error) {
@@ -213,10 +286,24 @@ export class NegotiationSessions {
   /** Records the acceptance through the negotiator (one agreement, as in flat mode), then completes. */
   private async finishAccept(session: NegotiationSession, params: AcceptParams): Promise<SessionOutcome> {
     try {
-      await this.negotiator.accept({ offer_id: params.offer_id, ...(params.escrow_id !== undefined ? { escrow_id: params.escrow_id } : {}) }, session.scope, session.id);
+      await this.negotiator.accept(
+        {
+          offer_id: params.offer_id,
+          ...(params.escrow_id !== undefined ? { escrow_id: params.escrow_id } : {}),
+        },
+        session.scope,
+        session.id,
+      );
       const agreement = await this.negotiator.agreementOf(params.offer_id);
       if (!agreement) throw new AcmpError(ACMP_CODE.internal);
-      return await this.settle(sessionTransition.accepted(session, ackReply(session, agreement), agreement.offerKey, this.clock.now()));
+      return await this.settle(
+        sessionTransition.accepted(
+          session,
+          ackReply(session, agreement),
+          agreement.offerKey,
+          this.clock.now(),
+        ),
+      );
     } catch (error) {
       return this.undo(session, error);
     }
@@ -240,8 +327,13 @@ export class NegotiationSessions {
    * completing) completes as accepted instead, so a session never hides an agreement.
    */
   private async expire(session: NegotiationSession, end: SessionEnd): Promise<NegotiationSession> {
-    const agreement = session.phase === 'accepting' ? await this.negotiator.agreementOf(session.standing.offer_id) : undefined;
-    const next = agreement ? sessionTransition.accepted(session, ackReply(session, agreement), agreement.offerKey, end.at) : sessionTransition.ended(session, end);
+    const agreement =
+      session.phase === 'accepting'
+        ? await this.negotiator.agreementOf(session.standing.offer_id)
+        : undefined;
+    const next = agreement
+      ? sessionTransition.accepted(session, ackReply(session, agreement), agreement.offerKey, end.at)
+      : sessionTransition.ended(session, end);
     if (await this.store.update(next)) return next;
     return (await this.store.get(session.id)) ?? next;
   }
@@ -268,7 +360,11 @@ export class NegotiationSessions {
 }
 
 function ackReply(session: NegotiationSession, agreement: Agreement): AckReply {
-  const ack = { offer_id: agreement.offerId, escrow_id: agreement.escrowId, price_cu: agreement.terms.price_cu };
+  const ack = {
+    offer_id: agreement.offerId,
+    escrow_id: agreement.escrowId,
+    price_cu: agreement.terms.price_cu,
+  };
   return { kind: 'ack', ack, invokeByMs: agreement.invokeBy, termsHash: offerHash(session.standing) };
 }
 

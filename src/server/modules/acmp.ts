@@ -48,13 +48,13 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
       const store = context.database ? new KyselyAcmpTaskStore(context.database, { logger: context.logger }) : new MemoryAcmpTaskStore();
       // Signals must flow before the first task is followed (PostgreSQL LISTEN).
       if (store instanceof KyselyAcmpTaskStore) await store.open();
-      let sessions: NegotiationSessions | undefined;
+      const holder: { sessions?: NegotiationSessions } = {};
       const negotiating: NegotiationOptions | undefined = negotiation
         ? {
             ...negotiationOptions,
             store: context.database ? new KyselyAgreementStore(context.database) : new MemoryAgreementStore(),
             clock: context.clock,
-            ...(sessionOptions ? { references: (taskId: string) => sessions?.reference(taskId) ?? Promise.resolve(undefined) } : {}),
+            ...(sessionOptions ? { references: (taskId: string) => holder.sessions?.reference(taskId) ?? Promise.resolve(undefined) } : {}),
           }
         : undefined;
       const provider = createAcmpProvider({
@@ -66,7 +66,7 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
         logger: context.logger,
       });
       const session = negotiating && sessionOptions ? await startSessions(context, negotiating, options, sessionOptions === true ? {} : sessionOptions) : undefined;
-      sessions = session?.sessions;
+      holder.sessions = session?.sessions;
       const binding = createAcmpBinding({ provider, required, sessions: session?.binding, ids: context.ids, clock: context.clock, logger: context.logger });
       return {
         binding,
@@ -76,7 +76,7 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
           await provider.drain(SHUTDOWN_GRACE_MS);
           await provider.close();
           await binding.drain(FINAL_SAVE_MS);
-          await sessions?.close();
+          await holder.sessions?.close();
           await store.close?.();
         },
       };
