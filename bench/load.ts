@@ -1,4 +1,7 @@
 import { performance } from 'node:perf_hooks';
+import * as grpc from '@grpc/grpc-js';
+import { Message, type SendMessageResponse } from '@a2a-js/sdk';
+import { A2AService } from '@a2a-js/sdk/server/grpc';
 import { Pool } from 'undici';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../src/acmp/constants.js';
 import { ACP_EXTENSION_URI, ACP_MEDIA_TYPE, ACP_HTTP_ROUTES } from '../src/acpspec/constants.js';
@@ -8,10 +11,12 @@ import { acpChain } from './workload.js';
 /**
  * The load generator, in its own process: a keep-alive undici pool with one connection per concurrent
  * worker, raw request bodies (the wire the SDK's client sends, captured once) so the generator stays
- * cheap and the server is the bottleneck. Every response is checked.
+ * cheap and the server is the bottleneck; for gRPC, one plain grpc-js client (own connection) per worker
+ * built from the SDK's service definition, so no client-side A2A layer is measured either. Every response
+ * is checked.
  */
 
-interface Call {
+interface HttpCall {
   path: string;
   headers: Record<string, string>;
   body: string;
@@ -19,11 +24,18 @@ interface Call {
   check(status: number, text: string): number;
 }
 
+/** One unary SendMessage over gRPC. */
+interface GrpcCall {
+  grpc: { request: object; metadata: Record<string, string>; check(response: SendMessageResponse): number };
+}
+
+type Call = HttpCall | GrpcCall;
+
 const JSONRPC = '/a2a/jsonrpc';
 let seq = 0;
 const uid = (): string => `${process.pid}-${++seq}-${Math.random().toString(36).slice(2, 10)}`;
 
-function rpc(method: 'SendMessage' | 'SendStreamingMessage', message: object, extension?: string): Pick<Call, 'path' | 'headers' | 'body'> {
+function rpc(method: 'SendMessage' | 'SendStreamingMessage', message: object, extension?: string): Pick<HttpCall, 'path' | 'headers' | 'body'> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'a2a-version': '1.0',
@@ -48,9 +60,43 @@ function acmpInvoke(params: Record<string, unknown>): object {
   };
 }
 
+/**
+ * `acmp/invoke` over MCP Streamable HTTP, 2026-07-28: the per-request `_meta` envelope and the mirrored
+ * headers the official client sends (docs/acmp-mcp-binding.md §1).
+ */
+function mcpInvoke(params: Record<string, unknown>): Pick<HttpCall, 'path' | 'headers' | 'body'> {
+  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+  return {
+    path: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'acmp/invoke' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'acmp/invoke', params: { task_id: `task_${uid()}`, ...params, _meta } }),
+  };
+}
+
 function jsonResult(status: number, text: string, marker: string): number {
   if (status !== 200 || !text.includes(marker) || text.startsWith('{"jsonrpc":"2.0","id":1,"error"')) throw new Error(`status ${status}: ${text.slice(0, 300)}`);
   return 1;
+}
+
+/** The data of the first part of a SendMessage response's message (or task status message). */
+function replyData(response: SendMessageResponse): Record<string, unknown> | undefined {
+  const payload = response.payload;
+  const message = payload?.$case === 'message' ? payload.value : payload?.$case === 'task' ? payload.value.status?.message : undefined;
+  const content = message?.parts[0]?.content;
+  return content?.$case === 'data' ? (content.value as Record<string, unknown>) : undefined;
+}
+
+function grpcSendMessage(message: object, extension: string, key: string): GrpcCall {
+  return {
+    grpc: {
+      request: { tenant: '', message: Message.fromJSON(message), configuration: undefined, metadata: undefined },
+      metadata: { 'a2a-version': '1.0', 'a2a-extensions': extension },
+      check: (response) => {
+        if (replyData(response)?.[key] === undefined) throw new Error(`no ${key}: ${JSON.stringify(replyData(response)).slice(0, 300)}`);
+        return 1;
+      },
+    },
+  };
 }
 
 function sseEvents(status: number, text: string, expected: number): number {
@@ -73,6 +119,11 @@ function callFactory(scenario: Scenario): () => () => Call {
         ...rpc('SendMessage', acmpInvoke({ capability: 'noop', input: { type: 'text', data: 'x' } }), ACMP_EXTENSION_URI),
         check: (s, t) => jsonResult(s, t, 'acmp_result'),
       });
+    case 'mcp-invoke':
+      return () => () => ({
+        ...mcpInvoke({ capability: 'noop', input: { type: 'text', data: 'x' } }),
+        check: (s, t) => jsonResult(s, t, '"cost_cu"'),
+      });
     case 'acmp-stream':
       return () => () => ({
         ...rpc('SendStreamingMessage', acmpInvoke({ capability: 'chunks', stream: true, input: { type: 'json', data: { n: scenario.chunks, heartbeats: scenario.heartbeats } } }), ACMP_EXTENSION_URI),
@@ -85,6 +136,18 @@ function callFactory(scenario: Scenario): () => () => Call {
           const message = { messageId: `m-${uid()}`, role: 'ROLE_USER', parts: [{ data: chain.next(), mediaType: ACP_MEDIA_TYPE }], extensions: [ACP_EXTENSION_URI] };
           return { ...rpc('SendMessage', message, ACP_EXTENSION_URI), check: (s, t) => jsonResult(s, t, 'acp_ack') };
         };
+      };
+    case 'acmp-invoke-grpc':
+      return () => () => grpcSendMessage(acmpInvoke({ capability: 'noop', input: { type: 'text', data: 'x' } }), ACMP_EXTENSION_URI, 'acmp_result');
+    case 'acp-a2a-grpc':
+      return () => {
+        const chain = acpChain();
+        return () =>
+          grpcSendMessage(
+            { messageId: `m-${uid()}`, role: 'ROLE_USER', parts: [{ data: chain.next(), mediaType: ACP_MEDIA_TYPE }], extensions: [ACP_EXTENSION_URI] },
+            ACP_EXTENSION_URI,
+            'acp_ack',
+          );
       };
     case 'acp-https':
       return () => {
@@ -103,6 +166,24 @@ function callFactory(scenario: Scenario): () => () => Call {
   }
 }
 
+const GrpcA2A = grpc.makeGenericClientConstructor(A2AService, 'A2AService');
+
+/** A gRPC client with its own connection (like one connection of the undici pool). */
+function grpcClient(spec: LoadSpec): grpc.Client {
+  if (!spec.grpcUrl) throw new Error('the server serves no gRPC');
+  const credentials = spec.caCert ? grpc.credentials.createSsl(Buffer.from(spec.caCert)) : grpc.credentials.createInsecure();
+  return new GrpcA2A(spec.grpcUrl, credentials, { 'grpc.use_local_subchannel_pool': 1 });
+}
+
+type UnaryMethod = (request: object, metadata: grpc.Metadata, callback: (error: grpc.ServiceError | null, response: SendMessageResponse) => void) => void;
+
+function grpcSend(client: grpc.Client, call: GrpcCall['grpc']): Promise<SendMessageResponse> {
+  const metadata = new grpc.Metadata();
+  for (const [k, v] of Object.entries(call.metadata)) metadata.set(k, v);
+  const send = (client as unknown as { sendMessage: UnaryMethod }).sendMessage.bind(client);
+  return new Promise((resolve, reject) => send(call.request, metadata, (error, response) => (error ? reject(error) : resolve(response))));
+}
+
 async function drive(pool: Pool, spec: LoadSpec, total: number): Promise<LoadResult> {
   const latencies: number[] = [];
   let issued = 0;
@@ -110,16 +191,24 @@ async function drive(pool: Pool, spec: LoadSpec, total: number): Promise<LoadRes
   let errors = 0;
   let firstError: string | undefined;
   const factory = callFactory(spec.scenario);
+  const clients: grpc.Client[] = [];
   const worker = async (): Promise<void> => {
     const nextCall = factory();
+    let client: grpc.Client | undefined;
     while (issued < total) {
       issued++;
       const call = nextCall();
       const started = performance.now();
       try {
-        const res = await pool.request({ path: call.path, method: 'POST', headers: call.headers, body: call.body });
-        const text = await res.body.text();
-        events += call.check(res.statusCode, text);
+        if ('grpc' in call) {
+          client ??= clients[clients.push(grpcClient(spec)) - 1]!;
+          const response = await grpcSend(client, call.grpc);
+          events += call.grpc.check(response);
+        } else {
+          const res = await pool.request({ path: call.path, method: 'POST', headers: call.headers, body: call.body });
+          const text = await res.body.text();
+          events += call.check(res.statusCode, text);
+        }
         latencies.push(performance.now() - started);
       } catch (error) {
         errors++;
@@ -130,6 +219,7 @@ async function drive(pool: Pool, spec: LoadSpec, total: number): Promise<LoadRes
   const started = performance.now();
   await Promise.all(Array.from({ length: spec.concurrency }, worker));
   const elapsedMs = performance.now() - started;
+  for (const client of clients) client.close();
   latencies.sort((a, b) => a - b);
   return { count: total, elapsedMs, latencies, events, errors, firstError };
 }

@@ -38,6 +38,7 @@ function nextMessage<T extends { type: string }>(child: ChildProcess, type: T['t
 /** A server in its own process. */
 export interface ServerProc {
   readonly url: string;
+  readonly grpcUrl: string | undefined;
   readonly caCert: string | undefined;
   stats(gc?: boolean): Promise<{ cpuUs: number; rss: number }>;
   close(): Promise<void>;
@@ -51,6 +52,7 @@ export async function startServer(spec: ServerSpec, options: { exposeGc?: boolea
   const ready = await nextMessage<Extract<ServerToParent, { type: 'ready' }>>(child, 'ready');
   return {
     url: ready.url,
+    grpcUrl: ready.grpcUrl,
     caCert: ready.caCert,
     async stats(gc = false) {
       const reply = nextMessage<Extract<ServerToParent, { type: 'stats' }>>(child, 'stats');
@@ -79,9 +81,9 @@ export interface Measured {
 export class LoadGen {
   private readonly child = forkTs('./load.ts');
 
-  async measure(server: ServerProc, spec: Omit<LoadSpec, 'url' | 'caCert'>): Promise<Measured> {
+  async measure(server: ServerProc, spec: Omit<LoadSpec, 'url' | 'grpcUrl' | 'caCert'>): Promise<Measured> {
     const warmed = nextMessage(this.child, 'warmed');
-    this.child.send({ type: 'run', spec: { ...spec, url: server.url, caCert: server.caCert } });
+    this.child.send({ type: 'run', spec: { ...spec, url: server.url, grpcUrl: server.grpcUrl, caCert: server.caCert } });
     await warmed;
     const before = await server.stats();
     const done = nextMessage<Extract<LoadToParent, { type: 'result' }>>(this.child, 'result');

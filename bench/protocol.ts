@@ -7,7 +7,7 @@ export type ServerSpec =
 
 export type ParentToServer = { type: 'stats'; gc?: boolean } | { type: 'close' };
 export type ServerToParent =
-  | { type: 'ready'; url: string; caCert?: string }
+  | { type: 'ready'; url: string; grpcUrl?: string; caCert?: string }
   | { type: 'stats'; cpu: NodeJS.CpuUsage; rss: number };
 
 /** What the load generator sends. */
@@ -16,12 +16,18 @@ export type Scenario =
   | { kind: 'sdk-task' }
   | { kind: 'sdk-stream'; events: number }
   | { kind: 'acmp-invoke' }
+  | { kind: 'mcp-invoke' }
   | { kind: 'acmp-stream'; chunks: number; heartbeats: boolean }
   | { kind: 'acp-a2a' }
-  | { kind: 'acp-https' };
+  | { kind: 'acp-https' }
+  /** The same A2A calls over gRPC (the SDK's service definition, one connection per worker). */
+  | { kind: 'acmp-invoke-grpc' }
+  | { kind: 'acp-a2a-grpc' };
 
 export interface LoadSpec {
   url: string;
+  /** The server's gRPC address (`host:port`), for the gRPC scenarios. */
+  grpcUrl?: string;
   caCert?: string;
   scenario: Scenario;
   concurrency: number;

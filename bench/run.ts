@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, totalmem } from 'node:os';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,7 +11,7 @@ import { metricsOf, ratioTable, Results, type RatioLine } from './report.js';
 import { fmt } from './stats.js';
 
 /**
- * `npm run bench [-- --quick] [--only a2a,sqlite,acp,memory] [--reps N] [--pg URL] [--profile DIR]`: our bindings against the raw
+ * `npm run bench [-- --quick] [--only a2a,grpc,sqlite,acp,memory] [--reps N] [--pg URL] [--profile DIR]`: our bindings against the raw
  * SDK on this machine. Servers and the load generator are separate processes; every repetition starts
  * fresh servers and alternates which side goes first, so drift hits both sides.
  */
@@ -27,7 +27,7 @@ const { values: flags } = parseArgs({
 // --profile DIR: every server (and in-process run) writes a V8 CPU profile into DIR.
 if (flags.profile) serverNodeArgs.push('--cpu-prof', `--cpu-prof-dir=${flags.profile}`);
 const quick = flags.quick ?? false;
-const groups = new Set((flags.only ?? 'a2a,sqlite,acp,memory').split(','));
+const groups = new Set((flags.only ?? 'a2a,grpc,sqlite,acp,memory').split(','));
 if (quick) groups.delete('memory');
 // The smoke run does one repetition (its figures are a check, not a result); real runs do at least 3.
 const reps = Number(flags.reps ?? (quick ? 1 : 3));
@@ -51,8 +51,16 @@ function environment(): Record<string, string> {
     memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
     platform: `${process.platform} ${process.arch}`,
     mode: quick ? 'quick' : 'full',
+    // The machine may be shared: figures taken under load are not results.
+    'load average at start (1/5/15 min)': loadAverage(),
     repetitions: String(reps),
   };
+}
+
+function loadAverage(): string {
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
 }
 
 async function measure(key: string, group: string, label: string, server: ServerProc, scenario: Scenario, concurrency: number, count: number, unit = 'ops', warmup = counts.warmup): Promise<void> {
@@ -88,6 +96,8 @@ async function a2aGroup(rep: number): Promise<void> {
       await interleaved(rep, [
         () => measure(`task-c${c}`, g, `baseline: task path, c${c}`, base, { kind: 'sdk-task' }, c, count),
         () => measure(`invoke-c${c}`, g, `ours: ACMP invoke (non-streamed), c${c}`, inv, { kind: 'acmp-invoke' }, c, count),
+        // The same provider over MCP (2026-07-28 Streamable HTTP) beside A2A (docs/acmp-mcp-binding.md).
+        ...(c === 64 ? [] : [() => measure(`mcp-invoke-c${c}`, g, `ours: ACMP invoke over MCP 2026-07-28, c${c}`, inv, { kind: 'mcp-invoke' }, c, count)]),
       ]);
     }
     const stream = (chunks: number, heartbeats: boolean) => ({ kind: 'acmp-stream' as const, chunks, heartbeats });
@@ -109,6 +119,26 @@ async function a2aGroup(rep: number): Promise<void> {
       () => measure('stream10-c1', g, 'ours: ACMP stream 10 chunks, c1', off, stream(10, false), 1, counts.c1 / 5, 'streams', 20),
       () => measure('stream100-c1', g, 'ours: ACMP stream 100 chunks, c1', off, stream(100, false), 1, counts.c1 / 10, 'streams', 5),
       () => measure('stream1000-c1', g, `ours: ACMP stream ${counts.long} chunks, c1`, off, stream(counts.long, false), 1, counts.longStreams, 'streams', 1),
+    ]);
+  });
+}
+
+/**
+ * The third A2A transport beside JSON-RPC, on the same server processes in the same repetition: ACMP
+ * invoke (in-memory stores, no TLS) and ACPspec ingest (SQLite, TLS), JSON-RPC and gRPC interleaved.
+ */
+async function grpcGroup(rep: number): Promise<void> {
+  const g = 'grpc';
+  await withServers({ inv: ours(), acp: ours({ store: 'sqlite', acmp: false, acp: true, tls: true }) }, async ({ inv, acp }) => {
+    for (const [c, count] of [[1, counts.c1], [16, counts.c16]] as const) {
+      await interleaved(rep, [
+        () => measure(`grpc-jsonrpc-invoke-c${c}`, g, `ours: ACMP invoke over JSON-RPC, c${c}`, inv, { kind: 'acmp-invoke' }, c, count),
+        () => measure(`grpc-invoke-c${c}`, g, `ours: ACMP invoke over gRPC, c${c}`, inv, { kind: 'acmp-invoke-grpc' }, c, count),
+      ]);
+    }
+    await interleaved(rep, [
+      () => measure('grpc-jsonrpc-acp', g, 'ACPspec over A2A JSON-RPC (TLS, SQLite), c16', acp, { kind: 'acp-a2a' }, 16, n(1500, 200), 'envelopes'),
+      () => measure('grpc-acp', g, 'ACPspec over A2A gRPC (TLS, SQLite), c16', acp, { kind: 'acp-a2a-grpc' }, 16, n(1500, 200), 'envelopes'),
     ]);
   });
 }
@@ -183,6 +213,7 @@ async function main(): Promise<void> {
   for (let rep = 0; rep < reps; rep++) {
     log(`\n## repetition ${rep + 1}/${reps}`);
     if (groups.has('a2a')) await a2aGroup(rep);
+    if (groups.has('grpc')) await grpcGroup(rep);
     if (groups.has('sqlite')) await sqliteGroup(rep);
     if (groups.has('acp')) await acpGroup(rep, withPg);
   }
@@ -194,6 +225,9 @@ async function main(): Promise<void> {
     { label: 'ACMP invoke / baseline task path, c16', value: results.ratio('invoke-c16', 'task-c16'), target: { text: '≥ 0.9', met: (v) => v >= 0.9 } },
     { label: 'ACMP invoke / baseline task path, c64', value: results.ratio('invoke-c64', 'task-c64') },
     { label: 'server CPU per op, baseline task path / ACMP invoke, c16', value: results.ratio('task-c16', 'invoke-c16', (m) => m.cpuUsPerOp) },
+    { label: 'ACMP invoke over MCP / over A2A, c1', value: results.ratio('mcp-invoke-c1', 'invoke-c1') },
+    { label: 'ACMP invoke over MCP / over A2A, c16', value: results.ratio('mcp-invoke-c16', 'invoke-c16') },
+    { label: 'server CPU per op, A2A / MCP ACMP invoke, c16', value: results.ratio('invoke-c16', 'mcp-invoke-c16', (m) => m.cpuUsPerOp) },
     { label: 'ACMP invoke / baseline task path, SQLite, c16', value: results.ratio('sqlite-invoke-c16', 'sqlite-task-c16') },
     { label: 'ACMP stream (10 chunks) / baseline stream (10 events), c16', value: results.ratio('stream', 'sdk-stream') },
     { label: 'heartbeats on / off (interval timer, 10 chunks), streams/s', value: results.ratio('stream-hb', 'stream-nohb'), target: { text: '≥ 0.9 (cost ≤ 10%)', met: (v) => v >= 0.9 } },
@@ -209,6 +243,11 @@ async function main(): Promise<void> {
       value: results.combine(['sdk-stream10-c1', 'sdk-stream1000-c1'], ([a, b]) => b!.cpuUsPerOp / counts.long / (a!.cpuUsPerOp / 10)),
     },
     { label: 'ACPspec over HTTPS / over A2A, envelopes/s', value: results.ratio('acp-https', 'acp-a2a') },
+    { label: 'ACMP invoke gRPC / JSON-RPC, c1', value: results.ratio('grpc-invoke-c1', 'grpc-jsonrpc-invoke-c1') },
+    { label: 'ACMP invoke gRPC / JSON-RPC, c16', value: results.ratio('grpc-invoke-c16', 'grpc-jsonrpc-invoke-c16') },
+    { label: 'server CPU per ACMP invoke, JSON-RPC / gRPC, c16', value: results.ratio('grpc-jsonrpc-invoke-c16', 'grpc-invoke-c16', (m) => m.cpuUsPerOp) },
+    { label: 'ACPspec ingest over A2A, gRPC / JSON-RPC, envelopes/s', value: results.ratio('grpc-acp', 'grpc-jsonrpc-acp') },
+    { label: 'server CPU per ACPspec envelope, JSON-RPC / gRPC', value: results.ratio('grpc-jsonrpc-acp', 'grpc-acp', (m) => m.cpuUsPerOp) },
   ];
   const inproc = results.spreadOf('acp-inproc-sqlite', (m) => m.opsPerSec);
   const report = [
@@ -219,6 +258,9 @@ async function main(): Promise<void> {
     '',
     '## A2A JSON-RPC, in-memory stores (median (min–max) over repetitions; other columns: median)',
     results.table('a2a'),
+    '',
+    '## A2A gRPC beside JSON-RPC (same servers, same repetition)',
+    results.table('grpc'),
     '',
     '## A2A JSON-RPC, SQLite stores',
     results.table('sqlite'),
@@ -233,6 +275,7 @@ async function main(): Promise<void> {
     `- ACPspec in process on SQLite ≥ 10,000 envelopes/s: ${inproc ? `${fmt(inproc.median)} (${fmt(inproc.min)}–${fmt(inproc.max)})/s — ${inproc.median >= 10_000 ? 'met' : '**missed**'}` : 'not measured'}`,
     `- RSS within ±20% between 10k and 100k ACMP tasks (SQLite): ${memory ? `${fmt(memory.at10k)} MB → ${fmt(memory.at100k)} MB (${((memory.at100k / memory.at10k - 1) * 100).toFixed(1)}%) — ${Math.abs(memory.at100k / memory.at10k - 1) <= 0.2 ? 'met' : '**missed**'}` : 'not measured (--quick)'}`,
     ...results.notes.map((note) => `- ${note}`),
+    `- load average at the end (1/5/15 min): ${loadAverage()} on ${availableParallelism()} cores`,
   ].join('\n');
   log(`\n${report}`);
   const dir = new URL('./results/', import.meta.url);

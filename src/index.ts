@@ -1,8 +1,10 @@
 /**
- * a2a-commerce — commerce protocols over A2A v1.0 (ACMP and ACPspec), on @a2a-js/sdk.
+ * a2a-commerce — commerce protocols over A2A v1.0 (ACMP and ACPspec), on @a2a-js/sdk; ACMP also over MCP
+ * (2026-07-28, with 2025-era clients), on the official MCP SDKs.
  *
  * The pieces most agents need: a host (`startHost` with modules, or `createApp` to mount yourself), the
- * ACMP provider definition and buyer, and the ACPspec receiver module and sender client.
+ * ACMP provider definition and buyer (`createAcmpBuyer` picks the binding), and the ACPspec receiver
+ * module and sender client.
  */
 export * as acmp from './acmp/index.js';
 export { createAcmpProvider } from './acmp/provider.js';
@@ -18,7 +20,10 @@ export { buildDelta, buildSnapshot } from './acpspec/envelope.js';
 export type { AcpAck, AcpState, DeltaEnvelope, Envelope, SnapshotEnvelope } from './acpspec/envelope.js';
 export { checkEnvelope, parseEnvelope } from './acpspec/validate.js';
 
-export { createAcmpBuyer, type AcmpBuyer, type AcmpBuyerConnectOptions } from './a2a/acmp/buyer.js';
+export { createAcmpBuyer, agentEndpoints, type AcmpBindingName, type PickAcmpBuyerOptions, type PickedAcmpBuyer } from './connect/acmp-buyer.js';
+export { createAcmpBuyer as createA2AAcmpBuyer, type AcmpBuyer, type AcmpBuyerConnectOptions } from './a2a/acmp/buyer.js';
+export { connectMcpAcmpBuyer, type McpAcmpBuyer, type McpBuyerConnectOptions, type McpEndpoint, type McpEra } from './mcp/buyer.js';
+export { ACMP_MCP_EXTENSION_ID, MCP_PATH, MCP_PROTOCOL_VERSION } from './mcp/acmp-extension.js';
 export { createAcmpBinding } from './a2a/acmp/provider-binding.js';
 export { createAcpClient, type AcpClient, type AcpClientOptions } from './a2a/acp/client.js';
 export { createAcpBinding } from './a2a/acp/receiver-binding.js';

@@ -4,17 +4,28 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = new URL('../src/', import.meta.url).pathname;
 
-/** Which layers each layer may import (STYLE.md: shared ← acmp, acpspec ← a2a, http, storage ← server, cli). */
+/**
+ * Which layers each layer may import (STYLE.md: shared ← acmp, acpspec ← a2a, mcp, http, storage ← server,
+ * cli). `connect` picks a binding for a buyer, so it sits above the bindings it picks from.
+ */
 const ALLOWED: Record<string, string[]> = {
   shared: ['shared'],
   acmp: ['shared', 'acmp'],
   acpspec: ['shared', 'acpspec'],
   a2a: ['shared', 'acmp', 'acpspec', 'a2a'],
+  mcp: ['shared', 'acmp', 'mcp'],
   http: ['shared', 'acmp', 'acpspec', 'http'],
   storage: ['shared', 'acmp', 'acpspec', 'storage'],
-  server: ['shared', 'acmp', 'acpspec', 'a2a', 'http', 'storage', 'server'],
-  cli: ['shared', 'acmp', 'acpspec', 'a2a', 'http', 'storage', 'server', 'cli'],
+  connect: ['shared', 'acmp', 'a2a', 'mcp', 'connect'],
+  server: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'server'],
+  cli: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'connect', 'server', 'cli'],
 };
+
+/** SDKs each owned by one binding layer: nothing else may import them. */
+const SDK_OWNERS: { prefix: string; layer: string }[] = [
+  { prefix: '@a2a-js/sdk', layer: 'a2a' },
+  { prefix: '@modelcontextprotocol/', layer: 'mcp' },
+];
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -37,18 +48,20 @@ describe('layering (STYLE.md "Layout")', () => {
     const allowed = ALLOWED[layer];
     const source = readFileSync(file, 'utf8');
     for (const spec of imports(source)) {
-      if (spec.startsWith('@a2a-js/sdk') && layer !== 'a2a') breaches.push(`${rel} imports ${spec}`);
+      for (const sdk of SDK_OWNERS) if (spec.startsWith(sdk.prefix) && layer !== sdk.layer) breaches.push(`${rel} imports ${spec}`);
       if (spec.startsWith('.')) {
         const target = relative(SRC, join(file, '..', spec)).split('/')[0]!;
         if (allowed && !allowed.includes(target)) breaches.push(`${rel} imports ${target}/ (${spec})`);
       }
     }
+    // src/index.ts is the package's public face and may re-export any layer.
+    if (!ALLOWED[layer] && rel !== 'index.ts') breaches.push(`${rel} is in no known layer`);
     if (layer !== 'server' && layer !== 'cli' && /\bprocess\.(env|exit)\b|\bconsole\./.test(source)) {
       breaches.push(`${rel} uses process.env, process.exit or console`);
     }
   }
 
-  it('keeps @a2a-js/sdk inside src/a2a and imports pointing one way', () => {
+  it('keeps @a2a-js/sdk inside src/a2a, the MCP SDKs inside src/mcp and imports pointing one way', () => {
     expect(breaches).toEqual([]);
   });
 

@@ -13,6 +13,8 @@ export interface AgentCardOptions {
   version: string;
   /** Base URL clients reach the host at (`https://host:port`), no trailing slash. */
   baseUrl: string;
+  /** The gRPC interface's address (`host:port`, the target gRPC clients dial); absent: no gRPC interface. */
+  grpcUrl?: string | undefined;
   extensions: readonly AgentExtension[];
   skills: readonly AgentSkill[];
   /** Declare the HTTP bearer scheme and require it. */
@@ -23,13 +25,15 @@ export interface AgentCardOptions {
 }
 
 /**
- * Builds the agent card: JSON-RPC and HTTP+JSON interfaces at A2A v1.0, each mirrored at v0.3 for the
- * SDK's compatibility layer (A2A §3.6.2: a binding is reachable at v0.3 only when the card lists it),
+ * Builds the agent card: JSON-RPC and HTTP+JSON interfaces (and gRPC when the host serves it, listed last
+ * so clients that take the first interface they support keep JSON-RPC) at A2A v1.0, each mirrored at v0.3
+ * for the SDK's compatibility layer (A2A §3.6.2: a binding is reachable at v0.3 only when the card lists it),
  * streaming on, the bindings' extensions and skills, and — when tokens are configured — the HTTP bearer
  * scheme as a requirement (ACMP Layer 1 §5.1 makes bearer the mandatory baseline).
  */
 export function buildAgentCard(options: AgentCardOptions): AgentCard {
   const security = options.bearer ? [{ schemes: { [BEARER_SCHEME]: { list: [] } } }] : [];
+  const grpc = options.grpcUrl === undefined ? [] : [{ url: options.grpcUrl, protocolBinding: 'GRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }];
   return {
     name: options.name,
     description: options.description,
@@ -38,8 +42,9 @@ export function buildAgentCard(options: AgentCardOptions): AgentCard {
       [
         { url: options.baseUrl + A2A_PATHS.jsonRpc, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
         { url: options.baseUrl + A2A_PATHS.rest, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+        ...grpc,
       ],
-      ['JSONRPC', 'HTTP+JSON'],
+      ['JSONRPC', 'HTTP+JSON', 'GRPC'],
     ),
     provider: options.organization ? { organization: options.organization, url: options.baseUrl } : undefined,
     capabilities: {

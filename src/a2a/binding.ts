@@ -1,5 +1,5 @@
 import type { AgentExtension, AgentSkill, Message, SendMessageConfiguration, StreamResponse, Task } from '@a2a-js/sdk';
-import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import type { PushNotificationSender, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { InboundMessage } from './part-codec.js';
 import type { TaskViewSource } from './task-views.js';
 
@@ -21,6 +21,11 @@ export interface BindingCall {
 export interface BindingHost {
   /** The SDK task store the host serves GetTask from. */
   readonly taskStore: TaskStore;
+  /**
+   * The host's push-notification sender (allow-listed webhooks, docs/host.md), when push is on: a binding
+   * that keeps its own tasks delivers their updates through it to the configs their callers registered.
+   */
+  readonly pushSender?: PushNotificationSender;
 }
 
 /**
@@ -32,13 +37,13 @@ export interface A2ABinding {
   readonly id: string;
   /** The card's `capabilities.extensions[]` entry. */
   readonly extension: AgentExtension;
-  /** Further card entries of companion extensions the binding serves (e.g. ACMP's negotiation sessions). */
-  readonly companions?: readonly AgentExtension[];
+  /** Further card extension entries the binding contributes (e.g. a profile under a URI we control). */
+  readonly extraExtensions?: readonly AgentExtension[];
   readonly skills: readonly AgentSkill[];
   /** Called once when the host starts. */
   attach?(host: BindingHost): void;
   /** Tasks the binding keeps in its own records, shown to A2A as views (never copied into the SDK store). */
-  readonly views?: readonly TaskViewSource[];
+  readonly views?: TaskViewSource | readonly TaskViewSource[];
   /** True when this binding owns the message (decided from its parts, not from headers). */
   claims(message: InboundMessage): boolean;
   sendMessage(call: BindingCall): Promise<Message | Task>;

@@ -12,14 +12,17 @@ export interface CardSummary {
 
 /**
  * Checks a parsed card against what A2A §4.4 requires of it (name, at least one interface with an
- * absolute URL, extension URIs) and each known extension's params, and describes it.
+ * absolute URL — a `host:port` target for gRPC —, extension URIs) and each known extension's params, and describes it.
  */
 export function describeCard(card: AgentCardType, checks: Record<string, ExtensionParamsCheck> = {}): CardSummary {
   const problems: string[] = [];
   if (!card.name) problems.push('card has no name');
   if ((card.supportedInterfaces ?? []).length === 0) problems.push('card lists no supportedInterfaces');
   for (const i of card.supportedInterfaces ?? []) {
-    if (!/^https?:\/\//.test(i.url)) problems.push(`interface ${i.protocolBinding} has no absolute http(s) URL`);
+    // A gRPC interface is a dial target (`host:port`, docs/host.md "gRPC"); an absolute URL is accepted too.
+    if (i.protocolBinding === 'GRPC' ? !/^(https?:\/\/)?[^/\s]+:\d+\/?$|^https?:\/\//.test(i.url) : !/^https?:\/\//.test(i.url)) {
+      problems.push(`interface ${i.protocolBinding} has no ${i.protocolBinding === 'GRPC' ? 'host:port address' : 'absolute http(s) URL'}`);
+    }
   }
   const lines = [`${card.name} ${card.version}`, card.description, '', 'interfaces:'];
   for (const i of card.supportedInterfaces ?? []) lines.push(`  ${i.protocolBinding.padEnd(10)} A2A ${i.protocolVersion.padEnd(4)} ${i.url}`);

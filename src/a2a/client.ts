@@ -11,6 +11,7 @@ import {
   type Client,
 } from '@a2a-js/sdk/client';
 import { fetchTrusting } from '../shared/fetch.js';
+import { grpcTransportFactory, grpcUsesTls } from './grpc-client.js';
 
 /** How a client reaches an agent. */
 export interface A2AConnectOptions {
@@ -21,7 +22,9 @@ export interface A2AConnectOptions {
   /** Extra trusted CA certificate (PEM), e.g. the host's self-signed localhost certificate. */
   caCert?: string;
   /** Transport to prefer; default: the card's first. */
-  transport?: 'JSONRPC' | 'HTTP+JSON';
+  transport?: 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+  /** Dial gRPC with TLS (default: as the card's HTTP interfaces, see `grpcUsesTls`). */
+  grpcTls?: boolean;
   /** A2A wire version to speak; '0.3' uses the SDK's compatibility transports. Default '1.0'. */
   protocolVersion?: '1.0' | '0.3';
 }
@@ -47,8 +50,9 @@ export function fetchAgentCard(agentUrl: string, options: Pick<A2AConnectOptions
 }
 
 /**
- * Creates the SDK's real client for a card: the chosen transport and wire version, bearer auth on every
- * call, and a fetch that trusts the given CA. All A2A client access in this package goes through here.
+ * Creates the SDK's real client for a card: the chosen transport (JSON-RPC, HTTP+JSON or gRPC) and wire
+ * version, bearer auth on every call (the `authorization` metadata on gRPC), and a fetch or gRPC channel
+ * that trusts the given CA. All A2A client access in this package goes through here.
  */
 export async function createA2AClient(card: AgentCard, options: A2AConnectOptions = {}): Promise<Client> {
   const fetchImpl = fetchTrusting(options.caCert);
@@ -62,7 +66,11 @@ export async function createA2AClient(card: AgentCard, options: A2AConnectOption
   );
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat }), new RestTransportFactory({ fetchImpl, legacyCompat })],
+      transports: [
+        new JsonRpcTransportFactory({ fetchImpl, legacyCompat }),
+        new RestTransportFactory({ fetchImpl, legacyCompat }),
+        grpcTransportFactory({ tls: grpcUsesTls(card, options.grpcTls), caCert: options.caCert }),
+      ],
       clientConfig: { interceptors: bearer ? [new BearerInterceptor(bearer)] : [] },
     }),
   );

@@ -1,29 +1,11 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { User } from '@a2a-js/sdk/server';
 import { ANONYMOUS_IDENTITY, type BearerToken } from '../shared/identity.js';
+import { ANONYMOUS_USER, BEARER_REFUSAL, bearerVerifier } from './bearer.js';
 import { normalizeInboundMessageJson } from './part-codec.js';
 import { sendHostError, type WireShape } from './wire-errors.js';
 
-/** Body media types the host parses (the SDK's own parsers then skip an already-parsed body). */
-const JSON_TYPES = ['application/json', 'application/a2a+json'];
-
-/**
- * The authenticated caller: the identity of the token it presented (`agent:<name>` or `token:<digest>`,
- * src/shared/identity.ts), never the token and never its position in the configuration.
- */
-export class BearerUser implements User {
-  constructor(private readonly identity: string) {}
-  get isAuthenticated(): boolean {
-    return true;
-  }
-  get userName(): string {
-    return this.identity;
-  }
-}
-
-/** Every caller of a host without tokens: one identity, {@link ANONYMOUS_IDENTITY}. */
-const ANONYMOUS_USER: User = { isAuthenticated: false, userName: ANONYMOUS_IDENTITY };
+export { BearerUser } from './bearer.js';
 
 const users = new WeakMap<Request, User>();
 
@@ -38,45 +20,19 @@ export function userFromRequest(req: Request): Promise<User> {
 }
 
 /**
- * Bearer authentication (ACMP Layer 1 §5.1 baseline MUST; A2A §7.4: servers MUST reject missing or
- * invalid credentials). Tokens are compared by SHA-256 digest in constant time. With no tokens
- * configured every caller passes as anonymous.
+ * Bearer authentication on HTTP (the check itself is {@link bearerVerifier}, shared with gRPC). A refusal
+ * is HTTP 401 in the transport's error shape.
  */
 export function bearerAuth(tokens: readonly BearerToken[], shape: WireShape): RequestHandler {
-  const digests = tokens.map((t) => createHash('sha256').update(t.secret).digest());
+  const verify = bearerVerifier(tokens);
   return (req: Request, res: Response, next: NextFunction) => {
-    if (digests.length === 0) return next();
-    const header = req.header('authorization') ?? '';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (match) {
-      const presented = createHash('sha256').update(match[1]!).digest();
-      const index = digests.findIndex((d) => timingSafeEqual(d, presented));
-      if (index >= 0) {
-        users.set(req, new BearerUser(tokens[index]!.identity));
-        return next();
-      }
+    const check = verify(req.header('authorization'));
+    if ('user' in check) {
+      users.set(req, check.user);
+      return next();
     }
-    sendHostError(res, shape, 'UNAUTHENTICATED', match ? 'Invalid bearer token' : 'Bearer token required');
+    sendHostError(res, shape, 'UNAUTHENTICATED', BEARER_REFUSAL[check.refused]);
   };
-}
-
-/**
- * Parses JSON bodies with a size limit and answers parse failures in the transport's shape: -32700 /
- * 400 for malformed JSON, -32600 / 413 for a body over the limit.
- */
-export function jsonBody(limitBytes: number, shape: WireShape): RequestHandler[] {
-  const parse = express.json({ limit: limitBytes, type: JSON_TYPES, strict: shape !== 'rest' });
-  const onError = (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
-    const type = (err as { type?: unknown }).type;
-    if (type === 'entity.too.large') {
-      sendHostError(res, shape, 'BODY_TOO_LARGE', 'Request body too large', { limitBytes: String(limitBytes) });
-    } else if (type === 'entity.parse.failed' || err instanceof SyntaxError) {
-      sendHostError(res, shape, 'INVALID_JSON', 'Invalid JSON payload');
-    } else if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-      sendHostError(res, shape, 'UNSUPPORTED_CONTENT_TYPE', 'Unsupported content encoding');
-    } else next(err);
-  };
-  return [parse, onError as unknown as RequestHandler];
 }
 
 /** The wire version a request speaks: A2A §3.6.2, an absent `A2A-Version` means 0.3. */

@@ -7,9 +7,13 @@ import type { BearerToken } from '../shared/identity.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { A2A_PATHS } from './agent-card.js';
 import type { A2ABinding } from './binding.js';
-import { bearerAuth, jsonBody, normalizeInbound, userFromRequest } from './http-front.js';
+import { bearerAuth, normalizeInbound, userFromRequest } from './http-front.js';
+import { jsonBody } from './json-body.js';
 import { AllowListPushSender } from './push-policy.js';
+import { jsonRpcEdge, restEdge } from './request-edge.js';
+import { paramsEdge } from './request-params.js';
 import { CommerceRequestHandler } from './request-handler.js';
+import { observedHandler, sdkScope } from './sdk-scope.js';
 import { ViewingTaskStore } from './task-views.js';
 
 export interface MountA2AOptions {
@@ -28,48 +32,50 @@ export interface MountA2AOptions {
 
 /**
  * Wires the SDK onto an Express app: one request handler behind JSON-RPC and HTTP+JSON (both with the
- * v0.3 compatibility layer), and the public agent card. In front of each transport: bearer auth, a
- * size-limited JSON parser and the inbound spelling normaliser. Returns the handler (tests use it).
+ * v0.3 compatibility layer), and the public agent card. In front of each transport: bearer auth, the
+ * edge checks (body, request object, params) and the inbound spelling normaliser. Returns the handler
+ * (tests use it).
  */
 export function mountA2A(app: express.Express, options: MountA2AOptions): CommerceRequestHandler {
-  const views = options.bindings.flatMap((b) => b.views ?? []);
+  const views = options.bindings.flatMap((b) => (b.views === undefined ? [] : 'load' in b.views ? [b.views] : b.views));
   const taskStore = views.length > 0 ? new ViewingTaskStore(options.taskStore, views) : options.taskStore;
+  const pushSender =
+    (options.pushAllow ?? []).length > 0 ? new AllowListPushSender(options.pushStore, options.pushAllow ?? [], { logger: options.logger }) : undefined;
   const handler = new CommerceRequestHandler(
     options.card,
-    (card) =>
-      new DefaultRequestHandler(
-        card,
-        taskStore,
-        guardedExecutor(options.executor, options.logger),
-        undefined,
-        options.pushStore,
-        (options.pushAllow ?? []).length > 0
-          ? new AllowListPushSender(options.pushStore, options.pushAllow ?? [], { logger: options.logger })
-          : undefined,
-      ),
+    (card) => new DefaultRequestHandler(card, taskStore, guardedExecutor(options.executor, options.logger), undefined, options.pushStore, pushSender),
     options.bindings,
     options.logger,
     options.pushAllow ?? [],
   );
-  for (const binding of options.bindings) binding.attach?.({ taskStore });
+  for (const binding of options.bindings) binding.attach?.({ taskStore, ...(pushSender ? { pushSender } : {}) });
   const legacyCompat = { enabled: true };
 
   // The card stays public (A2A §7: discovery needs no credentials).
   app.get(`/${AGENT_CARD_PATH}`, v1AgentCard(options.card));
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, legacyCompat }));
+  // The edge (docs/host.md "Bad input"): auth, then the body, the request object and its params are
+  // checked before the SDK reads them; the SDK runs inside a scope that routes its diagnostics.
+  const sdkHandler = observedHandler(handler);
   app.use(
     A2A_PATHS.jsonRpc,
     bearerAuth(options.tokens, 'jsonrpc'),
     ...jsonBody(options.bodyLimitBytes, 'jsonrpc'),
+    jsonRpcEdge(),
     normalizeInbound('jsonrpc'),
-    jsonRpcHandler({ requestHandler: handler, userBuilder: userFromRequest, legacyCompat }),
+    paramsEdge('jsonrpc'),
+    sdkScope(options.logger, 'jsonrpc'),
+    jsonRpcHandler({ requestHandler: sdkHandler, userBuilder: userFromRequest, legacyCompat }),
   );
   app.use(
     A2A_PATHS.rest,
     bearerAuth(options.tokens, 'rest'),
     ...jsonBody(options.bodyLimitBytes, 'rest'),
+    restEdge(),
     normalizeInbound('rest'),
-    restHandler({ requestHandler: handler, userBuilder: userFromRequest, legacyCompat }),
+    paramsEdge('rest'),
+    sdkScope(options.logger, 'rest'),
+    restHandler({ requestHandler: sdkHandler, userBuilder: userFromRequest, legacyCompat }),
   );
   return handler;
 }

@@ -120,6 +120,8 @@ export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
 export type InboundDialect = 'v1' | 'v0.3-jsonrpc' | 'v0.3-rest';
 
 const ROLE_SPELLINGS: Record<string, string> = { user: 'ROLE_USER', agent: 'ROLE_AGENT' };
+/** The ProtoJSON spelling of a v0.3 role; anything else (`constructor` included) as it is. */
+const protoRole = (role: string): string => (Object.hasOwn(ROLE_SPELLINGS, role) ? ROLE_SPELLINGS[role]! : role);
 
 /**
  * Normalises a raw inbound message (JSON, before the SDK parses it) so every accepted spelling reaches
@@ -138,12 +140,12 @@ export function normalizeInboundMessageJson(message: unknown, dialect: InboundDi
   if (!isJsonObject(message)) return message;
   const out: Record<string, unknown> = { ...message };
   if (dialect === 'v0.3-rest') {
-    if (typeof out.role === 'string') out.role = ROLE_SPELLINGS[out.role] ?? out.role;
+    if (typeof out.role === 'string') out.role = protoRole(out.role);
     return out;
   }
   const wire = dialect === 'v1' ? 'v1' : 'v0.3';
   if (typeof out.role === 'string') {
-    if (wire === 'v1') out.role = ROLE_SPELLINGS[out.role] ?? out.role;
+    if (wire === 'v1') out.role = protoRole(out.role);
     else if (out.role === 'ROLE_USER') out.role = 'user';
     else if (out.role === 'ROLE_AGENT') out.role = 'agent';
   }

@@ -88,7 +88,13 @@ export function isAcpErrorCode(value: unknown): value is AcpErrorCode {
   return typeof value === 'string' && Object.hasOwn(ACP_ERRORS, value);
 }
 
+/** The schema's `$defs/id` (transaction ids, event ids, party keys). */
 const ID_SHAPE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/** True for a string of the schema's id shape: anything else can never name a held transaction. */
+export function isAcpId(value: unknown): value is string {
+  return typeof value === 'string' && ID_SHAPE.test(value);
+}
 
 /**
  * The one outbound mapper: an {@link AcpError} (or an `acp`-space ProtocolError) passes through with its

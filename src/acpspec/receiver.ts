@@ -19,7 +19,7 @@ import {
   type Producer,
   type SnapshotEnvelope,
 } from './envelope.js';
-import { AcpError, isAcpError } from './errors.js';
+import { AcpError, isAcpError, isAcpId } from './errors.js';
 import { deltaTransition, snapshotTransition, type Transition } from './materialise.js';
 import { containsPersonalData } from './pii.js';
 import type { TransactionHead, TransactionStore } from './transaction-store.js';
@@ -228,6 +228,9 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
 
   /** A transaction of another caller is reported exactly as one that does not exist (A2A §3.3.2). */
   async function requireHead(transactionId: string, caller: string | undefined): Promise<TransactionHead> {
+    // An id outside the schema's shape names no transaction; the store never sees it (PostgreSQL would
+    // refuse U+0000 or an over-long value with an error, SQLite would simply find nothing).
+    if (!isAcpId(transactionId)) throw new AcpError('ACP_TRANSACTION_UNKNOWN');
     const head = await store.head(transactionId);
     if (head === undefined || head.owner !== (caller ?? ANONYMOUS_IDENTITY)) {
       throw new AcpError('ACP_TRANSACTION_UNKNOWN', undefined, undefined, { ids: { transaction_id: transactionId } });

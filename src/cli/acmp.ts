@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { acmpCapabilityOf, createAcmpBuyer } from '../a2a/acmp/buyer.js';
-import { fetchAgentCard } from '../a2a/client.js';
+import { createAcmpBuyer as createA2AAcmpBuyer } from '../a2a/acmp/buyer.js';
+import { createAcmpBuyer, type AcmpBindingName } from '../connect/acmp-buyer.js';
 import type { BuyerEvent, InvokeInput } from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError, acmpErrorSpec } from '../acmp/errors.js';
 import type { AcmpResult, Payload } from '../acmp/messages.js';
@@ -11,28 +11,39 @@ import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
 
 export const ACMP_USAGE = `Usage:
-  a2a-commerce acmp capabilities <agent-url> [--token <t>] [--data-dir <dir> | --ca <pem>] [--json]
+  a2a-commerce acmp capabilities <agent-url> [--binding a2a|mcp] [--token <t>] [--data-dir <dir> | --ca <pem>] [--json]
   a2a-commerce acmp invoke <agent-url> --capability <id> --input <text> --max-price <cu>
       [--input-type text|json] [--stream] [--timeout-ms <ms>] [--proof result-hash] [--task-id <id>]
-      [--offer <offer_id>] [--token <t>] [--data-dir <dir> | --ca <pem>]
+      [--binding a2a|mcp] [--escrow-id <id>] [--offer <offer_id>] [--token <t>] [--data-dir <dir> | --ca <pem>]
   a2a-commerce acmp invoke <agent-url> --agreement <file> [--input <text>] [--stream] [--timeout-ms <ms>]
       [--task-id <id>] [--token <t>] [--data-dir <dir> | --ca <pem>]
 ${NEGOTIATE_USAGE}
 
-capabilities  reads the agent card and prints the ACMP capability object (the A2A extension's params)
-              and the skills (one per capability).
-invoke        buys one capability over A2A (docs/acmp-a2a-binding.md): shows a live progress line from
+capabilities  prints the ACMP capability object the provider advertises (the A2A extension's params, or
+              MCP server/discover's org.a2agora/acmp extension) and, over A2A, the skills (one per capability).
+invoke        buys one capability over A2A (docs/acmp-a2a-binding.md) or MCP (docs/acmp-mcp-binding.md):
+              shows a live progress line from
               heartbeats and chunks on stderr, prints the result JSON on stdout (with the reassembled
               output when streamed) and, with --proof, verifies the result-hash proof.
               --input-type json parses --input as JSON. --task-id makes a retry idempotent.
+              --escrow-id pays through an escrow bound to the provider (a2a-commerce escrow, docs/acmp-escrow.md).
               --offer runs under a flat agreement (accepted offer); --agreement under the agreement file
-              "acmp negotiate" wrote (capability, price, proof and escrow come from it).
+              "acmp negotiate" wrote (capability, price, proof and escrow come from it), over A2A.
               Exits 1 with the ACMP code on stderr when the provider (or the buyer's checks) refuse.
 
+--binding     a2a or mcp: the binding to buy over. Without it the agent card is tried first, then MCP at
+              <agent-url>/mcp (an <agent-url> ending in /mcp is the MCP endpoint itself).
 --token <t>   bearer token; without it, A2AC_TOKEN from the environment (keeps the token out of shell
               history and the process list).`;
 
-const CONNECT_OPTIONS = { token: { type: 'string' }, 'data-dir': { type: 'string' }, ca: { type: 'string' } } as const;
+const CONNECT_OPTIONS = { token: { type: 'string' }, 'data-dir': { type: 'string' }, ca: { type: 'string' }, binding: { type: 'string' } } as const;
+
+/** The bindings `--binding` allows, in the order tried without it. */
+function bindingsFromFlag(value: string | undefined): AcmpBindingName[] {
+  if (value === undefined) return ['a2a', 'mcp'];
+  if (value !== 'a2a' && value !== 'mcp') throw new UsageError('--binding must be a2a or mcp');
+  return [value];
+}
 
 /** `a2a-commerce acmp <capabilities|invoke> …`. */
 export async function acmp(argv: string[], io: CliIo): Promise<number> {
@@ -53,15 +64,18 @@ function agentUrl(positionals: string[]): string {
 
 async function capabilities(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: { ...CONNECT_OPTIONS, json: { type: 'boolean' } }, allowPositionals: true });
-  const card = await fetchAgentCard(agentUrl(positionals), { caCert: caFromFlags(values, io.env) });
-  const capability = acmpCapabilityOf(card);
-  const skills = card.skills.filter((s) => s.tags.includes('acmp')).map((s) => ({ id: s.id, name: s.name, description: s.description }));
+  const prefer = bindingsFromFlag(values.binding);
+  const buyer = await createAcmpBuyer({ agentUrl: agentUrl(positionals), prefer, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
+  await buyer.close();
+  const { capabilityObject: capability, card } = buyer;
+  const skills = (card?.skills ?? []).filter((s) => s.tags.includes('acmp')).map((s) => ({ id: s.id, name: s.name, description: s.description }));
   if (values.json) {
-    io.out(JSON.stringify({ capability, skills }, null, 2));
+    io.out(JSON.stringify({ binding: buyer.binding, capability, skills }, null, 2));
     return 0;
   }
-  io.out(`ACMP ${capability.version} ${capability.role} at ${card.name}`);
+  io.out(`ACMP ${capability.version} ${capability.role} over ${buyer.binding}${card ? ` at ${card.name}` : ''}`);
   io.out(JSON.stringify(capability, null, 2));
+  if (!card) return 0;
   io.out(`skills (${skills.length}):`);
   for (const s of skills) io.out(`  ${s.id.padEnd(20)} ${s.description}`);
   return 0;
@@ -77,6 +91,7 @@ const INVOKE_OPTIONS = {
   'timeout-ms': { type: 'string' },
   proof: { type: 'string' },
   'task-id': { type: 'string' },
+  'escrow-id': { type: 'string' },
   offer: { type: 'string' },
   agreement: { type: 'string' },
 } as const;
@@ -108,6 +123,7 @@ export function invokeInputFromFlags(values: { [K in keyof typeof INVOKE_OPTIONS
   if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) throw new UsageError('--timeout-ms must be a positive integer');
   const proof = str('proof');
   const taskId = str('task-id');
+  const escrowId = str('escrow-id');
   const offer = str('offer');
   return {
     capability,
@@ -117,17 +133,15 @@ export function invokeInputFromFlags(values: { [K in keyof typeof INVOKE_OPTIONS
     ...(timeoutMs !== undefined ? { timeout_ms: timeoutMs } : {}),
     ...(proof !== undefined ? { proof_method: proof } : {}),
     ...(taskId !== undefined ? { task_id: taskId } : {}),
+    ...(escrowId !== undefined ? { escrow_id: escrowId } : {}),
     ...(offer !== undefined ? { offer_id: offer } : {}),
   };
 }
 
 async function invoke(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: INVOKE_OPTIONS, allowPositionals: true });
+  const { values, positionals } = parseInvokeArgs(argv);
   const url = agentUrl(positionals);
-  const agreement = values.agreement !== undefined ? readAgreementFile(values.agreement) : undefined;
-  const params = agreement ? agreementInvokeFromFlags(values, agreement) : invokeInputFromFlags(values);
-  const input = params.input ?? agreement?.input;
-  const buyer = await createAcmpBuyer({ agentUrl: url, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
+  const buyer = await purchase(values, url, io);
   const progress = createProgressLine(io, progressIsTty(io));
   // Ctrl-C cancels the purchase: the buyer sends acmp/cancel (Layer 1 §3.7) before rejecting.
   const interrupt = new AbortController();
@@ -135,7 +149,7 @@ async function invoke(argv: string[], io: CliIo): Promise<number> {
   process.once('SIGINT', onSigint);
   let result: AcmpResult & { output: Payload };
   try {
-    result = await run(buyer.stream(params, { signal: interrupt.signal }), progress);
+    result = await run(buyer.events(interrupt.signal), progress);
   } catch (error) {
     progress.done();
     if (!(error instanceof AcmpError)) throw error;
@@ -144,13 +158,14 @@ async function invoke(argv: string[], io: CliIo): Promise<number> {
     return 1;
   } finally {
     process.removeListener('SIGINT', onSigint);
+    await buyer.close();
   }
   progress.done();
   io.out(JSON.stringify(result, null, 2));
-  const proofMethod = values.proof ?? agreement?.offer.proof_method;
+  const proofMethod = buyer.proofMethod;
   if (proofMethod !== undefined) {
     // The buyer already refused a bad proof; say what was checked.
-    const check = verifyProof(result.proof, { method: proofMethod, output: result.output, input: input as Payload });
+    const check = verifyProof(result.proof, { method: proofMethod, output: result.output, input: buyer.input as Payload });
     if (!check.ok) {
       io.err(`proof ${proofMethod} NOT verified: ${check.reason}`);
       return 1;
@@ -158,6 +173,35 @@ async function invoke(argv: string[], io: CliIo): Promise<number> {
     io.err(`proof ${proofMethod} verified: ${String(result.proof?.hash)}`);
   }
   return 0;
+}
+
+function parseInvokeArgs(argv: string[]) {
+  return parseArgs({ args: argv, options: INVOKE_OPTIONS, allowPositionals: true });
+}
+
+/** A purchase the flags describe, on its buyer. */
+interface Purchase {
+  events(signal: AbortSignal): AsyncIterable<BuyerEvent>;
+  close(): Promise<void>;
+  readonly input: unknown;
+  readonly proofMethod: string | undefined;
+}
+
+/**
+ * Under `--agreement`: over A2A, where the agreement was negotiated (Layer 6 is served there) and where a
+ * session agreement is named by `referenceTaskIds`. Otherwise on the binding `--binding` picks.
+ */
+async function purchase(values: ReturnType<typeof parseInvokeArgs>['values'], url: string, io: CliIo): Promise<Purchase> {
+  const connect = { agentUrl: url, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) };
+  if (values.agreement !== undefined) {
+    const agreement = readAgreementFile(values.agreement);
+    const params = agreementInvokeFromFlags(values, agreement);
+    const buyer = await createA2AAcmpBuyer(connect);
+    return { events: (signal) => buyer.stream(params, { signal }), close: () => Promise.resolve(), input: params.input, proofMethod: values.proof ?? agreement.offer.proof_method };
+  }
+  const params = invokeInputFromFlags(values);
+  const buyer = await createAcmpBuyer({ ...connect, prefer: bindingsFromFlag(values.binding) });
+  return { events: (signal) => buyer.stream(params, { signal }), close: () => buyer.close(), input: params.input, proofMethod: values.proof };
 }
 
 async function run(events: AsyncIterable<BuyerEvent>, progress: ProgressLine): Promise<AcmpResult & { output: Payload }> {

@@ -3,7 +3,9 @@ import { ACMP_USAGE, acmp } from './acmp.js';
 import { ACP_USAGE, acp } from './acp.js';
 import { CARD_USAGE, card } from './card.js';
 import { demo } from './demo.js';
+import { ESCROW_USAGE, escrow } from './escrow.js';
 import { UsageError, type CliIo } from './io.js';
+import { MCP_STDIO_USAGE, mcpStdio } from './mcp-stdio.js';
 import { MIGRATE_USAGE, migrate } from './migrate.js';
 import { REASSIGN_USAGE, reassign } from './reassign.js';
 import { SERVE_USAGE, serve } from './serve.js';
@@ -12,11 +14,13 @@ type Verb = { run: (argv: string[], io: CliIo) => Promise<number>; usage: string
 
 const VERBS: Record<string, Verb> = {
   serve: { run: serve, usage: SERVE_USAGE, summary: 'run the agent host' },
+  'mcp-stdio': { run: mcpStdio, usage: MCP_STDIO_USAGE, summary: "serve the host's ACMP provider over MCP stdio" },
   card: { run: card, usage: CARD_USAGE, summary: 'fetch, check and print an agent card' },
   migrate: { run: migrate, usage: MIGRATE_USAGE, summary: 'apply database migrations (PostgreSQL, SQLite)' },
   reassign: { run: reassign, usage: REASSIGN_USAGE, summary: "give one caller identity's data to another" },
   acmp: { run: acmp, usage: ACMP_USAGE, summary: 'ACMP buyer: capabilities of an agent, quote, negotiate, invoke a capability' },
   acp: { run: acp, usage: ACP_USAGE, summary: 'ACPspec: validate, send, state, events' },
+  escrow: { run: escrow, usage: ESCROW_USAGE, summary: 'ACMP escrow: lock, bind, release, reclaim, claim, dispute, status; operator credit/resolve/ledger' },
   demo: { run: demo, usage: 'Usage: a2a-commerce demo', summary: 'start a host, run the scenarios, stop' },
 };
 

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { resolveHostConfig, resolveStorageConfig } from '../server/config.js';
 import { migrateAll } from '../server/host.js';
-import { defaultModules } from '../server/modules.js';
+import { storageModules } from '../server/modules.js';
 import { openDatabase } from '../storage/database.js';
 import { UsageError, type CliIo } from './io.js';
 
@@ -24,7 +24,7 @@ export async function migrate(argv: string[], io: CliIo): Promise<number> {
   const database = openDatabase({ url: storage.db, dataDir: storage.dataDir });
   try {
     // The bindings' tables do not depend on TLS or tokens: their modules are built from a neutral config.
-    const modules = defaultModules(resolveHostConfig({ db: storage.db, 'data-dir': storage.dataDir, 'no-tls': true }, {}));
+    const modules = storageModules(resolveHostConfig({ db: storage.db, 'data-dir': storage.dataDir, 'no-tls': true }, {}));
     const applied = await migrateAll(database, modules);
     io.out(`migrated ${database.location}: SDK stores up to date; ${applied.length} binding migration(s) applied`);
     for (const name of applied) io.out(`  applied ${name}`);

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { isIdentity } from '../shared/identity.js';
 import { resolveHostConfig, resolveStorageConfig } from '../server/config.js';
 import { ownerColumnsOf } from '../server/host.js';
-import { defaultModules } from '../server/modules.js';
+import { storageModules } from '../server/modules.js';
 import { openDatabase } from '../storage/database.js';
 import { reassignOwner } from '../storage/owner-columns.js';
 import { UsageError, type CliIo } from './io.js';
@@ -40,7 +40,7 @@ export async function reassign(argv: string[], io: CliIo): Promise<number> {
   if (storage.db === 'memory') throw new UsageError('memory stores keep nothing to reassign');
   const database = openDatabase({ url: storage.db, dataDir: storage.dataDir });
   try {
-    const modules = defaultModules(
+    const modules = storageModules(
       resolveHostConfig({ db: storage.db, 'data-dir': storage.dataDir, 'no-tls': true }, {}),
     );
     const moved = await reassignOwner(database.db, ownerColumnsOf(modules), from, to);

@@ -2,13 +2,15 @@ import { parseArgs } from 'node:util';
 import { createJsonLogger } from '../shared/logger.js';
 import { ENV, resolveHostConfig } from '../server/config.js';
 import { startHost } from '../server/host.js';
-import { defaultModules } from '../server/modules.js';
 import { UsageError, type CliIo } from './io.js';
+import { modulesFromFlags, SERVE_MODULE_OPTIONS, SERVE_MODULE_USAGE } from './serve-modules.js';
 
 export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
 
   --host <addr>          listen address (${ENV.host}, default 127.0.0.1)
   --port <n>             port, 0 for any free one (${ENV.port}, default 8443)
+  --grpc-port <n>        also serve A2A over gRPC on this port, 0 for any free one (${ENV.grpcPort}; default
+                         off). Same tokens, TLS and body limit as HTTP; health service included
   --data-dir <dir>       data directory: SQLite file, self-signed certificate (${ENV.dataDir}, default .data)
   --db <url>             postgres://… or sqlite:<file> (${ENV.db}, default SQLite under the data dir)
   --token <name=secret>  accepted bearer token, repeatable (${ENV.tokens}, comma-separated); its holder is
@@ -24,11 +26,13 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
   --push-allow <origin>  offer push notifications to webhooks at this origin, repeatable (${ENV.pushAllow})
   --body-limit <size>    request body limit, e.g. 1m (${ENV.bodyLimit}, default 1m)
   --log-level <level>    debug|info|warn|error|silent (${ENV.logLevel}, default info)
-  --migrate              apply PostgreSQL migrations on start (SQLite always migrates itself)`;
+  --migrate              apply PostgreSQL migrations on start (SQLite always migrates itself)
+${SERVE_MODULE_USAGE}`;
 
 export const SERVE_OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
+  'grpc-port': { type: 'string' },
   'data-dir': { type: 'string' },
   db: { type: 'string' },
   token: { type: 'string', multiple: true },
@@ -43,17 +47,31 @@ export const SERVE_OPTIONS = {
   'body-limit': { type: 'string' },
   'log-level': { type: 'string' },
   migrate: { type: 'boolean' },
+  ...SERVE_MODULE_OPTIONS,
 } as const;
 
 /** `a2a-commerce serve`: runs the host until SIGINT/SIGTERM. */
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: SERVE_OPTIONS, allowPositionals: true, strict: true });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-  const { migrate, ...flags } = values;
+  const { migrate, modules, escrow, ...rest } = values;
+  const {
+    'escrow-window-ms': windowMs,
+    'escrow-dispute-deadline-ms': deadlineMs,
+    'escrow-dispute-default': disputeDefault,
+    'escrow-agent': agent,
+    'escrow-payee': payee,
+    'escrow-ca': ca,
+    'escrow-claim-delay-ms': claimDelay,
+    ...flags
+  } = rest;
+  const moduleFlags = { 'escrow-window-ms': windowMs, 'escrow-dispute-deadline-ms': deadlineMs, 'escrow-dispute-default': disputeDefault, 'escrow-agent': agent, 'escrow-payee': payee, 'escrow-ca': ca, 'escrow-claim-delay-ms': claimDelay };
   const config = resolveHostConfig(flags, io.env);
   const logger = createJsonLogger({ level: config.logLevel, write: (line) => io.err(line) });
-  const host = await startHost(config, { modules: defaultModules(config), logger, migrate });
+  const selected = modulesFromFlags({ ...moduleFlags, modules, escrow }, config, io.env);
+  const host = await startHost(config, { modules: selected, logger, migrate });
   io.out(`a2a-commerce listening on ${host.url} (card: ${host.url}/.well-known/agent-card.json)`);
+  if (host.grpcUrl) io.out(`a2a-commerce serving gRPC on ${host.grpcUrl}${host.tls ? ' (TLS)' : ''}`);
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
     process.once('SIGINT', stop);

@@ -5,6 +5,8 @@ import { ACP_ERRORS, AcpError, toAcpErrorObject } from '../acpspec/errors.js';
 import type { AcpReceiver } from '../acpspec/receiver.js';
 import { ACP_SCHEMA_TEXT } from '../acpspec/schema.js';
 import { canonicalJson } from '../shared/jcs.js';
+import { checkJsonBytes } from '../shared/json-edge.js';
+import { isJsonObject } from '../shared/json.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 
 export interface AcpRoutesOptions {
@@ -52,16 +54,18 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
   router.post(
     '/envelopes',
     express.raw({ type: () => true, limit: options.bodyLimitBytes }),
-    (error: unknown, _req: Request, res: Response, _next: NextFunction) => fail(res, bodyError(error)),
+    (error: unknown, _req: Request, res: Response, _next: NextFunction) => fail(res, requestError(error)),
     async (req: Request, res: Response) => {
-      let envelope: unknown;
-      try {
-        envelope = JSON.parse((req.body as Buffer).toString('utf8'));
-      } catch {
-        fail(res, new AcpError('ACP_SCHEMA_INVALID', 'body is not JSON'));
+      // The shared edge (docs/host.md "Bad input"): UTF-8, JSON, and values JSON carries exactly.
+      const check = checkJsonBytes(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+      if (!check.ok || check.value === undefined) {
+        const outOfProfile = !check.ok && check.problem !== 'utf8' && check.problem !== 'syntax';
+        const message = outOfProfile ? "a JSON value is outside the receiver's limits" : 'body is not JSON';
+        fail(res, new AcpError('ACP_SCHEMA_INVALID', message, check.ok ? undefined : { rule: check.problem }));
         return;
       }
-      const envelopeId = (envelope as { envelope_id?: unknown } | null)?.envelope_id;
+      const envelope: unknown = check.value;
+      const envelopeId = isJsonObject(envelope) ? envelope.envelope_id : undefined;
       try {
         const before = Date.now();
         const ack = await options.receiver.ingest(envelope, { secure: options.secure, caller: options.callerOf(req) });
@@ -101,18 +105,21 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
       else fail(res, error);
     }
   });
+  // Errors Express raises about the request itself (a path segment that is not valid percent-encoding).
+  router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => fail(res, requestError(error)));
   app.use(ACP_HTTP_PREFIX, router);
 }
 
 /**
- * Maps an error of `express.raw` (body-parser's `http-errors`, which carry a `type`) to a coded error, so a
- * refused body is answered like any other refusal instead of reaching the app's last-resort handler.
+ * Maps an error Express raised about the request — `express.raw`'s (body-parser's `http-errors`, which
+ * carry a `type`), or the router's for a path that does not decode — to a coded error, so the request is
+ * answered like any other refusal instead of reaching the app's last-resort handler.
  */
-function bodyError(error: unknown): unknown {
+function requestError(error: unknown): unknown {
   const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
   if (type === 'entity.too.large') return new AcpError('ACP_PAYLOAD_TOO_LARGE');
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the request body could not be read');
+    return new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the request could not be read');
   }
   return error;
 }

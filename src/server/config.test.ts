@@ -125,3 +125,16 @@ describe('the tokens file (--tokens-file, A2AC_TOKENS_FILE)', () => {
     );
   });
 });
+
+describe('the gRPC port (docs/host.md "gRPC")', () => {
+  it('is off by default and taken from the flag before A2AC_GRPC_PORT', () => {
+    expect(resolveHostConfig({}, {}).grpcPort).toBeUndefined();
+    expect(resolveHostConfig({}, { A2AC_GRPC_PORT: '9443' }).grpcPort).toBe(9443);
+    expect(resolveHostConfig({ 'grpc-port': '0' }, { A2AC_GRPC_PORT: '9443' }).grpcPort).toBe(0);
+  });
+
+  it('refuses a port that is not one', () => {
+    expect(refusal({ 'grpc-port': 'grpc' })).toBe('CONFIG_INVALID: gRPC port must be an integer, got "grpc"');
+    expect(refusal({ 'grpc-port': '70000' })).toBe('CONFIG_INVALID: gRPC port must be between 0 and 65535, got 70000');
+  });
+});

@@ -10,6 +10,8 @@ export type TlsConfig = { mode: 'off' } | { mode: 'files'; cert: string; key: st
 export interface HostConfig {
   host: string;
   port: number;
+  /** Port of the gRPC interface (0: any free one); undefined: no gRPC (the default). */
+  grpcPort: number | undefined;
   dataDir: string;
   /** `postgres://…`, `sqlite:<file>`, `memory`, or undefined for SQLite under dataDir. */
   db: string | undefined;
@@ -30,6 +32,7 @@ export interface HostConfig {
 export interface HostFlags {
   host?: string;
   port?: string;
+  'grpc-port'?: string;
   'data-dir'?: string;
   db?: string;
   token?: string[];
@@ -49,6 +52,7 @@ export interface HostFlags {
 export const ENV = {
   host: 'A2AC_HOST',
   port: 'A2AC_PORT',
+  grpcPort: 'A2AC_GRPC_PORT',
   dataDir: 'A2AC_DATA_DIR',
   db: 'A2AC_DB',
   tokens: 'A2AC_TOKENS',
@@ -103,6 +107,7 @@ export function parseSize(name: string, value: string): number {
 export function resolveHostConfig(flags: HostFlags, env: Record<string, string | undefined>): HostConfig {
   const pick = (flag: string | undefined, key: keyof typeof ENV): string | undefined => flag ?? (env[ENV[key]] || undefined);
   const port = pick(flags.port, 'port');
+  const grpcPort = pick(flags['grpc-port'], 'grpcPort');
   const tokens = resolveTokens(flags.token ?? env[ENV.tokens]?.split(','), pick(flags['tokens-file'], 'tokensFile'));
   const logLevel = (pick(flags['log-level'], 'logLevel') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) fail(`log level must be one of ${LOG_LEVELS.join(', ')}`);
@@ -112,6 +117,7 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
   return {
     host: pick(flags.host, 'host') ?? DEFAULTS.host,
     port: port === undefined ? DEFAULTS.port : integer('port', port, 0, 65535),
+    grpcPort: grpcPort === undefined ? undefined : integer('gRPC port', grpcPort, 0, 65535),
     dataDir: pick(flags['data-dir'], 'dataDir') ?? DEFAULTS.dataDir,
     db: pick(flags.db, 'db'),
     tokens,

@@ -7,6 +7,7 @@ import { EchoExecutor } from '../a2a/echo-executor.js';
 import { bearerAuth, callerOf } from '../a2a/http-front.js';
 import { mountA2A } from '../a2a/mount.js';
 import type { CommerceRequestHandler } from '../a2a/request-handler.js';
+import { routeSdkConsole } from '../a2a/sdk-scope.js';
 import type { SdkStores } from '../a2a/sdk-stores.js';
 import type { BearerToken } from '../shared/identity.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
@@ -29,6 +30,8 @@ export const DEFAULT_IDENTITY: AgentIdentity = {
 export interface AppDeps {
   /** Public base URL (`https://127.0.0.1:8443`); read per request because it is known only after listen. */
   baseUrl: () => string;
+  /** The gRPC interface's `host:port` once it listens; absent or undefined: the card lists no gRPC. */
+  grpcUrl?: () => string | undefined;
   tokens: readonly BearerToken[];
   bodyLimitBytes: number;
   /** Origins push-notification webhooks may target; empty or absent = push notifications off. */
@@ -57,16 +60,19 @@ export function createApp(deps: AppDeps): App {
   const parts = deps.parts ?? [];
   const bindings = parts.map((p) => p.binding).filter((b): b is A2ABinding => b !== undefined);
   const identity = deps.identity ?? DEFAULT_IDENTITY;
-  let cached: { url: string; card: AgentCard } | undefined;
+  let cached: { url: string; grpcUrl: string | undefined; card: AgentCard } | undefined;
   const card = (): AgentCard => {
     const url = deps.baseUrl();
-    if (cached?.url !== url) {
+    const grpcUrl = deps.grpcUrl?.();
+    if (cached?.url !== url || cached.grpcUrl !== grpcUrl) {
       cached = {
         url,
+        grpcUrl,
         card: buildAgentCard({
           ...identity,
           baseUrl: url,
-          extensions: bindings.flatMap((b) => [b.extension, ...(b.companions ?? [])]),
+          grpcUrl,
+          extensions: bindings.flatMap((b) => [b.extension, ...(b.extraExtensions ?? [])]),
           skills: bindings.flatMap((b) => b.skills),
           bearer: deps.tokens.length > 0,
           pushNotifications: (deps.pushAllow ?? []).length > 0,
@@ -76,6 +82,8 @@ export function createApp(deps: AppDeps): App {
     return cached.card;
   };
 
+  // The SDK takes no logger: inside A2A requests its console lines go to ours (src/a2a/sdk-scope.ts).
+  routeSdkConsole(console);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -96,12 +104,27 @@ export function createApp(deps: AppDeps): App {
     res.status(404).json({ error: { code: 404, status: 'NOT_FOUND', message: 'Not found' } });
   });
   app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    logger.error('http.unhandled_error', errorFields(err));
+    const status = clientErrorStatus(err);
+    if (status === undefined) logger.error('http.unhandled_error', errorFields(err));
     if (res.headersSent) {
       res.end();
+      return;
+    }
+    if (status !== undefined) {
+      // Express's own refusals (a path segment that is not valid percent-encoding, …) stay 4xx.
+      res.status(status).json({ error: { code: status, status: STATUS_NAMES[status] ?? 'INVALID_ARGUMENT', message: 'Bad request' } });
       return;
     }
     res.status(500).json({ error: { code: 500, status: 'INTERNAL', message: 'Internal error' } });
   });
   return { app, handler, card };
+}
+
+/** google.rpc code names of the 4xx statuses that are not INVALID_ARGUMENT. */
+const STATUS_NAMES: Record<number, string> = { 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 413: 'RESOURCE_EXHAUSTED' };
+
+/** The 4xx status of an error Express or its parsers raised about the request (http-errors), if any. */
+function clientErrorStatus(err: unknown): number | undefined {
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
 }

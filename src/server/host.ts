@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { AgentExecutor } from '../a2a/binding.js';
+import { startGrpcFront, type GrpcFront } from '../a2a/grpc-front.js';
 import { createSdkStores, migrateSdkStores, SDK_OWNER_COLUMNS } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { LocalError } from '../shared/errors.js';
@@ -19,6 +20,8 @@ import { ensureSelfSignedCertificate, readTlsFiles, type TlsMaterial } from './t
 export interface RunningHost {
   /** Base URL, e.g. `https://127.0.0.1:41234`. */
   readonly url: string;
+  /** The gRPC interface's `host:port` (what the card lists and gRPC clients dial); undefined without gRPC. */
+  readonly grpcUrl: string | undefined;
   readonly database: Database | undefined;
   readonly tls: TlsMaterial | undefined;
   close(): Promise<void>;
@@ -33,7 +36,11 @@ export interface StartHostOptions {
   clock?: Clock;
   /** Apply migrations on start also for PostgreSQL (SQLite always migrates itself). */
   migrate?: boolean;
+  /** How long gRPC calls in flight may run on after close() before they are cancelled (default 5 s). */
+  grpcGraceMs?: number;
 }
+
+const DEFAULT_GRPC_GRACE_MS = 5000;
 
 /**
  * Opens the store, migrates (SQLite always; PostgreSQL when asked — operators run `migrate` otherwise),
@@ -56,10 +63,14 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
           onIdleError: (error) => logger.warn('db.idle_connection_lost', errorFields(error)),
         });
   const started: ModuleParts[] = [];
+  const stopping = new AbortController();
   let server: Server | undefined;
+  let grpc: GrpcFront | undefined;
+  const grace = options.grpcGraceMs ?? DEFAULT_GRPC_GRACE_MS;
   try {
     if (database && (database.dialect === 'sqlite' || options.migrate)) await migrateAll(database, modules);
     let baseUrl = config.publicUrl ?? '';
+    let grpcUrl: string | undefined;
     const context = {
       database,
       logger,
@@ -67,10 +78,12 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
       clock: options.clock ?? systemClock,
       secure,
       baseUrl: () => baseUrl,
+      stopping: stopping.signal,
     };
     for (const m of modules) started.push(await m.start(context));
-    const { app } = createApp({
+    const { app, handler } = createApp({
       baseUrl: () => baseUrl,
+      grpcUrl: () => grpcUrl,
       tokens: config.tokens,
       bodyLimitBytes: config.bodyLimitBytes,
       pushAllow: config.pushAllow,
@@ -89,10 +102,20 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
     const { port } = listening.address() as AddressInfo;
     const hostPart = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
     baseUrl = config.publicUrl ?? `${tls ? 'https' : 'http'}://${hostPart}:${port}`;
-    logger.info('host.listening', { url: baseUrl, store: database?.dialect ?? 'memory', tls: tls !== undefined });
-    return { url: baseUrl, database, tls, close: () => shutdown(listening, started, database) };
+    if (config.grpcPort !== undefined) {
+      // The same handler, tokens, body limit and certificate as the HTTP interfaces.
+      const front = await startGrpcFront(
+        { host: config.host, port: config.grpcPort },
+        { handler, tokens: config.tokens, maxMessageBytes: config.bodyLimitBytes, tls, logger },
+      );
+      grpc = front;
+      grpcUrl = `${config.publicUrl ? new URL(config.publicUrl).hostname : hostPart}:${front.port}`;
+    }
+    logger.info('host.listening', { url: baseUrl, grpc: grpcUrl, store: database?.dialect ?? 'memory', tls: tls !== undefined });
+    const front = grpc;
+    return { url: baseUrl, grpcUrl, database, tls, close: () => shutdown(listening, front, grace, started, database, stopping) };
   } catch (error) {
-    await shutdown(server, started, database);
+    await shutdown(server, grpc, grace, started, database, stopping);
     throw error;
   }
 }
@@ -133,12 +156,24 @@ async function loadTls(config: HostConfig): Promise<TlsMaterial | undefined> {
   }
 }
 
-async function shutdown(server: Server | undefined, parts: readonly ModuleParts[], database: Database | undefined): Promise<void> {
+async function shutdown(
+  server: Server | undefined,
+  grpc: GrpcFront | undefined,
+  graceMs: number,
+  parts: readonly ModuleParts[],
+  database: Database | undefined,
+  stopping: AbortController,
+): Promise<void> {
+  // Modules learn the host is stopping (connections closed now detach instead of cancelling).
+  stopping.abort();
+  // gRPC first: health turns NOT_SERVING and calls in flight get their grace while the bindings still run.
+  const grpcClosed = grpc?.close(graceMs);
   if (server?.listening) {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
   }
+  await grpcClosed;
   try {
     for (const part of [...parts].reverse()) {
       // One part failing to close must not keep the others, or the database, open.

@@ -1,3 +1,4 @@
+import type { Readable, Writable } from 'node:stream';
 import type express from 'express';
 import type { Request, RequestHandler } from 'express';
 import type { A2ABinding } from '../a2a/binding.js';
@@ -19,6 +20,11 @@ export interface ModuleContext {
   readonly secure: boolean;
   /** The host's public base URL (known once it listens). */
   readonly baseUrl: () => string;
+  /**
+   * Aborted when the host begins to stop, before it closes connections: a connection closed after this is
+   * the host going away, not the client (MCP treats a client's closed stream as a cancel).
+   */
+  readonly stopping: AbortSignal;
 }
 
 /** What the host gives a module's HTTP routes: its bearer authentication and body limit. */
@@ -30,12 +36,29 @@ export interface HttpGuards {
   readonly bodyLimitBytes: number;
 }
 
+/** One stdio connection a module serves (`a2a-commerce mcp-stdio`): its streams and its one caller. */
+export interface StdioConnection {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  /** The caller's identity (src/shared/identity.ts), from the token in the environment. */
+  readonly caller: string;
+}
+
+/** A stdio connection being served. */
+export interface StdioSession {
+  /** Resolves when the client closes its end. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
 /** What a started module contributes. */
 export interface ModuleParts {
   /** Its A2A binding: card extension, skills, message routing. */
   binding?: A2ABinding;
   /** Plain HTTP(S) routes (e.g. ACPspec over HTTPS, schemas), mounted before the A2A routes. */
   mountHttp?(app: express.Express, guards: HttpGuards): void;
+  /** Serves the module's MCP methods over one stdio connection. */
+  serveStdio?(connection: StdioConnection): StdioSession;
   close?(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 
 /**
  * Caller identities: the owner string every store records for the data a caller creates (the SDK's task
@@ -75,4 +75,13 @@ export function parseBearerToken(entry: string): BearerToken | { refused: string
   if (secret.length < MIN_SECRET_LENGTH)
     return { refused: `each token secret must be at least ${MIN_SECRET_LENGTH} characters` };
   return { identity: name === undefined ? tokenIdentity(secret) : agentIdentity(name), secret };
+}
+
+/**
+ * The identity of whoever presents `secret`, compared by SHA-256 digest in constant time like the bearer
+ * check of HTTP requests; `undefined` when no configured token has that secret.
+ */
+export function identityOfSecret(tokens: readonly BearerToken[], secret: string): string | undefined {
+  const presented = createHash('sha256').update(secret).digest();
+  return tokens.find((t) => timingSafeEqual(createHash('sha256').update(t.secret).digest(), presented))?.identity;
 }

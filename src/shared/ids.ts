@@ -49,3 +49,12 @@ export const systemIds: IdSource = {
     return prefix === undefined ? randomUUID() : `${prefix}_${uuidv7().replaceAll('-', '')}`;
   },
 };
+
+/**
+ * Ids for ACMP task ids that every binding and task store accepts (at most 36 characters, the A2A SDK's
+ * task-id column): `task_` + 31 hex digits of a UUIDv7 (time-ordered, 70 random bits); other prefixes as
+ * {@link systemIds}. The same scheme as the A2A buyer's `a2aTaskIds`.
+ */
+export const boundedTaskIds: IdSource = {
+  newId: (prefix) => (prefix === 'task' ? `task_${uuidv7().replaceAll('-', '').slice(0, 31)}` : systemIds.newId(prefix)),
+};

@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
-import { acmpModule } from '../../src/server/modules/acmp.js';
-import { cleanup, startTestHost } from '../helpers/host.js';
+import { cleanup } from '../helpers/host.js';
+import { A2A_TRANSPORTS } from '../helpers/transports.js';
+import { acmpHost, buyerOptions } from './helpers.js';
 
 afterEach(cleanup);
 
-describe('ACMP over A2A end to end', () => {
+describe.each(A2A_TRANSPORTS)('ACMP over A2A end to end (%s)', (transport) => {
   it('invokes sentiment-analysis and verifies the proof', async () => {
-    const host = await startTestHost({ modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 5 }), heartbeatIntervalMs: 100 })] });
-    const buyer = await createAcmpBuyer({ agentUrl: host.url });
+    const host = await acmpHost({ transport });
+    const buyer = await createAcmpBuyer(buyerOptions(host));
     const result = await buyer.invoke({
       capability: 'sentiment-analysis',
       input: { type: 'text', data: 'Revenue grew 12% YoY.' },
@@ -21,8 +21,9 @@ describe('ACMP over A2A end to end', () => {
   });
 
   it('streams summarize chunks', async () => {
-    const host = await startTestHost({ modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 5 }), heartbeatIntervalMs: 100 })] });
-    const buyer = await createAcmpBuyer({ agentUrl: host.url, transport: 'HTTP+JSON' });
+    const host = await acmpHost({ transport });
+    // Over the HTTP side this one takes HTTP+JSON, so the third transport is covered too.
+    const buyer = await createAcmpBuyer({ agentUrl: host.url, transport: transport === 'grpc' ? 'GRPC' : 'HTTP+JSON' });
     const kinds: string[] = [];
     for await (const ev of buyer.stream({
       capability: 'summarize',

@@ -6,6 +6,7 @@ import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider-typ
 import { acmpModule, type AcmpModuleOptions } from '../../src/server/modules/acmp.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { postJson, startTestHost } from '../helpers/host.js';
+import { clientTransport, grpcCall, grpcSend, grpcStream, transportFlags, type A2ATransport } from '../helpers/transports.js';
 
 /**
  * Helpers of the ACMP-over-A2A tests: a host with the ACMP module, raw JSON-RPC and SSE, message
@@ -51,13 +52,36 @@ export function invokeRoot(params: Record<string, unknown> = {}): { acmp_method:
   };
 }
 
-/** A host serving ACMP over A2A on 127.0.0.1:0 (demo capabilities with fast steps unless given). */
+/** A test host and the A2A transport its raw helpers ({@link sendRaw}, {@link streamRaw}, {@link callRaw}) use. */
+export type AcmpTestHost = Awaited<ReturnType<typeof startTestHost>> & { transport: A2ATransport };
+
+/** What the raw helpers need of a host: its URL and, for gRPC, its gRPC address. JSON-RPC when no transport is named. */
+export interface RawHost {
+  url: string;
+  transport?: A2ATransport;
+  grpcUrl?: string | undefined;
+}
+
+/**
+ * A host serving ACMP over A2A on 127.0.0.1:0 (demo capabilities with fast steps unless given). With
+ * `transport: 'grpc'` it also serves gRPC, and the raw helpers speak gRPC to it.
+ */
 export async function acmpHost(
-  options: Partial<AcmpModuleOptions> & { flags?: HostFlags; dataDir?: string; migrate?: boolean } = {},
-): Promise<Awaited<ReturnType<typeof startTestHost>>> {
-  const { flags, dataDir, migrate, ...moduleOptions } = options;
+  options: Partial<AcmpModuleOptions> & { flags?: HostFlags; dataDir?: string; migrate?: boolean; transport?: A2ATransport } = {},
+): Promise<AcmpTestHost> {
+  const { flags, dataDir, migrate, transport = 'jsonrpc', ...moduleOptions } = options;
   const module = acmpModule({ capabilities: demoCapabilities({ stepMs: 5 }), heartbeatIntervalMs: 100, ...moduleOptions });
-  return startTestHost({ modules: [module], flags, dataDir, migrate });
+  const host = await startTestHost({ modules: [module], flags: { ...transportFlags(transport), ...flags }, dataDir, migrate });
+  return { ...host, transport };
+}
+
+/** Options for {@link createAcmpBuyer} reaching a host over its test transport. */
+export function buyerOptions(host: RawHost): { agentUrl: string; transport: 'JSONRPC' | 'GRPC' } {
+  return { agentUrl: host.url, transport: clientTransport(host.transport ?? 'jsonrpc') };
+}
+
+function isGrpc(host: RawHost): host is RawHost & { transport: 'grpc'; grpcUrl: string | undefined } {
+  return host.transport === 'grpc';
 }
 
 /** The JSON-RPC endpoint of a host. */
@@ -65,9 +89,16 @@ export function jsonRpcUrl(host: { url: string }): string {
   return `${host.url}/a2a/jsonrpc`;
 }
 
-/** SendMessage over raw JSON-RPC; returns the JSON-RPC response body. */
-export async function sendRaw(host: { url: string }, message: unknown, headers: Record<string, string> = ACTIVATED): Promise<RpcBody> {
-  return (await postJson(jsonRpcUrl(host), rpc('SendMessage', { message }), headers)).body as RpcBody;
+/** SendMessage over raw JSON-RPC (or the SDK's gRPC client); returns the JSON-RPC response body. */
+export async function sendRaw(host: RawHost, message: unknown, headers: Record<string, string> = ACTIVATED, configuration?: Record<string, unknown>): Promise<RpcBody> {
+  if (isGrpc(host)) return (await grpcSend({ ...host, grpcUrl: host.grpcUrl }, message, headers, configuration));
+  return (await postJson(jsonRpcUrl(host), rpc('SendMessage', { message, ...(configuration ? { configuration } : {}) }), headers)).body as RpcBody;
+}
+
+/** GetTask or CancelTask over the host's test transport; the JSON-RPC response body. */
+export async function callRaw(host: RawHost, method: 'GetTask' | 'CancelTask', id: string, headers: Record<string, string> = ACTIVATED): Promise<RpcBody> {
+  if (isGrpc(host)) return (await grpcCall({ ...host, grpcUrl: host.grpcUrl }, method, id, headers));
+  return (await postJson(jsonRpcUrl(host), rpc(method, { id }), headers)).body as RpcBody;
 }
 
 /** A JSON-RPC response body as the tests read it. */
@@ -100,8 +131,27 @@ export function replyError(body: RpcBody): { code: number; message: string; data
   return replyRoot(body)?.acmp_error as { code: number; message: string; data?: Record<string, unknown> } | undefined;
 }
 
-/** SendStreamingMessage over raw JSON-RPC + SSE: every `result` of the stream, in order. */
-export async function* streamRaw(host: { url: string }, message: unknown, headers: Record<string, string> = ACTIVATED): AsyncGenerator<Record<string, unknown>> {
+/**
+ * SubscribeToTask over the host's test transport: the raw answer (the SSE text or JSON-RPC error body; on
+ * gRPC the events received, or the error), for tests that look at what it carries.
+ */
+export async function subscribeRaw(host: RawHost, id: string, headers: Record<string, string> = ACTIVATED): Promise<unknown> {
+  if (!isGrpc(host)) return (await postJson(jsonRpcUrl(host), rpc('SubscribeToTask', { id }), { ...headers, accept: 'text/event-stream' })).body;
+  const events: unknown[] = [];
+  try {
+    for await (const event of grpcStream({ ...host, grpcUrl: host.grpcUrl }, { subscribe: id }, headers)) events.push(event);
+  } catch (error) {
+    return { events, error: String(error) };
+  }
+  return { events };
+}
+
+/** SendStreamingMessage over raw JSON-RPC + SSE (or gRPC server streaming): every `result`, in order. */
+export async function* streamRaw(host: RawHost, message: unknown, headers: Record<string, string> = ACTIVATED): AsyncGenerator<Record<string, unknown>> {
+  if (isGrpc(host)) {
+    yield* grpcStream({ ...host, grpcUrl: host.grpcUrl }, { message }, headers);
+    return;
+  }
   const res = await fetch(jsonRpcUrl(host), {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },

@@ -18,6 +18,7 @@ import {
 } from '../../src/acpspec/envelope.js';
 import { delta, RECEIVER_AGENT_ID, snapshot } from '../helpers/acp-builders.js';
 import { startTestHost, tempDir } from '../helpers/host.js';
+import { grpcSend, type A2ATransport } from '../helpers/transports.js';
 
 /** The receiver's producer on every test host. */
 export const RECEIVER = { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' } as const;
@@ -137,15 +138,18 @@ export async function rpc(
   return { status: res.status, body: (await res.json()) as RpcAnswer['body'] };
 }
 
-/** Sends one message over raw JSON-RPC v1.0 and returns the data of the reply's single part. */
+/**
+ * Sends one message over raw JSON-RPC v1.0 (or, with `transport: 'grpc'`, the SDK's gRPC client; the host
+ * must serve gRPC) and returns the data of the reply's single part.
+ */
 export async function sendRaw(
   host: AcpTestHost,
   message: Record<string, unknown>,
+  transport: A2ATransport = 'jsonrpc',
 ): Promise<Record<string, unknown>> {
-  const answer = await rpc(host, 'SendMessage', { message });
-  if (answer.body.error)
-    throw new Error(`JSON-RPC error ${answer.body.error.code}: ${answer.body.error.message}`);
-  return replyData(answer.body.result?.['message']);
+  const body = transport === 'grpc' ? await grpcSend({ ...host, transport }, message) : (await rpc(host, 'SendMessage', { message })).body;
+  if (body.error) throw new Error(`${transport} error ${body.error.code}: ${body.error.message}`);
+  return replyData(body.result?.['message']);
 }
 
 /** The data of the single data part of a reply message (v1.0 or v0.3 spelling). */

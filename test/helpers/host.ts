@@ -6,6 +6,7 @@ import { resolveHostConfig, type HostConfig, type HostFlags } from '../../src/se
 import { startHost, type RunningHost } from '../../src/server/host.js';
 import type { HostModule } from '../../src/server/module.js';
 import type { Clock } from '../../src/shared/clock.js';
+import type { Logger } from '../../src/shared/logger.js';
 
 /** A fresh temporary directory, removed by {@link cleanup}. */
 export function tempDir(prefix = 'a2ac-test-'): string {
@@ -33,6 +34,9 @@ export interface TestHostOptions {
   executor?: AgentExecutor;
   dataDir?: string;
   migrate?: boolean;
+  logger?: Logger;
+  /** Grace of gRPC calls in flight at close (the host's default when absent). */
+  grpcGraceMs?: number;
 }
 
 /** Starts a real host on 127.0.0.1:0 (TLS off unless flags say otherwise); closed by {@link cleanup}. */
@@ -44,6 +48,8 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Runn
     modules: options.modules,
     executor: options.executor,
     migrate: options.migrate,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.grpcGraceMs !== undefined ? { grpcGraceMs: options.grpcGraceMs } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   let closed = false;

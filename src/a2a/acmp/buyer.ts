@@ -20,6 +20,8 @@ import { createAcmpNegotiationClient, type AcmpNegotiationClient, type Negotiate
 import { createBuyerNegotiator, InvokeLinks, type AgreementInvoke, type BuyerNegotiation, type InvokeLink } from './buyer-negotiation.js';
 import { systemIds, uuidv7, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
+import type { EscrowClientOptions } from '../escrow/client.js';
+import { acceptedEscrowAgents, connectBuyerEscrow, type AcceptedEscrowAgent, type BuyerEscrow } from './buyer-escrow.js';
 import { encodeUserMessage } from '../part-codec.js';
 import { acmpPart, acmpRootOf } from './codec.js';
 
@@ -33,6 +35,8 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions {
   retryDelayMs?: number;
   /** The URI of the negotiation-session extension to look for on the card (default our URN). */
   sessionUri?: string;
+  /** The escrow agent to pay through (Layer 4): the buyer then has {@link AcmpBuyer.escrow}. */
+  escrow?: EscrowClientOptions;
 }
 
 export type { AgreementInvoke, BuyerNegotiation } from './buyer-negotiation.js';
@@ -51,6 +55,10 @@ export interface AcmpBuyer extends Omit<AcmpBuyerCore, 'invoke' | 'stream'>, Omi
    *   not advertise; the provider's refusals.
    */
   negotiate(request: BuyerNegotiation, options?: { signal?: AbortSignal }): Promise<NegotiatedAgreement>;
+  /** The escrow agents the provider accepts, with its payee id at each (its card). */
+  readonly escrowAgents: readonly AcceptedEscrowAgent[];
+  /** Lock, bind, release (after verifying the proof), reclaim, dispute — when `escrow` was given. */
+  readonly escrow?: BuyerEscrow;
 }
 
 /**
@@ -74,6 +82,7 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
     retries: options.retries,
     retryDelayMs: options.retryDelayMs,
   });
+  const escrow = options.escrow && (await connectBuyerEscrow({ ...options.escrow, ids: options.escrow.ids ?? systemIds }));
   const negotiation = createAcmpNegotiationClient(client, { ids });
   async function* stream(params: InvokeInput, o?: { signal?: AbortSignal }): AsyncGenerator<BuyerEvent> {
     try {
@@ -98,6 +107,8 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
     negotiate: createBuyerNegotiator(client, card, capabilityObject, negotiation, { ids, ...(options.sessionUri ? { sessionUri: options.sessionUri } : {}) }),
     capabilityObject,
     card,
+    escrowAgents: acceptedEscrowAgents(card),
+    ...(escrow ? { escrow } : {}),
   };
 }
 
@@ -106,7 +117,8 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
  * @throws AcmpError -33007 when there is none or it does not parse.
  */
 export function acmpCapabilityOf(card: AgentCard): CapabilityObject {
-  const extension = card.capabilities?.extensions.find((e) => e.uri === ACMP_EXTENSION_URI);
+  // A host that is also an escrow agent lists a second ACMP entry (role "escrow-agent", L4 §1).
+  const extension = card.capabilities?.extensions.find((e) => e.uri === ACMP_EXTENSION_URI && e.params?.role === 'provider');
   const parsed = CapabilityObjectSchema.safeParse(extension?.params);
   if (!parsed.success || parsed.data.role !== 'provider') {
     throw new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'the agent card advertises no ACMP provider extension' });

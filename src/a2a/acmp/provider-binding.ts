@@ -1,4 +1,4 @@
-import { TaskState, type AgentSkill, type ListTasksRequest, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { TaskState, type AgentExtension, type AgentSkill, type ListTasksRequest, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD, L6_METHOD, SESSION_METHOD } from '../../acmp/constants.js';
@@ -21,6 +21,8 @@ export interface AcmpBindingOptions {
   provider: AcmpProvider;
   /** Card extension `required` (A2A binding §2: SHOULD stay false when the card also serves plain A2A). */
   required?: boolean;
+  /** Further card extensions (e.g. the escrow agents the provider accepts, docs/acmp-escrow.md). */
+  extensions?: readonly AgentExtension[];
   /** Negotiation sessions (our extension, docs/acmp-negotiation.md "Session mode"); off when absent. */
   sessions?: AcmpSessionBinding;
   ids?: IdSource;
@@ -68,9 +70,9 @@ interface KnownInvoke {
 class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   readonly id = 'acmp';
   readonly extension;
+  readonly extraExtensions: readonly AgentExtension[];
   readonly skills: AgentSkill[];
   readonly views: readonly TaskViewSource[];
-  readonly companions;
   private readonly provider: AcmpProvider;
   private readonly sessions: AcmpSessionBinding | undefined;
   private readonly ids: IdSource;
@@ -83,10 +85,10 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     this.provider = options.provider;
     this.sessions = options.sessions;
     this.views = this.sessions ? [this, this.sessions] : [this];
-    this.companions = this.sessions ? [this.sessions.extension] : [];
     this.ids = options.ids ?? systemIds;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
+    this.extraExtensions = [...(options.extensions ?? []), ...(this.sessions ? [this.sessions.extension] : [])];
     // A2A binding §2: the Layer 1 §1 capability object travels as the extension's params.
     this.extension = {
       uri: ACMP_EXTENSION_URI,

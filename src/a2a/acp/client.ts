@@ -13,6 +13,7 @@ import {
 import { isJsonObject } from '../../shared/json.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
+import { interfaceUsesTls } from '../grpc-client.js';
 import { encodeUserMessage } from '../part-codec.js';
 import { acpPart, acpReplyData } from './codec.js';
 
@@ -42,8 +43,9 @@ export async function createAcpClient(options: AcpClientOptions): Promise<AcpCli
   const card = options.card ?? (await fetchAgentCard(required(options.agentUrl), options));
   const peer = acpPeerOf(card);
   const client = await createA2AClient(card, options);
-  // Personal data only over TLS: the channel counts as secure only when every interface is https.
-  const secure = card.supportedInterfaces.length > 0 && card.supportedInterfaces.every((i) => i.url.startsWith('https://'));
+  // Personal data only over TLS: the channel counts as secure only when every interface is reached over
+  // TLS (https, or a gRPC address dialled with TLS).
+  const secure = card.supportedInterfaces.length > 0 && card.supportedInterfaces.every((i) => interfaceUsesTls(card, i, options.grpcTls));
   const transport = createA2AAcpTransport(client, secure, options.ids ?? systemIds);
   const core = createAcpSenderCore({
     transport,

@@ -7,7 +7,7 @@ import type { AcmpCapability } from '../provider-types.js';
 import type { TaskScope } from '../task-store.js';
 import type { Agreement } from './agreement-store.js';
 import type { AcceptParams, CounterOfferParams } from './messages.js';
-import type { Negotiator } from './negotiator.js';
+import type { NegotiationOptions, Negotiator } from './negotiator.js';
 import {
   expiryAt,
   offerHash,
@@ -242,12 +242,6 @@ export class NegotiationSessions {
     return this.store.watch(id, listener);
   }
 
-  /** For the invoke's `referenceTaskIds` (any scope: the negotiator refuses another caller's agreement). */
-  async reference(taskId: string): Promise<{ offerKey: string | null } | undefined> {
-    const session = await this.store.get(taskId);
-    return session && { offerKey: session.agreementKey ?? null };
-  }
-
   private async replayOpen(session: NegotiationSession, request: OpenRequest): Promise<SessionOutcome> {
     if (session.turns[0]?.hash !== request.hash)
       return {
@@ -357,6 +351,18 @@ export class NegotiationSessions {
       this.sweeping = false;
     }
   }
+}
+
+/**
+ * The negotiator's resolver of an invoke's `referenceTaskIds` over a session store: a session names its
+ * agreement (`offerKey: null` when it ended without one). Any scope: the negotiator refuses another
+ * caller's agreement with -32602 `agreement_foreign`.
+ */
+export function sessionReferences(store: SessionStore): NonNullable<NegotiationOptions['references']> {
+  return async (taskId) => {
+    const session = await store.get(taskId);
+    return session && { offerKey: session.agreementKey ?? null };
+  };
 }
 
 function ackReply(session: NegotiationSession, agreement: Agreement): AckReply {

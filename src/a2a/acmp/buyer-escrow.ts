@@ -1,0 +1,98 @@
+import type { AgentCard } from '@a2a-js/sdk';
+import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
+import { ESCROW_METHOD, ESCROW_PROFILE_URI } from '../../acmp/escrow/constants.js';
+import type { AcmpResult, Payload } from '../../acmp/messages.js';
+import { verifyProof } from '../../acmp/proof.js';
+import { systemIds, type IdSource } from '../../shared/ids.js';
+import { isJsonObject, type JsonValue } from '../../shared/json.js';
+import { createEscrowClient, type EscrowClient, type EscrowClientOptions, type EscrowStatus } from '../escrow/client.js';
+
+/** An escrow agent a provider accepts, and the provider's payee id there (its card's escrow profile). */
+export interface AcceptedEscrowAgent {
+  readonly url: string;
+  readonly payeeId: string;
+}
+
+/** The escrow agents a provider's card lists (design decision 6); empty when it lists none. */
+export function acceptedEscrowAgents(card: AgentCard): AcceptedEscrowAgent[] {
+  const params = card.capabilities?.extensions.find((e) => e.uri === ESCROW_PROFILE_URI)?.params;
+  const agents = isJsonObject(params) && Array.isArray(params.escrow_agents) ? params.escrow_agents : [];
+  return agents.flatMap((a: unknown) => (isJsonObject(a) && typeof a.url === 'string' && typeof a.payee_id === 'string' ? [{ url: a.url, payeeId: a.payee_id }] : []));
+}
+
+/**
+ * The buyer's side of Layer 4 over A2A: lock, bind, release after verifying the proof, reclaim, dispute.
+ * op_refs are derived from what each call is about (the escrow, the task) or generated, so a retry after
+ * a lost answer replays instead of paying twice (L4 §3).
+ */
+export class BuyerEscrow {
+  constructor(
+    readonly client: EscrowClient,
+    private readonly ids: IdSource = systemIds,
+  ) {}
+
+  /** Locks `amountCu` until `validUntilMs` [L4 §4.1]; pass `opRef` to make a retry of this lock safe. */
+  async lock(amountCu: number, validUntilMs: number, options: { opRef?: string; challengeWindowMs?: number } = {}): Promise<string> {
+    const result = await this.client.call(ESCROW_METHOD.lock, {
+      op_ref: options.opRef ?? this.ids.newId('op'),
+      amount_cu: amountCu,
+      valid_until_ms: validUntilMs,
+      ...(options.challengeWindowMs === undefined ? {} : { challenge_window_ms: options.challengeWindowMs }),
+    });
+    return result.escrow_id as string;
+  }
+
+  /** Binds the escrow to the provider's payee id [L4 §4.2], optionally capping claims at the agreed price. */
+  bind(escrowId: string, payeeId: string, options: { agreedPriceCu?: number; challengeWindowMs?: number } = {}): Promise<Record<string, JsonValue>> {
+    return this.client.call(ESCROW_METHOD.bind, {
+      op_ref: `bind-${escrowId}`,
+      escrow_id: escrowId,
+      payee_id: payeeId,
+      ...(options.agreedPriceCu === undefined ? {} : { agreed_price_cu: options.agreedPriceCu }),
+      ...(options.challengeWindowMs === undefined ? {} : { challenge_window_ms: options.challengeWindowMs }),
+    });
+  }
+
+  /**
+   * The fast path [L4 §4.3]: verifies the result's proof against the input the buyer sent (Layer 3 §3.1),
+   * then releases its `cost_cu` to the payee with the task id and proof as the audit trail.
+   * @throws AcmpError -33099 `proof_…` when the proof does not verify (nothing is released: dispute the
+   *   provider's claim instead); the agent's -35xxx errors.
+   */
+  async releaseFor(escrowId: string, payeeId: string, result: AcmpResult, input: { output: Payload; input: Payload; proofMethod: string }): Promise<Record<string, JsonValue>> {
+    const check = verifyProof(result.proof, { method: input.proofMethod, output: input.output, input: input.input });
+    if (!check.ok) throw new AcmpError(ACMP_CODE.internal, { reason: `proof_${check.reason}` }, { message: 'Provider protocol violation' });
+    return this.client.call(ESCROW_METHOD.release, {
+      op_ref: `release-${result.task_id}`,
+      escrow_id: escrowId,
+      amount_cu: result.cost_cu,
+      payee_id: payeeId,
+      task_id: result.task_id,
+      ...(result.proof ? { proof: result.proof } : {}),
+    });
+  }
+
+  /** Takes back the remainder, or `amountCu` of it [L4 §4.4]. */
+  reclaim(escrowId: string, options: { amountCu?: number; opRef?: string } = {}): Promise<Record<string, JsonValue>> {
+    return this.client.call(ESCROW_METHOD.reclaim, { op_ref: options.opRef ?? this.ids.newId('op'), escrow_id: escrowId, ...(options.amountCu === undefined ? {} : { amount_cu: options.amountCu }) });
+  }
+
+  /** Disputes the pending claim within its window [L4 §4.6]. */
+  dispute(escrowId: string, reason: string, evidence?: JsonValue): Promise<Record<string, JsonValue>> {
+    return this.client.call(ESCROW_METHOD.dispute, { op_ref: `dispute-${escrowId}-${this.ids.newId('op')}`, escrow_id: escrowId, reason, ...(evidence === undefined ? {} : { evidence }) });
+  }
+
+  status(escrowId: string): Promise<EscrowStatus> {
+    return this.client.status(escrowId);
+  }
+
+  /** Every transition of the escrow as it happens (a claim included), until it closes. */
+  watch(escrowId: string, options?: { signal?: AbortSignal }): AsyncIterable<EscrowStatus> {
+    return this.client.watch(escrowId, options);
+  }
+}
+
+/** Connects a buyer to an escrow agent. */
+export async function connectBuyerEscrow(options: EscrowClientOptions): Promise<BuyerEscrow> {
+  return new BuyerEscrow(await createEscrowClient(options), options.ids);
+}

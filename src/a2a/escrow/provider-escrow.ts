@@ -1,0 +1,72 @@
+import type { AgentExtension } from '@a2a-js/sdk';
+import { ESCROW_PROFILE_URI } from '../../acmp/escrow/constants.js';
+import type { ReservationStore } from '../../acmp/escrow/reservations.js';
+import type { InvokeParams } from '../../acmp/messages.js';
+import type { AcmpCapability, EscrowVerifier } from '../../acmp/provider-types.js';
+import type { AcmpTaskRecord } from '../../acmp/task-store.js';
+import type { Clock } from '../../shared/clock.js';
+import type { Logger } from '../../shared/logger.js';
+import { createEscrowClient, type EscrowClient } from './client.js';
+import { EscrowSettler } from './settler.js';
+import { createEscrowVerifier } from './verifier.js';
+
+/** The escrow agent a provider trusts (design decision 6: advertised on its card). */
+export interface ProviderEscrowOptions {
+  /** The escrow agent's base URL. */
+  agentUrl: string;
+  /** This provider's bearer token at the escrow agent; its identity there is the payee id. */
+  token?: string;
+  caCert?: string;
+  /** This provider's identity at the escrow agent (`agent:<name>`): what buyers bind their escrow to. */
+  payeeId: string;
+  /** How long after delivering the provider waits for a release before claiming (default 60 s). */
+  claimDelayMs?: number;
+  /** How often the claims are looked after (default 1 s). */
+  settleEveryMs?: number;
+}
+
+/** What the ACMP module gets: the verifier for the provider core, the card entry, and a stop. */
+export interface ProviderEscrow {
+  readonly verifier: EscrowVerifier;
+  readonly extension: AgentExtension;
+  stop(): Promise<void>;
+}
+
+/**
+ * The provider side of Layer 4 (docs/acmp-escrow.md "The provider side"): checks every `escrow_id` before
+ * work at the configured escrow agent and claims the cost of delivered tasks the buyer did not release.
+ */
+export function createProviderEscrow(
+  options: ProviderEscrowOptions,
+  deps: { reservations: ReservationStore; capabilities: readonly AcmpCapability[]; task: (taskId: string) => Promise<AcmpTaskRecord | undefined>; clock: Clock; logger: Logger },
+): ProviderEscrow {
+  const claimDelayMs = options.claimDelayMs ?? 60_000;
+  let connecting: Promise<EscrowClient> | undefined;
+  // Connected on first use (the agent may start after the provider); a failed connection is tried again.
+  const agent = (): Promise<EscrowClient> => {
+    connecting ??= createEscrowClient({ agentUrl: options.agentUrl, token: options.token, caCert: options.caCert }).catch((error: unknown) => {
+      connecting = undefined;
+      throw error;
+    });
+    return connecting;
+  };
+  const byId = new Map(deps.capabilities.map((c) => [c.id, c]));
+  const priceOf = (params: InvokeParams): number => {
+    const capability = byId.get(params.capability);
+    const price = capability === undefined ? 0 : typeof capability.price === 'number' ? capability.price : capability.price(params.input ?? { type: 'json', data: null });
+    return params.max_price_cu === undefined ? price : Math.min(price, params.max_price_cu);
+  };
+  const verifier = createEscrowVerifier({ agent, payeeId: options.payeeId, reservations: deps.reservations, priceOf, claimDelayMs, clock: deps.clock, logger: deps.logger });
+  const settler = new EscrowSettler({ agent, reservations: deps.reservations, task: deps.task, claimDelayMs, clock: deps.clock, logger: deps.logger });
+  settler.start(options.settleEveryMs ?? 1_000);
+  return {
+    verifier,
+    extension: {
+      uri: ESCROW_PROFILE_URI,
+      description: 'Escrow agents this provider accepts, and its payee id at each (docs/acmp-escrow.md)',
+      required: false,
+      params: { escrow_agents: [{ url: options.agentUrl, payee_id: options.payeeId }], claim_delay_ms: claimDelayMs },
+    },
+    stop: () => settler.stop(),
+  };
+}

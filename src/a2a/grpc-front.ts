@@ -1,0 +1,158 @@
+import { BinaryWriter } from '@bufbuild/protobuf/wire';
+import * as grpc from '@grpc/grpc-js';
+import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
+import type { A2ARequestHandler, User } from '@a2a-js/sdk/server';
+import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import type { BearerToken } from '../shared/identity.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
+import { ANONYMOUS_USER, BEARER_REFUSAL, bearerVerifier } from './bearer.js';
+import { forGrpc } from './grpc-handler.js';
+import { HealthService, HealthStatus } from './grpc-health.js';
+import { HOST_ERROR_DOMAIN } from './wire-errors.js';
+
+/** The fully-qualified names of the A2A services the front serves (health reports each). */
+export const GRPC_SERVICE_NAMES = { v1: 'lf.a2a.v1.A2AService', v03: 'a2a.v1.A2AService' } as const;
+
+export interface GrpcFrontOptions {
+  /** The host's one request handler (the same object behind JSON-RPC and HTTP+JSON). */
+  handler: A2ARequestHandler;
+  tokens: readonly BearerToken[];
+  /** Largest request message accepted: the host's HTTP body limit. Larger: RESOURCE_EXHAUSTED. */
+  maxMessageBytes: number;
+  /** PEM material: the same certificate the HTTPS interfaces use. Absent: plaintext (h2c). */
+  tls?: { cert: string; key: string } | undefined;
+  logger?: Logger;
+}
+
+/** A listening gRPC front. */
+export interface GrpcFront {
+  readonly port: number;
+  readonly health: HealthStatus;
+  /**
+   * Graceful stop: health turns NOT_SERVING, new calls are refused (GOAWAY), calls in flight may finish
+   * for `graceMs`; whatever still runs then is cancelled.
+   */
+  close(graceMs: number): Promise<void>;
+}
+
+/**
+ * Serves the host's request handler over gRPC (A2A §10): the SDK's v1.0 service (`lf.a2a.v1.A2AService`),
+ * its v0.3 compat service (`a2a.v1.A2AService`) and the standard health service, on one port. In front of
+ * both A2A services sits the same bearer check as on HTTP (token in the `authorization` metadata, the
+ * same caller identity); a missing or wrong token is UNAUTHENTICATED with an ErrorInfo
+ * (`reason: UNAUTHENTICATED`, domain `a2a-commerce`) in `grpc-status-details-bin`, and the handler never
+ * runs. Health answers without a token (probes carry none).
+ * @throws Error when the port cannot be bound.
+ */
+export async function startGrpcFront(address: { host: string; port: number }, options: GrpcFrontOptions): Promise<GrpcFront> {
+  const logger = options.logger ?? silentLogger;
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': options.maxMessageBytes,
+  });
+  const verify = bearerVerifier(options.tokens);
+  const users = new WeakMap<object, User>();
+  const userBuilder = (call: object): Promise<User> => Promise.resolve(users.get(call) ?? ANONYMOUS_USER);
+  const requestHandler = forGrpc(options.handler);
+  const authenticate = (call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>): grpc.ServiceError | undefined => {
+    const header = call.metadata.get('authorization')[0];
+    const check = verify(typeof header === 'string' ? header : header?.toString('utf8'));
+    if ('refused' in check) return unauthenticated(BEARER_REFUSAL[check.refused]);
+    users.set(call, callerOf(check.user, call));
+    return undefined;
+  };
+  server.addService(A2AService, authenticated(A2AService, grpcService({ requestHandler, userBuilder }), authenticate));
+  server.addService(LegacyA2AService, authenticated(LegacyA2AService, legacyGrpcService({ requestHandler, userBuilder }), authenticate));
+  const health = new HealthStatus([GRPC_SERVICE_NAMES.v1, GRPC_SERVICE_NAMES.v03]);
+  server.addService(HealthService, health.implementation());
+
+  const credentials = options.tls
+    ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(options.tls.cert), private_key: Buffer.from(options.tls.key) }], false)
+    : grpc.ServerCredentials.createInsecure();
+  const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${host}:${address.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound)));
+  });
+  logger.info('grpc.listening', { port, tls: options.tls !== undefined });
+  return {
+    port,
+    health,
+    close: (graceMs) => {
+      health.shutdown();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          logger.warn('grpc.forced_shutdown', { graceMs });
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}
+
+/**
+ * The caller of one call: its authenticated user plus a signal that aborts when the client cancels the
+ * call or goes away, so a stream the client left stops being fed (src/a2a/grpc-handler.ts).
+ */
+export class GrpcCaller implements User {
+  constructor(
+    private readonly user: User,
+    readonly signal: AbortSignal,
+  ) {}
+  get isAuthenticated(): boolean {
+    return this.user.isAuthenticated;
+  }
+  get userName(): string {
+    return this.user.userName;
+  }
+}
+
+function callerOf(user: User, call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>): GrpcCaller {
+  const controller = new AbortController();
+  call.once('cancelled', () => controller.abort());
+  return new GrpcCaller(user, controller.signal);
+}
+
+type Authenticate = (call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>) => grpc.ServiceError | undefined;
+
+/** Puts the bearer check in front of every method of an SDK service implementation. */
+function authenticated(definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation, authenticate: Authenticate): grpc.UntypedServiceImplementation {
+  const guarded: grpc.UntypedServiceImplementation = {};
+  for (const [name, method] of Object.entries(definition)) {
+    const inner = implementation[name];
+    if (!inner) continue;
+    if (method.responseStream) {
+      const serve = inner as grpc.handleServerStreamingCall<unknown, unknown>;
+      guarded[name] = ((call: grpc.ServerWritableStream<unknown, unknown>) => {
+        const refusal = authenticate(call);
+        if (!refusal) return serve(call);
+        call.emit('error', refusal);
+      }) as grpc.handleServerStreamingCall<unknown, unknown>;
+    } else {
+      const serve = inner as grpc.handleUnaryCall<unknown, unknown>;
+      guarded[name] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+        const refusal = authenticate(call);
+        if (!refusal) return serve(call, callback);
+        callback(refusal);
+      }) as grpc.handleUnaryCall<unknown, unknown>;
+    }
+  }
+  return guarded;
+}
+
+/** UNAUTHENTICATED with a google.rpc.Status detail carrying our ErrorInfo, as the HTTP transports send it. */
+function unauthenticated(message: string): grpc.ServiceError {
+  const metadata = new grpc.Metadata();
+  metadata.set('grpc-status-details-bin', statusDetails(grpc.status.UNAUTHENTICATED, message, 'UNAUTHENTICATED'));
+  return Object.assign(new Error(message), { code: grpc.status.UNAUTHENTICATED, details: message, metadata });
+}
+
+/** google.rpc.Status { code, message, details: [Any(google.rpc.ErrorInfo { reason, domain })] }. */
+function statusDetails(code: number, message: string, reason: string): Buffer {
+  const info = new BinaryWriter().uint32(10).string(reason).uint32(18).string(HOST_ERROR_DOMAIN).finish();
+  const any = new BinaryWriter().uint32(10).string('type.googleapis.com/google.rpc.ErrorInfo').uint32(18).bytes(info).finish();
+  return Buffer.from(new BinaryWriter().uint32(8).int32(code).uint32(18).string(message).uint32(26).bytes(any).finish());
+}

@@ -1,0 +1,269 @@
+import { systemClock, type Clock } from '../../shared/clock.js';
+import { ANONYMOUS_IDENTITY } from '../../shared/identity.js';
+import { systemIds, type IdSource } from '../../shared/ids.js';
+import { sha256Jcs } from '../../shared/jcs.js';
+import type { JsonValue } from '../../shared/json.js';
+import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
+import { AcmpError, type AcmpErrorObjectShape } from '../errors.js';
+import { formatCu } from './amounts.js';
+import { DEFAULT_ESCROW_SETTINGS, ESCROW_METHOD, type EscrowMethod, type EscrowSettings } from './constants.js';
+import { escrowError, toEscrowErrorObject } from './errors.js';
+import { lockResult, persist, replay, toAnswer, type Done } from './outcomes.js';
+import { parseEscrowCommand, type EscrowCommand, type MutatingCommand } from './messages.js';
+import type { EscrowRecord } from './record.js';
+import { advance, applyCommand, authorize, openEscrow, resolveDispute } from './state-machine.js';
+import type { EscrowListQuery, EscrowParty, EscrowStore, OpKey, StoredOp } from './store.js';
+import { TransitionLog, type Payout } from './transitions.js';
+
+/** Who calls: the authenticated identity from the credential (never self-reported, L4 §1) and its tenant. */
+export interface EscrowCaller {
+  readonly tenant: string;
+  readonly party: string;
+}
+
+/** The answer to one Layer 4 request: its result, or its error object (already safe for the wire). */
+export type EscrowAnswer = { readonly kind: 'result'; readonly result: Record<string, JsonValue> } | { readonly kind: 'error'; readonly error: AcmpErrorObjectShape };
+
+/**
+ * Where payouts go (the L4 §7 payout rail). `pay` MUST be idempotent by `payoutId`. The default is the
+ * agent's own credit ledger ({@link EscrowStore.applyPayout}).
+ */
+export interface PayoutRail {
+  pay(payout: Payout, at: number): Promise<void>;
+}
+
+/** Options of {@link createEscrowAgent}. */
+export interface EscrowAgentOptions {
+  store: EscrowStore;
+  settings?: EscrowSettings;
+  rail?: PayoutRail;
+  clock?: Clock;
+  ids?: IdSource;
+  logger?: Logger;
+  /** Called after a transition committed and before its payouts run (tests crash the process here). */
+  beforePayout?: (payouts: readonly Payout[]) => void;
+}
+
+/** Outcomes the agent remembers per op_ref [L4 §3]: those that depend on the escrow's or account's state. */
+const REPLAYED_CODES = new Set([-35002, -35003, -35004, -35006]);
+
+/**
+ * A transport-free Layer 4 escrow agent over one {@link EscrowStore}: each operation is one transaction
+ * on the locked escrow (or the buyer's account, for a lock) that applies what time did, the operation,
+ * its op_ref record and its pending payouts together; payouts run after the commit [L4 §6].
+ */
+export class EscrowAgent {
+  readonly settings: EscrowSettings;
+  private readonly store: EscrowStore;
+  private readonly rail: PayoutRail;
+  private readonly clock: Clock;
+  private readonly ids: IdSource;
+  private readonly logger: Logger;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private readonly committed = new Set<(record: EscrowRecord) => void>();
+
+  constructor(private readonly options: EscrowAgentOptions) {
+    this.store = options.store;
+    this.settings = options.settings ?? DEFAULT_ESCROW_SETTINGS;
+    this.rail = options.rail ?? { pay: async (p, at) => void (await this.store.applyPayout(p.payoutId, at)) };
+    this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? systemIds;
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** Handles one Layer 4 request. Never throws: every failure is an error object safe to send. */
+  async handle(caller: EscrowCaller, method: EscrowMethod, params: unknown): Promise<EscrowAnswer> {
+    try {
+      const command = parseEscrowCommand(method, params);
+      // L4 §1: roles are bound to authenticated identities; an anonymous caller is never a party.
+      if (caller.party === ANONYMOUS_IDENTITY) throw escrowError('notAuthorized', 'unauthenticated');
+      const hash = sha256Jcs(params);
+      const done = command.method === ESCROW_METHOD.lock ? await this.lock(caller, command, hash) : await this.operate(caller, command, hash);
+      this.announce(done.changed);
+      await this.pay(done.payouts);
+      return done.answer;
+    } catch (error) {
+      if (!(error instanceof AcmpError)) this.logger.error('escrow.operation_failed', { method, ...errorFields(error) });
+      return { kind: 'error', error: toEscrowErrorObject(error) };
+    }
+  }
+
+  /**
+   * Operator resolution of a dispute (outside the party wire surface): `toPayee` (at most the disputed
+   * claim) to the payee, the rest to the buyer; the escrow closes.
+   * @throws AcmpError -35001 unknown, -35003 not disputed, -32602 above the claim.
+   */
+  async resolve(escrowId: string, toPayee: bigint, operator: string): Promise<EscrowRecord> {
+    const now = this.clock.now();
+    const done = await this.store.transaction(async (tx) => {
+      const record = await tx.escrow(escrowId);
+      if (!record) throw escrowError('notFound');
+      const log = new TransitionLog(record);
+      advance(log, now);
+      resolveDispute(log, toPayee, 'operator', operator, now);
+      return persist(tx, record, log);
+    });
+    this.announce(done.changed);
+    await this.pay(done.payouts);
+    return done.record;
+  }
+
+  /** Applies due time transitions (window ends, dispute deadlines, expiries) and pays pending payouts. */
+  async tick(): Promise<void> {
+    this.ticking ??= this.runTick().finally(() => (this.ticking = undefined));
+    return this.ticking;
+  }
+
+  /** Ticks every `intervalMs` until {@link stop}. */
+  start(intervalMs: number): void {
+    this.timer ??= setInterval(() => {
+      this.tick().catch((error: unknown) => this.logger.warn('escrow.tick_failed', errorFields(error)));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.ticking;
+  }
+
+  /** An escrow as stored, with what time did since applied (read-only; not persisted). */
+  async view(escrowId: string): Promise<EscrowRecord | undefined> {
+    const record = await this.store.get(escrowId);
+    if (!record) return undefined;
+    const log = new TransitionLog(record);
+    advance(log, this.clock.now());
+    return log.record;
+  }
+
+  /** The escrows of a party, newest change first. */
+  list(party: EscrowParty, query: EscrowListQuery): Promise<{ records: EscrowRecord[]; total: number }> {
+    return this.store.list(party, query);
+  }
+
+  watch(escrowId: string, listener: () => void): () => void {
+    return this.store.watch(escrowId, listener);
+  }
+
+  /**
+   * Tells `listener` of every escrow this process changed, once per committed transaction (other hosts
+   * tell their own listeners): how push notifications are sent once, by the host that made the change.
+   */
+  onCommitted(listener: (record: EscrowRecord) => void): () => void {
+    this.committed.add(listener);
+    return () => this.committed.delete(listener);
+  }
+
+  private announce(record: EscrowRecord | undefined): void {
+    if (!record) return;
+    this.logger.info('escrow.changed', { escrow_id: record.escrowId, state: record.state, seq: record.seq });
+    for (const listener of [...this.committed]) {
+      try {
+        listener(record);
+      } catch (error) {
+        this.logger.warn('escrow.listener_failed', errorFields(error));
+      }
+    }
+  }
+
+  private async runTick(): Promise<void> {
+    const now = this.clock.now();
+    for (const escrowId of await this.store.due(now, 100)) {
+      try {
+        const done = await this.store.transaction(async (tx) => {
+          const record = await tx.escrow(escrowId);
+          if (!record) return { payouts: [], changed: undefined };
+          const log = new TransitionLog(record);
+          advance(log, now);
+          return persist(tx, record, log);
+        });
+        this.announce(done.changed);
+        await this.pay(done.payouts);
+      } catch (error) {
+        // One escrow's failure must not hold up the others' deadlines.
+        this.logger.warn('escrow.advance_failed', { escrow_id: escrowId, ...errorFields(error) });
+      }
+    }
+    await this.pay(await this.store.pendingPayouts(100));
+  }
+
+  private async lock(caller: EscrowCaller, command: Extract<EscrowCommand, { method: 'acmp/escrowLock' }>, hash: string): Promise<Done> {
+    const now = this.clock.now();
+    let created: EscrowRecord | undefined;
+    const answer = await this.store.transaction(async (tx) => {
+      // The buyer's account row is locked first, so concurrent locks with one op_ref are serial.
+      const balance = await tx.account(caller.tenant, caller.party);
+      const key: OpKey = { tenant: caller.tenant, party: caller.party, method: command.method, scope: 'lock', opRef: command.opRef };
+      const stored = await tx.op(key);
+      if (stored) return replay(stored, hash);
+      const owner = { escrowId: this.ids.newId('esc'), tenant: caller.tenant, buyer: caller.party, contextId: this.ids.newId('ctx'), now };
+      const record = openEscrow(command, owner, this.settings);
+      let outcome: StoredOp['outcome'];
+      if (balance < command.amount) {
+        // L4 §4.1 -35002; replayed for this op_ref even after funding (design decision 7, L4 §3).
+        outcome = { kind: 'error', error: escrowError('insufficientFunds').toObject() };
+      } else {
+        await tx.insertEscrow(record);
+        created = record;
+        await tx.setBalance(caller.tenant, caller.party, balance - command.amount);
+        await tx.addEvents([{ escrowId: record.escrowId, seq: 0, kind: 'lock', actor: caller.party, at: now, data: { amount_cu: formatCu(command.amount) } }]);
+        outcome = { kind: 'result', result: lockResult(record) };
+      }
+      await tx.putOp({ key, paramsHash: hash, outcome, escrowId: outcome.kind === 'result' ? record.escrowId : null, at: now });
+      return toAnswer(outcome);
+    });
+    return { answer, payouts: [], changed: created };
+  }
+
+  private async operate(caller: EscrowCaller, command: Exclude<EscrowCommand, { method: 'acmp/escrowLock' }>, hash: string): Promise<Done> {
+    const now = this.clock.now();
+    return this.store.transaction(async (tx) => {
+      const record = await tx.escrow(command.escrowId);
+      if (!record || record.tenant !== caller.tenant) throw escrowError('notFound');
+      authorize(record, command, caller.party);
+      const log = new TransitionLog(record);
+      advance(log, now);
+      if (command.method === ESCROW_METHOD.status) {
+        const result = applyCommand(log, command, caller.party, now, this.settings);
+        return { answer: { kind: 'result', result }, ...(await persist(tx, record, log)) };
+      }
+      const key: OpKey = { tenant: caller.tenant, party: caller.party, method: command.method, scope: record.escrowId, opRef: command.opRef };
+      const stored = await tx.op(key);
+      if (stored) return { answer: replay(stored, hash), ...(await persist(tx, record, log)) };
+      const outcome = this.attempt(log, command, caller.party, now);
+      const persisted = await persist(tx, record, log);
+      await tx.putOp({ key, paramsHash: hash, outcome, escrowId: record.escrowId, at: now });
+      return { answer: toAnswer(outcome), ...persisted };
+    });
+  }
+
+  /** Applies a command; a state-dependent refusal becomes the remembered outcome, anything else rolls back. */
+  private attempt(log: TransitionLog, command: MutatingCommand, party: string, now: number): StoredOp['outcome'] {
+    try {
+      return { kind: 'result', result: applyCommand(log, command, party, now, this.settings) };
+    } catch (error) {
+      if (error instanceof AcmpError && REPLAYED_CODES.has(error.code)) return { kind: 'error', error: error.toObject() };
+      throw error;
+    }
+  }
+
+  /** Runs payouts after their transition committed; a failure leaves them pending for the next tick. */
+  private async pay(payouts: readonly Payout[]): Promise<void> {
+    if (payouts.length === 0) return;
+    this.options.beforePayout?.(payouts);
+    for (const payout of payouts) {
+      try {
+        await this.rail.pay(payout, this.clock.now());
+      } catch (error) {
+        this.logger.warn('escrow.payout_failed', { payout_id: payout.payoutId, ...errorFields(error) });
+      }
+    }
+  }
+}
+
+/** Creates an escrow agent over a store. */
+export function createEscrowAgent(options: EscrowAgentOptions): EscrowAgent {
+  return new EscrowAgent(options);
+}

@@ -1,0 +1,55 @@
+/** Wire strings of ACMP Layer 4 (escrow) and of our escrow profile, written once (STYLE.md "Names"). */
+
+/** The seven Layer 4 methods [L4 §4]. */
+export const ESCROW_METHOD = {
+  lock: 'acmp/escrowLock',
+  bind: 'acmp/escrowBind',
+  release: 'acmp/escrowRelease',
+  reclaim: 'acmp/escrowReclaim',
+  claim: 'acmp/escrowClaim',
+  dispute: 'acmp/escrowDispute',
+  status: 'acmp/escrowStatus',
+} as const;
+
+/** One Layer 4 method name. */
+export type EscrowMethod = (typeof ESCROW_METHOD)[keyof typeof ESCROW_METHOD];
+
+/** Every Layer 4 method, in the order the card lists them (`accepts`, L4 §1). */
+export const ESCROW_METHODS: readonly EscrowMethod[] = Object.values(ESCROW_METHOD);
+
+/** Whether a method name is a Layer 4 method. */
+export function isEscrowMethod(method: unknown): method is EscrowMethod {
+  return typeof method === 'string' && (ESCROW_METHODS as readonly string[]).includes(method);
+}
+
+/**
+ * The card extension of our escrow profile (settings of an escrow agent; accepted agents of a provider).
+ * A URN we control — never a URI under a2agora.org (design decision, docs/acmp-escrow.md).
+ */
+export const ESCROW_PROFILE_URI = 'urn:a2a-commerce:acmp-escrow:v0';
+
+/** The `role` an escrow agent advertises in its ACMP capability object [L4 §1]. */
+export const ESCROW_AGENT_ROLE = 'escrow-agent';
+
+/** What happens to a dispute nobody resolves by its deadline (advertised; docs/acmp-escrow.md "Disputes"). */
+export type DisputeDefault = 'refund_buyer' | 'pay_claim';
+
+/** The escrow agent's policy, advertised on its card (`ESCROW_PROFILE_URI` params). */
+export interface EscrowSettings {
+  /** Challenge window when the buyer names none at lock or bind (L4 recommends 24 h). */
+  readonly defaultChallengeWindowMs: number;
+  readonly minChallengeWindowMs: number;
+  readonly maxChallengeWindowMs: number;
+  /** How long a dispute may stay open before {@link defaultOutcome} applies. */
+  readonly disputeDeadlineMs: number;
+  readonly defaultOutcome: DisputeDefault;
+}
+
+/** Our defaults: 24 h window within [1 min, 7 days]; disputes end after 7 days with a refund. */
+export const DEFAULT_ESCROW_SETTINGS: EscrowSettings = {
+  defaultChallengeWindowMs: 24 * 3_600_000,
+  minChallengeWindowMs: 60_000,
+  maxChallengeWindowMs: 7 * 24 * 3_600_000,
+  disputeDeadlineMs: 7 * 24 * 3_600_000,
+  defaultOutcome: 'refund_buyer',
+};

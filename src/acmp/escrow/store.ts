@@ -1,0 +1,104 @@
+import type { AcmpErrorObjectShape } from '../errors.js';
+import type { JsonValue } from '../../shared/json.js';
+import type { EscrowMethod } from './constants.js';
+import type { EscrowRecord, EscrowState } from './record.js';
+import type { EscrowEvent, Payout } from './transitions.js';
+
+/**
+ * The key an `op_ref` is remembered under (docs/acmp-escrow.md "op_ref"): the caller, the method, and the
+ * escrow (or `lock` for a lock, which has none yet) — so one party's op_ref never replays another's, nor
+ * another method's [L4 §3 scoped further].
+ */
+export interface OpKey {
+  readonly tenant: string;
+  readonly party: string;
+  readonly method: EscrowMethod;
+  /** The escrow id, or `lock`. */
+  readonly scope: string;
+  readonly opRef: string;
+}
+
+/** The remembered first outcome of an operation, with the JCS hash of the params it was sent with. */
+export interface StoredOp {
+  readonly key: OpKey;
+  readonly paramsHash: string;
+  readonly outcome: { readonly kind: 'result'; readonly result: Record<string, JsonValue> } | { readonly kind: 'error'; readonly error: AcmpErrorObjectShape };
+  /** The escrow a lock created (so a replay returns the same one). */
+  readonly escrowId: string | null;
+  readonly at: number;
+}
+
+/** Ledger totals for the conservation check: Σ balances + Σ remaining + Σ pending payouts = Σ credits. */
+export interface LedgerTotals {
+  readonly balances: bigint;
+  readonly remaining: bigint;
+  readonly pending: bigint;
+  readonly credits: bigint;
+}
+
+/** A party of escrows (buyer or payee) within a tenant. */
+export interface EscrowParty {
+  readonly tenant: string;
+  readonly identity: string;
+}
+
+/** Filters and paging of a party's escrows (the A2A ListTasks view), newest change first. */
+export interface EscrowListQuery {
+  readonly limit: number;
+  readonly after?: { readonly updatedAt: number; readonly escrowId: string };
+  readonly closed?: boolean;
+  readonly contextId?: string;
+  readonly updatedAfter?: number;
+}
+
+/**
+ * One transaction of the escrow store. Every read of an escrow or account locks its row until commit
+ * (PostgreSQL `SELECT … FOR UPDATE`; SQLite `BEGIN IMMEDIATE`; memory: one transaction at a time), so
+ * operations on one escrow are serial across every host sharing the database.
+ */
+export interface EscrowTx {
+  /** The balance of an account, locked; a missing account reads as 0 (and is created). */
+  account(tenant: string, account: string): Promise<bigint>;
+  setBalance(tenant: string, account: string, balance: bigint): Promise<void>;
+  /** An escrow, locked. */
+  escrow(escrowId: string): Promise<EscrowRecord | undefined>;
+  insertEscrow(record: EscrowRecord): Promise<void>;
+  updateEscrow(record: EscrowRecord): Promise<void>;
+  op(key: OpKey): Promise<StoredOp | undefined>;
+  putOp(op: StoredOp): Promise<void>;
+  /** Records payouts as pending (the outbox the rail pays from, L4 §6: after the transition is durable). */
+  addPayouts(payouts: readonly Payout[]): Promise<void>;
+  addEvents(events: readonly EscrowEvent[]): Promise<void>;
+}
+
+/** The escrow agent's storage port (memory, SQLite, PostgreSQL). Amounts are nano-CU. */
+export interface EscrowStore {
+  /** Runs `work` in one transaction; rolls back if it throws. */
+  transaction<T>(work: (tx: EscrowTx) => Promise<T>): Promise<T>;
+  get(escrowId: string): Promise<EscrowRecord | undefined>;
+  /** Escrows in which `party` is the buyer or the bound payee. */
+  list(party: EscrowParty, query: EscrowListQuery): Promise<{ records: EscrowRecord[]; total: number }>;
+  /** Escrows whose next time transition is due at `now` (expiry, window end, dispute deadline). */
+  due(now: number, limit: number): Promise<string[]>;
+  pendingPayouts(limit: number): Promise<Payout[]>;
+  /**
+   * The credit-ledger rail: credits the payout's account and marks it paid, atomically and at most once
+   * per payout id [L4 §7.1]. Returns false when it was already paid.
+   */
+  applyPayout(payoutId: string, at: number): Promise<boolean>;
+  /** Operator funding (not on the party wire): adds to an account's balance and its credit total. */
+  credit(tenant: string, account: string, amount: bigint): Promise<bigint>;
+  balance(tenant: string, account: string): Promise<bigint>;
+  totals(): Promise<LedgerTotals>;
+  events(escrowId: string): Promise<EscrowEvent[]>;
+  /**
+   * Tells `listener` when the escrow changed: after each committed transaction that wrote it, in this
+   * process, and on PostgreSQL on every host (a NOTIFY issued inside that transaction).
+   */
+  watch(escrowId: string, listener: () => void): () => void;
+  open?(): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/** Escrow states a party's list can be filtered by. */
+export type EscrowListState = EscrowState;

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import type { DisputeDefault, EscrowSettings } from '../acmp/escrow/constants.js';
+import type { HostConfig } from '../server/config.js';
+import type { HostModule } from '../server/module.js';
+import { MODULE_NAMES, selectModules, type ModuleName } from '../server/modules.js';
+import { UsageError } from './io.js';
+
+/** The provider's bearer token at its escrow agent (never a flag: flags show in `ps`). */
+export const ESCROW_TOKEN_ENV = 'A2AC_ESCROW_TOKEN';
+
+export const SERVE_MODULE_USAGE = `  --modules <list>       modules to run, comma-separated: ${MODULE_NAMES.join(', ')} (default acmp,acpspec)
+  --escrow               also run the escrow agent (ACMP Layer 4, docs/acmp-escrow.md)
+  --escrow-window-ms <n> the escrow agent's default challenge window (default 86400000)
+  --escrow-dispute-deadline-ms <n>  how long a dispute may stay open (default 604800000)
+  --escrow-dispute-default <refund_buyer|pay_claim>  the outcome of a dispute nobody resolved
+  --escrow-agent <url>   the escrow agent the ACMP provider checks escrow_id at (token: ${ESCROW_TOKEN_ENV})
+  --escrow-payee <id>    the provider's identity at that agent (e.g. agent:provider)
+  --escrow-ca <pem>      CA certificate to trust for that agent
+  --escrow-claim-delay-ms <n>  wait this long for the buyer's release before claiming (default 60000)`;
+
+export const SERVE_MODULE_OPTIONS = {
+  modules: { type: 'string' },
+  escrow: { type: 'boolean' },
+  'escrow-window-ms': { type: 'string' },
+  'escrow-dispute-deadline-ms': { type: 'string' },
+  'escrow-dispute-default': { type: 'string' },
+  'escrow-agent': { type: 'string' },
+  'escrow-payee': { type: 'string' },
+  'escrow-ca': { type: 'string' },
+  'escrow-claim-delay-ms': { type: 'string' },
+} as const;
+
+type Flags = { [K in keyof typeof SERVE_MODULE_OPTIONS]?: (typeof SERVE_MODULE_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+
+/** The host modules the serve flags select. @throws UsageError for unknown modules or malformed values. */
+export function modulesFromFlags(flags: Flags, config: HostConfig, env: Record<string, string | undefined>): HostModule[] {
+  const names = (flags.modules ?? 'acmp,acpspec').split(',').map((n) => n.trim()).filter((n) => n !== '');
+  for (const name of names) if (!(MODULE_NAMES as readonly string[]).includes(name)) throw new UsageError(`unknown module "${name}" (use ${MODULE_NAMES.join(', ')})`);
+  const modules = new Set(names as ModuleName[]);
+  if (flags.escrow === true) modules.add('escrow');
+  const settings: Partial<EscrowSettings> = {
+    ...(flags['escrow-window-ms'] === undefined ? {} : { defaultChallengeWindowMs: ms('--escrow-window-ms', flags['escrow-window-ms']) }),
+    ...(flags['escrow-dispute-deadline-ms'] === undefined ? {} : { disputeDeadlineMs: ms('--escrow-dispute-deadline-ms', flags['escrow-dispute-deadline-ms']) }),
+    ...(flags['escrow-dispute-default'] === undefined ? {} : { defaultOutcome: outcome(flags['escrow-dispute-default']) }),
+  };
+  const agentUrl = flags['escrow-agent'];
+  if ((agentUrl === undefined) !== (flags['escrow-payee'] === undefined)) throw new UsageError('--escrow-agent and --escrow-payee go together');
+  const escrowAgent =
+    agentUrl === undefined
+      ? undefined
+      : {
+          agentUrl,
+          payeeId: flags['escrow-payee']!,
+          token: env[ESCROW_TOKEN_ENV] || undefined,
+          ...(flags['escrow-ca'] ? { caCert: readFileSync(flags['escrow-ca'], 'utf8') } : {}),
+          ...(flags['escrow-claim-delay-ms'] === undefined ? {} : { claimDelayMs: ms('--escrow-claim-delay-ms', flags['escrow-claim-delay-ms']) }),
+        };
+  return selectModules(config, { modules: [...modules], escrowSettings: settings, ...(escrowAgent ? { escrowAgent } : {}) });
+}
+
+function ms(flag: string, value: string): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number of milliseconds`);
+  return Number(value);
+}
+
+function outcome(value: string): DisputeDefault {
+  if (value !== 'refund_buyer' && value !== 'pay_claim') throw new UsageError('--escrow-dispute-default must be refund_buyer or pay_claim');
+  return value;
+}

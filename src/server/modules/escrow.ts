@@ -1,0 +1,56 @@
+import { createEscrowBinding } from '../../a2a/escrow/binding.js';
+import { createEscrowAgent, type EscrowAgentOptions } from '../../acmp/escrow/agent.js';
+import { DEFAULT_ESCROW_SETTINGS, type EscrowSettings } from '../../acmp/escrow/constants.js';
+import type { EscrowStore } from '../../acmp/escrow/store.js';
+import { LocalError } from '../../shared/errors.js';
+import { ESCROW_OWNER_COLUMNS, escrowMigrations, KyselyEscrowStore } from '../../storage/escrow-store-kysely.js';
+import { MemoryEscrowStore } from '../../storage/escrow-store-memory.js';
+import type { HostModule } from '../module.js';
+
+/** Options of {@link escrowModule}. */
+export interface EscrowModuleOptions {
+  /** Policy advertised on the card (challenge window range, dispute deadline and default outcome). */
+  settings?: Partial<EscrowSettings>;
+  /** The ACMP extension's `required` flag (true for a host that serves only escrow). */
+  required?: boolean;
+  /** How often due transitions (window ends, deadlines, expiries) and pending payouts are processed (default 1 s). */
+  tickMs?: number;
+  /** Serve over plain HTTP (tests on loopback only): bearer tokens and money otherwise travel in the clear. */
+  allowPlaintext?: boolean;
+  /** Test hook: see {@link EscrowAgentOptions.beforePayout}. */
+  beforePayout?: EscrowAgentOptions['beforePayout'];
+}
+
+/**
+ * The ACMP Layer 4 escrow agent as a host module (docs/acmp-escrow.md): its tables, the agent over the
+ * host's database and its A2A binding. List it before `acmpModule` when one host serves both, so escrow
+ * messages reach this binding. Needs bearer tokens: an anonymous caller is never a party (L4 §1).
+ */
+export function escrowModule(options: EscrowModuleOptions = {}): HostModule {
+  const settings: EscrowSettings = { ...DEFAULT_ESCROW_SETTINGS, ...options.settings };
+  return {
+    name: 'escrow',
+    migrations: [escrowMigrations],
+    ownerColumns: ESCROW_OWNER_COLUMNS,
+    check({ secure }) {
+      if (!secure && options.allowPlaintext !== true) {
+        throw new LocalError('CONFIG_INVALID', 'the escrow agent moves money on bearer credentials and must be served over TLS');
+      }
+    },
+    async start(context) {
+      const store: EscrowStore = context.database ? new KyselyEscrowStore(context.database, { logger: context.logger }) : new MemoryEscrowStore();
+      await store.open?.();
+      const agent = createEscrowAgent({ store, settings, clock: context.clock, ids: context.ids, logger: context.logger, beforePayout: options.beforePayout });
+      // Payouts left pending by a crash between a transition and its payout run now, once (L4 §6, §7.1).
+      await agent.tick();
+      agent.start(options.tickMs ?? 1_000);
+      return {
+        binding: createEscrowBinding({ agent, required: options.required, ids: context.ids }),
+        close: async () => {
+          await agent.stop();
+          await store.close?.();
+        },
+      };
+    },
+  };
+}

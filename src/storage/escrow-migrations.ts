@@ -1,0 +1,104 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+import type { MigrationSet } from './migrations.js';
+import type { OwnerColumn } from './owner-columns.js';
+
+/**
+ * Where the escrow agent records caller identities (`a2a-commerce reassign`). Moving an account onto an
+ * identity that already has one fails on its key and moves nothing (the command is one transaction).
+ */
+export const ESCROW_OWNER_COLUMNS: readonly OwnerColumn[] = [
+  { table: 'escrows', column: 'buyer' },
+  { table: 'escrows', column: 'payee' },
+  { table: 'escrow_accounts', column: 'account' },
+  { table: 'escrow_ops', column: 'party' },
+  { table: 'escrow_payouts', column: 'account' },
+];
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
+const createTables: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('escrow_accounts')
+      .addColumn('tenant', 'text', (c) => c.notNull())
+      .addColumn('account', 'text', (c) => c.notNull())
+      .addColumn('balance', 'bigint', (c) => c.notNull())
+      .addColumn('credited', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('escrow_accounts_pk', ['tenant', 'account'])
+      .execute();
+    await db.schema
+      .createTable('escrows')
+      .addColumn('escrow_id', 'text', (c) => c.primaryKey())
+      .addColumn('tenant', 'text', (c) => c.notNull())
+      .addColumn('buyer', 'text', (c) => c.notNull())
+      .addColumn('payee', 'text')
+      .addColumn('context_id', 'text', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('locked', 'bigint', (c) => c.notNull())
+      .addColumn('released', 'bigint', (c) => c.notNull())
+      .addColumn('reclaimed', 'bigint', (c) => c.notNull())
+      .addColumn('valid_until', 'bigint', (c) => c.notNull())
+      .addColumn('challenge_window_ms', 'bigint', (c) => c.notNull())
+      .addColumn('agreed_price', 'bigint')
+      .addColumn('tier', 'text')
+      .addColumn('claim', 'text')
+      .addColumn('dispute', 'text')
+      .addColumn('claimed_tasks', 'text', (c) => c.notNull())
+      .addColumn('settled', 'integer', (c) => c.notNull())
+      .addColumn('expired', 'integer', (c) => c.notNull())
+      .addColumn('seq', 'integer', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .addColumn('next_due_at', 'bigint')
+      // Conservation at the row: nothing leaves an escrow that was not locked into it.
+      .addCheckConstraint('escrows_conserve', sql`released >= 0 AND reclaimed >= 0 AND released + reclaimed <= locked`)
+      .execute();
+    await db.schema.createIndex('escrows_due').on('escrows').column('next_due_at').execute();
+    await db.schema.createIndex('escrows_buyer').on('escrows').columns(['tenant', 'buyer', 'updated_at', 'escrow_id']).execute();
+    await db.schema.createIndex('escrows_payee').on('escrows').columns(['tenant', 'payee', 'updated_at', 'escrow_id']).execute();
+    await db.schema
+      .createTable('escrow_ops')
+      .addColumn('tenant', 'text', (c) => c.notNull())
+      .addColumn('party', 'text', (c) => c.notNull())
+      .addColumn('method', 'text', (c) => c.notNull())
+      .addColumn('scope', 'text', (c) => c.notNull())
+      .addColumn('op_ref', 'text', (c) => c.notNull())
+      .addColumn('params_hash', 'text', (c) => c.notNull())
+      .addColumn('outcome', 'text', (c) => c.notNull())
+      .addColumn('escrow_id', 'text')
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('escrow_ops_pk', ['tenant', 'party', 'method', 'scope', 'op_ref'])
+      .execute();
+    await db.schema
+      .createTable('escrow_payouts')
+      .addColumn('payout_id', 'text', (c) => c.primaryKey())
+      .addColumn('escrow_id', 'text', (c) => c.notNull())
+      .addColumn('tenant', 'text', (c) => c.notNull())
+      .addColumn('account', 'text', (c) => c.notNull())
+      .addColumn('amount', 'bigint', (c) => c.notNull())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('paid_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('escrow_payouts_pending').on('escrow_payouts').columns(['paid_at', 'created_at']).execute();
+    await db.schema
+      .createTable('escrow_events')
+      .addColumn('escrow_id', 'text', (c) => c.notNull())
+      .addColumn('seq', 'integer', (c) => c.notNull())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('actor', 'text', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addColumn('data', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('escrow_events_pk', ['escrow_id', 'seq'])
+      .execute();
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    for (const table of ['escrow_events', 'escrow_payouts', 'escrow_ops', 'escrows', 'escrow_accounts']) await db.schema.dropTable(table).execute();
+  },
+};
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** The `escrow` migration set (SQLite and PostgreSQL). */
+export const escrowMigrations: MigrationSet = {
+  id: 'escrow',
+  migrations: { '0001_escrow_tables': createTables },
+};

@@ -1,0 +1,183 @@
+import type { Kysely } from 'kysely';
+import type { EscrowRecord } from '../acmp/escrow/record.js';
+import type { EscrowListQuery, EscrowParty, EscrowStore, EscrowTx, LedgerTotals } from '../acmp/escrow/store.js';
+import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
+import { ESCROW_SIGNAL_CHANNEL, KyselyEscrowTx, type Rows } from './escrow-tx-kysely.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
+import type { Database, SqlDialect } from './database.js';
+import { decodeBig, decodeEscrowRow, decodeEventRow, decodePayoutRow, ESCROW_COLUMNS } from './escrow-rows.js';
+import { PgListener } from './pg-listener.js';
+import { compileSql } from './sql-text.js';
+
+export { ESCROW_OWNER_COLUMNS, escrowMigrations } from './escrow-migrations.js';
+
+export { ESCROW_SIGNAL_CHANNEL } from './escrow-tx-kysely.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shared Database instance is untyped
+type Db = Kysely<any>;
+
+/**
+ * {@link EscrowStore} on SQLite or PostgreSQL, each statement written once with `$n` placeholders. A
+ * transaction locks what it reads: on PostgreSQL `SELECT … FOR UPDATE` on the escrow or account row, so
+ * operations on one escrow are serial across hosts; on SQLite `BEGIN IMMEDIATE` takes the database's write
+ * lock for the whole transaction (also against other processes, e.g. the operator CLI). A changed escrow
+ * is signalled by a NOTIFY in the same transaction on PostgreSQL (delivered on commit to every host) and
+ * in this process after commit on both.
+ */
+export class KyselyEscrowStore implements EscrowStore {
+  private readonly db: Db;
+  private readonly dialect: SqlDialect;
+  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly listener: PgListener | undefined;
+
+  constructor(database: Pick<Database, 'db' | 'dialect' | 'url'>, options: { logger?: Logger } = {}) {
+    this.db = database.db;
+    this.dialect = database.dialect;
+    if (this.dialect === 'postgres') {
+      this.listener = new PgListener({
+        url: database.url,
+        channel: ESCROW_SIGNAL_CHANNEL,
+        logger: options.logger ?? silentLogger,
+        onPayload: (escrowId) => this.signal(escrowId),
+        onResync: () => [...this.watchers.keys()].forEach((id) => this.signal(id)),
+      });
+    }
+  }
+
+  async open(): Promise<void> {
+    await this.listener?.start();
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.close();
+  }
+
+  transaction<T>(work: (tx: EscrowTx) => Promise<T>): Promise<T> {
+    return this.withTx((db, changed) => work(this.tx(db, changed)));
+  }
+
+  /** Runs `work` on one connection inside one transaction, then signals the escrows it changed. */
+  private async withTx<T>(work: (db: Db, changed: Set<string>) => Promise<T>): Promise<T> {
+    const changed = new Set<string>();
+    const result =
+      this.dialect === 'postgres'
+        ? await this.db.transaction().execute((trx) => work(trx, changed))
+        : await this.db.connection().execute(async (conn) => {
+            await conn.executeQuery(compileSql('sqlite', 'BEGIN IMMEDIATE', []));
+            try {
+              const value = await work(conn, changed);
+              await conn.executeQuery(compileSql('sqlite', 'COMMIT', []));
+              return value;
+            } catch (error) {
+              await conn.executeQuery(compileSql('sqlite', 'ROLLBACK', [])).catch(() => undefined);
+              throw error;
+            }
+          });
+    for (const id of changed) this.signal(id);
+    return result;
+  }
+
+  private tx(db: Db, changed: Set<string>): EscrowTx {
+    return new KyselyEscrowTx(this.dialect, (text, params) => this.run(text, params, db), changed);
+  }
+
+  async get(escrowId: string): Promise<EscrowRecord | undefined> {
+    const { rows } = await this.run(`SELECT ${ESCROW_COLUMNS} FROM escrows WHERE escrow_id = $1`, [escrowId]);
+    return rows[0] === undefined ? undefined : decodeEscrowRow(rows[0]);
+  }
+
+  async list(party: EscrowParty, query: EscrowListQuery): Promise<{ records: EscrowRecord[]; total: number }> {
+    const params: unknown[] = [party.tenant, party.identity];
+    const next = (value: unknown): string => `$${params.push(value)}`;
+    const where = ['tenant = $1', '(buyer = $2 OR payee = $2)'];
+    if (query.closed !== undefined) where.push(query.closed ? `state = 'closed'` : `state <> 'closed'`);
+    if (query.contextId !== undefined) where.push(`context_id = ${next(query.contextId)}`);
+    if (query.updatedAfter !== undefined) where.push(`updated_at > ${next(query.updatedAfter)}`);
+    const counted = await this.run(`SELECT COUNT(*) AS total FROM escrows WHERE ${where.join(' AND ')}`, params);
+    if (query.after) {
+      const at = next(query.after.updatedAt);
+      where.push(`(updated_at < ${at} OR (updated_at = ${next(query.after.updatedAt)} AND escrow_id < ${next(query.after.escrowId)}))`);
+    }
+    const { rows } = await this.run(`SELECT ${ESCROW_COLUMNS} FROM escrows WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, escrow_id DESC LIMIT ${next(query.limit)}`, params);
+    return { records: rows.map(decodeEscrowRow), total: Number(decodeBig((counted.rows[0] as { total?: unknown } | undefined)?.total)) };
+  }
+
+  async due(now: number, limit: number): Promise<string[]> {
+    const { rows } = await this.run(`SELECT escrow_id FROM escrows WHERE next_due_at IS NOT NULL AND next_due_at <= $1 ORDER BY next_due_at LIMIT $2`, [now, limit]);
+    return rows.map((r) => String((r as { escrow_id: unknown }).escrow_id));
+  }
+
+  async pendingPayouts(limit: number): Promise<Payout[]> {
+    const { rows } = await this.run(`SELECT * FROM escrow_payouts WHERE paid_at IS NULL ORDER BY created_at, payout_id LIMIT $1`, [limit]);
+    return rows.map(decodePayoutRow);
+  }
+
+  async applyPayout(payoutId: string, at: number): Promise<boolean> {
+    return this.withTx(async (db) => {
+      // Marking paid and crediting commit together; the conditional UPDATE makes the payout happen once.
+      const { rows } = await this.run(`UPDATE escrow_payouts SET paid_at = $2 WHERE payout_id = $1 AND paid_at IS NULL RETURNING tenant, account, amount`, [payoutId, at], db);
+      const row = rows[0] as { tenant: string; account: string; amount: unknown } | undefined;
+      if (!row) return false;
+      await this.creditIn(db, row.tenant, row.account, decodeBig(row.amount), false);
+      return true;
+    });
+  }
+
+  async credit(tenant: string, account: string, amount: bigint): Promise<bigint> {
+    return this.withTx((db) => this.creditIn(db, tenant, account, amount, true));
+  }
+
+  async balance(tenant: string, account: string): Promise<bigint> {
+    const { rows } = await this.run(`SELECT balance FROM escrow_accounts WHERE tenant = $1 AND account = $2`, [tenant, account]);
+    return decodeBig((rows[0] as { balance?: unknown } | undefined)?.balance);
+  }
+
+  async totals(): Promise<LedgerTotals> {
+    const one = async (text: string): Promise<bigint> => decodeBig((((await this.run(text, [])).rows[0] ?? {}) as { v?: unknown }).v);
+    return {
+      balances: await one(`SELECT SUM(balance) AS v FROM escrow_accounts`),
+      credits: await one(`SELECT SUM(credited) AS v FROM escrow_accounts`),
+      remaining: await one(`SELECT SUM(locked - released - reclaimed) AS v FROM escrows`),
+      pending: await one(`SELECT SUM(amount) AS v FROM escrow_payouts WHERE paid_at IS NULL`),
+    };
+  }
+
+  async events(escrowId: string): Promise<EscrowEvent[]> {
+    const { rows } = await this.run(`SELECT * FROM escrow_events WHERE escrow_id = $1 ORDER BY seq`, [escrowId]);
+    return rows.map(decodeEventRow);
+  }
+
+  watch(escrowId: string, listener: () => void): () => void {
+    let set = this.watchers.get(escrowId);
+    if (!set) this.watchers.set(escrowId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.watchers.delete(escrowId);
+    };
+  }
+
+  private async creditIn(db: Db, tenant: string, account: string, amount: bigint, credited: boolean): Promise<bigint> {
+    await this.run(`INSERT INTO escrow_accounts (tenant, account, balance, credited) VALUES ($1, $2, 0, 0) ON CONFLICT (tenant, account) DO NOTHING`, [tenant, account], db);
+    const { rows } = await this.run(
+      `UPDATE escrow_accounts SET balance = balance + $3, credited = credited + $4 WHERE tenant = $1 AND account = $2 RETURNING balance`,
+      [tenant, account, amount, credited ? amount : 0n],
+      db,
+    );
+    return decodeBig((rows[0] as { balance?: unknown } | undefined)?.balance);
+  }
+
+  private signal(escrowId: string): void {
+    for (const listener of [...(this.watchers.get(escrowId) ?? [])]) {
+      try {
+        listener();
+      } catch {
+        // A watcher's failure is its own.
+      }
+    }
+  }
+
+  private run(text: string, params: readonly unknown[], db: Db = this.db): Promise<Rows> {
+    return db.executeQuery(compileSql(this.dialect, text, params));
+  }
+}
