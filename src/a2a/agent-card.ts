@@ -4,6 +4,12 @@ import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 /** Paths the host serves the two transports on, relative to its base URL. */
 export const A2A_PATHS = { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' } as const;
 
+/**
+ * How long clients and shared caches may keep the card (`Cache-Control: public, max-age`), the same for
+ * the v1.0 and the v0.3 shape: short, because the card lists the interface URLs a restart may change.
+ */
+export const CARD_MAX_AGE_S = 300;
+
 /** The name of the bearer scheme in the card's `securitySchemes`. */
 export const BEARER_SCHEME = 'bearer';
 

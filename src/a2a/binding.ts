@@ -44,6 +44,11 @@ export interface A2ABinding {
   attach?(host: BindingHost): void;
   /** Tasks the binding keeps in its own records, shown to A2A as views (never copied into the SDK store). */
   readonly views?: TaskViewSource | readonly TaskViewSource[];
+  /**
+   * Set by a binding whose messages are a subset of another's (the escrow agent's Layer 4 requests are ACMP
+   * parts too): the host offers messages to such bindings first, whatever the module order.
+   */
+  readonly narrowClaim?: boolean;
   /** True when this binding owns the message (decided from its parts, not from headers). */
   claims(message: InboundMessage): boolean;
   sendMessage(call: BindingCall): Promise<Message | Task>;

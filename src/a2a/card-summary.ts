@@ -37,6 +37,6 @@ export function describeCard(card: AgentCardType, checks: Record<string, Extensi
     for (const p of checks[ext.uri]?.(ext.params) ?? []) problems.push(`${ext.uri}: ${p}`);
   }
   lines.push('skills:');
-  for (const s of card.skills ?? []) lines.push(`  ${s.id} — ${s.description}`);
+  for (const s of card.skills ?? []) lines.push(`  ${s.id} — ${s.description.replaceAll('\n', '\n    ')}`);
   return { text: lines.join('\n'), json: AgentCard.toJSON(card), problems };
 }

@@ -76,3 +76,20 @@ export async function createA2AClient(card: AgentCard, options: A2AConnectOption
   );
   return factory.createFromAgentCard({ ...card, supportedInterfaces: interfaces });
 }
+
+/** The JSON-RPC code and ErrorInfo reason the host answers a missing or wrong bearer token with (docs/host.md). */
+const UNAUTHENTICATED_CODE = -31401;
+
+/**
+ * Whether an error from an A2A call (or any error it caused) is the peer refusing the caller's
+ * credentials: HTTP 401, JSON-RPC -31401, or an ErrorInfo with reason `UNAUTHENTICATED`.
+ */
+export function isAuthenticationRefusal(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const fields = e as { statusCode?: unknown; status?: unknown; envelopeCode?: unknown; data?: unknown };
+    if (fields.statusCode === 401 || fields.status === 401 || fields.envelopeCode === UNAUTHENTICATED_CODE) return true;
+    const details = Array.isArray(fields.data) ? (fields.data as unknown[]) : [];
+    if (details.some((d) => (d as { reason?: unknown } | null)?.reason === 'UNAUTHENTICATED')) return true;
+  }
+  return false;
+}

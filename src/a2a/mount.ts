@@ -5,7 +5,7 @@ import { DefaultRequestHandler, type AgentExecutor, type PushNotificationStore, 
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import type { BearerToken } from '../shared/identity.js';
 import { errorFields, type Logger } from '../shared/logger.js';
-import { A2A_PATHS } from './agent-card.js';
+import { A2A_PATHS, CARD_MAX_AGE_S } from './agent-card.js';
 import type { A2ABinding } from './binding.js';
 import { bearerAuth, normalizeInbound, userFromRequest } from './http-front.js';
 import { jsonBody } from './json-body.js';
@@ -19,6 +19,8 @@ import { ViewingTaskStore } from './task-views.js';
 export interface MountA2AOptions {
   /** The current card (interface URLs are known once the server listens). */
   card: () => AgentCard;
+  /** When the current card last changed (ms since the epoch): the card's `Last-Modified`. */
+  cardChangedAt: () => number;
   bindings: readonly A2ABinding[];
   executor: AgentExecutor;
   taskStore: TaskStore;
@@ -51,9 +53,14 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
   for (const binding of options.bindings) binding.attach?.({ taskStore, ...(pushSender ? { pushSender } : {}) });
   const legacyCompat = { enabled: true };
 
-  // The card stays public (A2A §7: discovery needs no credentials).
-  app.get(`/${AGENT_CARD_PATH}`, v1AgentCard(options.card));
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, legacyCompat }));
+  // The card stays public (A2A §7: discovery needs no credentials). Both shapes are cached alike
+  // (docs/host.md "The agent card"): one max-age, an ETag, and Last-Modified set before either handler
+  // runs, so the SDK's v0.3 handler also answers If-Modified-Since with 304.
+  app.get(`/${AGENT_CARD_PATH}`, cardLastModified(options.cardChangedAt), v1AgentCard(options.card));
+  app.use(
+    `/${AGENT_CARD_PATH}`,
+    agentCardHandler({ agentCardProvider: handler, legacyCompat, cache: { maxAge: CARD_MAX_AGE_S } }),
+  );
   // The edge (docs/host.md "Bad input"): auth, then the body, the request object and its params are
   // checked before the SDK reads them; the SDK runs inside a scope that routes its diagnostics.
   const sdkHandler = observedHandler(handler);
@@ -80,6 +87,14 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
   return handler;
 }
 
+/** Sets the card's `Last-Modified` (HTTP dates have whole seconds). */
+function cardLastModified(changedAt: () => number): express.RequestHandler {
+  return (_req, res, next) => {
+    res.setHeader('Last-Modified', new Date(Math.floor(changedAt() / 1000) * 1000).toUTCString());
+    next();
+  };
+}
+
 /**
  * Serves the v1.0 card as canonical ProtoJSON. The SDK's card handler serialises its in-memory card with
  * JSON.stringify, which writes oneof fields in their internal `{"$case": …}` form (e.g. securitySchemes),
@@ -93,7 +108,7 @@ function v1AgentCard(card: () => AgentCard): express.RequestHandler {
     const body = JSON.stringify(AgentCard.toJSON(card()));
     res.setHeader('ETag', `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`);
     res.append('Vary', 'A2A-Version');
-    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.setHeader('Cache-Control', `public, max-age=${CARD_MAX_AGE_S}`);
     if (req.fresh) {
       res.status(304).end();
       return;

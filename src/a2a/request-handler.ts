@@ -203,7 +203,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     this.checkRequired(context);
     this.activate(context);
     const message = decodeMessage(params.message);
-    const binding = this.bindings.find((b) => b.claims(message));
+    const binding = this.bindings.find((b) => b.narrowClaim === true && b.claims(message)) ?? this.bindings.find((b) => b.claims(message));
     if (!binding) return undefined;
     const requested = new Set(context.requestedExtensions ?? []);
     return {

@@ -1,6 +1,7 @@
 import { sleep } from '../shared/async.js';
 import { isJsonObject } from '../shared/json.js';
 import { estimateTokens } from './provider-checks.js';
+import type { JsonSchemaObject } from './capability-input.js';
 import type { Payload } from './messages.js';
 import type { AcmpCapability } from './provider-types.js';
 
@@ -60,6 +61,17 @@ export function selectSentences(text: string, max: number): string[] {
   return keep.sort((a, b) => a.index - b.index).map((k) => k.s);
 }
 
+const PER_TOKEN = (base: number): string => `${base} CU + 0.000001 CU per token of input (about 4 characters a token)`;
+
+/** Input `data` of the text capabilities: a string, or an object with a `text` string. */
+const TEXT_INPUT: JsonSchemaObject = {
+  description: 'the text: a string, or {"text": string}',
+  anyOf: [
+    { type: 'string', minLength: 1 },
+    { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'] },
+  ],
+};
+
 /**
  * Demo capabilities: real, small, deterministic, no outside services.
  * - `sentiment-analysis`: lexicon based; 0.002 CU + 0.000001 CU per token (within the seed's 0.005 ceiling).
@@ -76,6 +88,9 @@ export function demoCapabilities(options: { stepMs?: number } = {}): AcmpCapabil
       description: 'Lexicon-based sentiment of a text: positive, negative or neutral, with a confidence.',
       tags: ['nlp', 'sentiment'],
       price: perToken(0.002),
+      priceDescription: PER_TOKEN(0.002),
+      inputSchema: TEXT_INPUT,
+      examples: [{ type: 'text', data: 'Revenue grew strongly and customers are happy.' }],
       handler: (input) => Promise.resolve({ type: 'json', data: analyseSentiment(textOf(input)) }),
     },
     {
@@ -84,6 +99,19 @@ export function demoCapabilities(options: { stepMs?: number } = {}): AcmpCapabil
       description: 'Picks the most representative sentences; streams one sentence per chunk.',
       tags: ['nlp', 'summarization', 'streaming'],
       price: perToken(0.001),
+      priceDescription: PER_TOKEN(0.001),
+      inputSchema: {
+        description: 'the text: a string, or {"text": string, "max_sentences": 1…50 (default 3)}',
+        anyOf: [
+          { type: 'string', minLength: 1 },
+          {
+            type: 'object',
+            properties: { text: { type: 'string', minLength: 1 }, max_sentences: { type: 'integer', minimum: 1, maximum: 50 } },
+            required: ['text'],
+          },
+        ],
+      },
+      examples: [{ type: 'json', data: { text: 'First point. Second point. Third point.', max_sentences: 2 } }],
       // The handler contract is an AsyncIterable; this one computes synchronously.
       // eslint-disable-next-line @typescript-eslint/require-await
       async *handler(input, ctx) {
@@ -101,6 +129,16 @@ export function demoCapabilities(options: { stepMs?: number } = {}): AcmpCapabil
       description: 'Counts to n, one step at a time; for heartbeat, deadline and cancel demos.',
       tags: ['demo'],
       price: (input) => 0.0001 * Math.max(1, countTarget(input)),
+      priceDescription: '0.0001 CU per step of n, at least 0.0001 CU',
+      inputSchema: {
+        description: 'n, the number to count to (0…10000): as text ("42"), a number, or {"n": 42}',
+        anyOf: [
+          { type: 'string', pattern: '^(10000|[0-9]{1,4})$' },
+          { type: 'integer', minimum: 0, maximum: 10_000 },
+          { type: 'object', properties: { n: { type: 'integer', minimum: 0, maximum: 10_000 } }, required: ['n'] },
+        ],
+      },
+      examples: [{ type: 'text', data: '5' }],
       async handler(input, ctx) {
         const n = countTarget(input);
         for (let i = 1; i <= n; i++) {

@@ -1,4 +1,5 @@
 import { sha256Jcs } from '../shared/jcs.js';
+import { checkCapabilityInput, inputMismatchDetail } from './capability-input.js';
 import { IMPLEMENTED_PROOF_METHODS } from './constants.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
 import { parseInvokeParams, type InvokeParams } from './messages.js';
@@ -28,7 +29,7 @@ export interface AcceptedTask {
 /**
  * Task checks before a first execution.
  * @throws AcmpError -33002 unknown capability (Layer 1 §3.3), -33006 proof method not offered (Layer 3 §2),
- *   -33001 price above `max_price_cu` with `data.min_price_cu` (Layer 1 §3.1), -33099 for a broken price.
+ *   -32602 input that fails the capability's input schema (with `data.issues`), -33001 price above `max_price_cu` with `data.min_price_cu` (Layer 1 §3.1), -33099 for a broken price.
  */
 export function checkTask(params: InvokeParams, capabilities: ReadonlyMap<string, AcmpCapability>, agreedPrice?: number): AcceptedTask {
   const taskId = params.task_id;
@@ -39,6 +40,15 @@ export function checkTask(params: InvokeParams, capabilities: ReadonlyMap<string
     throw new AcmpError(ACMP_CODE.proofUnsupported, { task_id: taskId, proof_method: proof });
   }
   // input is present: input_stream was declined by checkFeatures and the schema requires it otherwise.
+  const issues = checkCapabilityInput(capability, params.input!.data);
+  if (issues.length > 0) {
+    throw new AcmpError(ACMP_CODE.invalidParams, {
+      task_id: taskId,
+      capability: capability.id,
+      detail: inputMismatchDetail(capability),
+      issues: issues.map((i) => ({ path: `/input/data${i.pointer}`, message: i.message })),
+    });
+  }
   // L6 §4: under an agreement the agreed price is the price (cost_cu = price_cu).
   const price = agreedPrice ?? (typeof capability.price === 'function' ? capability.price(params.input!) : capability.price);
   if (!Number.isFinite(price) || price < 0) throw new AcmpError(ACMP_CODE.internal, { task_id: taskId });

@@ -11,6 +11,7 @@ import type {
   Payload,
   StreamChunkParams,
 } from './messages.js';
+import type { CapabilityInputSchema } from './capability-input.js';
 import type { ParsedInvoke } from './provider-checks.js';
 import type { AcceptParams, Ack, Offer, OfferRequestParams } from './negotiation/messages.js';
 import type { NegotiationOptions } from './negotiation/negotiator.js';
@@ -39,6 +40,15 @@ export interface AcmpCapability {
   readonly tags?: readonly string[];
   /** Price in CU: fixed, or computed from the input. Compared with `max_price_cu` (Layer 1 §3.1). */
   readonly price: number | ((input: Payload) => number);
+  /** The price in words, for the card's skill and `acmp capabilities` (default: the fixed price). */
+  readonly priceDescription?: string;
+  /**
+   * The schema of the input's `data` (JSON Schema 2020-12, or zod). Checked before pricing or any work:
+   * input that fails it is refused with -32602 and `data.issues`. Shown on the card's skill.
+   */
+  readonly inputSchema?: CapabilityInputSchema;
+  /** Example inputs, shown on the card's skill (`examples`) and by `acmp capabilities`. */
+  readonly examples?: readonly Payload[];
   /** Proof methods offered (default `['result-hash']`); only `result-hash` is implemented. */
   readonly proofMethods?: readonly string[];
   handler(input: Payload, ctx: HandlerContext): Promise<Payload> | AsyncIterable<Payload>;

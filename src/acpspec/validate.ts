@@ -4,6 +4,7 @@ import { ACP_SCHEMA_KEYWORDS } from './constants.js';
 import type { Envelope, SnapshotEnvelope } from './envelope.js';
 import { AcpError, type AcpIssue } from './errors.js';
 import { ACP_ENVELOPE_SCHEMA } from './schema.js';
+import { schemaIssuesOf } from '../shared/schema-issues.js';
 
 // ajv-formats is CommonJS with a `default` property; NodeNext types see the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -47,43 +48,5 @@ export function checkSnapshot(value: SnapshotEnvelope): AcpIssue[] {
 }
 
 function toIssues(errors: readonly ErrorObject[]): AcpIssue[] {
-  const issues: AcpIssue[] = [];
-  const seen = new Set<string>();
-  for (const error of errors) {
-    // `if` only says "must match then/else"; the branch's own errors carry the information.
-    if (error.keyword === 'if') continue;
-    const pointer = pointerOf(error);
-    const key = `${pointer}\u0000${error.keyword}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    issues.push({ pointer, keyword: error.keyword, message: messageOf(error) });
-  }
-  return issues;
-}
-
-function pointerOf(error: ErrorObject): string {
-  const params = error.params as Record<string, unknown>;
-  const child =
-    error.keyword === 'required' || error.keyword === 'dependentRequired'
-      ? params['missingProperty']
-      : error.keyword === 'additionalProperties'
-        ? params['additionalProperty']
-        : undefined;
-  if (typeof child !== 'string') return error.instancePath;
-  return `${error.instancePath}/${child.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-}
-
-function messageOf(error: ErrorObject): string {
-  switch (error.keyword) {
-    case 'required':
-    case 'dependentRequired':
-      return 'is required';
-    case 'additionalProperties':
-      return 'is not allowed';
-    case 'false schema':
-      return 'is not allowed here';
-    default:
-      // Ajv's messages describe the rule (type, pattern, bounds), never the instance value.
-      return error.message ?? 'is invalid';
-  }
+  return schemaIssuesOf(errors);
 }

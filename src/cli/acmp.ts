@@ -4,7 +4,9 @@ import { createAcmpBuyer, type AcmpBindingName } from '../connect/acmp-buyer.js'
 import type { BuyerEvent, InvokeInput } from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError, acmpErrorSpec } from '../acmp/errors.js';
 import type { AcmpResult, Payload } from '../acmp/messages.js';
+import { readCapabilitySkill } from '../acmp/capability-summary.js';
 import { verifyProof } from '../acmp/proof.js';
+import { isJsonObject } from '../shared/json.js';
 import { agreementInvokeFromFlags, negotiate, NEGOTIATE_USAGE, quote, readAgreementFile } from './acmp-negotiate.js';
 import { createProgressLine, progressIsTty, type ProgressLine } from './acmp-progress.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
@@ -20,7 +22,8 @@ export const ACMP_USAGE = `Usage:
 ${NEGOTIATE_USAGE}
 
 capabilities  prints the ACMP capability object the provider advertises (the A2A extension's params, or
-              MCP server/discover's org.a2agora/acmp extension) and, over A2A, the skills (one per capability).
+              MCP server/discover's org.a2agora/acmp extension) and, over A2A, each capability (one skill
+              each): its price, the input it takes, and an invoke command to try.
 invoke        buys one capability over A2A (docs/acmp-a2a-binding.md) or MCP (docs/acmp-mcp-binding.md):
               shows a live progress line from
               heartbeats and chunks on stderr, prints the result JSON on stdout (with the reassembled
@@ -64,11 +67,12 @@ function agentUrl(positionals: string[]): string {
 
 async function capabilities(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: { ...CONNECT_OPTIONS, json: { type: 'boolean' } }, allowPositionals: true });
+  const url = agentUrl(positionals);
   const prefer = bindingsFromFlag(values.binding);
-  const buyer = await createAcmpBuyer({ agentUrl: agentUrl(positionals), prefer, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
+  const buyer = await createAcmpBuyer({ agentUrl: url, prefer, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
   await buyer.close();
   const { capabilityObject: capability, card } = buyer;
-  const skills = (card?.skills ?? []).filter((s) => s.tags.includes('acmp')).map((s) => ({ id: s.id, name: s.name, description: s.description }));
+  const skills = (card?.skills ?? []).filter((s) => s.tags.includes('acmp')).map((s) => ({ id: s.id, name: s.name, ...readCapabilitySkill(s) }));
   if (values.json) {
     io.out(JSON.stringify({ binding: buyer.binding, capability, skills }, null, 2));
     return 0;
@@ -76,9 +80,23 @@ async function capabilities(argv: string[], io: CliIo): Promise<number> {
   io.out(`ACMP ${capability.version} ${capability.role} over ${buyer.binding}${card ? ` at ${card.name}` : ''}`);
   io.out(JSON.stringify(capability, null, 2));
   if (!card) return 0;
-  io.out(`skills (${skills.length}):`);
-  for (const s of skills) io.out(`  ${s.id.padEnd(20)} ${s.description}`);
+  const trust = values.ca ? ` --ca ${values.ca}` : values['data-dir'] ? ` --data-dir ${values['data-dir']}` : '';
+  io.out(`\ncapabilities (${skills.length}):`);
+  for (const s of skills) {
+    io.out(`\n  ${s.id} — ${s.summary}`);
+    io.out(`    price: ${s.price ?? 'not stated'}`);
+    if (s.inputSchema) io.out(`    input data: ${typeof s.inputSchema['description'] === 'string' ? s.inputSchema['description'] : JSON.stringify(s.inputSchema)}`);
+    const example = s.examples[0];
+    if (example) io.out(`    try: a2a-commerce acmp invoke ${url}${trust} --capability ${s.id} ${exampleFlags(example)} --max-price 1`);
+  }
   return 0;
+}
+
+/** The `--input`/`--input-type` flags for an example payload, quoted for a POSIX shell. */
+function exampleFlags(example: Payload): string {
+  const quote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
+  if (example.type === 'text' && typeof example.data === 'string') return `--input ${quote(example.data)}`;
+  return `--input-type json --input ${quote(JSON.stringify(example.data))}`;
 }
 
 const INVOKE_OPTIONS = {
@@ -153,8 +171,7 @@ async function invoke(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     progress.done();
     if (!(error instanceof AcmpError)) throw error;
-    const name = acmpErrorSpec(error.code)?.name;
-    io.err(`error ${error.code}${name ? ` (${name})` : ''}: ${error.message}${error.data === undefined ? '' : ` ${JSON.stringify(error.data)}`}`);
+    printAcmpError(error, io);
     return 1;
   } finally {
     process.removeListener('SIGINT', onSigint);
@@ -210,4 +227,22 @@ async function run(events: AsyncIterable<BuyerEvent>, progress: ProgressLine): P
     progress.update(event);
   }
   throw new AcmpError(ACMP_CODE.internal, { reason: 'no_result' });
+}
+
+/** Prints an ACMP error: code, name and message, then each input issue or the data on its own line. */
+function printAcmpError(error: AcmpError, io: CliIo): void {
+  const name = acmpErrorSpec(error.code)?.name;
+  const data = isJsonObject(error.data) ? error.data : undefined;
+  const detail = typeof data?.['detail'] === 'string' ? `: ${data['detail']}` : '';
+  io.err(`error ${error.code}${name ? ` (${name})` : ''}: ${error.message}${detail}`);
+  const issues = Array.isArray(data?.['issues']) ? data['issues'] : [];
+  for (const issue of issues) {
+    if (!isJsonObject(issue)) continue;
+    const path = typeof issue['path'] === 'string' && issue['path'] !== '' ? issue['path'] : '/';
+    io.err(`  ${path}  ${typeof issue['message'] === 'string' ? issue['message'] : 'is invalid'}`);
+  }
+  if (error.code === ACMP_CODE.budgetExceeded && typeof data?.['min_price_cu'] === 'number') {
+    io.err(`  the price is ${data['min_price_cu']} CU: raise --max-price to at least that`);
+  }
+  if (issues.length === 0 && detail === '' && error.data !== undefined) io.err(`  data: ${JSON.stringify(error.data)}`);
 }

@@ -4,8 +4,9 @@ import { fetchAgentCard } from '../a2a/client.js';
 import { ACP_KINDS } from '../acpspec/constants.js';
 import { isAcpError, type AcpError } from '../acpspec/errors.js';
 import { createAcpSenderCore, type AcpSenderCore } from '../acpspec/sender.js';
-import { createAcpHttpClient, type AcpHttpClient } from '../http/acp-client.js';
+import { AcpHttpStatusError, createAcpHttpClient, type AcpHttpClient } from '../http/acp-client.js';
 import { sleep } from '../shared/async.js';
+import { isLocalError, LocalError } from '../shared/errors.js';
 import { canonicalJson } from '../shared/jcs.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
@@ -85,17 +86,28 @@ async function coded(io: CliIo, run: () => Promise<number>): Promise<number> {
   }
 }
 
+/** A JSON file's value. @throws LocalError naming the file and why it cannot be used. */
+export function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    const code = (cause as { code?: unknown }).code;
+    throw new LocalError('NOT_FOUND', `cannot read ${file} (${String(code ?? cause)}): check the path`, { cause });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new LocalError('CONFIG_INVALID', `${file} is not JSON: ${(cause as Error).message}`, { cause });
+  }
+}
+
 /** `acp send <agent-url> <envelope.json>`: prints `{"acp_ack": …}` or the coded error. */
 export function acpSend(positionals: string[], flags: AcpRemoteFlags, io: CliIo): Promise<number> {
   const [url, file, extra] = positionals;
   if (!file || extra !== undefined) throw new UsageError('acp send takes <agent-url> <envelope.json>');
   const c = connect(url, flags, io);
-  let envelope: unknown;
-  try {
-    envelope = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    throw new UsageError(`${file} is not a readable JSON file`);
-  }
+  const envelope = readJsonFile(file);
   return coded(io, async () => {
     const ack = await (await sender(c, flags.http === true)).send(envelope as never);
     io.out(JSON.stringify({ acp_ack: ack }, null, 2));
@@ -114,6 +126,30 @@ export function acpState(positionals: string[], flags: AcpRemoteFlags, io: CliIo
     else io.out(canonicalJson(await (await sender(c, false)).requestState(transactionId)));
     return 0;
   });
+}
+
+/**
+ * Whether a follow failed because the connection did (refused, reset, cut off mid-stream, a gateway
+ * answering 502/503/504 while the receiver restarts) rather than because the receiver refused.
+ */
+function isConnectionLoss(error: unknown): boolean {
+  if (isAcpError(error) || isLocalError(error)) return false;
+  if (error instanceof AcpHttpStatusError) return error.status === 502 || error.status === 503 || error.status === 504;
+  return error instanceof TypeError || typeof (error as { code?: unknown }).code === 'string';
+}
+
+/** `fetch` failed before any response (undici's "fetch failed"), as opposed to a stream cut off later. */
+function isConnectFailure(error: unknown): boolean {
+  return error instanceof TypeError && error.message === 'fetch failed';
+}
+
+/** The innermost message of an error chain, with its code (`connect ECONNREFUSED …`, `other side closed`). */
+function causeOf(error: unknown): string {
+  let e: unknown = error;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  const code = (e as { code?: unknown }).code;
+  const message = e instanceof Error ? e.message : String(e);
+  return typeof code === 'string' && !message.includes(code) ? `${message}, ${code}` : message;
 }
 
 function count(name: string, value: string | undefined): number | undefined {
@@ -155,15 +191,30 @@ export function acpEvents(positionals: string[], flags: AcpRemoteFlags, io: CliI
     try {
       // The receiver bounds one stream in time; a stream that ends is resumed after the last seq. The pause
       // before reopening doubles while streams end without events (a proxy, a receiver going down).
+      // A connection that breaks (the receiver restarts, the network drops) is reopened the same way, after
+      // the last seq printed; only a coded refusal (401, 404, an acp_error) ends the command.
       let retryMs = FOLLOW_RETRY_MIN_MS;
+      let lost = false;
+      let reached = false;
       for (let cursor = after; !stop.signal.aborted;) {
-        for await (const { seq, ...event } of http.follow(transactionId, {
-          after: cursor,
-          signal: stop.signal,
-        })) {
-          cursor = seq;
-          retryMs = FOLLOW_RETRY_MIN_MS;
-          if (print(seq, event)) return 0;
+        try {
+          for await (const { seq, ...event } of http.follow(transactionId, {
+            after: cursor,
+            signal: stop.signal,
+          })) {
+            cursor = seq;
+            retryMs = FOLLOW_RETRY_MIN_MS;
+            lost = false;
+            if (print(seq, event)) return 0;
+          }
+          reached = true;
+        } catch (error) {
+          if (stop.signal.aborted) break;
+          // A receiver never reached (wrong URL, nothing listening) fails at once rather than being retried.
+          if (!isConnectionLoss(error) || (!reached && isConnectFailure(error))) throw error;
+          reached = true;
+          if (!lost) io.err(`connection to ${c.url} lost (${causeOf(error)}); reconnecting, then resuming after event ${cursor}`);
+          lost = true;
         }
         await sleep(retryMs, { signal: stop.signal }).catch(() => undefined);
         retryMs = Math.min(retryMs * 2, FOLLOW_RETRY_MAX_MS);

@@ -6,6 +6,7 @@ import { ACMP_EXTENSION_URI } from '../acmp/constants.js';
 import { CapabilityObjectSchema } from '../acmp/messages.js';
 import { ACP_EXTENSION_URI, ACP_KINDS } from '../acpspec/constants.js';
 import { selfSignedPaths } from '../server/tls.js';
+import { LocalError } from '../shared/errors.js';
 import { UsageError, type CliIo } from './io.js';
 
 export const CARD_USAGE = `Usage: a2a-commerce card <agent-url> [--data-dir <dir>] [--ca <pem>] [--json]
@@ -16,7 +17,14 @@ localhost certificate; --ca trusts a CA file; --json prints the parsed card.`;
 
 /** Trusted CA for a client verb: --ca file, or the data directory's self-signed certificate. */
 export function caFromFlags(values: { ca?: string; 'data-dir'?: string }, env: Record<string, string | undefined>): string | undefined {
-  if (values.ca) return readFileSync(values.ca, 'utf8');
+  if (values.ca) {
+    try {
+      return readFileSync(values.ca, 'utf8');
+    } catch (cause) {
+      const code = (cause as { code?: unknown }).code;
+      throw new LocalError('CONFIG_INVALID', `cannot read --ca ${values.ca} (${String(code ?? cause)}): give the path of a PEM certificate`, { cause });
+    }
+  }
   const dataDir = values['data-dir'] ?? env.A2AC_DATA_DIR;
   if (!dataDir) return undefined;
   try {

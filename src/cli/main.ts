@@ -1,9 +1,9 @@
-import { isLocalError, isProtocolError } from '../shared/errors.js';
 import { ACMP_USAGE, acmp } from './acmp.js';
 import { ACP_USAGE, acp } from './acp.js';
-import { CARD_USAGE, card } from './card.js';
+import { CARD_USAGE, TOKEN_ENV, card } from './card.js';
 import { demo } from './demo.js';
 import { ESCROW_USAGE, escrow } from './escrow.js';
+import { explainCliError } from './errors.js';
 import { UsageError, type CliIo } from './io.js';
 import { MCP_STDIO_USAGE, mcpStdio } from './mcp-stdio.js';
 import { MIGRATE_USAGE, migrate } from './migrate.js';
@@ -52,19 +52,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     return await verb.run(rest, io);
   } catch (error) {
-    return report(error, verb, io);
+    return report(error, verb, rest, io);
   }
 }
 
-function report(error: unknown, verb: Verb, io: CliIo): number {
+function report(error: unknown, verb: Verb, argv: readonly string[], io: CliIo): number {
   const code = (error as { code?: unknown }).code;
   if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
     io.err(`error: ${(error as Error).message}\n\n${verb.usage}`);
     return 2;
   }
-  if (isLocalError(error)) io.err(`error (${error.code}): ${error.message}`);
-  else if (isProtocolError(error)) io.err(`error ${String(error.code)}: ${error.message}`);
-  else if (error instanceof Error) io.err(`error: ${error.message}`);
-  else io.err('error: unexpected failure');
+  const url = argv.find((a) => /^https?:\/\//i.test(a));
+  const tokenSent = argv.includes('--token') || argv.some((a) => a.startsWith('--token=')) || Boolean(io.env[TOKEN_ENV]);
+  io.err(explainCliError(error, { url, tokenSent }));
   return 1;
 }

@@ -72,6 +72,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const host = await startHost(config, { modules: selected, logger, migrate });
   io.out(`a2a-commerce listening on ${host.url} (card: ${host.url}/.well-known/agent-card.json)`);
   if (host.grpcUrl) io.out(`a2a-commerce serving gRPC on ${host.grpcUrl}${host.tls ? ' (TLS)' : ''}`);
+  if (config.tls.mode === 'self-signed') {
+    io.out(`  self-signed certificate: clients trust it with --data-dir ${config.dataDir}, e.g. a2a-commerce card ${host.url} --data-dir ${config.dataDir}`);
+  }
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
     process.once('SIGINT', stop);

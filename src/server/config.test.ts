@@ -138,3 +138,11 @@ describe('the gRPC port (docs/host.md "gRPC")', () => {
     expect(refusal({ 'grpc-port': '70000' })).toBe('CONFIG_INVALID: gRPC port must be between 0 and 65535, got 70000');
   });
 });
+
+describe('tokens built by library callers', () => {
+  it('names an unset environment variable instead of crashing', () => {
+    // What `token: [process.env.AGENT_TOKEN!]` passes when AGENT_TOKEN is unset.
+    const flags = { token: [undefined as unknown as string] };
+    expect(refusal(flags)).toMatch(/token entry 1 is undefined, not a string: is the environment variable it comes from set\?/);
+  });
+});

@@ -168,6 +168,11 @@ function tlsChoice(
  * src/shared/identity.ts. Names and secrets must be unique; messages never quote a secret.
  */
 function resolveTokens(entries: string[] | undefined, file: string | undefined): BearerToken[] {
+  // Library callers build the list themselves (`token: [process.env.X]`): an unset variable is a mistake
+  // to name, not a crash.
+  for (const [i, e] of (entries ?? []).entries()) {
+    if (typeof e !== 'string') fail(`token entry ${i + 1} is ${String(e)}, not a string: is the environment variable it comes from set?`);
+  }
   const listed = (entries ?? []).map((e) => e.trim()).filter((e) => e !== '').map((e) => ({ entry: e, where: '--token/A2AC_TOKENS' }));
   const all = [...listed, ...(file === undefined ? [] : readTokensFile(file))];
   const tokens = all.map(({ entry, where }) => {
@@ -199,7 +204,8 @@ function readTokensFile(path: string): { entry: string; where: string }[] {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (error instanceof LocalError) throw error;
-    return fail(`cannot read tokens file ${path}`);
+    const code = (error as { code?: unknown }).code;
+    return fail(`cannot read tokens file ${path}${typeof code === 'string' ? ` (${code})` : ''}: check --tokens-file / ${ENV.tokensFile}`);
   }
   return text.split('\n').flatMap((line, i) => {
     const entry = line.trim();

@@ -9,6 +9,7 @@ import { mountA2A } from '../a2a/mount.js';
 import type { CommerceRequestHandler } from '../a2a/request-handler.js';
 import { routeSdkConsole } from '../a2a/sdk-scope.js';
 import type { SdkStores } from '../a2a/sdk-stores.js';
+import { systemClock, type Clock } from '../shared/clock.js';
 import type { BearerToken } from '../shared/identity.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import type { ModuleParts } from './module.js';
@@ -43,6 +44,8 @@ export interface AppDeps {
   executor?: AgentExecutor;
   identity?: AgentIdentity;
   logger?: Logger;
+  /** Dates the card's `Last-Modified` (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface App {
@@ -60,14 +63,16 @@ export function createApp(deps: AppDeps): App {
   const parts = deps.parts ?? [];
   const bindings = parts.map((p) => p.binding).filter((b): b is A2ABinding => b !== undefined);
   const identity = deps.identity ?? DEFAULT_IDENTITY;
-  let cached: { url: string; grpcUrl: string | undefined; card: AgentCard } | undefined;
-  const card = (): AgentCard => {
+  const clock = deps.clock ?? systemClock;
+  let cached: { url: string; grpcUrl: string | undefined; card: AgentCard; changedAt: number } | undefined;
+  const current = (): { card: AgentCard; changedAt: number } => {
     const url = deps.baseUrl();
     const grpcUrl = deps.grpcUrl?.();
     if (cached?.url !== url || cached.grpcUrl !== grpcUrl) {
       cached = {
         url,
         grpcUrl,
+        changedAt: clock.now(),
         card: buildAgentCard({
           ...identity,
           baseUrl: url,
@@ -79,8 +84,9 @@ export function createApp(deps: AppDeps): App {
         }),
       };
     }
-    return cached.card;
+    return cached;
   };
+  const card = (): AgentCard => current().card;
 
   // The SDK takes no logger: inside A2A requests its console lines go to ours (src/a2a/sdk-scope.ts).
   routeSdkConsole(console);
@@ -91,6 +97,7 @@ export function createApp(deps: AppDeps): App {
   for (const part of parts) part.mountHttp?.(app, guards);
   const handler = mountA2A(app, {
     card,
+    cardChangedAt: () => current().changedAt,
     bindings,
     executor: deps.executor ?? new EchoExecutor(),
     taskStore: deps.stores.taskStore,

@@ -1,20 +1,23 @@
+import { existsSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { dirname, resolve } from 'node:path';
 import type { AgentExecutor } from '../a2a/binding.js';
 import { startGrpcFront, type GrpcFront } from '../a2a/grpc-front.js';
-import { createSdkStores, migrateSdkStores, SDK_OWNER_COLUMNS } from '../a2a/sdk-stores.js';
+import { createSdkStores, migrateSdkStores, pendingSdkStoreMigrations, SDK_OWNER_COLUMNS } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
-import { openDatabase, type Database } from '../storage/database.js';
+import { pendingMigrations, probeDatabase } from '../storage/database-check.js';
+import { openDatabase, resolveDatabaseTarget, type Database } from '../storage/database.js';
 import { migrateSets, type MigrationSet } from '../storage/migrations.js';
 import { ownerIdentityMigration, type OwnerColumn } from '../storage/owner-columns.js';
 import type { HostConfig } from './config.js';
 import { createApp, type AgentIdentity } from './create-app.js';
 import type { HostModule, ModuleParts } from './module.js';
-import { ensureSelfSignedCertificate, readTlsFiles, type TlsMaterial } from './tls.js';
+import { readTlsFiles, selfSignedCertificate, selfSignedPaths, type SelfSigned, type TlsMaterial } from './tls.js';
 
 /** A running host. */
 export interface RunningHost {
@@ -43,8 +46,14 @@ export interface StartHostOptions {
 const DEFAULT_GRPC_GRACE_MS = 5000;
 
 /**
- * Opens the store, migrates (SQLite always; PostgreSQL when asked — operators run `migrate` otherwise),
- * starts each module, builds the app and listens. Everything opened is closed again if a step fails.
+ * Checks what it can before it listens, so a host that says "listening" can serve: the modules accept
+ * the configuration, the TLS files are a matching PEM pair, the database answers and is migrated to this
+ * build (SQLite always migrates itself; PostgreSQL when `migrate` is set — operators run `migrate`
+ * otherwise). Then it starts each module, builds the app and listens. If any step fails, everything
+ * opened is closed and whatever this start created on disk (data directory, SQLite file, certificate) is
+ * removed again.
+ * @throws LocalError `CONFIG_INVALID`, `DATABASE_UNAVAILABLE` or `DATABASE_NOT_MIGRATED`, each naming the
+ *   file, URL or flag at fault and the fix.
  */
 export async function startHost(config: HostConfig, options: StartHostOptions = {}): Promise<RunningHost> {
   const logger = options.logger ?? silentLogger;
@@ -54,21 +63,25 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
   const secure = config.tls.mode !== 'off' && !(config.publicUrl?.startsWith('http://') ?? false);
   for (const m of modules) m.check?.({ secure, noPersonalData: config.noPersonalData });
   const tls = await loadTls(config);
-  const database =
-    config.db === 'memory'
-      ? undefined
-      : openDatabase({
-          url: config.db,
-          dataDir: config.dataDir,
-          onIdleError: (error) => logger.warn('db.idle_connection_lost', errorFields(error)),
-        });
+  // Computed just before anything is created, so the window in which another process could create the
+  // same paths (and lose them to this start's cleanup) stays small.
+  const created = pathsThisStartMayCreate(config);
+  let database: Database | undefined;
   const started: ModuleParts[] = [];
   const stopping = new AbortController();
   let server: Server | undefined;
   let grpc: GrpcFront | undefined;
   const grace = options.grpcGraceMs ?? DEFAULT_GRPC_GRACE_MS;
   try {
-    if (database && (database.dialect === 'sqlite' || options.migrate)) await migrateAll(database, modules);
+    database =
+      config.db === 'memory'
+        ? undefined
+        : openDatabase({
+            url: config.db,
+            dataDir: config.dataDir,
+            onIdleError: (error) => logger.warn('db.idle_connection_lost', errorFields(error)),
+          });
+    if (database) await prepareDatabase(database, modules, database.dialect === 'sqlite' || options.migrate === true);
     let baseUrl = config.publicUrl ?? '';
     let grpcUrl: string | undefined;
     const context = {
@@ -92,13 +105,12 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
       executor: options.executor,
       identity: options.identity,
       logger,
+      clock: context.clock,
     });
-    server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app);
+    server = tls ? createHttpsServer({ cert: tls.material.cert, key: tls.material.key }, app) : createHttpServer(app);
     const listening = server;
-    await new Promise<void>((resolve, reject) => {
-      listening.once('error', reject);
-      listening.listen(config.port, config.host, () => resolve());
-    });
+    await listen(listening, config);
+    tls?.save();
     const { port } = listening.address() as AddressInfo;
     const hostPart = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
     baseUrl = config.publicUrl ?? `${tls ? 'https' : 'http'}://${hostPart}:${port}`;
@@ -106,18 +118,103 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
       // The same handler, tokens, body limit and certificate as the HTTP interfaces.
       const front = await startGrpcFront(
         { host: config.host, port: config.grpcPort },
-        { handler, tokens: config.tokens, maxMessageBytes: config.bodyLimitBytes, tls, logger },
+        { handler, tokens: config.tokens, maxMessageBytes: config.bodyLimitBytes, tls: tls?.material, logger },
       );
       grpc = front;
       grpcUrl = `${config.publicUrl ? new URL(config.publicUrl).hostname : hostPart}:${front.port}`;
     }
     logger.info('host.listening', { url: baseUrl, grpc: grpcUrl, store: database?.dialect ?? 'memory', tls: tls !== undefined });
     const front = grpc;
-    return { url: baseUrl, grpcUrl, database, tls, close: () => shutdown(listening, front, grace, started, database, stopping) };
+    const db = database;
+    return { url: baseUrl, grpcUrl, database: db, tls: tls?.material, close: () => shutdown(listening, front, grace, started, db, stopping) };
   } catch (error) {
     await shutdown(server, grpc, grace, started, database, stopping);
+    removeQuietly(created);
     throw error;
   }
+}
+
+/**
+ * Makes sure the database can serve this build: it answers, and every migration is applied — applied
+ * now when `migrate` is set, otherwise the host refuses to start with the exact command to run.
+ * @throws LocalError `DATABASE_UNAVAILABLE`, `DATABASE_NOT_MIGRATED`, or `CONFIG_INVALID` when a migration fails.
+ */
+async function prepareDatabase(database: Database, modules: readonly HostModule[], migrate: boolean): Promise<void> {
+  await probeDatabase(database);
+  if (migrate) {
+    await migrateAll(database, modules);
+    return;
+  }
+  const pending = [
+    ...(await pendingSdkStoreMigrations(database.url)),
+    ...(await pendingMigrations(database, migrationSetsOf(modules))),
+  ];
+  if (pending.length === 0) return;
+  const shown = pending.length > 4 ? [...pending.slice(0, 4), `… ${pending.length - 4} more`] : pending;
+  throw new LocalError(
+    'DATABASE_NOT_MIGRATED',
+    `the database ${database.location} is not migrated for this version of a2a-commerce (${pending.length} pending: ${shown.join(', ')}). ` +
+      `Run: a2a-commerce migrate --db '${database.location}' — or start once with serve --migrate`,
+  );
+}
+
+/** Listens on the configured address. @throws LocalError `CONFIG_INVALID` saying why the address cannot be used. */
+async function listen(server: Server, config: HostConfig): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (cause) {
+    const code = (cause as { code?: unknown }).code;
+    const where = `${config.host}:${config.port}`;
+    const fix =
+      code === 'EADDRINUSE'
+        ? `another process listens there: stop it, or choose another --port (--port 0 picks a free one)`
+        : code === 'EACCES'
+          ? `ports below 1024 need privileges: choose --port 8443 or another above 1023`
+          : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+            ? `--host ${config.host} is not an address of this machine: use 127.0.0.1, 0.0.0.0 or one of its addresses`
+            : `check --host and --port`;
+    throw new LocalError('CONFIG_INVALID', `cannot listen on ${where} (${String(code ?? cause)}): ${fix}`, { cause });
+  }
+}
+
+/** Best effort: the start already failed with the error that matters. */
+function removeQuietly(paths: readonly string[]): void {
+  for (const path of paths) {
+    try {
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Not ours to report (e.g. a path below a file): the start's own error says what is wrong.
+    }
+  }
+}
+
+/**
+ * The paths a start may create that do not exist yet (the topmost missing directory of each, or the
+ * SQLite file and its companions), so a failed start can remove exactly what it made.
+ */
+function pathsThisStartMayCreate(config: HostConfig): string[] {
+  const candidates: string[] = [];
+  if (config.tls.mode === 'self-signed') candidates.push(dirname(selfSignedPaths(config.dataDir).cert));
+  if (config.db !== 'memory') {
+    const target = resolveDatabaseTarget(config.db, config.dataDir);
+    if (target.dialect === 'sqlite' && target.file !== ':memory:') {
+      candidates.push(dirname(target.file));
+      if (!existsSync(target.file)) candidates.push(...['', '-wal', '-shm', '-journal'].map((suffix) => target.file + suffix));
+    }
+  }
+  const created = new Set<string>();
+  for (const path of candidates) {
+    let top: string | undefined;
+    for (let p = resolve(path); !existsSync(p); p = dirname(p)) top = p;
+    if (top !== undefined) created.add(top);
+  }
+  return [...created];
 }
 
 /**
@@ -130,10 +227,20 @@ export const sdkOwnerMigrations: MigrationSet = {
   migrations: { '0001_owner_identities': ownerIdentityMigration(SDK_OWNER_COLUMNS, ['unknown']) },
 };
 
-/** Applies the SDK's store migrations, ours of its tables, and every module's own. */
+/**
+ * Applies the SDK's store migrations, ours of its tables, and every module's own.
+ * @throws LocalError `DATABASE_UNAVAILABLE` when the database cannot be reached, `CONFIG_INVALID` naming
+ *   the migration that failed and why.
+ */
 export async function migrateAll(database: Database, modules: readonly HostModule[]): Promise<string[]> {
+  await probeDatabase(database);
   await migrateSdkStores(database.url);
-  return migrateSets(database, [sdkOwnerMigrations, ...modules.flatMap((m) => m.migrations ?? [])]);
+  return migrateSets(database, migrationSetsOf(modules));
+}
+
+/** Our migration sets: ours of the SDK's tables, then every module's. */
+function migrationSetsOf(modules: readonly HostModule[]): MigrationSet[] {
+  return [sdkOwnerMigrations, ...modules.flatMap((m) => m.migrations ?? [])];
 }
 
 /** Every column that records a caller identity: the SDK's tables and each module's. */
@@ -141,18 +248,17 @@ export function ownerColumnsOf(modules: readonly HostModule[]): OwnerColumn[] {
   return [...SDK_OWNER_COLUMNS, ...modules.flatMap((m) => m.ownerColumns ?? [])];
 }
 
-async function loadTls(config: HostConfig): Promise<TlsMaterial | undefined> {
+/** The TLS material, checked; a new self-signed pair is saved only once the host listens. */
+async function loadTls(config: HostConfig): Promise<SelfSigned | undefined> {
   switch (config.tls.mode) {
     case 'off':
       return undefined;
-    case 'files':
-      try {
-        return readTlsFiles(config.tls.cert, config.tls.key);
-      } catch (cause) {
-        throw new LocalError('CONFIG_INVALID', 'cannot read the TLS certificate or key file', { cause });
-      }
+    case 'files': {
+      const material = readTlsFiles(config.tls.cert, config.tls.key);
+      return { material, save: () => undefined };
+    }
     case 'self-signed':
-      return ensureSelfSignedCertificate(config.dataDir);
+      return selfSignedCertificate(config.dataDir);
   }
 }
 

@@ -27,6 +27,10 @@ export type LocalErrorCode =
   | 'ABORTED'
   | 'STREAM_CLOSED'
   | 'CONFIG_INVALID'
+  /** The database cannot be reached or used (down, missing, credentials refused). */
+  | 'DATABASE_UNAVAILABLE'
+  /** The database lacks migrations this build needs (run `a2a-commerce migrate`). */
+  | 'DATABASE_NOT_MIGRATED'
   | 'NOT_FOUND'
   | 'INVALID_STATE'
   /** The peer answered the call with a transport-level refusal (authentication, malformed request):

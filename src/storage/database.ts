@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
@@ -39,16 +39,62 @@ export function defaultSqlitePath(dataDir: string): string {
   return join(dataDir, 'a2a-commerce.sqlite');
 }
 
+/** Where a database URL points: PostgreSQL, or a SQLite file (`:memory:` for an in-memory one). */
+export type DatabaseTarget = { dialect: 'postgres'; url: string } | { dialect: 'sqlite'; file: string };
+
+/**
+ * Reads a database URL (`--db`/`A2AC_DB`), or the SQLite default under `dataDir` when there is none.
+ * @throws LocalError `CONFIG_INVALID` naming the URL and what to write instead: no scheme, an unknown
+ *   scheme, a `postgres://` URL without a database name, a `sqlite:` URL without a file.
+ */
+export function resolveDatabaseTarget(url: string | undefined, dataDir: string): DatabaseTarget {
+  if (url === undefined) return { dialect: 'sqlite', file: defaultSqlitePath(dataDir) };
+  const match = /^([a-z][a-z0-9+.-]*):/i.exec(url);
+  if (!match) {
+    throw new LocalError(
+      'CONFIG_INVALID',
+      `--db "${url}" has no scheme: write sqlite:${url} for a SQLite file, or postgres://user@host:5432/dbname`,
+    );
+  }
+  const scheme = match[1]!.toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') {
+    let name = '';
+    try {
+      name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+    } catch {
+      // An unparsable URL names no database either.
+    }
+    if (name === '') {
+      throw new LocalError(
+        'CONFIG_INVALID',
+        `--db "${redactUrl(url)}" names no database: write postgres://user@host:5432/dbname`,
+      );
+    }
+    return { dialect: 'postgres', url };
+  }
+  if (scheme === 'sqlite') {
+    const file = url.slice(url.indexOf(':') + 1).replace(/^\/\//, '');
+    if (file === '') throw new LocalError('CONFIG_INVALID', `--db "${url}" names no file: write sqlite:<file>, e.g. sqlite:.data/agent.sqlite`);
+    return { dialect: 'sqlite', file };
+  }
+  throw new LocalError(
+    'CONFIG_INVALID',
+    `--db "${redactUrl(url)}": unsupported scheme "${scheme}:" (use postgres://user@host/dbname or sqlite:<file>)`,
+  );
+}
+
 /**
  * Opens the database. SQLite runs in WAL mode with `synchronous=NORMAL` (durable across process
  * crashes; the last commits may be lost only on power loss) and a busy timeout so a second process
- * waits instead of failing.
- * @throws LocalError `CONFIG_INVALID` for an unsupported URL scheme.
+ * waits instead of failing. A SQLite file and the directories it needs are created private (file 0600,
+ * directories 0700): they hold callers' data. PostgreSQL connects lazily: see `probeDatabase`.
+ * @throws LocalError `CONFIG_INVALID` for a URL {@link resolveDatabaseTarget} refuses, or a SQLite file
+ *   that cannot be created or opened (the message names the file and the cause).
  */
 export function openDatabase(options: DatabaseOptions): Database {
-  const url = options.url ?? `sqlite:${defaultSqlitePath(options.dataDir)}`;
-  const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
-  if (scheme === 'postgres' || scheme === 'postgresql') {
+  const target = resolveDatabaseTarget(options.url, options.dataDir);
+  if (target.dialect === 'postgres') {
+    const url = target.url;
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 });
     // An idle pooled connection that the server drops (restart, failover, admin termination) is emitted as
     // a pool 'error'; unheard, it would crash the process. The pool discards that client and the next
@@ -57,19 +103,37 @@ export function openDatabase(options: DatabaseOptions): Database {
     const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', url, location: redactUrl(url), close: () => db.destroy() };
   }
-  if (scheme === 'sqlite') {
-    const file = url.slice(url.indexOf(':') + 1).replace(/^\/\//, '');
-    if (file === '') throw new LocalError('CONFIG_INVALID', 'sqlite: URL names no file');
-    if (file !== ':memory:') mkdirSync(join(file, '..'), { recursive: true });
-    const sqlite = new BetterSqlite3(file);
+  const file = target.file;
+  const sqlite = openSqlite(file);
+  const db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  return { db, dialect: 'sqlite', url: `sqlite:${file}`, location: file, close: () => db.destroy() };
+}
+
+function openSqlite(file: string): BetterSqlite3.Database {
+  let sqlite: BetterSqlite3.Database | undefined;
+  try {
+    if (file !== ':memory:') {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      // Created 0600 before SQLite opens it; SQLite gives its -wal and -shm files the database file's mode.
+      closeSync(openSync(file, 'a', 0o600));
+    }
+    sqlite = new BetterSqlite3(file);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    return { db, dialect: 'sqlite', url: `sqlite:${file}`, location: file, close: () => db.destroy() };
+    return sqlite;
+  } catch (cause) {
+    sqlite?.close();
+    const code = (cause as { code?: unknown }).code;
+    const message = (cause as Error).message;
+    const detail = typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+    throw new LocalError(
+      'CONFIG_INVALID',
+      `cannot open the SQLite database ${file}: ${detail}. Check that ${dirname(file)} is a writable directory and ${file} is a SQLite file, or choose another with --db sqlite:<file> or --data-dir`,
+      { cause },
+    );
   }
-  throw new LocalError('CONFIG_INVALID', `unsupported database URL scheme "${scheme}" (use postgres:// or sqlite:)`);
 }
 
 const STATEMENT_CACHE_SIZE = 256;

@@ -13,6 +13,11 @@ export interface MigrationSet {
 
 const LOCK_TABLE = 'a2ac_migrations_lock';
 
+/** The ledger table of a set: which of its migrations are applied. */
+export function migrationTableOf(set: MigrationSet): string {
+  return `a2ac_${set.id}_migrations`;
+}
+
 /** Applies every pending migration of each set, in order. Safe to re-run; serialised by Kysely's lock. */
 export async function migrateSets(database: Database, sets: readonly MigrationSet[]): Promise<string[]> {
   const applied: string[] = [];
@@ -20,13 +25,14 @@ export async function migrateSets(database: Database, sets: readonly MigrationSe
     const migrator = new Migrator({
       db: database.db,
       provider: { getMigrations: () => Promise.resolve(set.migrations) },
-      migrationTableName: `a2ac_${set.id}_migrations`,
+      migrationTableName: migrationTableOf(set),
       migrationLockTableName: LOCK_TABLE,
     });
     const { error, results } = await migrator.migrateToLatest();
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-      throw new LocalError('CONFIG_INVALID', `migration ${set.id}/${failed} failed`, { cause: error });
+      const reason = error instanceof Error ? error.message : 'unknown error';
+      throw new LocalError('CONFIG_INVALID', `migration ${set.id}/${failed} failed: ${reason}`, { cause: error });
     }
     for (const r of results ?? []) if (r.status === 'Success') applied.push(`${set.id}/${r.migrationName}`);
   }

@@ -75,7 +75,8 @@ describe('a2a-commerce acmp invoke', () => {
     const io = capture();
     const code = await runCli(['acmp', 'invoke', host.url, '--capability', 'sentiment-analysis', '--input', 'x', '--max-price', '0.0000001'], io);
     expect(code).toBe(1);
-    expect(io.stderr.join('\n')).toMatch(/^error -33001 \(budget_exceeded\): Budget exceeded .*min_price_cu/m);
+    expect(io.stderr.join('\n')).toMatch(/^error -33001 \(budget_exceeded\): Budget exceeded: Minimum price for sentiment-analysis/m);
+    expect(io.stderr.join('\n')).toMatch(/raise --max-price to at least/);
     expect(io.stdout).toEqual([]);
   });
 

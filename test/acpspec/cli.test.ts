@@ -168,7 +168,7 @@ describe('a2a-commerce acp send / state / events', () => {
       const refused = await cli('acp', 'send', guarded.url, path, ...binding, ...trustGuarded);
       expect(refused).toMatchObject({
         code: 1,
-        err: expect.stringMatching(/Bearer token required/) as unknown,
+        err: expect.stringMatching(/requires a bearer token and none was sent/) as unknown,
       });
       expect(
         (await cli('acp', 'send', guarded.url, path, ...binding, '--token', token, ...trustGuarded)).code,

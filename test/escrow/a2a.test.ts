@@ -3,6 +3,7 @@ import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { taskStateName } from '../../src/a2a/part-codec.js';
 import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
 import { ESCROW_METHOD as M, ESCROW_METHODS, ESCROW_PROFILE_URI } from '../../src/acmp/escrow/constants.js';
+import { acmpModule } from '../../src/server/modules/acmp.js';
 import { cleanup, postJson } from '../helpers/host.js';
 import { collectUntil, escrowHost, secret } from './helpers.js';
 
@@ -37,6 +38,14 @@ describe('escrow operations as ACMP data parts over JSON-RPC and REST (L4 §4)',
       expect(await agent.ledger.balance('', 'agent:provider')).toBe(4_000_000n);
     });
   }
+
+  it('routes escrow messages to the escrow agent whatever the module order (the ACMP module listed first)', async () => {
+    const agent = await escrowHost({ extra: [acmpModule({ capabilities: [] })], extraFirst: true });
+    await agent.credit('agent:buyer', '1');
+    const buyer = await agent.client('buyer');
+    const locked = await buyer.call(M.lock, { op_ref: 'order-1', amount_cu: 0.01, valid_until_ms: later(60_000) });
+    expect(locked.escrow_id).toEqual(expect.any(String));
+  });
 
   it('E17: an unauthenticated call gets HTTP 401 and no data; a stranger gets -35005 and sees no task', async () => {
     const agent = await escrowHost();

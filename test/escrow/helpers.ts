@@ -18,10 +18,10 @@ export const secret = (name: keyof typeof TOKENS): string => TOKENS[name].split(
 export const FAST_SETTINGS: Partial<EscrowSettings> = { defaultChallengeWindowMs: 60_000, minChallengeWindowMs: 200, disputeDeadlineMs: 60_000 };
 
 /** A host running the escrow agent (SQLite unless `db`), plain HTTP on loopback, the three tokens. */
-export async function escrowHost(options: { db?: string; migrate?: boolean; module?: EscrowModuleOptions; extra?: HostModule[]; pushAllow?: string[] } = {}) {
+export async function escrowHost(options: { db?: string; migrate?: boolean; module?: EscrowModuleOptions; extra?: HostModule[]; extraFirst?: boolean; pushAllow?: string[] } = {}) {
   const module = escrowModule({ allowPlaintext: true, tickMs: 50, settings: FAST_SETTINGS, ...options.module });
   const host = await startTestHost({
-    modules: [module, ...(options.extra ?? [])],
+    modules: options.extraFirst ? [...(options.extra ?? []), module] : [module, ...(options.extra ?? [])],
     flags: { token: Object.values(TOKENS), ...(options.db ? { db: options.db } : {}), ...(options.pushAllow ? { 'push-allow': options.pushAllow } : {}) },
     migrate: options.migrate,
   });

@@ -1,6 +1,7 @@
 import { TaskState, type AgentExtension, type AgentSkill, type ListTasksRequest, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
+import { capabilitySkillText } from '../../acmp/capability-summary.js';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD, L6_METHOD, SESSION_METHOD } from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
 import { encodeErrorRoot, encodeEventRoot, type AcmpErrorObject, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
@@ -96,12 +97,13 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
       required: options.required ?? false,
       params: { ...this.provider.capabilityObject } as Record<string, unknown>,
     };
+    // Price and input schema ride in the description, example inputs in `examples` (v1.0 skills have no
+    // metadata): src/acmp/capability-summary.ts.
     this.skills = this.provider.capabilities.map((c) => ({
       id: c.id,
       name: c.name ?? c.id,
-      description: c.description ?? `ACMP capability ${c.id}`,
+      ...capabilitySkillText(c),
       tags: ['acmp', ...(c.tags ?? [])],
-      examples: [],
       inputModes: [ACMP_MEDIA_TYPE],
       outputModes: [ACMP_MEDIA_TYPE],
       securityRequirements: [],

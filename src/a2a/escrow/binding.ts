@@ -36,6 +36,7 @@ export function createEscrowBinding(options: EscrowBindingOptions): A2ABinding {
 
 class EscrowA2ABinding implements A2ABinding, TaskViewSource {
   readonly id = 'escrow';
+  readonly narrowClaim = true;
   readonly extension: AgentExtension;
   readonly extraExtensions: readonly AgentExtension[];
   readonly skills: AgentSkill[];
