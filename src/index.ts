@@ -10,7 +10,8 @@ export * as acmp from './acmp/index.js';
 export { createAcmpProvider } from './acmp/provider.js';
 export type { AcmpCapability, AcmpProvider, AcmpProviderOptions, EscrowVerifier, HandlerContext } from './acmp/provider-types.js';
 export { AcmpError } from './acmp/errors.js';
-export { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from './acmp/constants.js';
+export { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, SESSION_EXTENSION_URI } from './acmp/constants.js';
+export { concedeToFloor, type CounterPolicy } from './acmp/negotiation/session-policy.js';
 
 export { AcpError } from './acpspec/errors.js';
 export { ACP_EXTENSION_URI, ACP_MEDIA_TYPE, ACP_VERSION } from './acpspec/constants.js';
@@ -21,7 +22,10 @@ export type { AcpAck, AcpState, DeltaEnvelope, Envelope, SnapshotEnvelope } from
 export { checkEnvelope, parseEnvelope } from './acpspec/validate.js';
 
 export { createAcmpBuyer, agentEndpoints, type AcmpBindingName, type PickAcmpBuyerOptions, type PickedAcmpBuyer } from './connect/acmp-buyer.js';
-export { createAcmpBuyer as createA2AAcmpBuyer, type AcmpBuyer, type AcmpBuyerConnectOptions } from './a2a/acmp/buyer.js';
+export { createAcmpBuyer as createA2AAcmpBuyer, type AcmpBuyer, type AcmpBuyerConnectOptions, type AgreementInvoke, type BuyerNegotiation } from './a2a/acmp/buyer.js';
+export type { NegotiatedAgreement } from './a2a/acmp/negotiation-client.js';
+export type { Counter, CounterDecision, OfferContext } from './a2a/acmp/session-client.js';
+export { negotiateBest, type FanOutOptions, type FanOutResult } from './a2a/acmp/fan-out.js';
 export { connectMcpAcmpBuyer, type McpAcmpBuyer, type McpBuyerConnectOptions, type McpEndpoint, type McpEra } from './mcp/buyer.js';
 export { ACMP_MCP_EXTENSION_ID, MCP_PATH, MCP_PROTOCOL_VERSION } from './mcp/acmp-extension.js';
 export { createAcmpBinding } from './a2a/acmp/provider-binding.js';
@@ -36,6 +40,6 @@ export { startHost, migrateAll, type RunningHost, type StartHostOptions } from '
 export { createApp, type AppDeps, type AgentIdentity } from './server/create-app.js';
 export { resolveHostConfig, type HostConfig, type HostFlags } from './server/config.js';
 export type { HostModule, ModuleContext, ModuleParts } from './server/module.js';
-export { acmpModule, type AcmpModuleOptions } from './server/modules/acmp.js';
+export { acmpModule, type AcmpModuleOptions, type SessionModuleOptions } from './server/modules/acmp.js';
 export { acpModule, type AcpModuleOptions } from './server/modules/acpspec.js';
 export { openDatabase, type Database } from './storage/database.js';

@@ -42,8 +42,8 @@ export interface A2ABinding {
   readonly skills: readonly AgentSkill[];
   /** Called once when the host starts. */
   attach?(host: BindingHost): void;
-  /** Tasks the binding keeps in its own record, shown to A2A as views (never copied into the SDK store). */
-  readonly views?: TaskViewSource;
+  /** Tasks the binding keeps in its own records, shown to A2A as views (never copied into the SDK store). */
+  readonly views?: TaskViewSource | readonly TaskViewSource[];
   /**
    * Set by a binding whose messages are a subset of another's (the escrow agent's Layer 4 requests are ACMP
    * parts too): the host offers messages to such bindings first, whatever the module order.

@@ -39,7 +39,7 @@ export interface MountA2AOptions {
  * (tests use it).
  */
 export function mountA2A(app: express.Express, options: MountA2AOptions): CommerceRequestHandler {
-  const views = options.bindings.flatMap((b) => (b.views ? [b.views] : []));
+  const views = options.bindings.flatMap((b) => (b.views === undefined ? [] : 'load' in b.views ? [b.views] : b.views));
   const taskStore = views.length > 0 ? new ViewingTaskStore(options.taskStore, views) : options.taskStore;
   const pushSender =
     (options.pushAllow ?? []).length > 0 ? new AllowListPushSender(options.pushStore, options.pushAllow ?? [], { logger: options.logger }) : undefined;

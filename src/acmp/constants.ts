@@ -17,6 +17,17 @@ export const L6_METHOD = {
   accept: 'acmp/accept',
 } as const;
 
+/**
+ * Methods of our negotiation-session extension (docs/acmp-negotiation.md "Session mode"; not in the spec):
+ * the buyer's counter-offer inside a session.
+ */
+export const SESSION_METHOD = {
+  counterOffer: 'acmp/counterOffer',
+} as const;
+
+/** The default URI of our negotiation-session extension (a URN we control; configurable per host). */
+export const SESSION_EXTENSION_URI = 'urn:a2a-commerce:acmp:negotiation-session:v0';
+
 /** One of the ACMP method names. */
 export type AcmpMethod = (typeof ACMP_METHOD)[keyof typeof ACMP_METHOD];
 

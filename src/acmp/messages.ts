@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { isJsonObject } from '../shared/json.js';
-import { ACMP_METHOD, DEFAULT_OUTPUT_TYPE, DEFAULT_TIMEOUT_MS, L6_METHOD, type AcmpMethod } from './constants.js';
-import { AcceptParamsSchema, OfferRequestParamsSchema, type AcceptParams, type OfferRequestParams } from './negotiation/messages.js';
+import { ACMP_METHOD, DEFAULT_OUTPUT_TYPE, DEFAULT_TIMEOUT_MS, L6_METHOD, SESSION_METHOD, type AcmpMethod } from './constants.js';
+import {
+  AcceptParamsSchema,
+  CounterOfferParamsSchema,
+  OfferRequestParamsSchema,
+  type AcceptParams,
+  type CounterOfferParams,
+  type OfferRequestParams,
+} from './negotiation/messages.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
 
 /*
@@ -113,6 +120,7 @@ export const PARAMS_SCHEMA_BY_METHOD = {
   [ACMP_METHOD.inputChunk]: InputChunkParamsSchema,
   [L6_METHOD.offerRequest]: OfferRequestParamsSchema,
   [L6_METHOD.accept]: AcceptParamsSchema,
+  [SESSION_METHOD.counterOffer]: CounterOfferParamsSchema,
 } as const;
 
 /**
@@ -154,10 +162,11 @@ export type AcmpRoot =
   | { kind: 'request'; method: typeof ACMP_METHOD.inputChunk; params: InputChunkParams }
   | { kind: 'request'; method: typeof L6_METHOD.offerRequest; params: OfferRequestParams }
   | { kind: 'request'; method: typeof L6_METHOD.accept; params: AcceptParams }
+  | { kind: 'request'; method: typeof SESSION_METHOD.counterOffer; params: CounterOfferParams }
   | { kind: 'result'; result: AcmpResult }
   | { kind: 'error'; error: AcmpErrorObject };
 
-const METHODS = new Set<string>([...Object.values(ACMP_METHOD), ...Object.values(L6_METHOD)]);
+const METHODS = new Set<string>([...Object.values(ACMP_METHOD), ...Object.values(L6_METHOD), ...Object.values(SESSION_METHOD)]);
 const MAX_ISSUES = 10;
 
 function issuesOf(error: z.ZodError): { path: string; message: string }[] {
@@ -206,7 +215,7 @@ export function parseAcmpRoot(value: unknown): AcmpRoot {
     }
     const method = value.acmp_method;
     if (typeof method !== 'string' || !METHODS.has(method)) throw new AcmpError(ACMP_CODE.methodNotFound);
-    const acmpMethod = method as AcmpMethod | (typeof L6_METHOD)[keyof typeof L6_METHOD];
+    const acmpMethod = method as keyof typeof PARAMS_SCHEMA_BY_METHOD;
     const params = parseWith(
       PARAMS_SCHEMA_BY_METHOD[acmpMethod] as z.ZodType<unknown>,
       value.params,

@@ -84,6 +84,8 @@ export interface AdmitRequest {
   readonly contextId: string;
   /** The invoke in the binding's encoding, stored with a new task so its task view can show it. */
   readonly request: string;
+  /** Tasks the invoke names as its basis (A2A `referenceTaskIds`): a negotiation session names its agreement. */
+  readonly references?: readonly string[];
 }
 
 /** How one connection wants a task's events. */

@@ -274,7 +274,7 @@ class StoreBackedProvider implements AcmpProvider {
     let agreement: Agreement | undefined;
     try {
       // L6 §4: an invoke under an agreement runs on its terms (docs/acmp-negotiation.md).
-      agreement = await this.negotiator?.agreementFor(params, request.scope);
+      agreement = await this.negotiator?.agreementFor(params, request.scope, request.references);
       accepted = checkTask(params, this.byId, agreement?.terms.price_cu);
       if (params.escrow_id !== undefined && this.options.escrow) {
         // Layer 1 §3.3 -33005: the verifier throws it; anything else it throws is -33099.

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { createAcmpBuyer as createA2AAcmpBuyer } from '../a2a/acmp/buyer.js';
 import { createAcmpBuyer, type AcmpBindingName } from '../connect/acmp-buyer.js';
 import type { BuyerEvent, InvokeInput } from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError, acmpErrorSpec } from '../acmp/errors.js';
@@ -6,6 +7,7 @@ import type { AcmpResult, Payload } from '../acmp/messages.js';
 import { readCapabilitySkill } from '../acmp/capability-summary.js';
 import { verifyProof } from '../acmp/proof.js';
 import { isJsonObject } from '../shared/json.js';
+import { agreementInvokeFromFlags, negotiate, NEGOTIATE_USAGE, quote, readAgreementFile } from './acmp-negotiate.js';
 import { createProgressLine, progressIsTty, type ProgressLine } from './acmp-progress.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
@@ -14,7 +16,10 @@ export const ACMP_USAGE = `Usage:
   a2a-commerce acmp capabilities <agent-url> [--binding a2a|mcp] [--token <t>] [--data-dir <dir> | --ca <pem>] [--json]
   a2a-commerce acmp invoke <agent-url> --capability <id> --input <text> --max-price <cu>
       [--input-type text|json] [--stream] [--timeout-ms <ms>] [--proof result-hash] [--task-id <id>]
-      [--binding a2a|mcp] [--escrow-id <id>] [--token <t>] [--data-dir <dir> | --ca <pem>]
+      [--binding a2a|mcp] [--escrow-id <id>] [--offer <offer_id>] [--token <t>] [--data-dir <dir> | --ca <pem>]
+  a2a-commerce acmp invoke <agent-url> --agreement <file> [--input <text>] [--stream] [--timeout-ms <ms>]
+      [--task-id <id>] [--token <t>] [--data-dir <dir> | --ca <pem>]
+${NEGOTIATE_USAGE}
 
 capabilities  prints the ACMP capability object the provider advertises (the A2A extension's params, or
               MCP server/discover's org.a2agora/acmp extension) and, over A2A, each capability (one skill
@@ -25,6 +30,8 @@ invoke        buys one capability over A2A (docs/acmp-a2a-binding.md) or MCP (do
               output when streamed) and, with --proof, verifies the result-hash proof.
               --input-type json parses --input as JSON. --task-id makes a retry idempotent.
               --escrow-id pays through an escrow bound to the provider (a2a-commerce escrow, docs/acmp-escrow.md).
+              --offer runs under a flat agreement (accepted offer); --agreement under the agreement file
+              "acmp negotiate" wrote (capability, price, proof and escrow come from it), over A2A.
               Exits 1 with the ACMP code on stderr when the provider (or the buyer's checks) refuse.
 
 --binding     a2a or mcp: the binding to buy over. Without it the agent card is tried first, then MCP at
@@ -46,6 +53,8 @@ export async function acmp(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'capabilities') return capabilities(rest, io);
   if (sub === 'invoke') return invoke(rest, io);
+  if (sub === 'quote') return quote(rest, io);
+  if (sub === 'negotiate') return negotiate(rest, io);
   throw new UsageError(sub === undefined ? 'acmp needs a subcommand' : `unknown acmp subcommand "${sub}"`);
 }
 
@@ -101,6 +110,8 @@ const INVOKE_OPTIONS = {
   proof: { type: 'string' },
   'task-id': { type: 'string' },
   'escrow-id': { type: 'string' },
+  offer: { type: 'string' },
+  agreement: { type: 'string' },
 } as const;
 
 /** The invoke params the flags describe. @throws UsageError for missing or malformed flags. */
@@ -131,6 +142,7 @@ export function invokeInputFromFlags(values: { [K in keyof typeof INVOKE_OPTIONS
   const proof = str('proof');
   const taskId = str('task-id');
   const escrowId = str('escrow-id');
+  const offer = str('offer');
   return {
     capability,
     input: { type: inputType, data },
@@ -140,15 +152,14 @@ export function invokeInputFromFlags(values: { [K in keyof typeof INVOKE_OPTIONS
     ...(proof !== undefined ? { proof_method: proof } : {}),
     ...(taskId !== undefined ? { task_id: taskId } : {}),
     ...(escrowId !== undefined ? { escrow_id: escrowId } : {}),
+    ...(offer !== undefined ? { offer_id: offer } : {}),
   };
 }
 
 async function invoke(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: INVOKE_OPTIONS, allowPositionals: true });
+  const { values, positionals } = parseInvokeArgs(argv);
   const url = agentUrl(positionals);
-  const params = invokeInputFromFlags(values);
-  const prefer = bindingsFromFlag(values.binding);
-  const buyer = await createAcmpBuyer({ agentUrl: url, prefer, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
+  const buyer = await purchase(values, url, io);
   const progress = createProgressLine(io, progressIsTty(io));
   // Ctrl-C cancels the purchase: the buyer sends acmp/cancel (Layer 1 §3.7) before rejecting.
   const interrupt = new AbortController();
@@ -156,7 +167,7 @@ async function invoke(argv: string[], io: CliIo): Promise<number> {
   process.once('SIGINT', onSigint);
   let result: AcmpResult & { output: Payload };
   try {
-    result = await run(buyer.stream(params, { signal: interrupt.signal }), progress);
+    result = await run(buyer.events(interrupt.signal), progress);
   } catch (error) {
     progress.done();
     if (!(error instanceof AcmpError)) throw error;
@@ -168,10 +179,10 @@ async function invoke(argv: string[], io: CliIo): Promise<number> {
   }
   progress.done();
   io.out(JSON.stringify(result, null, 2));
-  const proofMethod = values.proof;
+  const proofMethod = buyer.proofMethod;
   if (proofMethod !== undefined) {
     // The buyer already refused a bad proof; say what was checked.
-    const check = verifyProof(result.proof, { method: proofMethod, output: result.output, input: params.input as Payload });
+    const check = verifyProof(result.proof, { method: proofMethod, output: result.output, input: buyer.input as Payload });
     if (!check.ok) {
       io.err(`proof ${proofMethod} NOT verified: ${check.reason}`);
       return 1;
@@ -179,6 +190,35 @@ async function invoke(argv: string[], io: CliIo): Promise<number> {
     io.err(`proof ${proofMethod} verified: ${String(result.proof?.hash)}`);
   }
   return 0;
+}
+
+function parseInvokeArgs(argv: string[]) {
+  return parseArgs({ args: argv, options: INVOKE_OPTIONS, allowPositionals: true });
+}
+
+/** A purchase the flags describe, on its buyer. */
+interface Purchase {
+  events(signal: AbortSignal): AsyncIterable<BuyerEvent>;
+  close(): Promise<void>;
+  readonly input: unknown;
+  readonly proofMethod: string | undefined;
+}
+
+/**
+ * Under `--agreement`: over A2A, where the agreement was negotiated (Layer 6 is served there) and where a
+ * session agreement is named by `referenceTaskIds`. Otherwise on the binding `--binding` picks.
+ */
+async function purchase(values: ReturnType<typeof parseInvokeArgs>['values'], url: string, io: CliIo): Promise<Purchase> {
+  const connect = { agentUrl: url, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) };
+  if (values.agreement !== undefined) {
+    const agreement = readAgreementFile(values.agreement);
+    const params = agreementInvokeFromFlags(values, agreement);
+    const buyer = await createA2AAcmpBuyer(connect);
+    return { events: (signal) => buyer.stream(params, { signal }), close: () => Promise.resolve(), input: params.input, proofMethod: values.proof ?? agreement.offer.proof_method };
+  }
+  const params = invokeInputFromFlags(values);
+  const buyer = await createAcmpBuyer({ ...connect, prefer: bindingsFromFlag(values.binding) });
+  return { events: (signal) => buyer.stream(params, { signal }), close: () => buyer.close(), input: params.input, proofMethod: values.proof };
 }
 
 async function run(events: AsyncIterable<BuyerEvent>, progress: ProgressLine): Promise<AcmpResult & { output: Payload }> {

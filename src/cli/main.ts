@@ -18,7 +18,7 @@ const VERBS: Record<string, Verb> = {
   card: { run: card, usage: CARD_USAGE, summary: 'fetch, check and print an agent card' },
   migrate: { run: migrate, usage: MIGRATE_USAGE, summary: 'apply database migrations (PostgreSQL, SQLite)' },
   reassign: { run: reassign, usage: REASSIGN_USAGE, summary: "give one caller identity's data to another" },
-  acmp: { run: acmp, usage: ACMP_USAGE, summary: 'ACMP buyer: capabilities of an agent, invoke a capability' },
+  acmp: { run: acmp, usage: ACMP_USAGE, summary: 'ACMP buyer: capabilities of an agent, quote, negotiate, invoke a capability' },
   acp: { run: acp, usage: ACP_USAGE, summary: 'ACPspec: validate, send, state, events' },
   escrow: { run: escrow, usage: ESCROW_USAGE, summary: 'ACMP escrow: lock, bind, release, reclaim, claim, dispute, status; operator credit/resolve/ledger' },
   demo: { run: demo, usage: 'Usage: a2a-commerce demo', summary: 'start a host, run the scenarios, stop' },

@@ -11,7 +11,10 @@ import { escrowModule } from './modules/escrow.js';
 /** The agent id the default host writes on its ACPspec snapshots. */
 export const DEFAULT_ACP_PRODUCER = { agent_id: 'agent:a2a-commerce-dealer', role: 'dealer_agent' } as const;
 
-/** The modules `serve` and the demo run by default: both bindings with their demo definitions. */
+/**
+ * The modules `serve` and the demo run by default: both bindings with their demo definitions (ACMP with
+ * Layer 6 negotiation, flat and in sessions).
+ */
 export function defaultModules(config: HostConfig): HostModule[] {
   return selectModules(config, { modules: ['acmp', 'acpspec'] });
 }
@@ -40,7 +43,8 @@ export function selectModules(config: HostConfig, selection: ModuleSelection): H
   const modules: HostModule[] = [];
   if (wanted.has('escrow')) modules.push(escrowModule({ settings: selection.escrowSettings, allowPlaintext: LOOPBACK.has(config.host) && config.publicUrl === undefined }));
   if (wanted.has('acmp')) {
-    modules.push(acmpModule({ capabilities: demoCapabilities(), providerId: 'agent:a2a-commerce-demo:local', ...(selection.escrowAgent ? { escrowAgent: selection.escrowAgent } : {}) }));
+    const negotiation = { sessions: true };
+    modules.push(acmpModule({ capabilities: demoCapabilities(), providerId: 'agent:a2a-commerce-demo:local', negotiation, ...(selection.escrowAgent ? { escrowAgent: selection.escrowAgent } : {}) }));
   }
   if (wanted.has('acpspec')) modules.push(acpModule({ producer: { ...DEFAULT_ACP_PRODUCER } }));
   return modules;

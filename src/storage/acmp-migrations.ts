@@ -2,12 +2,14 @@ import type { Kysely, Migration } from 'kysely';
 import { z } from 'zod';
 import type { MigrationSet } from './migrations.js';
 import { agreementsMigration } from './acmp-agreement-store-kysely.js';
+import { sessionsMigration } from './acmp-session-store-kysely.js';
 import { ownerIdentityMigration, type OwnerColumn } from './owner-columns.js';
 
 /** Where ACMP records who owns a task (for migrations and `a2a-commerce reassign`). */
 export const ACMP_OWNER_COLUMNS: readonly OwnerColumn[] = [
   { table: 'acmp_tasks', column: 'agent' },
   { table: 'acmp_agreements', column: 'agent' },
+  { table: 'acmp_sessions', column: 'agent' },
 ];
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
@@ -143,5 +145,6 @@ export const acmpMigrations: MigrationSet = {
     // Owners copied from the SDK's rows by 0002 may still name a token by its position.
     '0003_owner_identities': ownerIdentityMigration([{ table: 'acmp_tasks', column: 'agent' }], ['', 'unknown']),
     '0004_agreements': agreementsMigration,
+    '0005_sessions': sessionsMigration,
   },
 };

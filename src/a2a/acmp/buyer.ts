@@ -2,7 +2,7 @@ import type { AgentCard, Message, StreamResponse, Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { A2AError, isJsonRpcError, isRestError } from '@a2a-js/sdk/errors';
 import { LocalError } from '../../shared/errors.js';
-import { ACMP_EXTENSION_URI, ACMP_METHOD, L6_METHOD } from '../../acmp/constants.js';
+import { ACMP_EXTENSION_URI, ACMP_METHOD } from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
 import {
   CapabilityObjectSchema,
@@ -16,7 +16,8 @@ import {
 } from '../../acmp/messages.js';
 import { createAcmpBuyerCore, type AcmpBuyerCore, type AcmpBuyerTransport, type BuyerEvent, type InvokeInput } from '../../acmp/buyer.js';
 import type { AcmpResult } from '../../acmp/messages.js';
-import { createAcmpNegotiationClient, invokeUnder, type AcmpNegotiationClient, type NegotiatedAgreement, type NegotiationRequest } from './negotiation-client.js';
+import { createAcmpNegotiationClient, type AcmpNegotiationClient, type NegotiatedAgreement } from './negotiation-client.js';
+import { createBuyerNegotiator, InvokeLinks, type AgreementInvoke, type BuyerNegotiation, type InvokeLink } from './buyer-negotiation.js';
 import { systemIds, uuidv7, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
 import type { EscrowClientOptions } from '../escrow/client.js';
@@ -32,12 +33,13 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions {
   retries?: number;
   /** Base back-off between transport retries (default 200 ms). */
   retryDelayMs?: number;
+  /** The URI of the negotiation-session extension to look for on the card (default our URN). */
+  sessionUri?: string;
   /** The escrow agent to pay through (Layer 4): the buyer then has {@link AcmpBuyer.escrow}. */
   escrow?: EscrowClientOptions;
 }
 
-/** An invoke that executes a negotiated agreement: the agreement supplies capability, price and proof. */
-export type AgreementInvoke = Omit<InvokeInput, 'capability'> & { readonly agreement: NegotiatedAgreement };
+export type { AgreementInvoke, BuyerNegotiation } from './buyer-negotiation.js';
 
 /** A buyer connected to one provider over A2A. */
 export interface AcmpBuyer extends Omit<AcmpBuyerCore, 'invoke' | 'stream'>, Omit<AcmpNegotiationClient, 'negotiate'> {
@@ -47,10 +49,12 @@ export interface AcmpBuyer extends Omit<AcmpBuyerCore, 'invoke' | 'stream'>, Omi
   invoke(params: InvokeInput | AgreementInvoke, options?: { signal?: AbortSignal }): Promise<AcmpResult>;
   stream(params: InvokeInput | AgreementInvoke, options?: { signal?: AbortSignal }): AsyncIterable<BuyerEvent>;
   /**
-   * Layer 6: quote, check the offer, accept (flat mode).
-   * @throws AcmpError -32601 when the provider does not advertise negotiation; the provider's refusals.
+   * Layer 6: quote, check the offer, accept — flat, or in a session with counters (docs/acmp-negotiation.md
+   * "Buyer"); then `invoke({ agreement })` runs under it.
+   * @throws AcmpError -32601 when the provider does not advertise negotiation; -33007 for a session it does
+   *   not advertise; the provider's refusals.
    */
-  negotiate(request: NegotiationRequest, options?: { signal?: AbortSignal }): Promise<NegotiatedAgreement>;
+  negotiate(request: BuyerNegotiation, options?: { signal?: AbortSignal }): Promise<NegotiatedAgreement>;
   /** The escrow agents the provider accepts, with its payee id at each (its card). */
   readonly escrowAgents: readonly AcceptedEscrowAgent[];
   /** Lock, bind, release (after verifying the proof), reclaim, dispute — when `escrow` was given. */
@@ -70,31 +74,37 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
   // A2A binding §3.2: heartbeats and chunks travel only over SendStreamingMessage. Without A2A streaming on
   // the card the buyer expects neither (no stream: true, no liveness window), whatever the ACMP params say.
   const streaming = card.capabilities?.streaming === true;
+  const links = new InvokeLinks(ids);
   const core = createAcmpBuyerCore({
     capabilityObject: streaming ? capabilityObject : withoutNotifications(capabilityObject),
-    transport: createA2AAcmpTransport(client, ids, { streaming }),
+    transport: createA2AAcmpTransport(client, ids, { streaming, links: (taskId) => links.get(taskId) }),
     ids,
     retries: options.retries,
     retryDelayMs: options.retryDelayMs,
   });
   const escrow = options.escrow && (await connectBuyerEscrow({ ...options.escrow, ids: options.escrow.ids ?? systemIds }));
   const negotiation = createAcmpNegotiationClient(client, { ids });
-  const plain = (params: InvokeInput | AgreementInvoke): InvokeInput => {
-    if (!('agreement' in params)) return params;
-    const { agreement, ...rest } = params;
-    return invokeUnder(agreement as NegotiatedAgreement, rest);
-  };
+  async function* stream(params: InvokeInput, o?: { signal?: AbortSignal }): AsyncGenerator<BuyerEvent> {
+    try {
+      yield* core.stream(params, o);
+    } finally {
+      links.forget(params.task_id);
+    }
+  }
   return {
     ...core,
-    invoke: (params, o) => core.invoke(plain(params), o),
-    stream: (params, o) => core.stream(plain(params), o),
+    async invoke(params, o) {
+      const prepared = links.prepare(params);
+      try {
+        return await core.invoke(prepared, o);
+      } finally {
+        links.forget(prepared.task_id);
+      }
+    },
+    stream: (params, o) => stream(links.prepare(params), o),
     quote: (params, o) => negotiation.quote(params, o),
     accept: (params, o) => negotiation.accept(params, o),
-    negotiate(request, o) {
-      // L6 via A2A binding §2: never rely on what the card does not advertise.
-      if (!capabilityObject.accepts.includes(L6_METHOD.offerRequest)) return Promise.reject(new AcmpError(ACMP_CODE.methodNotFound, { detail: 'the provider does not advertise acmp/offerRequest' }));
-      return negotiation.negotiate(request, o);
-    },
+    negotiate: createBuyerNegotiator(client, card, capabilityObject, negotiation, { ids, ...(options.sessionUri ? { sessionUri: options.sessionUri } : {}) }),
     capabilityObject,
     card,
     escrowAgents: acceptedEscrowAgents(card),
@@ -144,19 +154,24 @@ const EXTENSIONS = { 'A2A-Extensions': ACMP_EXTENSION_URI };
  * window — else as SendMessage; `acmp/cancel` as SendMessage on the task. Both carry
  * `Message.task_id = params.task_id` (seed §1) and activate the ACMP extension.
  */
-export function createA2AAcmpTransport(client: Client, ids: IdSource = systemIds, options: { streaming?: boolean } = {}): AcmpBuyerTransport {
+export function createA2AAcmpTransport(
+  client: Client,
+  ids: IdSource = systemIds,
+  options: { streaming?: boolean; links?: (taskId: string) => InvokeLink | undefined } = {},
+): AcmpBuyerTransport {
   const streaming = options.streaming ?? true;
-  const request = (method: string, params: { task_id: string }) => ({
-    tenant: '',
-    message: encodeUserMessage({
+  const request = (method: string, params: { task_id: string }) => {
+    // An invoke under a session agreement names the negotiation task, in its context (design §4.3 step 5).
+    const link = options.links?.(params.task_id);
+    const message = encodeUserMessage({
       messageId: ids.newId('msg'),
       taskId: params.task_id,
       parts: [acmpPart(encodeRequestRoot(method as typeof ACMP_METHOD.invoke, params))],
       extensions: [ACMP_EXTENSION_URI],
-    }),
-    configuration: undefined,
-    metadata: undefined,
-  });
+      ...(link ? { contextId: link.contextId } : {}),
+    });
+    return { tenant: '', message: link ? { ...message, referenceTaskIds: [...link.referenceTaskIds] } : message, configuration: undefined, metadata: undefined };
+  };
   return {
     async *send(params: InvokeParams, options: { stream: boolean; signal: AbortSignal }): AsyncIterable<AcmpEvent> {
       const callOptions = { signal: options.signal, serviceParameters: EXTENSIONS };

@@ -3,7 +3,7 @@ import { ACMP_EXTENSION_URI, L6_METHOD } from '../../acmp/constants.js';
 import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
 import { AckSchema, OfferSchema, type Ack, type AcceptParams, type Offer, type OfferRequestParams } from '../../acmp/negotiation/messages.js';
 import type { InvokeInput } from '../../acmp/buyer.js';
-import { AcmpErrorObjectSchema } from '../../acmp/messages.js';
+import { AcmpErrorObjectSchema, type Payload } from '../../acmp/messages.js';
 import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { isJsonObject } from '../../shared/json.js';
@@ -16,6 +16,10 @@ import { decodeMessage } from '../part-codec.js';
 export interface NegotiatedAgreement {
   readonly offer: Offer;
   readonly ack: Ack;
+  /** The negotiation task of session mode: the invoke names it in `referenceTaskIds`, in its context. */
+  readonly session?: { readonly taskId: string; readonly contextId: string };
+  /** The input the price was negotiated for (the invoke's default input). */
+  readonly input?: Payload;
 }
 
 /** What the buyer asks for when it negotiates. */
@@ -64,17 +68,19 @@ export function createAcmpNegotiationClient(client: Client, options: { ids?: IdS
 
 /**
  * The invoke params that execute an agreement (L6 §4): its capability, the agreed price as the ceiling,
- * the agreed proof method, the escrow named at accept, and the offer id that links them (ours).
+ * the agreed proof method, the escrow named at accept, and the offer id that links them (ours) — except
+ * in session mode, where the negotiation task named in `referenceTaskIds` is the link.
  */
 export function invokeUnder(agreement: NegotiatedAgreement, params: Omit<InvokeInput, 'capability'>): InvokeInput {
   const { offer, ack } = agreement;
   return {
+    ...(agreement.input !== undefined ? { input: agreement.input } : {}),
     ...params,
     capability: offer.capability,
     max_price_cu: offer.price_cu,
     ...(offer.proof_method !== undefined ? { proof_method: offer.proof_method } : {}),
     ...(ack.escrow_id !== null ? { escrow_id: ack.escrow_id } : {}),
-    offer_id: offer.offer_id,
+    ...(agreement.session === undefined ? { offer_id: offer.offer_id } : {}),
   };
 }
 
@@ -92,7 +98,7 @@ export function checkOffer(offer: Offer, asked: OfferRequestParams, now: number)
 }
 
 /** The `{acmp_result}` of a direct reply, or its `{acmp_error}` thrown. */
-function readReply<T>(part: ReturnType<typeof decodeMessage>['parts'][number] | undefined, schema: z.ZodType<T>, method: string): T {
+export function readReply<T>(part: ReturnType<typeof decodeMessage>['parts'][number] | undefined, schema: z.ZodType<T>, method: string): T {
   const data = part?.kind === 'data' && isJsonObject(part.data) ? part.data : undefined;
   if (data && 'acmp_error' in data) {
     const error = AcmpErrorObjectSchema.safeParse(data.acmp_error);

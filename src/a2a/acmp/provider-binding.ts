@@ -2,7 +2,7 @@ import { TaskState, type AgentExtension, type AgentSkill, type ListTasksRequest,
 import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { capabilitySkillText } from '../../acmp/capability-summary.js';
-import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD, L6_METHOD } from '../../acmp/constants.js';
+import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD, L6_METHOD, SESSION_METHOD } from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
 import { encodeErrorRoot, encodeEventRoot, type AcmpErrorObject, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
 import type { AcmpProvider, Admission, TaskEvent } from '../../acmp/provider.js';
@@ -15,6 +15,7 @@ import type { A2ABinding, BindingCall } from '../binding.js';
 import { withHistoryLength } from '../part-codec.js';
 import type { TaskCursor, TaskViewSource } from '../task-views.js';
 import { acmpAgentMessage, acmpRootOf, isAcmpPart, readAcmpMessage } from './codec.js';
+import type { AcmpSessionBinding } from './negotiation-session.js';
 import { decodeRequest, encodeRequest, outcomeMessage, scopeOf, stateOf, taskView } from './task-view.js';
 
 export interface AcmpBindingOptions {
@@ -23,6 +24,8 @@ export interface AcmpBindingOptions {
   required?: boolean;
   /** Further card extensions (e.g. the escrow agents the provider accepts, docs/acmp-escrow.md). */
   extensions?: readonly AgentExtension[];
+  /** Negotiation sessions (our extension, docs/acmp-negotiation.md "Session mode"); off when absent. */
+  sessions?: AcmpSessionBinding;
   ids?: IdSource;
   clock?: Clock;
   logger?: Logger;
@@ -70,8 +73,9 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   readonly extension;
   readonly extraExtensions: readonly AgentExtension[];
   readonly skills: AgentSkill[];
-  readonly views: TaskViewSource = this;
+  readonly views: readonly TaskViewSource[];
   private readonly provider: AcmpProvider;
+  private readonly sessions: AcmpSessionBinding | undefined;
   private readonly ids: IdSource;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -80,10 +84,12 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
 
   constructor(options: AcmpBindingOptions) {
     this.provider = options.provider;
+    this.sessions = options.sessions;
+    this.views = this.sessions ? [this, this.sessions] : [this];
     this.ids = options.ids ?? systemIds;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
-    this.extraExtensions = options.extensions ?? [];
+    this.extraExtensions = [...(options.extensions ?? []), ...(this.sessions ? [this.sessions.extension] : [])];
     // A2A binding §2: the Layer 1 §1 capability object travels as the extension's params.
     this.extension = {
       uri: ACMP_EXTENSION_URI,
@@ -128,7 +134,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     const outcome = await this.provider.cancelTask(taskId, scopeOf(context), 'canceled');
     switch (outcome.kind) {
       case 'unknown':
-        return undefined;
+        return this.sessions?.cancel(taskId, context);
       case 'cancelled':
         return taskView(outcome.record);
       case 'already_finished':
@@ -147,7 +153,8 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   async resubscribe(taskId: string, context: ServerCallContext): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined> {
     const scope = scopeOf(context);
     const record = await this.provider.record(taskId, scope);
-    if (!record || record.state !== 'running') return undefined;
+    if (!record) return this.sessions?.resubscribe(taskId, context);
+    if (record.state !== 'running') return undefined;
     const stream = invokeParamsOf(record)?.stream === true;
     const admission = await this.provider.join(taskId, scope, { canStream: true, stream });
     return admission?.kind === 'task' ? this.events(admission) : undefined;
@@ -232,6 +239,10 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
       return { kind: 'reply', reply: this.refusal(error) };
     }
     if (root.kind !== 'request') return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidRequest, { detail: 'a buyer sends requests, not results' })) };
+    if (this.sessions?.handles(call, root)) {
+      const answer = await this.sessions.answer(call, root);
+      return 'id' in answer ? { kind: 'view', task: answer } : { kind: 'reply', reply: answer };
+    }
     switch (root.method) {
       case ACMP_METHOD.invoke:
         return this.admitInvoke(call, root.params, canStream);
@@ -248,6 +259,8 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
         return { kind: 'reply', reply: await this.direct(() => this.provider.quote(root.params, scopeOf(call.context))) };
       case L6_METHOD.accept:
         return { kind: 'reply', reply: await this.direct(() => this.provider.accept(root.params, scopeOf(call.context))) };
+      case SESSION_METHOD.counterOffer:
+        return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.methodNotFound, { detail: 'negotiation sessions are not served' })) };
     }
   }
 
@@ -266,7 +279,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
       const message = { ...call.rawMessage, taskId, contextId };
       known = { message, request: encodeRequest(message) };
       admission = await this.provider.admit(
-        { invoke: parsedInvoke(params), scope: scopeOf(call.context), contextId, request: known.request },
+        { invoke: parsedInvoke(params), scope: scopeOf(call.context), contextId, request: known.request, references: call.rawMessage.referenceTaskIds },
         { canStream, ...(call.configuration?.returnImmediately === true ? { signal: AbortSignal.abort() } : {}) },
       );
     } catch (error) {

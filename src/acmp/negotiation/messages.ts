@@ -48,3 +48,16 @@ export const AckSchema = z.looseObject({
   price_cu: z.number().nonnegative(),
 });
 export type Ack = z.infer<typeof AckSchema>;
+
+/**
+ * `acmp/counterOffer` params (ours, session mode; docs/acmp-negotiation.md): the standing offer countered
+ * and the terms the buyer proposes instead. Only the provider's offers can be accepted, never a counter.
+ */
+export const CounterOfferParamsSchema = z.looseObject({
+  offer_id: z.string().min(1),
+  price_cu: z.number().nonnegative().optional(),
+  proof_method: z.string().min(1).optional(),
+  challenge_window_ms: z.int().nonnegative().optional(),
+  latency_sla_ms: z.int().positive().optional(),
+});
+export type CounterOfferParams = z.infer<typeof CounterOfferParamsSchema>;

@@ -20,7 +20,19 @@ export interface NegotiationOptions {
   readonly challengeWindowMs?: { readonly min: number; readonly max: number };
   /** Input-size tolerance of a quote for an input-priced capability (default 0.1 = 10%). */
   readonly inputTolerance?: number;
+  /**
+   * Resolves a task an invoke names in `referenceTaskIds` (A2A) to the negotiation it was: `undefined` when
+   * the task is not a negotiation, `offerKey: null` when it ended without an agreement (session mode).
+   */
+  readonly references?: (taskId: string) => Promise<{ readonly offerKey: string | null } | undefined>;
   readonly clock?: Clock;
+}
+
+/** What a revised offer of session mode may change (the counter terms, docs/acmp-negotiation.md). */
+export interface OfferChanges {
+  readonly price_cu?: number;
+  readonly proof_method?: string;
+  readonly challenge_window_ms?: number;
 }
 
 const DEFAULT_VALIDITY = { default: 5_000, min: 50, max: 60_000 };
@@ -45,7 +57,8 @@ export function offerKeyOf(offerId: string): string {
  */
 export class Negotiator {
   private readonly clock: Clock;
-  private readonly validity: { default: number; min: number; max: number };
+  /** Offer validity: default, and the range requests are clamped to (advertised on the card). */
+  readonly validity: { readonly default: number; readonly min: number; readonly max: number };
 
   constructor(
     private readonly options: NegotiationOptions,
@@ -56,10 +69,10 @@ export class Negotiator {
   }
 
   /**
-   * `acmp/offerRequest` (L6 §2.1).
+   * `acmp/offerRequest` (L6 §2.1). In session mode the offer is bound to `session` (acceptable only there).
    * @throws AcmpError -33002 unknown capability, -33006 proof method not offered, -33001 above `max_price_cu`.
    */
-  async quote(params: OfferRequestParams, scope: TaskScope): Promise<Offer> {
+  async quote(params: OfferRequestParams, scope: TaskScope, session?: string): Promise<Offer> {
     const capability = this.capabilities.get(params.capability);
     if (!capability) throw new AcmpError(ACMP_CODE.capabilityNotFound, { capability: params.capability });
     if (params.proof_method !== undefined && !offeredProofs(capability).includes(params.proof_method)) {
@@ -70,31 +83,57 @@ export class Negotiator {
     if (params.max_price_cu !== undefined && priced.price > params.max_price_cu) {
       throw new AcmpError(ACMP_CODE.budgetExceeded, { min_price_cu: priced.price, capability: capability.id });
     }
-    const validMs = Math.min(this.validity.max, Math.max(this.validity.min, params.offer_valid_ms ?? this.validity.default));
     const terms: OfferTerms = {
       capability: capability.id,
       price_cu: priced.price,
-      valid_until_ms: Math.floor(this.clock.now() + validMs),
+      valid_until_ms: this.validUntil(params.offer_valid_ms),
       buyer: buyerDigest(scope),
+      ...(session !== undefined ? { session } : {}),
       ...(params.proof_method !== undefined ? { proof_method: params.proof_method } : {}),
       ...(params.challenge_window_ms !== undefined ? { challenge_window_ms: this.window(params.challenge_window_ms) } : {}),
       ...(priced.inputTokensMax !== undefined ? { input_tokens_max: priced.inputTokensMax } : {}),
     };
-    const offerId = encodeOfferId(terms, await this.options.store.offerKey());
-    const { buyer: _buyer, ...visible } = terms;
-    return { offer_id: offerId, ...visible };
+    return this.issue(terms);
+  }
+
+  /**
+   * A revised offer (session mode, ours): the terms of `offerId` with `changes`, valid for a fresh period
+   * (`validMs` clamped like a quote's), for the same buyer and session.
+   * @throws AcmpError -34001 when `offerId` is not this provider's; -33006 for a proof method not offered.
+   */
+  async revise(offerId: string, changes: OfferChanges, validMs?: number): Promise<Offer> {
+    const terms = decodeOfferId(offerId, await this.options.store.offerKey());
+    if (!terms) throw new AcmpError(ACMP_CODE.offerNotFound, {});
+    const capability = this.capabilities.get(terms.capability);
+    if (!capability) throw new AcmpError(ACMP_CODE.capabilityNotFound, { capability: terms.capability });
+    if (changes.proof_method !== undefined && !offeredProofs(capability).includes(changes.proof_method)) {
+      throw new AcmpError(ACMP_CODE.proofUnsupported, { proof_method: changes.proof_method });
+    }
+    return this.issue({
+      ...terms,
+      ...(changes.price_cu !== undefined ? { price_cu: changes.price_cu } : {}),
+      ...(changes.proof_method !== undefined ? { proof_method: changes.proof_method } : {}),
+      ...(changes.challenge_window_ms !== undefined ? { challenge_window_ms: this.window(changes.challenge_window_ms) } : {}),
+      valid_until_ms: this.validUntil(validMs),
+    });
+  }
+
+  /** The agreement an accepted offer wrote, if any. */
+  agreementOf(offerId: string): Promise<Agreement | undefined> {
+    return this.options.store.get(offerKeyOf(offerId));
   }
 
   /**
    * `acmp/accept` (L6 §2.2): records the agreement once. An exact retry (same caller, offer and escrow)
-   * gets the same Ack; any other second acceptance -34003.
-   * @throws AcmpError -34001 (not an offer of this provider for this caller), -34002 expired, -34003,
-   *   -33005 `escrow_committed` when the escrow already backs another agreement.
+   * gets the same Ack; any other second acceptance -34003. `session` is the session accepting (session
+   * mode); an offer of a session is accepted in that session only, a flat offer only flat.
+   * @throws AcmpError -34001 (not an offer of this provider for this caller and session), -34002 expired,
+   *   -34003, -33005 `escrow_committed` when the escrow already backs another agreement.
    */
-  async accept(params: AcceptParams, scope: TaskScope): Promise<Ack> {
+  async accept(params: AcceptParams, scope: TaskScope, session?: string): Promise<Ack> {
     const terms = decodeOfferId(params.offer_id, await this.options.store.offerKey());
     // An offer quoted for another agent is as unknown to this caller as a forged one (no existence leak).
-    if (!terms || terms.buyer !== buyerDigest(scope)) throw new AcmpError(ACMP_CODE.offerNotFound, {});
+    if (!terms || terms.buyer !== buyerDigest(scope) || terms.session !== session) throw new AcmpError(ACMP_CODE.offerNotFound, {});
     const now = this.clock.now();
     const escrowId = params.escrow_id ?? null;
     const agreement: Agreement = {
@@ -120,13 +159,14 @@ export class Negotiator {
 
   /**
    * The agreement an invoke executes under (design §4.5): named by `offer_id` in the params (ours, the L6
-   * candidate for escrow-less links) or by its `escrow_id` (L6 §2.2); `undefined` means direct mode.
+   * candidate for escrow-less links), by a negotiation task in `references` (A2A `referenceTaskIds`,
+   * session mode) or by its `escrow_id` (L6 §2.2); `undefined` means direct mode.
    * @throws AcmpError -32602 with `data.reason` `agreement_unknown|agreement_foreign|agreement_capability|
    *   agreement_consumed|agreement_expired`, -33006 `differs_from_agreement`, -33001 with `min_price_cu`
    *   (below the agreed price, or `input_exceeds_quote`).
    */
-  async agreementFor(params: InvokeParams, scope: TaskScope): Promise<Agreement | undefined> {
-    const agreement = await this.find(params);
+  async agreementFor(params: InvokeParams, scope: TaskScope, references: readonly string[] = []): Promise<Agreement | undefined> {
+    const agreement = await this.find(params, references);
     if (!agreement) return undefined;
     const refuse = (reason: string): AcmpError => new AcmpError(ACMP_CODE.invalidParams, { task_id: params.task_id, reason });
     if (agreement.scope.tenant !== scope.tenant || agreement.scope.agent !== scope.agent) throw refuse('agreement_foreign');
@@ -163,14 +203,30 @@ export class Negotiator {
     return this.options.store.unconsume(agreement.offerKey, taskId);
   }
 
-  private async find(params: InvokeParams): Promise<Agreement | undefined> {
+  private async find(params: InvokeParams, references: readonly string[]): Promise<Agreement | undefined> {
+    const unknown = (): AcmpError => new AcmpError(ACMP_CODE.invalidParams, { task_id: params.task_id, reason: 'agreement_unknown' });
     const offerId = (params as { offer_id?: unknown }).offer_id;
-    if (typeof offerId === 'string') {
-      const agreement = await this.options.store.get(offerKeyOf(offerId));
-      if (!agreement) throw new AcmpError(ACMP_CODE.invalidParams, { task_id: params.task_id, reason: 'agreement_unknown' });
+    if (typeof offerId === 'string') return (await this.options.store.get(offerKeyOf(offerId))) ?? Promise.reject(unknown());
+    for (const taskId of references) {
+      const negotiation = await this.options.references?.(taskId);
+      if (negotiation === undefined) continue;
+      // A negotiation named as the invoke's basis that ended without an agreement is no basis at all.
+      const agreement = negotiation.offerKey === null ? undefined : await this.options.store.get(negotiation.offerKey);
+      if (!agreement) throw unknown();
       return agreement;
     }
     return params.escrow_id !== undefined ? this.options.store.byEscrow(params.escrow_id) : undefined;
+  }
+
+  private validUntil(requested: number | undefined): number {
+    const validMs = Math.min(this.validity.max, Math.max(this.validity.min, requested ?? this.validity.default));
+    return Math.floor(this.clock.now() + validMs);
+  }
+
+  private async issue(terms: OfferTerms): Promise<Offer> {
+    const offerId = encodeOfferId(terms, await this.options.store.offerKey());
+    const { buyer: _buyer, session: _session, ...visible } = terms;
+    return { offer_id: offerId, ...visible };
   }
 
   private window(requested: number): number {

@@ -4,7 +4,8 @@ import { canonicalJson } from '../../shared/jcs.js';
 
 /**
  * The terms an offer binds the provider to, as the offer id carries them. `buyer` is a digest of the
- * requester's scope, so only the agent that asked can accept (docs/acmp-negotiation.md "Offer ids").
+ * requester's scope, so only the agent that asked can accept (docs/acmp-negotiation.md "Offer ids");
+ * `session` binds an offer of session mode to its session, so it is accepted there and nowhere else.
  */
 export const OfferTermsSchema = z.object({
   capability: z.string().min(1),
@@ -15,6 +16,8 @@ export const OfferTermsSchema = z.object({
   proof_method: z.string().min(1).optional(),
   challenge_window_ms: z.int().nonnegative().optional(),
   input_tokens_max: z.int().nonnegative().optional(),
+  /** The negotiation session the offer belongs to (session mode, docs/acmp-negotiation.md); only acceptable there. */
+  session: z.string().min(1).optional(),
 });
 export type OfferTerms = z.infer<typeof OfferTermsSchema>;
 

@@ -1,5 +1,6 @@
 import { acmpScenario } from './acmp.js';
 import { acmpMcpScenario } from './acmp-mcp.js';
+import { acmpNegotiationScenario } from './acmp-negotiation.js';
 import { acpspecScenario } from './acpspec.js';
 import { escrowScenario } from './escrow.js';
 import { foundationScenario } from './foundation.js';
@@ -18,4 +19,4 @@ export interface DemoScenario {
 }
 
 /** Scenarios in the order the demo runs them; each binding adds its own. */
-export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario, acmpMcpScenario, escrowScenario, acpspecScenario];
+export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario, acmpMcpScenario, acmpNegotiationScenario, escrowScenario, acpspecScenario];

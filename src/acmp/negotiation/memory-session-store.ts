@@ -1,0 +1,75 @@
+import { sameScope } from '../provider-checks.js';
+import type { TaskScope } from '../task-store.js';
+import { dueAt, type NegotiationSession } from './session.js';
+import type { CreateOutcome, SessionListQuery, SessionStore } from './session-store.js';
+
+/** An in-process {@link SessionStore} (the default without a database). */
+export class MemorySessionStore implements SessionStore {
+  private readonly sessions = new Map<string, NegotiationSession>();
+  private readonly watchers = new Map<string, Set<() => void>>();
+
+  create(session: NegotiationSession, cap: number, now: number): Promise<CreateOutcome> {
+    const mine = [...this.sessions.values()].filter((s) => sameScope(s.scope, session.scope));
+    const existing = mine.find((s) => s.openMessageId === session.openMessageId);
+    if (existing) return Promise.resolve({ kind: 'exists', existing });
+    if (mine.filter((s) => (dueAt(s) ?? -Infinity) >= now).length >= cap)
+      return Promise.resolve({ kind: 'cap_reached' });
+    this.sessions.set(session.id, session);
+    return Promise.resolve({ kind: 'created' });
+  }
+
+  get(id: string): Promise<NegotiationSession | undefined> {
+    return Promise.resolve(this.sessions.get(id));
+  }
+
+  byOpenMessage(scope: TaskScope, messageId: string): Promise<NegotiationSession | undefined> {
+    return Promise.resolve(
+      [...this.sessions.values()].find((s) => sameScope(s.scope, scope) && s.openMessageId === messageId),
+    );
+  }
+
+  update(next: NegotiationSession): Promise<boolean> {
+    const current = this.sessions.get(next.id);
+    if (current?.version !== next.version - 1) return Promise.resolve(false);
+    this.sessions.set(next.id, next);
+    for (const listener of [...(this.watchers.get(next.id) ?? [])]) listener();
+    return Promise.resolve(true);
+  }
+
+  due(now: number, limit: number, scope?: TaskScope): Promise<NegotiationSession[]> {
+    const due = [...this.sessions.values()].filter((s) => {
+      const at = dueAt(s);
+      return at !== null && at < now && (scope === undefined || sameScope(s.scope, scope));
+    });
+    return Promise.resolve(due.slice(0, limit));
+  }
+
+  list(
+    scope: TaskScope,
+    query: SessionListQuery,
+  ): Promise<{ sessions: NegotiationSession[]; total: number }> {
+    const matching = [...this.sessions.values()]
+      .filter((s) => sameScope(s.scope, scope))
+      .filter((s) => query.contextId === undefined || s.contextId === query.contextId)
+      .filter((s) => query.phases === undefined || query.phases.includes(s.phase))
+      .filter((s) => query.updatedAfter === undefined || s.updatedAt > query.updatedAfter)
+      .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    const after = query.after;
+    const page = after
+      ? matching.filter(
+          (s) => s.updatedAt < after.updatedAt || (s.updatedAt === after.updatedAt && s.id < after.taskId),
+        )
+      : matching;
+    return Promise.resolve({ sessions: page.slice(0, query.limit), total: matching.length });
+  }
+
+  watch(id: string, listener: () => void): () => void {
+    let set = this.watchers.get(id);
+    if (!set) this.watchers.set(id, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.watchers.get(id) === set) this.watchers.delete(id);
+    };
+  }
+}

@@ -1,0 +1,243 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import {
+  createAcmpBuyer,
+  type AcmpBuyer,
+  type AgreementInvoke,
+  type BuyerNegotiation,
+} from '../a2a/acmp/buyer.js';
+import { negotiateBest } from '../a2a/acmp/fan-out.js';
+import type { NegotiatedAgreement } from '../a2a/acmp/negotiation-client.js';
+import type { CounterDecision } from '../a2a/acmp/session-client.js';
+import { AcmpError, acmpErrorSpec } from '../acmp/errors.js';
+import { PayloadSchema, type Payload } from '../acmp/messages.js';
+import { AckSchema, OfferSchema, type Offer } from '../acmp/negotiation/messages.js';
+import { estimateTokens } from '../acmp/provider-checks.js';
+import { caFromFlags, tokenFromFlags } from './card.js';
+import { UsageError, type CliIo } from './io.js';
+
+export const NEGOTIATE_USAGE = `  a2a-commerce acmp quote <agent-url> --capability <id> [--max-price <cu>] [--input <text>]
+      [--input-type text|json] [--proof result-hash] [--valid-ms <ms>] [--token <t>] [--data-dir <dir> | --ca <pem>]
+  a2a-commerce acmp negotiate <agent-url>... --capability <id> --max-price <cu> [--input <text>]
+      [--input-type text|json] [--proof result-hash] [--escrow <id>] [--session] [--counter-price <cu>]
+      [--deadline-ms <ms>] [--out <file>] [--token <t>] [--data-dir <dir> | --ca <pem>]
+
+quote         asks one provider for an offer (ACMP Layer 6, flat: nothing is stored) and prints it.
+negotiate     agrees on a price (docs/acmp-negotiation.md) and prints the agreement JSON (to --out too):
+              one agent-url: flat, or in a session with --session or --counter-price (the buyer counters
+              with that price until the provider's last offer); several: quotes all within --deadline-ms
+              and accepts the cheapest valid offer. Run it with "acmp invoke <url> --agreement <file>".`;
+
+const CONNECT = {
+  token: { type: 'string' },
+  'data-dir': { type: 'string' },
+  ca: { type: 'string' },
+} as const;
+const TERMS = {
+  ...CONNECT,
+  capability: { type: 'string' },
+  'max-price': { type: 'string' },
+  input: { type: 'string' },
+  'input-type': { type: 'string', default: 'text' },
+  proof: { type: 'string' },
+  'valid-ms': { type: 'string' },
+} as const;
+const NEGOTIATE = {
+  ...TERMS,
+  escrow: { type: 'string' },
+  session: { type: 'boolean' },
+  'counter-price': { type: 'string' },
+  'deadline-ms': { type: 'string' },
+  out: { type: 'string' },
+} as const;
+
+/** The agreement file `acmp negotiate` writes and `acmp invoke --agreement` reads. */
+export const AgreementFileSchema = z.object({
+  agent_url: z.string(),
+  offer: OfferSchema,
+  ack: AckSchema,
+  session: z.object({ taskId: z.string(), contextId: z.string() }).optional(),
+  input: PayloadSchema.optional(),
+});
+
+/** `a2a-commerce acmp quote …`. */
+export async function quote(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: TERMS, allowPositionals: true });
+  const [url] = urls(positionals, 1);
+  const request = termsFromFlags(values);
+  const { input, ...params } = request;
+  const buyer = await connect(url!, values, io);
+  return reported(io, async () => {
+    const estimate =
+      input !== undefined && params.input_tokens_est === undefined
+        ? { input_tokens_est: estimateTokens(input) }
+        : {};
+    io.out(JSON.stringify(await buyer.quote({ ...params, ...estimate }), null, 2));
+  });
+}
+
+/** `a2a-commerce acmp negotiate …`. */
+export async function negotiate(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: NEGOTIATE, allowPositionals: true });
+  const targets = urls(positionals);
+  const request: BuyerNegotiation = {
+    ...termsFromFlags(values),
+    ...(values.escrow !== undefined ? { escrow_id: values.escrow } : {}),
+  };
+  if (request.max_price_cu === undefined) throw new UsageError('negotiate needs --max-price');
+  const counterPrice =
+    values['counter-price'] === undefined ? undefined : cu(values['counter-price'], '--counter-price');
+  const buyers = await Promise.all(targets.map((url) => connect(url, values, io)));
+  return reported(io, async () => {
+    let chosen: { url: string; agreement: NegotiatedAgreement };
+    if (buyers.length > 1) {
+      const deadlineMs =
+        values['deadline-ms'] === undefined ? undefined : positiveInt(values['deadline-ms'], '--deadline-ms');
+      const best = await negotiateBest(buyers, request, deadlineMs === undefined ? {} : { deadlineMs });
+      chosen = { url: targets[buyers.indexOf(best.buyer)]!, agreement: best.agreement };
+      io.err(
+        `quotes: ${best.quotes.map((q, i) => `${targets[buyers.indexOf(q.buyer)] ?? i} ${'offer' in q ? q.offer.price_cu : 'none'}`).join(', ')}`,
+      );
+    } else {
+      const counter =
+        counterPrice === undefined
+          ? undefined
+          : (offer: Offer): CounterDecision =>
+              offer.price_cu > counterPrice ? { price_cu: counterPrice } : 'accept';
+      const mode = values.session === true || counter !== undefined ? 'session' : 'flat';
+      chosen = {
+        url: targets[0]!,
+        agreement: await buyers[0]!.negotiate({ ...request, mode, ...(counter ? { counter } : {}) }),
+      };
+    }
+    const file = { agent_url: chosen.url, ...chosen.agreement };
+    const text = JSON.stringify(file, null, 2);
+    if (values.out !== undefined) writeFileSync(values.out, text + '\n', { mode: 0o600 });
+    io.out(text);
+    io.err(
+      `agreed: ${chosen.agreement.ack.price_cu} CU for ${chosen.agreement.offer.capability}${chosen.agreement.session ? ` (session ${chosen.agreement.session.taskId})` : ''}`,
+    );
+  });
+}
+
+/** The agreement of an `--agreement <file>` flag. @throws UsageError for an unreadable or malformed file. */
+export function readAgreementFile(path: string): NegotiatedAgreement & { agent_url: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    throw new UsageError(`cannot read the agreement file ${path}`);
+  }
+  const agreement = AgreementFileSchema.safeParse(parsed);
+  if (!agreement.success) throw new UsageError(`${path} is not an agreement written by "acmp negotiate"`);
+  return agreement.data;
+}
+
+/** The invoke of `acmp invoke --agreement <file>`: its input from `--input` or the agreement. */
+export function agreementInvokeFromFlags(
+  values: {
+    input?: string;
+    'input-type'?: string;
+    stream?: boolean;
+    'timeout-ms'?: string;
+    'task-id'?: string;
+  },
+  agreement: NegotiatedAgreement,
+): AgreementInvoke {
+  const input =
+    values.input === undefined ? agreement.input : payload(values.input, values['input-type'] ?? 'text');
+  if (input === undefined)
+    throw new UsageError('invoke --agreement needs --input (the agreement keeps none)');
+  return {
+    agreement,
+    input,
+    ...(values.stream === true ? { stream: true } : {}),
+    ...(values['timeout-ms'] !== undefined
+      ? { timeout_ms: positiveInt(values['timeout-ms'], '--timeout-ms') }
+      : {}),
+    ...(values['task-id'] !== undefined ? { task_id: values['task-id'] } : {}),
+  };
+}
+
+function termsFromFlags(values: {
+  capability?: string;
+  'max-price'?: string;
+  input?: string;
+  'input-type'?: string;
+  proof?: string;
+  'valid-ms'?: string;
+}): BuyerNegotiation {
+  if (!values.capability) throw new UsageError('--capability is required');
+  const input =
+    values.input === undefined ? undefined : payload(values.input, values['input-type'] ?? 'text');
+  return {
+    capability: values.capability,
+    ...(values['max-price'] !== undefined ? { max_price_cu: cu(values['max-price'], '--max-price') } : {}),
+    ...(values.proof !== undefined ? { proof_method: values.proof } : {}),
+    ...(values['valid-ms'] !== undefined
+      ? { offer_valid_ms: positiveInt(values['valid-ms'], '--valid-ms') }
+      : {}),
+    ...(input !== undefined ? { input } : {}),
+  };
+}
+
+function payload(raw: string, type: string): Payload {
+  if (type === 'text') return { type, data: raw };
+  if (type !== 'json') throw new UsageError('--input-type must be text or json');
+  try {
+    return { type, data: JSON.parse(raw) as Payload['data'] };
+  } catch {
+    throw new UsageError('--input is not valid JSON');
+  }
+}
+
+function cu(raw: string, flag: string): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0)
+    throw new UsageError(`${flag} must be a non-negative number of CU`);
+  return value;
+}
+
+function positiveInt(raw: string, flag: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new UsageError(`${flag} must be a positive integer`);
+  return value;
+}
+
+function urls(positionals: string[], exactly?: number): string[] {
+  if (positionals.length === 0 || (exactly !== undefined && positionals.length !== exactly))
+    throw new UsageError(
+      exactly === 1 ? 'expected exactly one <agent-url>' : 'expected one or more <agent-url>',
+    );
+  for (const url of positionals)
+    if (!/^https?:\/\//.test(url)) throw new UsageError(`"${url}" is not an http(s) URL`);
+  return positionals;
+}
+
+function connect(
+  url: string,
+  values: { token?: string; ca?: string; 'data-dir'?: string },
+  io: CliIo,
+): Promise<AcmpBuyer> {
+  return createAcmpBuyer({
+    agentUrl: url,
+    token: tokenFromFlags(values, io.env),
+    caCert: caFromFlags(values, io.env),
+  });
+}
+
+/** Runs a verb's work; an ACMP refusal is printed with its code (exit 1). */
+async function reported(io: CliIo, work: () => Promise<void>): Promise<number> {
+  try {
+    await work();
+    return 0;
+  } catch (error) {
+    if (!(error instanceof AcmpError)) throw error;
+    const name = acmpErrorSpec(error.code)?.name;
+    io.err(
+      `error ${error.code}${name ? ` (${name})` : ''}: ${error.message}${error.data === undefined ? '' : ` ${JSON.stringify(error.data)}`}`,
+    );
+    return 1;
+  }
+}
