@@ -1,22 +1,29 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { ACP_SCHEMA_KEYWORDS } from './constants.js';
-import type { Envelope, SnapshotEnvelope } from './envelope.js';
+import { ACP_OBJECT_KEYS, ACP_SCHEMA_KEYWORDS, type AcpObjectKey } from './constants.js';
+import type { AcpAck, AcpEvent, AcpState, Envelope, SnapshotEnvelope } from './envelope.js';
 import { AcpError, type AcpIssue } from './errors.js';
 import { ACP_ENVELOPE_SCHEMA } from './schema.js';
 
 // ajv-formats is CommonJS with a `default` property; NodeNext types see the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-function compile(): ValidateFunction {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
-  addFormats(ajv, ['date-time', 'date', 'email', 'uri']);
-  for (const keyword of Object.values(ACP_SCHEMA_KEYWORDS)) ajv.addKeyword({ keyword });
-  return ajv.compile(ACP_ENVELOPE_SCHEMA);
-}
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
+addFormats(ajv, ['date-time', 'date', 'email', 'uri']);
+for (const keyword of Object.values(ACP_SCHEMA_KEYWORDS)) ajv.addKeyword({ keyword });
+ajv.addSchema(ACP_ENVELOPE_SCHEMA);
+const SCHEMA_ID = String(ACP_ENVELOPE_SCHEMA['$id']);
+const ref = (pointer: string): { $ref: string } => ({ $ref: `${SCHEMA_ID}#${pointer}` });
 
-/** Compiled once at module load (STYLE.md "Boundaries"). */
-const validateEnvelopeSchema = compile();
+/** The envelope schema and the parts of it checked on their own; compiled once at module load (STYLE.md "Boundaries"). */
+const validateEnvelopeSchema = ajv.compile<Envelope>(ref(''));
+const validateObject = Object.fromEntries(ACP_OBJECT_KEYS.map((key) => [key, ajv.compile(ref(`/properties/${key}`))])) as Record<AcpObjectKey, ValidateFunction>;
+const validateEvent = ajv.compile<AcpEvent>(ref('/$defs/event'));
+const validateAck = ajv.compile<AcpAck>({
+  type: 'object',
+  required: ['envelope_id', 'transaction_id', 'state_envelope_id'],
+  properties: { envelope_id: ref('/$defs/envelopeId'), transaction_id: ref('/$defs/id'), state_envelope_id: ref('/$defs/envelopeId') },
+});
 
 /** Result of {@link checkEnvelope}. */
 export type EnvelopeCheck = { ok: true; envelope: Envelope } | { ok: false; issues: AcpIssue[] };
@@ -26,7 +33,7 @@ export type EnvelopeCheck = { ok: true; envelope: Envelope } | { ok: false; issu
  * Ajv's rule descriptions; no instance value is ever copied into an issue.
  */
 export function checkEnvelope(value: unknown): EnvelopeCheck {
-  if (validateEnvelopeSchema(value)) return { ok: true, envelope: value as Envelope };
+  if (validateEnvelopeSchema(value)) return { ok: true, envelope: value };
   return { ok: false, issues: toIssues(validateEnvelopeSchema.errors ?? []) };
 }
 
@@ -40,19 +47,61 @@ export function parseEnvelope(value: unknown): Envelope {
   return result.envelope;
 }
 
-/** Checks that a candidate snapshot (e.g. a delta's result) is a complete, valid snapshot. */
+/** Checks that a candidate snapshot is a complete, valid snapshot (every object, every event). */
 export function checkSnapshot(value: SnapshotEnvelope): AcpIssue[] {
   const result = checkEnvelope(value);
   return result.ok ? [] : result.issues;
 }
 
-function toIssues(errors: readonly ErrorObject[]): AcpIssue[] {
+/**
+ * Checks the parts of a state a patch changed, given that the rest was valid before (issue 10): each
+ * object in `changed` against its schema, and the events from index `eventsFrom` on against the event
+ * schema. Every rule of the envelope schema is local to one of the eight objects (and, under `events`,
+ * to one event), so this reports exactly what checking the whole state as a snapshot would, with
+ * pointers into the state.
+ */
+export function checkStateParts(state: AcpState, changed: Iterable<AcpObjectKey>, eventsFrom = state.events.length): AcpIssue[] {
+  const issues: AcpIssue[] = [];
+  for (const key of changed) {
+    const value: unknown = state[key];
+    if (value === undefined) issues.push({ pointer: `/${key}`, keyword: 'required', message: 'is required' });
+    else if (!validateObject[key](value)) issues.push(...toIssues(validateObject[key].errors ?? [], `/${key}`));
+  }
+  const events: unknown = state.events;
+  if (Array.isArray(events)) {
+    for (let i = eventsFrom; i < events.length; i++) {
+      if (!validateEvent(events[i])) issues.push(...toIssues(validateEvent.errors ?? [], `/events/${i}`));
+    }
+  }
+  return issues;
+}
+
+/** Type guard for one state object read back from storage (checked against its schema). */
+export function isStateObject<K extends AcpObjectKey>(key: K, value: unknown): value is AcpState[K] {
+  return validateObject[key](value);
+}
+
+/** Type guard for an event (read back from storage or from a peer). */
+export function isAcpEvent(value: unknown): value is AcpEvent {
+  return validateEvent(value);
+}
+
+/**
+ * Decodes an `acp_ack` a peer answered with: the three ids, checked (extra members are dropped).
+ * @throws AcpError `ACP_MESSAGE_NONCONFORMANT` when it is not an ack.
+ */
+export function parseAck(value: unknown): AcpAck {
+  if (!validateAck(value)) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered with a malformed acp_ack');
+  return { envelope_id: value.envelope_id, transaction_id: value.transaction_id, state_envelope_id: value.state_envelope_id };
+}
+
+function toIssues(errors: readonly ErrorObject[], prefix = ''): AcpIssue[] {
   const issues: AcpIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
     // `if` only says "must match then/else"; the branch's own errors carry the information.
     if (error.keyword === 'if') continue;
-    const pointer = pointerOf(error);
+    const pointer = prefix + pointerOf(error);
     const key = `${pointer}\u0000${error.keyword}`;
     if (seen.has(key)) continue;
     seen.add(key);
