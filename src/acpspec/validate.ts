@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { ACP_OBJECT_KEYS, ACP_SCHEMA_KEYWORDS, type AcpObjectKey } from './constants.js';
-import type { AcpAck, AcpEvent, AcpState, Envelope, SnapshotEnvelope } from './envelope.js';
+import type { AcpAck, AcpEvent, AcpState, Envelope, Producer, SnapshotEnvelope } from './envelope.js';
 import { AcpError, type AcpIssue } from './errors.js';
 import { ACP_ENVELOPE_SCHEMA } from './schema.js';
 
@@ -19,6 +19,7 @@ const ref = (pointer: string): { $ref: string } => ({ $ref: `${SCHEMA_ID}#${poin
 const validateEnvelopeSchema = ajv.compile<Envelope>(ref(''));
 const validateObject = Object.fromEntries(ACP_OBJECT_KEYS.map((key) => [key, ajv.compile(ref(`/properties/${key}`))])) as Record<AcpObjectKey, ValidateFunction>;
 const validateEvent = ajv.compile<AcpEvent>(ref('/$defs/event'));
+const validateProducer = ajv.compile<Producer>(ref('/$defs/producer'));
 const validateAck = ajv.compile<AcpAck>({
   type: 'object',
   required: ['envelope_id', 'transaction_id', 'state_envelope_id'],
@@ -84,6 +85,11 @@ export function isStateObject<K extends AcpObjectKey>(key: K, value: unknown): v
 /** Type guard for an event (read back from storage or from a peer). */
 export function isAcpEvent(value: unknown): value is AcpEvent {
   return validateEvent(value);
+}
+
+/** Type guard for a producer (a state body's header, read back from storage). */
+export function isProducer(value: unknown): value is Producer {
+  return validateProducer(value);
 }
 
 /**

@@ -21,6 +21,11 @@ export interface Database {
   readonly url: string;
   /** A printable location with any password removed. */
   readonly location: string;
+  /**
+   * The raw SQLite handle under `db` (SQLite only). A user MUST hold `db`'s connection while using it
+   * (`db.connection().execute(…)`), or its statements could land inside another store's open transaction.
+   */
+  readonly sqlite?: BetterSqlite3.Database;
   close(): Promise<void>;
 }
 
@@ -67,7 +72,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     const db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    return { db, dialect: 'sqlite', url: `sqlite:${file}`, location: file, close: () => db.destroy() };
+    return { db, dialect: 'sqlite', url: `sqlite:${file}`, location: file, sqlite, close: () => db.destroy() };
   }
   throw new LocalError('CONFIG_INVALID', `unsupported database URL scheme "${scheme}" (use postgres:// or sqlite:)`);
 }

@@ -9,8 +9,8 @@ import {
   buildSnapshot,
   type AcpEvent,
   type Envelope,
-  type SnapshotEnvelope,
 } from '../../src/acpspec/envelope.js';
+import { composeSnapshot, composeStateText } from '../../src/acpspec/state-body.js';
 import { checkEnvelope } from '../../src/acpspec/validate.js';
 import { fetchTrusting } from '../../src/shared/fetch.js';
 import { ensureSelfSignedCertificate } from '../../src/server/tls.js';
@@ -168,9 +168,13 @@ describe.each(VARIANTS)('crash safety on $name (issue "Library": ingest is one d
       expect(rows.map((r) => [r.seq, r.event.event_id])).toEqual(
         Array.from({ length: k }, (_, i) => [i + 1, `ev-${i}`]),
       );
-      const state = JSON.parse(head!.stateText) as SnapshotEnvelope;
-      expect(checkEnvelope(state).ok).toBe(true);
-      expect(state.envelope_id).toBe(head!.stateEnvelopeId);
+      // The state as stored in parts (issue 10) composes to a valid snapshot whose stream is the event rows.
+      const materialised = (await store.state(transactionId))!;
+      const meta = { envelopeId: head!.stateEnvelopeId, transactionId, producedAt: head!.stateProducedAt };
+      const text = composeStateText(meta, materialised.body, materialised.eventTexts, new WeakMap());
+      const state = composeSnapshot(meta, materialised.body, materialised.events);
+      expect(text).toBe(canonicalJson(state));
+      expect(checkEnvelope(JSON.parse(text)).ok).toBe(true);
       expect(state.events).toEqual(rows.map((r) => r.event));
     }
     expect(present).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
