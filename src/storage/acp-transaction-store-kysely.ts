@@ -121,6 +121,12 @@ export class KyselyTransactionStore implements TransactionStore {
     return this.committer.submit(commit);
   }
 
+  /** Group commit so far: batches written and the commits they held (mean batch = items / batches). */
+  get groupCommitStats(): { batches: number; items: number } {
+    const { batches, items } = this.committer.stats;
+    return { batches, items };
+  }
+
   async events(transactionId: string, options: { after: number; limit: number }): Promise<SequencedEvent[]> {
     const { rows } = await this.shapes.run(this.db, 'events', [transactionId, options.after, options.limit], () =>
       this.db

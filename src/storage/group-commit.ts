@@ -41,9 +41,11 @@ export class GroupCommitter<T, R> {
     });
   }
 
-  /** Items waiting and batches in flight (for tests and metrics). */
-  get pending(): { queued: number; lanesBusy: number } {
-    return { queued: this.queue.length, lanesBusy: this.lanesBusy };
+  private written = { batches: 0, items: 0 };
+
+  /** Items waiting, batches in flight, and batches and items written so far (for tests and metrics). */
+  get stats(): { queued: number; lanesBusy: number; batches: number; items: number } {
+    return { queued: this.queue.length, lanesBusy: this.lanesBusy, ...this.written };
   }
 
   private schedule(): void {
@@ -87,6 +89,8 @@ export class GroupCommitter<T, R> {
   }
 
   private async run(batch: Waiting<T, R>[]): Promise<void> {
+    this.written.batches++;
+    this.written.items += batch.length;
     try {
       const results = await this.write(batch.map((w) => w.item));
       batch.forEach((waiting, i) => waiting.resolve(results[i]!));
