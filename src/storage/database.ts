@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { LocalError } from '../shared/errors.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 
 /** The SQL dialects we run on. */
 export type SqlDialect = 'sqlite' | 'postgres';
@@ -35,7 +36,7 @@ export interface DatabaseOptions {
   dataDir: string;
   /** PostgreSQL pool size (default 10). */
   poolSize?: number;
-  /** Told when an idle PostgreSQL connection fails (the pool replaces it); for logging. */
+  /** Told when an idle PostgreSQL connection fails (the pool replaces it) or a background SQLite checkpoint fails; for logging. */
   onIdleError?: (error: Error) => void;
 }
 
@@ -71,8 +72,20 @@ export function openDatabase(options: DatabaseOptions): Database {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
+    // Checkpoints run on a worker thread, not inside commits on the event loop (sqlite-checkpointer.ts).
+    const checkpointer = file === ':memory:' ? undefined : (sqlite.pragma('wal_autocheckpoint = 0'), startCheckpointer(file, (message) => options.onIdleError?.(new Error(`SQLite checkpoint failed: ${message}`))));
     const db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    return { db, dialect: 'sqlite', url: `sqlite:${file}`, location: file, sqlite, close: () => db.destroy() };
+    return {
+      db,
+      dialect: 'sqlite',
+      url: `sqlite:${file}`,
+      location: file,
+      sqlite,
+      async close() {
+        await checkpointer?.stop();
+        await db.destroy();
+      },
+    };
   }
   throw new LocalError('CONFIG_INVALID', `unsupported database URL scheme "${scheme}" (use postgres:// or sqlite:)`);
 }
