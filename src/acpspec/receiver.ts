@@ -31,7 +31,7 @@ export interface AcpReceiverOptions {
   /** Id source; `newId()` MUST return a UUIDv7 (see `newEnvelopeId`). */
   ids?: IdSource;
   logger?: Logger;
-  /** Approximate memory budget of the states held in memory (default 64 MiB). */
+  /** Approximate memory budget of the states held in memory (default 128 MiB). */
   stateCacheBytes?: number;
 }
 
@@ -80,7 +80,7 @@ export interface AcpReceiver {
 const MAX_PAGE = 1000;
 /** Commits tried per ingest before a moving head is reported as ACP_ENVELOPE_CONFLICT (docs "decision b"). */
 const COMMIT_ATTEMPTS = 3;
-const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
 
 /** Creates the receiver over a {@link TransactionStore}. */
 export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {

@@ -8,7 +8,9 @@ import { migrateSets } from './migrations.js';
 import { MemoryTransactionStore } from './acp-transaction-store-memory.js';
 import { acpMigrations, createKyselyTransactionStore, KyselyTransactionStore } from './acp-transaction-store-kysely.js';
 import { transactionStoreContract } from '../../test/helpers/acp-store-contract.js';
-import { envelopeIdFor, leadState, RECEIVER_AGENT_ID, snapshot } from '../../test/helpers/acp-builders.js';
+import { delta, envelopeIdFor, eventOp, leadState, RECEIVER_AGENT_ID, snapshot } from '../../test/helpers/acp-builders.js';
+import { createAcpReceiver } from '../acpspec/receiver.js';
+import { Migrator } from 'kysely';
 import { composeStateText } from '../acpspec/state-body.js';
 import { canonicalJson } from '../shared/jcs.js';
 
@@ -115,6 +117,34 @@ describe('acp migration 0005_state_parts (issue 10)', () => {
       const composed = JSON.parse(composeStateText(meta, stored.body, stored.eventTexts, new WeakMap())) as Record<string, unknown>;
       expect(canonicalJson(composed)).toBe(snapshotText);
       expect(stored.eventTexts).toEqual([canonicalJson(state.events[0])]);
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('acp migration 0005_state_parts, down', () => {
+  it('composes each whole state again, byte for byte what the receiver answered', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acp-parts-down-'));
+    const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
+    try {
+      await migrateSets(database, [acpMigrations]);
+      const receiver = createAcpReceiver({ store: createKyselyTransactionStore(database), accepts: ['snapshot', 'delta'], receiverAgentId: RECEIVER_AGENT_ID, producer: { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' } });
+      const base = snapshot({ transaction_id: 'tx-down', envelope_id: envelopeIdFor(0x500), state: leadState() });
+      await receiver.ingest(base, { secure: true });
+      await receiver.ingest(delta(base, [eventOp('ev-down')], { envelope_id: envelopeIdFor(0x501) }), { secure: true });
+      const { bytes } = await receiver.state('tx-down');
+      const migrator = new Migrator({
+        db: database.db,
+        provider: { getMigrations: () => Promise.resolve(acpMigrations.migrations) },
+        migrationTableName: 'a2ac_acp_migrations',
+        migrationLockTableName: 'a2ac_migrations_lock',
+      });
+      const { error } = await migrator.migrateDown();
+      expect(error).toBeUndefined();
+      const row = (await database.db.selectFrom('acp_transactions').select('state_body').where('transaction_id', '=', 'tx-down').executeTakeFirst()) as { state_body: string };
+      expect(row.state_body).toBe(bytes.toString('utf8'));
     } finally {
       await database.close();
       rmSync(dir, { recursive: true, force: true });
