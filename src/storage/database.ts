@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { LocalError } from '../shared/errors.js';
-import { startCheckpointer } from './sqlite-checkpointer.js';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 
 /** The SQL dialects we run on. */
 export type SqlDialect = 'sqlite' | 'postgres';
@@ -73,7 +73,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     // Checkpoints run on a worker thread, not inside commits on the event loop (sqlite-checkpointer.ts).
-    const checkpointer = file === ':memory:' ? undefined : (sqlite.pragma('wal_autocheckpoint = 0'), startCheckpointer(file, (message) => options.onIdleError?.(new Error(`SQLite checkpoint failed: ${message}`))));
+    const checkpointer = file === ':memory:' ? undefined : startBackgroundCheckpoints(sqlite, file, options.onIdleError);
     const db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     return {
       db,
@@ -88,6 +88,19 @@ export function openDatabase(options: DatabaseOptions): Database {
     };
   }
   throw new LocalError('CONFIG_INVALID', `unsupported database URL scheme "${scheme}" (use postgres:// or sqlite:)`);
+}
+
+/**
+ * Turns off the writer connection's own checkpoints and runs them on a worker thread
+ * (sqlite-checkpointer.ts); if the worker is lost, the connection checkpoints by itself again.
+ */
+function startBackgroundCheckpoints(sqlite: BetterSqlite3.Database, file: string, onError: ((error: Error) => void) | undefined): Checkpointer {
+  sqlite.pragma('wal_autocheckpoint = 0');
+  return startCheckpointer(file, (message) => onError?.(new Error(`SQLite checkpoint failed: ${message}`)), {
+    onLost: () => {
+      if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
+    },
+  });
 }
 
 const STATEMENT_CACHE_SIZE = 256;

@@ -30,3 +30,17 @@ describe('SQLite checkpoints on a worker thread (issue 10)', () => {
     expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 500 });
   });
 });
+
+describe('a lost checkpointer', () => {
+  it('is reported, so the writer can checkpoint by itself again', async () => {
+    const file = join(tempDir('acp-ckpt-lost-'), 'missing-dir', 'c.sqlite');
+    let lost!: () => void;
+    const reported = new Promise<void>((resolve) => (lost = resolve));
+    const errors: string[] = [];
+    // The worker cannot open a file in a folder that does not exist: it ends at once.
+    const checkpointer = startCheckpointer(file, (message) => errors.push(message), { onLost: () => lost() });
+    await reported;
+    await checkpointer.stop();
+    expect(errors.length).toBeGreaterThan(0);
+  });
+});

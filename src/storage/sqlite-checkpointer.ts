@@ -9,6 +9,11 @@ export interface CheckpointerOptions {
   restartFrames?: number;
   /** Told each time the WAL was restarted (emptied), with the frames it held. */
   onRestart?: (frames: number) => void;
+  /**
+   * Told when the worker ended without `stop()` (it could not start, or crashed): the caller MUST then turn
+   * its own connection's automatic checkpoints back on, or the WAL would grow without bound.
+   */
+  onLost?: () => void;
 }
 
 /**
@@ -70,9 +75,11 @@ export function startCheckpointer(file: string, onError: (message: string) => vo
   });
   worker.unref();
   let running = true;
+  let stopping = false;
   const exited = new Promise<void>((resolve) =>
     worker.once('exit', () => {
       running = false;
+      if (!stopping) options.onLost?.();
       resolve();
     }),
   );
@@ -83,6 +90,7 @@ export function startCheckpointer(file: string, onError: (message: string) => vo
   worker.on('error', (error) => onError(error.message));
   return {
     async stop() {
+      stopping = true;
       if (running) {
         // Held by the caller now: the process waits for the worker's connection to close.
         worker.ref();
