@@ -147,7 +147,9 @@ const longFigures: LongTransactionFigures[] = [];
 async function acpGroup(rep: number, withPg: boolean): Promise<void> {
   const inProcess = async (store: 'sqlite' | 'postgres', concurrency: number, chainLength = 20): Promise<void> => {
     const long = chainLength > 20;
-    const spec: InProcessSpec = { store, pgUrl, warmup: long ? n(1000, 1000) : n(500, 100), count: long ? n(5000, 2000) : n(4000, 600), concurrency, chainLength };
+    // Long enough for the JIT to settle: short runs report start-up work as per-envelope cost.
+    const count = long ? n(5000, 2000) : store === 'postgres' && concurrency === 1 ? n(4000, 600) : n(20_000, 1000);
+    const spec: InProcessSpec = { store, pgUrl, warmup: long ? n(2000, 1000) : n(3000, 200), count, concurrency, chainLength };
     const load = loadAverage();
     const result = await runChild<InProcessResult>('./acp-inprocess.ts', spec);
     const name = store === 'sqlite' ? 'SQLite' : 'PostgreSQL';
@@ -269,7 +271,8 @@ async function main(): Promise<void> {
     ratioTable(lines),
     '',
     '## Other targets',
-    `- ACPspec in process on SQLite ≥ 10,000 envelopes/s: ${inproc ? `${fmt(inproc.median)} (${fmt(inproc.min)}–${fmt(inproc.max)})/s — ${inproc.median >= 10_000 ? 'met' : '**missed**'}` : 'not measured'}`,
+    `- ACPspec in process on SQLite ≥ 10,000 envelopes/s, one after another: ${inproc ? `${fmt(inproc.median)} (${fmt(inproc.min)}–${fmt(inproc.max)})/s — ${inproc.median >= 10_000 ? 'met' : '**missed**'}` : 'not measured'}`,
+    target('acp-inproc-sqlite-c16', 'ACPspec in process on SQLite, 16 transactions at once (group commit),', 10_000),
     target('acp-inproc-postgres-c16', 'ACPspec in process on PostgreSQL, 16 transactions at once,', 5000),
     target('acp-https', 'ACPspec over HTTPS at c16', 3000),
     `- ACPspec CPU per envelope 901–1,000 of a 1,000-envelope transaction ≤ 1.5× envelopes 1–100: ${longFigures.length ? `${flat.toFixed(2)}× — ${flat <= 1.5 ? 'met' : '**missed**'}` : 'not measured'}`,
