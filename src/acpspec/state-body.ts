@@ -2,7 +2,7 @@ import { LocalError } from '../shared/errors.js';
 import { canonicalJson, canonicalJsonShared } from '../shared/jcs.js';
 import { ACP_OBJECT_KEYS } from './constants.js';
 import type { AcpEvent, AcpState, Producer, SnapshotEnvelope } from './envelope.js';
-import { isAcpEvent, isProducer, isStateObject } from './validate.js';
+import { isStoredEvents, isStoredProducer, isStoredStateObject } from './validate.js';
 
 /**
  * The part of a state snapshot that changes only when an envelope changes one of the seven objects other
@@ -48,24 +48,31 @@ export function decodeStateBody(text: string): StateBody {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('state body');
   const record = value as Record<string, unknown>;
   const { acp_version, producer } = record;
-  if (typeof acp_version !== 'string' || !isProducer(producer)) throw invalid('state body');
+  if (typeof acp_version !== 'string' || !isStoredProducer(producer)) throw invalid('state body');
   const objects: Partial<Omit<AcpState, 'events'>> = {};
   for (const key of BODY_OBJECT_KEYS) {
     const member = record[key];
-    if (!isStateObject(key, member)) throw invalid('state body');
+    if (!isStoredStateObject(key, member)) throw invalid('state body');
     Object.assign(objects, { [key]: member });
   }
   return { acp_version, producer, ...(objects as Omit<AcpState, 'events'>) };
 }
 
 /**
- * Decodes a stored event (canonical JSON text), checked against the event schema.
+ * Decodes stored events (each its canonical JSON text), checked against the event schema: one parse and one
+ * check for the whole list.
  * @throws LocalError `INVALID_STATE`.
  */
-export function decodeStoredEvent(text: string): AcpEvent {
-  const value = parseJson(text);
-  if (!isAcpEvent(value)) throw invalid('event');
+export function decodeStoredEvents(texts: readonly string[]): AcpEvent[] {
+  const value = parseJson(`[${texts.join(',')}]`);
+  if (!isStoredEvents(value) || value.length !== texts.length) throw invalid('event');
   return value;
+}
+
+/** {@link decodeStoredEvents} for one event. @throws LocalError `INVALID_STATE`. */
+export function decodeStoredEvent(text: string): AcpEvent {
+  const [event] = decodeStoredEvents([text]);
+  return event!;
 }
 
 /** The state snapshot envelope made of its parts. */

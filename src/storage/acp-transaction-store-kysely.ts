@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { ACP_KINDS } from '../acpspec/constants.js';
-import { decodeStateBody, decodeStoredEvent } from '../acpspec/state-body.js';
+import { decodeStateBody, decodeStoredEvents } from '../acpspec/state-body.js';
 import type {
   CommitResult,
   EnvelopeIdUse,
@@ -107,7 +107,7 @@ export class KyselyTransactionStore implements TransactionStore {
     );
     if (events.length !== head.eventCount) throw new LocalError('INVALID_STATE', 'the stored event stream does not match its head');
     const eventTexts = events.map((e) => e.body);
-    return { head, body: decodeStateBody(row.body), events: eventTexts.map(decodeStoredEvent), eventTexts };
+    return { head, body: decodeStateBody(row.body), events: decodeStoredEvents(eventTexts), eventTexts };
   }
 
   async isKnownEnvelope(transactionId: string, envelopeId: string): Promise<boolean> {
@@ -137,7 +137,8 @@ export class KyselyTransactionStore implements TransactionStore {
         .orderBy('seq')
         .limit(options.limit),
     );
-    return rows.map((row) => ({ seq: Number(row.seq), event: decodeStoredEvent(row.body) }));
+    const events = decodeStoredEvents(rows.map((row) => row.body));
+    return rows.map((row, i) => ({ seq: Number(row.seq), event: events[i]! }));
   }
 }
 

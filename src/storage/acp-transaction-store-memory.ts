@@ -1,4 +1,4 @@
-import { decodeStateBody, decodeStoredEvent } from '../acpspec/state-body.js';
+import { decodeStateBody, decodeStoredEvents } from '../acpspec/state-body.js';
 import type {
   CommitResult,
   EnvelopeIdUse,
@@ -47,7 +47,7 @@ export class MemoryTransactionStore implements TransactionStore {
     if (body === undefined) return Promise.reject(new LocalError('INVALID_STATE', 'a transaction head without its state body'));
     const eventTexts = (this.streams.get(transactionId) ?? []).slice(0, head.eventCount);
     try {
-      return Promise.resolve({ head, body: decodeStateBody(body), events: eventTexts.map(decodeStoredEvent), eventTexts });
+      return Promise.resolve({ head, body: decodeStateBody(body), events: decodeStoredEvents(eventTexts), eventTexts });
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new LocalError('INVALID_STATE', 'stored state does not decode'));
     }
@@ -100,6 +100,7 @@ export class MemoryTransactionStore implements TransactionStore {
     const stream = this.streams.get(transactionId) ?? [];
     const from = Math.max(options.after, 0);
     // seq n sits at index n-1.
-    return Promise.resolve(stream.slice(from, from + options.limit).map((text, i) => ({ seq: from + i + 1, event: decodeStoredEvent(text) })));
+    const events = decodeStoredEvents(stream.slice(from, from + options.limit));
+    return Promise.resolve(events.map((event, i) => ({ seq: from + i + 1, event })));
   }
 }
