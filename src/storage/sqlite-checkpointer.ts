@@ -1,32 +1,25 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-/** How the background checkpointer works; defaults suit a busy writer on one host. */
+/** How the background checkpointer works. */
 export interface CheckpointerOptions {
-  /** Pause between passive checkpoints (default 200 ms). */
+  /** Pause between passive checkpoints (default 100 ms). */
   intervalMs?: number;
-  /** WAL frames (pages) after which a checkpoint also restarts the WAL, briefly holding writers (default 16,384 ≈ 64 MiB). */
-  restartFrames?: number;
-  /** Told each time the WAL was restarted (emptied), with the frames it held. */
-  onRestart?: (frames: number) => void;
-  /**
-   * Told when the worker ended without `stop()` (it could not start, or crashed): the caller MUST then turn
-   * its own connection's automatic checkpoints back on, or the WAL would grow without bound.
-   */
+  /** Told after each checkpoint that copied every frame of the WAL into the database file, with their number. */
+  onCaughtUp?: (frames: number) => void;
+  /** Told when the worker ended without `stop()` (it could not start, or crashed). */
   onLost?: () => void;
 }
 
 /**
- * The worker's code. It opens its own connection to the database file and checkpoints in a loop:
- * PASSIVE (copies WAL frames into the database file and syncs it, never waiting for or blocking the
- * writer), and TRUNCATE once the WAL has grown past `restartFrames` — a writer that never pauses never lets
- * a passive checkpoint reach the end of the WAL, so only a restart keeps the file bounded.
+ * The worker's code: its own connection to the database file, a PASSIVE checkpoint every `intervalMs`.
+ * A passive checkpoint copies WAL frames into the database file and syncs it without waiting for the writer
+ * or blocking it.
  */
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.file);
-db.pragma('busy_timeout = 5000');
 let timer;
 parentPort.on('message', () => {
   clearTimeout(timer);
@@ -36,10 +29,7 @@ parentPort.on('message', () => {
 function step() {
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (result && result.log > workerData.restartFrames) {
-      const [restart] = db.pragma('wal_checkpoint(TRUNCATE)');
-      if (restart && restart.busy === 0) parentPort.postMessage({ restarted: result.log });
-    }
+    if (result && result.busy === 0 && result.log > 0 && result.log === result.checkpointed) parentPort.postMessage({ caughtUp: result.log });
   } catch (error) {
     parentPort.postMessage({ error: String(error && error.message || error) });
   }
@@ -54,22 +44,17 @@ export interface Checkpointer {
 }
 
 /**
- * Runs SQLite's WAL checkpoints on a worker thread instead of inside the writer's commits (issue 10). With
- * `wal_autocheckpoint` on, every ~1,000 pages one commit copies the WAL into the database file and waits for
- * two fsyncs on the event loop's thread; a checkpoint does not make a commit more durable (WAL mode: a
- * commit is durable against a process crash once its frames are in the WAL), so moving it off the loop
- * keeps ingest from stalling. The caller MUST set `wal_autocheckpoint = 0` on its own connection.
+ * Copies SQLite's WAL into the database file on a worker thread (issue 10), so the writer's own automatic
+ * checkpoint — which still runs in a commit once the WAL passes its threshold, and is what lets the WAL
+ * start over (a checkpoint on another connection never sees the WAL at rest while the writer keeps
+ * committing) — finds nearly everything copied already and only syncs. A checkpoint never makes a commit
+ * more durable (WAL mode: a commit is durable against a process crash once its frames are in the WAL).
  * `onError` hears of failed checkpoints (the next one retries).
  */
 export function startCheckpointer(file: string, onError: (message: string) => void, options: CheckpointerOptions = {}): Checkpointer {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: {
-      file,
-      module: createRequire(import.meta.url).resolve('better-sqlite3'),
-      intervalMs: options.intervalMs ?? 200,
-      restartFrames: options.restartFrames ?? 16_384,
-    },
+    workerData: { file, module: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs: options.intervalMs ?? 100 },
     // No loader hooks or flags of the parent (e.g. tsx): the worker is plain CommonJS.
     execArgv: [],
   });
@@ -83,9 +68,9 @@ export function startCheckpointer(file: string, onError: (message: string) => vo
       resolve();
     }),
   );
-  worker.on('message', (message: { error?: string; restarted?: number }) => {
+  worker.on('message', (message: { error?: string; caughtUp?: number }) => {
     if (message.error !== undefined) onError(message.error);
-    if (message.restarted !== undefined) options.onRestart?.(message.restarted);
+    if (message.caughtUp !== undefined) options.onCaughtUp?.(message.caughtUp);
   });
   worker.on('error', (error) => onError(error.message));
   return {
