@@ -11,6 +11,10 @@ export interface HeldState {
   head: TransactionHead;
   header: { acp_version: string; producer: Producer };
   state: AcpState;
+  /**
+   * Canonical texts of the events: the first `head.eventCount` entries (the array is shared with later
+   * versions, which may have appended to it; read it through `heldEventTexts`).
+   */
   eventTexts: string[];
   /** Total length of `eventTexts`, for the cache's budget. */
   eventBytes: number;

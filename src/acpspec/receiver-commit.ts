@@ -100,10 +100,27 @@ export async function commitTransition(
     },
     header: context.header,
     state,
-    eventTexts: held === undefined ? texts : [...held.eventTexts, ...texts],
+    eventTexts: grownTexts(held, texts),
     eventBytes: (held?.eventBytes ?? 0) + texts.reduce((sum, text) => sum + text.length, 0),
   });
   return { envelope_id: envelope.envelope_id, transaction_id: envelope.transaction_id, state_envelope_id: snapshot.envelope_id };
+}
+
+/**
+ * The event texts after a commit. The held array is grown in place when this commit extends its latest
+ * version (a held state reads only its first `eventCount` texts, see {@link heldEventTexts}), so appending
+ * does not copy the stream; a version that lost a race is copied.
+ */
+function grownTexts(held: HeldState | undefined, texts: string[]): string[] {
+  if (held === undefined) return texts;
+  if (held.eventTexts.length !== held.head.eventCount) return [...heldEventTexts(held), ...texts];
+  held.eventTexts.push(...texts);
+  return held.eventTexts;
+}
+
+/** The canonical texts of a held state's events (its array may have grown for a later version). */
+export function heldEventTexts(held: HeldState): readonly string[] {
+  return held.eventTexts.length === held.head.eventCount ? held.eventTexts : held.eventTexts.slice(0, held.head.eventCount);
 }
 
 function sameHeader(a: HeldState['header'], b: HeldState['header']): boolean {

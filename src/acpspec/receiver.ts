@@ -12,7 +12,7 @@ import { AcpError, isAcpError } from './errors.js';
 import { createHeldStateCache, type HeldState } from './held-state.js';
 import { containsPersonalData } from './pii.js';
 import type { TransactionHead, TransactionStore } from './transaction-store.js';
-import { commitTransition, transitionOn, type CommitContext, type Inbound } from './receiver-commit.js';
+import { commitTransition, heldEventTexts, transitionOn, type CommitContext, type Inbound } from './receiver-commit.js';
 import { composeSnapshot, composeStateText, stateBodyOf } from './state-body.js';
 import { parseEnvelope } from './validate.js';
 
@@ -228,7 +228,7 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
       const held = await heldFor(await requireHead(transactionId, read?.caller));
       const meta = { envelopeId: held.head.stateEnvelopeId, transactionId, producedAt: held.head.stateProducedAt };
       const body = stateBodyOf(held.header, held.state);
-      const text = composeStateText(meta, body, held.eventTexts, context.memo);
+      const text = composeStateText(meta, body, heldEventTexts(held), context.memo);
       return { envelope: composeSnapshot(meta, body, held.state.events), bytes: Buffer.from(text, 'utf8') };
     },
     async events(transactionId, page) {

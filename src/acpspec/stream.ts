@@ -39,11 +39,12 @@ function heldEvent(events: readonly AcpEvent[], index: EventIndex, id: string): 
 
 /**
  * The stream `held` grown by `appended` (events whose ids it does not hold), sharing its id index. States
- * are immutable: this never changes `held`.
+ * are immutable: this never changes `held`. `grown`, when given, is already `held` followed by `appended`
+ * (a patch's result) and is used instead of a new copy.
  */
-export function appendEvents(held: AcpEvent[], appended: readonly AcpEvent[]): AcpEvent[] {
+export function appendEvents(held: AcpEvent[], appended: readonly AcpEvent[], grown?: AcpEvent[]): AcpEvent[] {
   if (appended.length === 0) return held;
-  const events = [...held, ...appended];
+  const events = grown ?? [...held, ...appended];
   const index = indexOf(held);
   appended.forEach((event, i) => {
     const positions = index.get(event.event_id);
@@ -57,10 +58,11 @@ export function appendEvents(held: AcpEvent[], appended: readonly AcpEvent[]): A
 /**
  * Merges an inbound event list into the held stream. The stream only grows (seed "Append to the event
  * stream rather than replacing it"): held events are kept even when the inbound list omits them, new
- * ones are appended by `event_id`, an identical repeat is a no-op.
+ * ones are appended by `event_id`, an identical repeat is a no-op. `grown`, when given, is `held` followed
+ * by `inbound` (a delta's patched stream): reused when every inbound event is new, so appending costs no copy.
  * @throws AcpError `ACP_POLICY_VIOLATION` when an `event_id` reappears with different content.
  */
-export function mergeEvents(held: AcpEvent[], inbound: readonly AcpEvent[]): EventMerge {
+export function mergeEvents(held: AcpEvent[], inbound: readonly AcpEvent[], grown?: AcpEvent[]): EventMerge {
   const index = indexOf(held);
   const fresh = new Map<string, AcpEvent>();
   const appended: AcpEvent[] = [];
@@ -75,7 +77,9 @@ export function mergeEvents(held: AcpEvent[], inbound: readonly AcpEvent[]): Eve
     }
   });
   if (conflicts.length > 0) throw new AcpError('ACP_POLICY_VIOLATION', 'event stream cannot be rewritten', { conflicts });
-  return { events: appendEvents(held, appended), appended };
+  // `grown` (held + inbound) is the merged stream itself when every inbound event was new.
+  const reuse = grown !== undefined && appended.length === inbound.length && grown.length === held.length + inbound.length;
+  return { events: appendEvents(held, appended, reuse ? grown : undefined), appended };
 }
 
 function sameEvent(a: AcpEvent, b: AcpEvent): boolean {
