@@ -25,6 +25,10 @@ export interface ConsentMerge {
  * revocation or any other narrowing is visible in the stream too.
  */
 export function mergeConsent(held: ConsentMap | undefined, asserted: ConsentMap | undefined, envelopeId: string, nowMs: number): ConsentMerge {
+  // A delta that leaves /consent alone asserts the held map itself: every record is kept as it is (an
+  // expired grant aside, whose re-assertion is a refused widening), so the map stays the same object and
+  // the state body need not be written again (issue 10).
+  if (held !== undefined && asserted === held && keepsItself(held, nowMs)) return { consent: held, events: [] };
   const consent: ConsentMap = {};
   const events: ConsentEventDraft[] = [];
   const parties = new Set([...Object.keys(held ?? {}), ...Object.keys(asserted ?? {})]);
@@ -41,6 +45,14 @@ export function mergeConsent(held: ConsentMap | undefined, asserted: ConsentMap 
     if (Object.keys(merged).length > 0) consent[party] = merged;
   }
   return { consent, events };
+}
+
+/** Whether merging a map with itself gives the same records and no events (no expired grant, no empty party). */
+function keepsItself(consent: ConsentMap, nowMs: number): boolean {
+  return Object.values(consent).every((scopes) => {
+    const records = ACP_CONSENT_SCOPES.map((scope) => scopes[scope]).filter((record) => record !== undefined);
+    return records.length > 0 && records.every((record) => effectiveConsent(record, nowMs) === record.state);
+  });
 }
 
 function eventsFor(merge: ConsentRecordMerge): { type: string; data: Record<string, unknown> }[] {

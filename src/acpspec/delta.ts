@@ -3,9 +3,9 @@ import { ACP_OBJECT_KEYS, type AcpObjectKey } from './constants.js';
 import type { AcpState, DeltaEnvelope, PatchOperation } from './envelope.js';
 import { AcpError } from './errors.js';
 import { parsePointer } from './pointer.js';
-import { checkSnapshot } from './validate.js';
+import { checkStateParts } from './validate.js';
 
-const OBJECT_KEYS: ReadonlySet<string> = new Set<AcpObjectKey>(ACP_OBJECT_KEYS);
+const OBJECT_KEYS: ReadonlySet<string> = new Set<string>(ACP_OBJECT_KEYS);
 const ALLOWED_OPS: ReadonlySet<string> = new Set(['add', 'remove', 'replace', 'test']);
 
 /** A policy breach of one operation (index and rule; never the value). */
@@ -93,14 +93,22 @@ function ownPath(root: Record<string, unknown>, pointer: string, owned: WeakSet<
 
 /**
  * Applies a delta to its parent's state and checks that the result is a complete, valid snapshot
- * (design "Deltas": otherwise the whole delta is rejected).
+ * (design "Deltas": otherwise the whole delta is rejected). The parent is valid, so only what the patch
+ * changed is checked (issue 10): the objects its operations write, and the events it appends — the same
+ * issues a check of the whole result would report, at a cost that does not grow with the stream.
  * @throws AcpError `ACP_POLICY_VIOLATION`; `ACP_PATCH_FAILED` (with `details.issues` when the result
  * does not validate).
  */
 export function applyDelta(parent: AcpState, delta: DeltaEnvelope): AcpState {
   const state = applyPatchToState(parent, delta.patch);
-  const header = { acp_version: delta.acp_version, envelope_id: delta.envelope_id, transaction_id: delta.transaction_id, produced_at: delta.produced_at, producer: delta.producer };
-  const issues = checkSnapshot({ ...header, ...state });
+  const changed = new Set<AcpObjectKey>();
+  for (const operation of delta.patch) {
+    const root = parsePointer(operation.path)[0];
+    // The policy (checked above) roots every path at one of the eight objects and only appends to events.
+    const key = ACP_OBJECT_KEYS.find((k) => k === root);
+    if (operation.op !== 'test' && key !== undefined && key !== 'events') changed.add(key);
+  }
+  const issues = checkStateParts(state, changed, parent.events.length);
   if (issues.length > 0) throw new AcpError('ACP_PATCH_FAILED', 'patch result is not a valid snapshot', { issues });
   return state;
 }

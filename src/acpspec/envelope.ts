@@ -1,142 +1,44 @@
 import { systemClock, isoTime, type Clock } from '../shared/clock.js';
 import { uuidv7, type IdSource } from '../shared/ids.js';
-import { ACP_ENVELOPE_ID_PREFIX, ACP_VERSION, type ConsentScope, type ConsentState, type Kind } from './constants.js';
+import { ACP_ENVELOPE_ID_PREFIX, ACP_VERSION, type AcpObjectKey, type Kind } from './constants.js';
+
+import type * as Schema from './envelope-schema.gen.js';
 
 /*
- * TypeScript mirror of schemas/acpspec-envelope-0.1.schema.json. The schema is the only validation
- * source; these types describe what `parseEnvelope` has already checked.
+ * The envelope model. Every object type comes from schemas/acpspec-envelope-0.1.schema.json through the
+ * generated envelope-schema.gen.ts (`npm run gen:types`; a test fails when that file is stale). What the
+ * generator cannot express — the schema's `if`/`then`/`else` telling a snapshot from a delta, and a patch
+ * operation's `value` required except for `remove` — is written here on top of the generated types, and
+ * src/acpspec/envelope-types.test.ts checks both against the generated root type.
  */
 
 /** Integer minor units plus ISO 4217 currency. */
-export interface Money {
-  amount_minor: number;
-  currency: string;
-}
-
+export type Money = Schema.Money;
 /** Who produced an envelope. */
-export interface Producer {
-  agent_id: string;
-  role: string;
-  organization?: string;
-}
+export type Producer = Schema.Producer;
+export type AcpTransaction = Schema.Transaction;
+export type AcpAddress = Schema.Address;
+export type AcpParty = Schema.Party;
+export type ConsentRecord = Schema.ConsentRecord;
+/** Consent per party id, per scope. */
+export type ConsentMap = Record<string, Schema.PartyConsent>;
+export type AcpVehicle = Schema.Vehicle;
+export type AcpQuote = Schema.Quote;
+export type AcpFinancing = Schema.Financing;
+export type AcpFulfillment = Schema.Fulfillment;
+/** One entry of the append-only event stream. `subject` is a JSON Pointer into the state. */
+export type AcpEvent = Schema.Event;
 
 /** Fields every envelope carries. */
-export interface EnvelopeHeader {
-  acp_version: string;
-  envelope_id: string;
-  transaction_id: string;
-  produced_at: string;
-  producer: Producer;
-}
+export type EnvelopeHeader = Pick<Schema.EnvelopeSchema, 'acp_version' | 'envelope_id' | 'transaction_id' | 'produced_at' | 'producer'>;
 
-export interface AcpTransaction {
-  type: string;
-  stage: string;
-  opened_at?: string;
-  dealer?: { dealer_id: string; name?: string; location_id?: string };
-  source?: { channel?: string; agent_id?: string; campaign?: string };
-  external_refs?: Record<string, string>;
-}
+/** The eight top-level objects: the complete transaction state (all required in a snapshot). */
+export type AcpState = { [K in AcpObjectKey]-?: Exclude<Schema.EnvelopeSchema[K], undefined> };
 
-export interface AcpAddress {
-  line1?: string;
-  line2?: string;
-  city?: string;
-  region?: string;
-  postal_code?: string;
-  country: string;
-}
-
-export interface AcpParty {
-  kind: 'person' | 'organization';
-  roles: string[];
-  organization_name?: string;
-  name?: { given?: string; middle?: string; family?: string; suffix?: string; full?: string };
-  contact?: { email?: string; phone?: string; preferred_channel?: string };
-  address?: AcpAddress;
-  date_of_birth?: string;
-  driver_license?: { number: string; issuing_region: string; expires_on?: string };
-}
-
-export interface ConsentRecord {
-  state: ConsentState;
-  channels?: string[];
-  granted_to?: string[];
-  captured_at?: string;
-  expires_at?: string;
-  captured_by?: string;
-  method?: string;
-  consent_text?: string;
-  evidence_hash?: string;
-}
-
-/** Consent per party id, per scope. */
-export type ConsentMap = Record<string, Partial<Record<ConsentScope, ConsentRecord>>>;
-
-export interface AcpVehicle {
-  role: string;
-  vin?: string;
-  year?: number;
-  make?: string;
-  model?: string;
-  trim?: string;
-  condition?: string;
-  odometer?: { value: number; unit: 'km' | 'mi' };
-  stock_number?: string;
-  owner_party_id?: string;
-  registration?: { plate: string; region?: string };
-  lien?: { holder_name?: string; payoff?: Money };
-}
-
-export interface AcpQuote {
-  status: string;
-  quote_id?: string;
-  valid_until?: string;
-  currency?: string;
-  lines?: Record<string, { kind: string; description?: string; vehicle_id?: string; quantity?: number; amount_minor: number }>;
-  totals?: { subtotal_minor?: number; fees_minor?: number; tax_minor?: number; out_the_door_minor: number };
-}
-
-export interface AcpFinancing {
-  method?: string;
-  credit_application?: { status: string; reference?: string; submitted_at?: string; applicant_party_ids: string[] };
-  offers?: Record<string, Record<string, unknown> & { kind: string; term_months: number }>;
-  decision?: { status: string; offer_id?: string; decided_at?: string };
-}
-
-export interface AcpFulfillment {
-  appointments?: Record<string, Record<string, unknown> & { kind: string; status: string }>;
-  delivery?: Record<string, unknown> & { method: string; status: string; recipient_party_id?: string; address?: AcpAddress };
-  work_orders?: Record<string, Record<string, unknown> & { status: string }>;
-  documents?: Record<string, Record<string, unknown> & { kind: string; uri: string }>;
-}
-
-/** One entry of the append-only event stream. `subject` is a JSON Pointer into the state. */
-export interface AcpEvent {
-  event_id: string;
-  type: string;
-  occurred_at: string;
-  actor: string;
-  subject: string;
-  data: Record<string, unknown>;
-}
-
-/** The eight top-level objects: the complete transaction state. */
-export interface AcpState {
-  transaction: AcpTransaction;
-  parties: Record<string, AcpParty>;
-  consent: ConsentMap;
-  vehicles: Record<string, AcpVehicle>;
-  quote: AcpQuote;
-  financing: AcpFinancing;
-  fulfillment: AcpFulfillment;
-  events: AcpEvent[];
-}
-
-/** An RFC 6902 operation as the envelope allows it (no move/copy). */
+/** An RFC 6902 operation as the envelope allows it (no move/copy; `value` for every op but `remove`). */
 export type PatchOperation =
-  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
-  | { op: 'remove'; path: string };
+  | { op: Exclude<Schema.PatchOperation['op'], 'remove'>; path: string; value: unknown }
+  | { op: Extract<Schema.PatchOperation['op'], 'remove'>; path: string };
 
 /** A snapshot: the complete state, no parent, no patch. */
 export type SnapshotEnvelope = EnvelopeHeader & AcpState & { parent_envelope_id?: never; patch?: never };

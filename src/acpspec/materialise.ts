@@ -47,7 +47,7 @@ export function snapshotTransition(held: AcpState | undefined, snapshot: Snapsho
 export function deltaTransition(held: AcpState, delta: DeltaEnvelope, context: TransitionContext): Transition {
   const result = applyDelta(held, delta);
   // The policy allows only appends at /events/-, so the held prefix is unchanged.
-  const stream = mergeEvents(held.events, result.events.slice(held.events.length));
+  const stream = mergeEvents(held.events, result.events.slice(held.events.length), result.events);
   const consent = mergeConsent(held.consent, result.consent, delta.envelope_id, context.nowMs);
   requireConsent(consent.consent, subjectsOf(personalDataAffectedBy(delta.patch, result), result), context);
   return {

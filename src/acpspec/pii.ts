@@ -134,7 +134,12 @@ export function containsPersonalData(envelope: Envelope): boolean {
  */
 export function personalDataAffectedBy(patch: readonly PatchOperation[], state: AcpState): PiiHit[] {
   const written = patch.filter(operationCarriesPersonalData).map((op) => parsePointer(op.path));
-  const repointed = patch.filter((op) => op.op === 'add' || op.op === 'replace').map((op) => parsePointer(op.path));
+  // Only a write that can reach a subject reference re-points one (an appended event never does), so the
+  // state is not scanned for the commonest deltas.
+  const repointed = patch
+    .filter((op) => op.op === 'add' || op.op === 'replace')
+    .map((op) => parsePointer(op.path))
+    .filter((path) => SUBJECT_REFERENCES.some((reference) => overlaps(path, reference)));
   if (written.length === 0 && repointed.length === 0) return [];
   return findPersonalData(state).filter((hit) => {
     if (written.some((path) => overlaps(path, hit.segments))) return true;
@@ -142,6 +147,11 @@ export function personalDataAffectedBy(patch: readonly PatchOperation[], state: 
     return reference !== undefined && repointed.some((path) => overlaps(path, reference));
   });
 }
+
+/** Where data subjects are referenced by a field (with wildcards), derived from the schema's locations. */
+const SUBJECT_REFERENCES: readonly (readonly string[])[] = PII_LOCATIONS.flatMap((location) =>
+  location.subject === undefined || location.subject.field === '$key' ? [] : [[...location.subject.base, ...location.subject.field.split('/')]],
+);
 
 /** Where a hit's data subject is referenced, when it is a field (not the hit's own map key). */
 function subjectReference(hit: PiiHit): string[] | undefined {

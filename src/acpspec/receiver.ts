@@ -2,28 +2,18 @@ import { sleep } from '../shared/async.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { ANONYMOUS_IDENTITY } from '../shared/identity.js';
 import type { IdSource } from '../shared/ids.js';
-import { canonicalJson, canonicalJsonShared } from '../shared/jcs.js';
+import { LocalError } from '../shared/errors.js';
+import { canonicalJson } from '../shared/jcs.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
-import { ACP_DEFAULT_ACCEPTED_VERSIONS, type Kind } from './constants.js';
+import { ACP_DEFAULT_ACCEPTED_VERSIONS, ACP_VERSION, type Kind } from './constants.js';
 import { assertPatchPolicy } from './delta.js';
-import {
-  buildSnapshot,
-  envelopeKind,
-  isDelta,
-  newEnvelopeId,
-  stateOf,
-  type AcpAck,
-  type AcpEvent,
-  type AcpState,
-  type Envelope,
-  type Producer,
-  type SnapshotEnvelope,
-} from './envelope.js';
+import { envelopeKind, isDelta, type AcpAck, type AcpEvent, type Envelope, type Producer, type SnapshotEnvelope } from './envelope.js';
 import { AcpError, isAcpError, isAcpId } from './errors.js';
-import { deltaTransition, snapshotTransition, type Transition } from './materialise.js';
+import { createHeldStateCache, type HeldState } from './held-state.js';
 import { containsPersonalData } from './pii.js';
 import type { TransactionHead, TransactionStore } from './transaction-store.js';
-import { createStateCache } from './state-cache.js';
+import { commitTransition, heldEventTexts, transitionOn, type CommitContext, type Inbound } from './receiver-commit.js';
+import { composeSnapshot, composeStateText, stateBodyOf } from './state-body.js';
 import { parseEnvelope } from './validate.js';
 
 /** Options of {@link createAcpReceiver}. */
@@ -41,8 +31,8 @@ export interface AcpReceiverOptions {
   /** Id source; `newId()` MUST return a UUIDv7 (see `newEnvelopeId`). */
   ids?: IdSource;
   logger?: Logger;
-  /** Parsed states kept in memory to skip re-parsing the head (default 1000 transactions). */
-  stateCacheSize?: number;
+  /** Approximate memory budget of the states held in memory (default 128 MiB). */
+  stateCacheBytes?: number;
 }
 
 /**
@@ -90,22 +80,28 @@ export interface AcpReceiver {
 const MAX_PAGE = 1000;
 /** Commits tried per ingest before a moving head is reported as ACP_ENVELOPE_CONFLICT (docs "decision b"). */
 const COMMIT_ATTEMPTS = 3;
+const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
 
 /** Creates the receiver over a {@link TransactionStore}. */
 export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
   const { store, receiverAgentId } = options;
-  const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const versions = options.acceptedVersions ?? ACP_DEFAULT_ACCEPTED_VERSIONS;
-  const cache = createStateCache(options.stateCacheSize ?? 1000);
-  // Canonical text of state subtrees by identity: states are never mutated (deltas copy on write), so
-  // the next state of a transaction re-serialises only what changed.
-  const canonicalMemo = new WeakMap<object, string>();
+  const cache = createHeldStateCache(options.stateCacheBytes ?? DEFAULT_CACHE_BYTES);
+  const context: CommitContext = {
+    store,
+    cache,
+    clock: options.clock ?? systemClock,
+    ids: options.ids,
+    receiverAgentId,
+    header: { acp_version: ACP_VERSION, producer: options.producer },
+    memo: new WeakMap(),
+  };
 
-  async function ingest(raw: unknown, context: IngestContext): Promise<AcpAck> {
+  async function ingest(raw: unknown, ingestContext: IngestContext): Promise<AcpAck> {
     const envelope = parseEnvelope(raw);
     try {
-      const ack = await ingestValid(envelope, context);
+      const ack = await ingestValid(envelope, ingestContext);
       logger.debug('acp.ingest', { envelope_id: ack.envelope_id, transaction_id: ack.transaction_id });
       return ack;
     } catch (error) {
@@ -118,77 +114,68 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
     }
   }
 
-  async function ingestValid(envelope: Envelope, context: IngestContext): Promise<AcpAck> {
-    const caller = context.caller ?? ANONYMOUS_IDENTITY;
+  async function ingestValid(envelope: Envelope, ingestContext: IngestContext): Promise<AcpAck> {
+    const caller = ingestContext.caller ?? ANONYMOUS_IDENTITY;
     if (!versions.includes(envelope.acp_version)) {
       throw new AcpError('ACP_VERSION_UNSUPPORTED', undefined, { accepted: [...versions] });
     }
     const kind = envelopeKind(envelope);
     if (!options.accepts.includes(kind)) throw new AcpError('ACP_KIND_NOT_ACCEPTED', undefined, { kind, accepts: [...options.accepts] });
     if (isDelta(envelope)) assertPatchPolicy(envelope.patch);
-    if (!context.secure && containsPersonalData(envelope)) throw new AcpError('ACP_TRANSPORT_INSECURE');
-    const text = canonicalJson(envelope);
+    if (!ingestContext.secure && containsPersonalData(envelope)) throw new AcpError('ACP_TRANSPORT_INSECURE');
+    const inbound: Inbound = { kind, text: canonicalJson(envelope), caller };
+    return (await optimistic(envelope, inbound)) ?? (await checked(envelope, inbound));
+  }
+
+  /**
+   * The common case without a read (issue 10): on the state this receiver holds for the transaction (or, for
+   * a snapshot, on no transaction), compute and commit at once. The store's compare-and-set and its id
+   * registry refuse the commit if another writer moved the head or the id is taken; any refusal, and any
+   * error of the transition, hands over to {@link checked}, which reads the store and answers exactly as if
+   * this attempt had not happened — a replay still gets its ack, a stale parent its conflict.
+   */
+  async function optimistic(envelope: Envelope, inbound: Inbound): Promise<AcpAck | undefined> {
+    const held = cache.get(envelope.transaction_id);
+    if (held === undefined ? isDelta(envelope) : held.head.owner !== inbound.caller) return undefined;
+    let transition: ReturnType<typeof transitionOn>;
+    try {
+      transition = transitionOn(envelope, held, context);
+    } catch (error) {
+      if (isAcpError(error)) return undefined;
+      throw error;
+    }
+    return 'parentMismatch' in transition ? undefined : commitTransition(envelope, held, transition, inbound, context);
+  }
+
+  /** The full pipeline on the store's head: replay check, owner, transition, commit (docs "decision b"). */
+  async function checked(envelope: Envelope, inbound: Inbound): Promise<AcpAck> {
     for (let attempt = 1; ; attempt++) {
       // The head is read before the replay check: a head that moved past this envelope's parent because
       // another host stored this very envelope means the replay check below sees it (one commit writes both).
-      const head = await store.head(envelope.transaction_id);
-      const replay = await replayAck(envelope, text, caller, head);
+      // The state read may be newer than `head`; its own head was still read before the replay check.
+      const read = await store.head(envelope.transaction_id);
+      const held = read === undefined ? undefined : await heldFor(read);
+      const head = held?.head;
+      const replay = await replayAck(envelope, inbound, head);
       if (replay) return replay;
-      assertOwner(head, caller);
-      const ack = await commitOn(envelope, head, { kind, text, caller });
+      assertOwner(head, inbound.caller);
+      const transition = transitionOn(envelope, held, context);
+      if ('parentMismatch' in transition) {
+        if (await store.isKnownEnvelope(envelope.transaction_id, transition.parentMismatch)) {
+          throw new AcpError('ACP_ENVELOPE_CONFLICT', 'parent is not the transaction head', headDetails(held?.head));
+        }
+        throw new AcpError('ACP_PARENT_UNKNOWN');
+      }
+      const ack = await commitTransition(envelope, held, transition, inbound, context);
       if (ack) return ack;
       // Another writer moved the head or stored this id between our reads and our commit. It may have
       // stored this very envelope (the same delta sent to two hosts at once): design "Deltas" makes that a
       // replay, never a conflict, so start over from the replay check. A delta whose parent is no longer
-      // the head then gets ACP_ENVELOPE_CONFLICT from transitionFor; a snapshot is recomputed.
+      // the head then gets ACP_ENVELOPE_CONFLICT; a snapshot is recomputed.
       if (attempt >= COMMIT_ATTEMPTS) {
         throw new AcpError('ACP_ENVELOPE_CONFLICT', 'transaction head moved', headDetails(await store.head(envelope.transaction_id)));
       }
     }
-  }
-
-  /** Computes the transition on `head` and commits it; undefined when the store refused (stale or duplicate). */
-  async function commitOn(
-    envelope: Envelope,
-    head: TransactionHead | undefined,
-    inbound: { kind: Kind; text: string; caller: string },
-  ): Promise<AcpAck | undefined> {
-    const transition = await transitionFor(envelope, head);
-    const { snapshot, state, events } = materialise(transition, envelope.transaction_id);
-    const result = await store.commit({
-      transactionId: envelope.transaction_id,
-      expectedVersion: head?.version ?? 0,
-      owner: inbound.caller,
-      envelope: {
-        envelopeId: envelope.envelope_id,
-        kind: inbound.kind,
-        parentEnvelopeId: envelope.parent_envelope_id,
-        text: inbound.text,
-        receivedAt: snapshot.produced_at,
-      },
-      state: { envelopeId: snapshot.envelope_id, text: canonicalJsonShared(snapshot, canonicalMemo) },
-      events,
-      firstSeq: (head?.eventCount ?? 0) + 1,
-    });
-    if (!result.ok) return undefined;
-    cache.set(envelope.transaction_id, { version: result.version, stateEnvelopeId: snapshot.envelope_id, state });
-    return { envelope_id: envelope.envelope_id, transaction_id: envelope.transaction_id, state_envelope_id: snapshot.envelope_id };
-  }
-
-  /** The state snapshot envelope after a transition, with the receiver's own events added. */
-  function materialise(transition: Transition, transactionId: string): { snapshot: SnapshotEnvelope; state: AcpState; events: AcpEvent[] } {
-    const idOptions = { clock, ...(options.ids ? { ids: options.ids } : {}) };
-    const header = buildSnapshot({ transaction_id: transactionId, producer: options.producer, state: transition.state }, idOptions);
-    const own: AcpEvent[] = transition.drafts.map((draft) => ({
-      event_id: newEnvelopeId(idOptions),
-      type: draft.type,
-      occurred_at: header.produced_at,
-      actor: receiverAgentId,
-      subject: draft.subject,
-      data: draft.data,
-    }));
-    const state: AcpState = own.length === 0 ? transition.state : { ...transition.state, events: [...transition.state.events, ...own] };
-    return { snapshot: { ...header, ...state }, state, events: [...transition.appended, ...own] };
   }
 
   /**
@@ -196,34 +183,34 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
    * Envelope ids are unique across the store (issue 9): an id already used for another envelope — other
    * bytes, or a state snapshot this receiver minted, in any transaction — is `ACP_ENVELOPE_CONFLICT`.
    */
-  async function replayAck(envelope: Envelope, text: string, caller: string, head: TransactionHead | undefined): Promise<AcpAck | undefined> {
+  async function replayAck(envelope: Envelope, inbound: Inbound, head: TransactionHead | undefined): Promise<AcpAck | undefined> {
     const use = await store.findEnvelopeId(envelope.envelope_id);
     if (use === undefined) return undefined;
     if (use.role === 'state') throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already names another envelope');
     const stored = use.envelope;
-    assertOwner(stored.transactionId === head?.transactionId ? head : await store.head(stored.transactionId), caller);
-    if (stored.text !== text) throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already used with other content');
+    assertOwner(stored.transactionId === head?.transactionId ? head : await store.head(stored.transactionId), inbound.caller);
+    if (stored.text !== inbound.text) throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already used with other content');
     return { envelope_id: stored.envelopeId, transaction_id: stored.transactionId, state_envelope_id: stored.stateEnvelopeId };
   }
 
-  async function transitionFor(envelope: Envelope, head: TransactionHead | undefined): Promise<Transition> {
-    const context = { receiverAgentId, nowMs: clock.now() };
-    if (!isDelta(envelope)) return snapshotTransition(head ? heldState(head) : undefined, envelope, context);
-    const parent = envelope.parent_envelope_id;
-    if (head === undefined) throw new AcpError('ACP_PARENT_UNKNOWN');
-    if (parent !== head.headEnvelopeId && parent !== head.stateEnvelopeId) {
-      if (await store.isKnownEnvelope(envelope.transaction_id, parent)) {
-        throw new AcpError('ACP_ENVELOPE_CONFLICT', 'parent is not the transaction head', headDetails(head));
-      }
-      throw new AcpError('ACP_PARENT_UNKNOWN');
-    }
-    return deltaTransition(heldState(head), envelope, context);
-  }
-
-  function heldState(head: TransactionHead): AcpState {
+  /** The held state as of `head`: this receiver's own when it is that version, else read from the store. */
+  async function heldFor(head: TransactionHead): Promise<HeldState> {
     const cached = cache.get(head.transactionId);
-    if (cached && cached.version === head.version && cached.stateEnvelopeId === head.stateEnvelopeId) return cached.state;
-    return stateOf(JSON.parse(head.stateText) as SnapshotEnvelope);
+    if (cached && cached.head.version === head.version && cached.head.stateEnvelopeId === head.stateEnvelopeId) {
+      return cached.head === head ? cached : { ...cached, head };
+    }
+    const stored = await store.state(head.transactionId);
+    if (stored === undefined) throw new LocalError('INVALID_STATE', 'a transaction head without its state');
+    const { acp_version, producer, ...objects } = stored.body;
+    const held: HeldState = {
+      head: stored.head,
+      header: { acp_version, producer },
+      state: { ...objects, events: stored.events },
+      eventTexts: stored.eventTexts,
+      eventBytes: stored.eventTexts.reduce((sum, text) => sum + text.length, 0),
+    };
+    cache.set(held);
+    return held;
   }
 
   /** A transaction of another caller is reported exactly as one that does not exist (A2A §3.3.2). */
@@ -241,8 +228,11 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
   return {
     ingest,
     async state(transactionId, read) {
-      const head = await requireHead(transactionId, read?.caller);
-      return { envelope: JSON.parse(head.stateText) as SnapshotEnvelope, bytes: Buffer.from(head.stateText, 'utf8') };
+      const held = await heldFor(await requireHead(transactionId, read?.caller));
+      const meta = { envelopeId: held.head.stateEnvelopeId, transactionId, producedAt: held.head.stateProducedAt };
+      const body = stateBodyOf(held.header, held.state);
+      const text = composeStateText(meta, body, heldEventTexts(held), context.memo);
+      return { envelope: composeSnapshot(meta, body, held.state.events), bytes: Buffer.from(text, 'utf8') };
     },
     async events(transactionId, page) {
       await requireHead(transactionId, page?.caller);

@@ -20,6 +20,7 @@ import {
 } from './envelope.js';
 import { AcpError, isAcpError } from './errors.js';
 import { containsPersonalData } from './pii.js';
+import { parseStateAnswer } from './replies.js';
 import { parseEnvelope } from './validate.js';
 
 /** What a binding (A2A client, HTTPS client) provides to the sender core. */
@@ -139,11 +140,7 @@ export function createAcpSenderCore(options: AcpSenderCoreOptions): AcpSenderCor
   }
 
   async function requestState(transactionId: string): Promise<SnapshotEnvelope> {
-    const answer = parseEnvelope(await transport.requestState(transactionId));
-    if (isDelta(answer)) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'state request answered with a delta');
-    if (answer.transaction_id !== transactionId) {
-      throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'state answer names another transaction');
-    }
+    const answer = parseStateAnswer(await transport.requestState(transactionId), transactionId);
     held.set(transactionId, { envelopeId: answer.envelope_id, state: stateOf(answer) });
     return answer;
   }

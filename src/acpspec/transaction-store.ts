@@ -1,7 +1,8 @@
 import type { Kind } from './constants.js';
 import type { AcpEvent } from './envelope.js';
+import type { StateBody } from './state-body.js';
 
-/** The current head of a transaction as the store holds it. */
+/** The current head of a transaction as the store holds it (a small row, read on every request). */
 export interface TransactionHead {
   transactionId: string;
   /** Compare-and-set version; increases by one per ingested envelope. */
@@ -10,12 +11,26 @@ export interface TransactionHead {
   headEnvelopeId: string;
   /** The materialised state snapshot after it. */
   stateEnvelopeId: string;
-  /** Canonical (JCS) text of the state snapshot envelope. */
-  stateText: string;
+  /** The state snapshot's `produced_at` (the time of the last ingest). */
+  stateProducedAt: string;
   /** Number of events in the stream (the last `seq`). */
   eventCount: number;
   /** The caller that created the transaction (its identity; `anonymous` on a host without tokens); only it may read or extend it. */
   owner: string;
+}
+
+/**
+ * A transaction's materialised state as the store keeps it: the head, the state body (the snapshot's
+ * header fields the receiver chose and the seven objects other than `events`) and the event stream.
+ * The snapshot is these parts composed (src/acpspec/state-body.ts); the store never keeps it whole, so an
+ * ingest writes what changed, not the state (issue 10). Decoded and checked when read.
+ */
+export interface StoredState {
+  head: TransactionHead;
+  body: StateBody;
+  /** The events in stream order, and the canonical text of each (what the state's bytes are built from). */
+  events: AcpEvent[];
+  eventTexts: string[];
 }
 
 /** An ingested envelope as stored (immutable). */
@@ -52,9 +67,16 @@ export interface IngestCommit {
     text: string;
     receivedAt: string;
   };
-  state: { envelopeId: string; text: string };
-  /** Events to append; the store numbers them from `firstSeq`. */
-  events: readonly AcpEvent[];
+  state: {
+    envelopeId: string;
+    /**
+     * Canonical text of the new state body ({@link StateBody}) when it differs from the stored one;
+     * required when the transaction is created, absent when only events were appended.
+     */
+    body: string | undefined;
+  };
+  /** Events to append, each with its canonical text; the store numbers them from `firstSeq`. */
+  events: readonly { eventId: string; text: string }[];
   /** `eventCount + 1` of the head read (1 for a new transaction). */
   firstSeq: number;
 }
@@ -75,8 +97,10 @@ export interface SequencedEvent {
 
 /**
  * Storage port of the ACPspec receiver. Implementations: memory, Kysely (SQLite / PostgreSQL). The store
- * is the arbiter between hosts: `commit` is one database transaction guarded by compare-and-set on the
- * transaction's version, so two writers can never both move a head.
+ * is the arbiter between hosts: every commit is guarded by compare-and-set on the transaction's version,
+ * so two writers can never both move a head. A store may write several waiting commits in one database
+ * transaction (group commit); each is still all or nothing, and `commit` resolves only once its commit is
+ * durable.
  */
 export interface TransactionStore {
   /** An ingested envelope by id. */
@@ -85,11 +109,17 @@ export interface TransactionStore {
   findEnvelopeId(envelopeId: string): Promise<EnvelopeIdUse | undefined>;
   /** The head of a transaction. */
   head(transactionId: string): Promise<TransactionHead | undefined>;
+  /**
+   * The materialised state, read consistently (the head, the body as of that head, events up to its
+   * `eventCount`), decoded and checked.
+   * @throws LocalError `INVALID_STATE` when a stored part does not decode.
+   */
+  state(transactionId: string): Promise<StoredState | undefined>;
   /** Whether `envelopeId` is an ingested envelope or a state snapshot of this transaction. */
   isKnownEnvelope(transactionId: string, envelopeId: string): Promise<boolean>;
   /**
-   * Stores the envelope, moves the head, replaces the state and appends events; all or nothing. Refused
-   * (`duplicate`) when the envelope id or the state id is already used anywhere in the store.
+   * Stores the envelope, moves the head, writes the state body when given and appends events; all or
+   * nothing. Refused (`duplicate`) when the envelope id or the state id is already used anywhere in the store.
    */
   commit(commit: IngestCommit): Promise<CommitResult>;
   /** Events with `seq > after`, ascending, at most `limit`. */

@@ -1,5 +1,6 @@
 import { ACP_HTTP_ROUTES, ACP_MEDIA_TYPE, ACP_PART_KEYS } from '../acpspec/constants.js';
 import type { AcpAck, AcpEvent, Envelope, SnapshotEnvelope } from '../acpspec/envelope.js';
+import { parseAck, parseEvent, parseEventPage, parseStateAnswer } from '../acpspec/replies.js';
 import { AcpError, fromAcpErrorObject } from '../acpspec/errors.js';
 import type { AcpSenderTransport } from '../acpspec/sender.js';
 import { fetchTrusting } from '../shared/fetch.js';
@@ -79,9 +80,8 @@ export function createAcpHttpClient(options: AcpHttpOptions): AcpHttpClient {
         body: bytes,
       });
       const ack = parseBody(body)[ACP_PART_KEYS.ack];
-      if (!isJsonObject(ack))
-        throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an acp_ack');
-      return ack as unknown as AcpAck;
+      if (ack === undefined) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an acp_ack');
+      return parseAck(ack);
     },
     async requestState(transactionId: string): Promise<unknown> {
       const { body } = await request(ACP_HTTP_ROUTES.state(transactionId), {
@@ -98,7 +98,7 @@ export function createAcpHttpClient(options: AcpHttpOptions): AcpHttpClient {
         headers: { accept: ACP_MEDIA_TYPE },
         signal: opts?.signal ?? null,
       });
-      return { envelope: parseBody(body) as unknown as SnapshotEnvelope, bytes: body };
+      return { envelope: parseStateAnswer(parseBody(body), transactionId), bytes: body };
     },
     async events(transactionId, page, opts) {
       const query = new URLSearchParams();
@@ -109,7 +109,7 @@ export function createAcpHttpClient(options: AcpHttpOptions): AcpHttpClient {
         headers: { accept: 'application/json' },
         signal: opts?.signal ?? null,
       });
-      return parseBody(body) as unknown as AcpEventPage;
+      return parseEventPage(parseBody(body));
     },
     follow: (transactionId, opts) =>
       followEvents(doFetch, base + ACP_HTTP_ROUTES.events(transactionId), auth, opts),
@@ -165,8 +165,15 @@ function parseSseEvent(block: string): SequencedAcpEvent | undefined {
     else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
   }
   if (id === undefined || data.length === 0) return undefined;
-  const event = JSON.parse(data.join('\n')) as AcpEvent;
-  return { ...event, seq: Number(id) };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data.join('\n'));
+  } catch {
+    throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver sent an event that is not JSON');
+  }
+  const seq = Number(id);
+  if (!Number.isSafeInteger(seq)) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver sent an event without a sequence number');
+  return { ...parseEvent(parsed), seq };
 }
 
 function parseBody(body: Buffer): Record<string, unknown> {

@@ -173,6 +173,12 @@ async function write(res: Response, chunk: string, signal: AbortSignal): Promise
   }
 }
 
+/**
+ * Writes a canonical JSON body directly: the bytes are final, so Express's `send` (ETag hashing, freshness
+ * and charset handling) would only add work to every envelope's answer (issue 10).
+ */
 function sendCanonical(res: Response, status: number, body: unknown): void {
-  res.status(status).type(ACP_MEDIA_TYPE).send(Buffer.from(canonicalJson(body), 'utf8'));
+  const bytes = Buffer.from(canonicalJson(body), 'utf8');
+  res.writeHead(status, { 'Content-Type': ACP_MEDIA_TYPE, 'Content-Length': bytes.length });
+  res.end(bytes);
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { MigrationSet } from './migrations.js';
+import { canonicaliseEvents, joinStates, splitLegacyStates } from './acp-state-migration.js';
 import { ownerIdentityMigration, type OwnerColumn } from './owner-columns.js';
 
 /** Where ACPspec records who owns a transaction. */
@@ -24,7 +25,6 @@ export interface AcpTables {
     version: number;
     head_envelope_id: string;
     state_envelope_id: string;
-    state_body: string;
     event_count: number;
     updated_at: string;
     owner: string;
@@ -33,6 +33,15 @@ export interface AcpTables {
     transaction_id: string;
     seq: number;
     event_id: string;
+    body: string;
+  };
+  /**
+   * A transaction's state body (the header fields the receiver chose and the seven objects other than
+   * events; src/acpspec/state-body.ts), written only when it changes; `version` is the head's version then.
+   */
+  acp_states: {
+    transaction_id: string;
+    version: number;
     body: string;
   };
   /** Every envelope id in the store, ingested or state; the primary key makes ids unique (issue 9). */
@@ -125,7 +134,37 @@ const envelopeIds: Migration = {
   },
 };
 
-/** Migrations of the ACPspec tables (envelopes, transactions, events, envelope ids). */
+/**
+ * The state is kept in parts (issue 10): acp_transactions becomes a small head row (no longer rewriting the
+ * whole state on every envelope), the state body moves to acp_states (written when it changes), events are
+ * stored as canonical text and the state's bytes are composed from them. The id registry answers "is this
+ * envelope known in this transaction", so acp_envelopes loses the index that did.
+ */
+const stateParts: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .createTable('acp_states')
+      .addColumn('transaction_id', 'varchar(128)', (c) => c.primaryKey())
+      .addColumn('version', 'integer', (c) => c.notNull())
+      .addColumn('body', 'text', (c) => c.notNull())
+      .execute();
+    await splitLegacyStates(db);
+    await canonicaliseEvents(db);
+    await db.schema.alterTable('acp_transactions').dropColumn('state_body').execute();
+    await db.schema.dropIndex('acp_envelopes_state_idx').execute();
+  },
+  async down(db: Kysely<unknown>): Promise<void> {
+    await db.schema.createIndex('acp_envelopes_state_idx').on('acp_envelopes').columns(['transaction_id', 'state_envelope_id']).execute();
+    await db.schema
+      .alterTable('acp_transactions')
+      .addColumn('state_body', 'text', (c) => c.notNull().defaultTo(''))
+      .execute();
+    await joinStates(db);
+    await db.schema.dropTable('acp_states').execute();
+  },
+};
+
+/** Migrations of the ACPspec tables (envelopes, transactions, states, events, envelope ids). */
 export const acpMigrations: MigrationSet = {
   id: 'acp',
   migrations: {
@@ -134,5 +173,6 @@ export const acpMigrations: MigrationSet = {
     '0003_envelope_ids': envelopeIds,
     // Owners become identities: `token-<n>` → `legacy:token-<n>`, the anonymous '' → `anonymous`.
     '0004_owner_identities': ownerIdentityMigration(ACP_OWNER_COLUMNS, ['']),
+    '0005_state_parts': stateParts,
   },
 };

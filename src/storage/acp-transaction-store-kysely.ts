@@ -1,41 +1,67 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { ACP_KINDS } from '../acpspec/constants.js';
-import type { AcpEvent } from '../acpspec/envelope.js';
+import { decodeStateBody, decodeStoredEvents } from '../acpspec/state-body.js';
 import type {
   CommitResult,
   EnvelopeIdUse,
   IngestCommit,
   SequencedEvent,
   StoredEnvelope,
+  StoredState,
   TransactionHead,
   TransactionStore,
 } from '../acpspec/transaction-store.js';
 import { LocalError } from '../shared/errors.js';
+import { writeBatch } from './acp-batch-write.js';
 import { ENVELOPE_ID_ROLES, type AcpTables } from './acp-tables.js';
+import type { Database } from './database.js';
+import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
+import { inSqliteTransaction } from './sqlite-batch.js';
 import { QueryShapes } from './query-shapes.js';
 
 export { ACP_OWNER_COLUMNS, acpMigrations, type AcpTables } from './acp-tables.js';
 
-/** Thrown inside a database transaction to roll it back with a known outcome. */
-class Rollback extends Error {
-  constructor(readonly reason: 'stale' | 'duplicate') {
-    super(reason);
-  }
+/** Options of {@link KyselyTransactionStore}. */
+export interface KyselyTransactionStoreOptions {
+  /**
+   * Group commit: commits waiting at the same time are written in one database transaction, up to
+   * `maxBatch` (default 32), by `lanes` database transactions at once (default 1; SQLite has one
+   * connection, PostgreSQL profits from a few).
+   */
+  groupCommit?: Partial<GroupCommitOptions>;
+  /**
+   * The raw SQLite handle under the Kysely instance (`Database.sqlite`): batches are then written on it
+   * directly, holding Kysely's connection (see inSqliteTransaction).
+   */
+  sqlite?: BetterSqlite3.Database | undefined;
 }
 
 /**
- * {@link TransactionStore} on Kysely (SQLite or PostgreSQL). `commit` is one database transaction:
- * the head moves by compare-and-set on `version` (an insert that must not conflict for a new
- * transaction), the envelope and state ids are registered (the registry's primary key keeps ids unique
- * across the store), then the envelope row and the events are written.
+ * {@link TransactionStore} on Kysely (SQLite or PostgreSQL). Commits go through a {@link GroupCommitter}:
+ * the waiting ones are written together by {@link writeBatch} in one database transaction, each still all
+ * or nothing and acknowledged only after that transaction commits. Reads decode and check every row.
  */
 export class KyselyTransactionStore implements TransactionStore {
   private readonly db: Kysely<AcpTables>;
   private readonly shapes = new QueryShapes();
+  private readonly committer: GroupCommitter<IngestCommit, CommitResult>;
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  constructor(db: Kysely<any>) {
+  constructor(db: Kysely<any>, options: KyselyTransactionStoreOptions = {}) {
     this.db = db as Kysely<AcpTables>;
+    const sqlite = options.sqlite;
+    const statements = new Map<string, BetterSqlite3.Statement>();
+    const write =
+      sqlite === undefined
+        ? (batch: readonly IngestCommit[]) =>
+            this.db.transaction().execute((trx) => writeBatch(trx, (name, parameters, build) => this.shapes.run(trx, name, parameters, build), batch))
+        : (batch: readonly IngestCommit[]) => inSqliteTransaction(this.db, sqlite, this.shapes, statements, (run) => writeBatch(this.db, run, batch));
+    this.committer = new GroupCommitter(
+      write,
+      (commit) => commit.transactionId,
+      { maxBatch: options.groupCommit?.maxBatch ?? 32, lanes: options.groupCommit?.lanes ?? 1 },
+    );
   }
 
   async findEnvelope(envelopeId: string): Promise<StoredEnvelope | undefined> {
@@ -57,128 +83,95 @@ export class KyselyTransactionStore implements TransactionStore {
 
   async head(transactionId: string): Promise<TransactionHead | undefined> {
     const { rows } = await this.shapes.run(this.db, 'head', [transactionId], () =>
-      this.db.selectFrom('acp_transactions').selectAll().where('transaction_id', '=', transactionId),
+      this.db.selectFrom('acp_transactions').select(HEAD_COLUMNS).where('transaction_id', '=', transactionId),
     );
     const row = rows[0];
-    if (!row) return undefined;
-    return {
-      transactionId: row.transaction_id,
-      version: Number(row.version),
-      headEnvelopeId: row.head_envelope_id,
-      stateEnvelopeId: row.state_envelope_id,
-      stateText: row.state_body,
-      eventCount: Number(row.event_count),
-      owner: row.owner,
-    };
+    return row === undefined ? undefined : decodeHead(row);
+  }
+
+  async state(transactionId: string): Promise<StoredState | undefined> {
+    // One statement reads the head and the body as of it (the body is written in the head's commit).
+    const { rows } = await this.shapes.run(this.db, 'headAndBody', [transactionId], () =>
+      this.db
+        .selectFrom('acp_transactions as t')
+        .innerJoin('acp_states as s', 's.transaction_id', 't.transaction_id')
+        .select([...HEAD_COLUMNS.map((c) => `t.${c}` as const), 's.body'])
+        .where('t.transaction_id', '=', transactionId),
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const head = decodeHead(row);
+    // Events are append-only: those up to the head's count are exactly the head's stream.
+    const { rows: events } = await this.shapes.run(this.db, 'stateEvents', [transactionId, head.eventCount], () =>
+      this.db.selectFrom('acp_events').select('body').where('transaction_id', '=', transactionId).where('seq', '<=', head.eventCount).orderBy('seq'),
+    );
+    if (events.length !== head.eventCount) throw new LocalError('INVALID_STATE', 'the stored event stream does not match its head');
+    const eventTexts = events.map((e) => e.body);
+    return { head, body: decodeStateBody(row.body), events: decodeStoredEvents(eventTexts), eventTexts };
   }
 
   async isKnownEnvelope(transactionId: string, envelopeId: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('acp_envelopes')
-      .select('envelope_id')
-      .where('transaction_id', '=', transactionId)
-      .where((eb) => eb.or([eb('envelope_id', '=', envelopeId), eb('state_envelope_id', '=', envelopeId)]))
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
+    const { rows } = await this.shapes.run(this.db, 'isKnownEnvelope', [envelopeId, transactionId], () =>
+      this.db.selectFrom('acp_envelope_ids').select('role').where('envelope_id', '=', envelopeId).where('transaction_id', '=', transactionId),
+    );
+    return rows.length > 0;
   }
 
-  async commit(commit: IngestCommit): Promise<CommitResult> {
-    try {
-      const version = await this.db.transaction().execute(async (trx) => {
-        const version = await moveHead(trx, this.shapes, commit);
-        await registerIds(trx, this.shapes, commit);
-        const values = {
-          envelope_id: commit.envelope.envelopeId,
-          transaction_id: commit.transactionId,
-          kind: commit.envelope.kind,
-          parent_envelope_id: commit.envelope.parentEnvelopeId ?? null,
-          state_envelope_id: commit.state.envelopeId,
-          received_at: commit.envelope.receivedAt,
-          body: commit.envelope.text,
-        };
-        const inserted = await this.shapes.run(trx, 'insertEnvelope', Object.values(values), () =>
-          trx
-            .insertInto('acp_envelopes')
-            .values(values)
-            .onConflict((oc) => oc.column('envelope_id').doNothing()),
-        );
-        if (Number(inserted.numAffectedRows ?? 0n) !== 1) throw new Rollback('duplicate');
-        if (commit.events.length > 0) {
-          const rows = commit.events.map((event, i) => eventRow(commit, event, i));
-          await this.shapes.run(trx, `insertEvents:${rows.length}`, rows.flatMap((r) => Object.values(r)), () => trx.insertInto('acp_events').values(rows));
-        }
-        return version;
-      });
-      return { ok: true, version };
-    } catch (error) {
-      if (error instanceof Rollback) return { ok: false, reason: error.reason };
-      throw error;
-    }
+  commit(commit: IngestCommit): Promise<CommitResult> {
+    return this.committer.submit(commit);
+  }
+
+  /** Group commit so far: batches written and the commits they held (mean batch = items / batches). */
+  get groupCommitStats(): { batches: number; items: number } {
+    const { batches, items } = this.committer.stats;
+    return { batches, items };
   }
 
   async events(transactionId: string, options: { after: number; limit: number }): Promise<SequencedEvent[]> {
-    const rows = await this.db
-      .selectFrom('acp_events')
-      .select(['seq', 'body'])
-      .where('transaction_id', '=', transactionId)
-      .where('seq', '>', options.after)
-      .orderBy('seq')
-      .limit(options.limit)
-      .execute();
-    return rows.map((row) => ({ seq: Number(row.seq), event: JSON.parse(row.body) as AcpEvent }));
+    const { rows } = await this.shapes.run(this.db, 'events', [transactionId, options.after, options.limit], () =>
+      this.db
+        .selectFrom('acp_events')
+        .select(['seq', 'body'])
+        .where('transaction_id', '=', transactionId)
+        .where('seq', '>', options.after)
+        .orderBy('seq')
+        .limit(options.limit),
+    );
+    const events = decodeStoredEvents(rows.map((row) => row.body));
+    return rows.map((row, i) => ({ seq: Number(row.seq), event: events[i]! }));
   }
 }
 
-function eventRow(commit: IngestCommit, event: AcpEvent, index: number): AcpTables['acp_events'] {
-  return { transaction_id: commit.transactionId, seq: commit.firstSeq + index, event_id: event.event_id, body: JSON.stringify(event) };
+/**
+ * The store for an open database with the defaults that suit its dialect: on SQLite, batches written on
+ * the raw handle; on PostgreSQL, four batches at once (each on its own pool connection).
+ */
+export function createKyselyTransactionStore(database: Database, options: KyselyTransactionStoreOptions = {}): KyselyTransactionStore {
+  return new KyselyTransactionStore(database.db, {
+    sqlite: database.sqlite,
+    ...options,
+    groupCommit: { lanes: database.dialect === 'postgres' ? 4 : 1, ...options.groupCommit },
+  });
 }
 
-/** Moves the head by compare-and-set; returns the new version or rolls back as `stale`. */
-async function moveHead(trx: Kysely<AcpTables>, shapes: QueryShapes, commit: IngestCommit): Promise<number> {
-  const version = commit.expectedVersion + 1;
-  const eventCount = commit.firstSeq - 1 + commit.events.length;
-  const row = {
+const HEAD_COLUMNS = ['transaction_id', 'version', 'head_envelope_id', 'state_envelope_id', 'event_count', 'updated_at', 'owner'] as const;
+
+/** Decodes a head row (numbers may come back as strings or bigints from a driver). */
+function decodeHead(row: Pick<AcpTables['acp_transactions'], (typeof HEAD_COLUMNS)[number]>): TransactionHead {
+  const version = Number(row.version);
+  const eventCount = Number(row.event_count);
+  if (!Number.isSafeInteger(version) || version < 1 || !Number.isSafeInteger(eventCount) || eventCount < 0) {
+    throw new LocalError('INVALID_STATE', 'acp_transactions row does not decode');
+  }
+  return {
+    transactionId: row.transaction_id,
     version,
-    head_envelope_id: commit.envelope.envelopeId,
-    state_envelope_id: commit.state.envelopeId,
-    state_body: commit.state.text,
-    event_count: eventCount,
-    updated_at: commit.envelope.receivedAt,
+    headEnvelopeId: row.head_envelope_id,
+    stateEnvelopeId: row.state_envelope_id,
+    stateProducedAt: row.updated_at,
+    eventCount,
+    owner: row.owner,
   };
-  const result =
-    commit.expectedVersion === 0
-      ? await shapes.run(trx, 'insertHead', [commit.transactionId, ...Object.values(row), commit.owner], () =>
-          trx
-            .insertInto('acp_transactions')
-            .values({ transaction_id: commit.transactionId, ...row, owner: commit.owner })
-            .onConflict((oc) => oc.column('transaction_id').doNothing()),
-        )
-      : await shapes.run(trx, 'updateHead', [...Object.values(row), commit.transactionId, commit.expectedVersion, commit.firstSeq - 1], () =>
-          trx
-            .updateTable('acp_transactions')
-            .set(row)
-            .where('transaction_id', '=', commit.transactionId)
-            .where('version', '=', commit.expectedVersion)
-            .where('event_count', '=', commit.firstSeq - 1),
-        );
-  if (Number(result.numAffectedRows ?? 0n) !== 1) throw new Rollback('stale');
-  return version;
-}
-
-/** Registers the envelope id and the state id; rolls back as `duplicate` when either is used anywhere. */
-async function registerIds(trx: Kysely<AcpTables>, shapes: QueryShapes, commit: IngestCommit): Promise<void> {
-  const rows = [
-    { envelope_id: commit.envelope.envelopeId, transaction_id: commit.transactionId, role: ENVELOPE_ID_ROLES.ingested },
-    { envelope_id: commit.state.envelopeId, transaction_id: commit.transactionId, role: ENVELOPE_ID_ROLES.state },
-  ];
-  const inserted = await shapes.run(trx, 'registerIds', rows.flatMap((r) => Object.values(r)), () =>
-    trx
-      .insertInto('acp_envelope_ids')
-      .values(rows)
-      .onConflict((oc) => oc.column('envelope_id').doNothing()),
-  );
-  if (Number(inserted.numAffectedRows ?? 0n) !== rows.length) throw new Rollback('duplicate');
 }
 
 /** Decodes a row of the id registry joined to its envelope (a database row is checked, not cast). */

@@ -1,21 +1,26 @@
+import { decodeStateBody, decodeStoredEvents } from '../acpspec/state-body.js';
 import type {
   CommitResult,
   EnvelopeIdUse,
   IngestCommit,
   SequencedEvent,
   StoredEnvelope,
+  StoredState,
   TransactionHead,
   TransactionStore,
 } from '../acpspec/transaction-store.js';
+import { LocalError } from '../shared/errors.js';
 
 /**
  * In-memory {@link TransactionStore} for tests and single-process use. Each commit checks and writes
- * synchronously, so it is atomic within the process.
+ * synchronously, so it is atomic within the process. It keeps what the database stores keep — the state
+ * body and event texts — and decodes them on read the same way.
  */
 export class MemoryTransactionStore implements TransactionStore {
   private readonly envelopes = new Map<string, StoredEnvelope>();
   private readonly heads = new Map<string, TransactionHead>();
-  private readonly streams = new Map<string, SequencedEvent[]>();
+  private readonly bodies = new Map<string, string>();
+  private readonly streams = new Map<string, string[]>();
   private readonly known = new Map<string, Set<string>>();
   /** State snapshot id → transaction; with `envelopes`, every envelope id in the store (unique; issue 9). */
   private readonly stateIds = new Map<string, string>();
@@ -35,6 +40,19 @@ export class MemoryTransactionStore implements TransactionStore {
     return Promise.resolve(this.heads.get(transactionId));
   }
 
+  state(transactionId: string): Promise<StoredState | undefined> {
+    const head = this.heads.get(transactionId);
+    if (head === undefined) return Promise.resolve(undefined);
+    const body = this.bodies.get(transactionId);
+    if (body === undefined) return Promise.reject(new LocalError('INVALID_STATE', 'a transaction head without its state body'));
+    const eventTexts = (this.streams.get(transactionId) ?? []).slice(0, head.eventCount);
+    try {
+      return Promise.resolve({ head, body: decodeStateBody(body), events: decodeStoredEvents(eventTexts), eventTexts });
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new LocalError('INVALID_STATE', 'stored state does not decode'));
+    }
+  }
+
   isKnownEnvelope(transactionId: string, envelopeId: string): Promise<boolean> {
     return Promise.resolve(this.known.get(transactionId)?.has(envelopeId) ?? false);
   }
@@ -48,6 +66,9 @@ export class MemoryTransactionStore implements TransactionStore {
     if ((head?.version ?? 0) !== commit.expectedVersion) return Promise.resolve({ ok: false, reason: 'stale' });
     const stream = this.streams.get(transactionId) ?? [];
     if (stream.length + 1 !== commit.firstSeq) return Promise.resolve({ ok: false, reason: 'stale' });
+    if (head === undefined && commit.state.body === undefined) {
+      return Promise.reject(new LocalError('INVALID_STATE', 'a new transaction needs its state body'));
+    }
     const version = commit.expectedVersion + 1;
     this.envelopes.set(commit.envelope.envelopeId, {
       envelopeId: commit.envelope.envelopeId,
@@ -57,7 +78,8 @@ export class MemoryTransactionStore implements TransactionStore {
       stateEnvelopeId: commit.state.envelopeId,
     });
     this.stateIds.set(commit.state.envelopeId, transactionId);
-    commit.events.forEach((event, i) => stream.push({ seq: commit.firstSeq + i, event }));
+    if (commit.state.body !== undefined) this.bodies.set(transactionId, commit.state.body);
+    for (const event of commit.events) stream.push(event.text);
     this.streams.set(transactionId, stream);
     const known = this.known.get(transactionId) ?? new Set<string>();
     known.add(commit.envelope.envelopeId).add(commit.state.envelopeId);
@@ -67,7 +89,7 @@ export class MemoryTransactionStore implements TransactionStore {
       version,
       headEnvelopeId: commit.envelope.envelopeId,
       stateEnvelopeId: commit.state.envelopeId,
-      stateText: commit.state.text,
+      stateProducedAt: commit.envelope.receivedAt,
       eventCount: stream.length,
       owner: head?.owner ?? commit.owner,
     });
@@ -76,7 +98,9 @@ export class MemoryTransactionStore implements TransactionStore {
 
   events(transactionId: string, options: { after: number; limit: number }): Promise<SequencedEvent[]> {
     const stream = this.streams.get(transactionId) ?? [];
+    const from = Math.max(options.after, 0);
     // seq n sits at index n-1.
-    return Promise.resolve(stream.slice(Math.max(options.after, 0), Math.max(options.after, 0) + options.limit));
+    const events = decodeStoredEvents(stream.slice(from, from + options.limit));
+    return Promise.resolve(events.map((event, i) => ({ seq: from + i + 1, event })));
   }
 }

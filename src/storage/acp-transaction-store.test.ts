@@ -6,23 +6,30 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
 import { migrateSets } from './migrations.js';
 import { MemoryTransactionStore } from './acp-transaction-store-memory.js';
-import { acpMigrations, KyselyTransactionStore } from './acp-transaction-store-kysely.js';
+import { acpMigrations, createKyselyTransactionStore, KyselyTransactionStore } from './acp-transaction-store-kysely.js';
 import { transactionStoreContract } from '../../test/helpers/acp-store-contract.js';
+import { delta, envelopeIdFor, eventOp, leadState, RECEIVER_AGENT_ID, snapshot } from '../../test/helpers/acp-builders.js';
+import { createAcpReceiver } from '../acpspec/receiver.js';
+import { Migrator } from 'kysely';
+import { composeStateText } from '../acpspec/state-body.js';
+import { canonicalJson } from '../shared/jcs.js';
 
 transactionStoreContract('memory', () => Promise.resolve({ store: new MemoryTransactionStore(), close: () => Promise.resolve() }));
 
-transactionStoreContract('sqlite', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'acp-store-'));
-  const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
-  await migrateSets(database, [acpMigrations]);
-  return {
-    store: new KyselyTransactionStore(database.db),
-    close: async () => {
-      await database.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+for (const [name, raw] of [['sqlite (through Kysely)', false], ['sqlite (batches on the raw handle)', true]] as const) {
+  transactionStoreContract(name, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acp-store-'));
+    const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
+    await migrateSets(database, [acpMigrations]);
+    return {
+      store: raw ? createKyselyTransactionStore(database) : new KyselyTransactionStore(database.db),
+      close: async () => {
+        await database.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+}
 
 const pgUrl = process.env['TEST_PG_URL'];
 if (pgUrl) {
@@ -36,7 +43,7 @@ if (pgUrl) {
     const database = openDatabase({ url: url.toString(), dataDir: tmpdir() });
     await migrateSets(database, [acpMigrations]);
     return {
-      store: new KyselyTransactionStore(database.db),
+      store: createKyselyTransactionStore(database),
       close: async () => {
         await database.close();
         await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
@@ -81,6 +88,63 @@ describe('acp migration 0003_envelope_ids', () => {
       const store = new KyselyTransactionStore(database.db);
       expect(await store.findEnvelopeId('s1')).toEqual({ role: 'state', transactionId: 'tx-old' });
       expect((await store.findEnvelopeId('e1'))?.role).toBe('ingested');
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('acp migration 0005_state_parts (issue 10)', () => {
+  it('splits a whole stored state into its body and canonical event rows, and composes the same bytes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acp-parts-'));
+    const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
+    try {
+      const { '0005_state_parts': parts, ...before } = acpMigrations.migrations;
+      await migrateSets(database, [{ id: 'acp', migrations: before }]);
+      const state = leadState();
+      const snapshotText = canonicalJson({ ...snapshot({ transaction_id: 'tx-old', envelope_id: envelopeIdFor(7), state }), producer: { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' } });
+      await database.db
+        .insertInto('acp_transactions')
+        .values({ transaction_id: 'tx-old', version: 1, head_envelope_id: envelopeIdFor(6), state_envelope_id: envelopeIdFor(7), state_body: snapshotText, event_count: 1, updated_at: '2025-06-01T12:00:00Z', owner: 'anonymous' })
+        .execute();
+      // Stored before: not canonical (keys in insertion order).
+      await database.db.insertInto('acp_events').values({ transaction_id: 'tx-old', seq: 1, event_id: state.events[0]!.event_id, body: JSON.stringify(state.events[0]) }).execute();
+      expect(parts).toBeDefined();
+      await migrateSets(database, [acpMigrations]);
+      const stored = (await new KyselyTransactionStore(database.db).state('tx-old'))!;
+      const meta = { envelopeId: envelopeIdFor(7), transactionId: 'tx-old', producedAt: '2025-06-01T12:00:00Z' };
+      const composed = JSON.parse(composeStateText(meta, stored.body, stored.eventTexts, new WeakMap())) as Record<string, unknown>;
+      expect(canonicalJson(composed)).toBe(snapshotText);
+      expect(stored.eventTexts).toEqual([canonicalJson(state.events[0])]);
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('acp migration 0005_state_parts, down', () => {
+  it('composes each whole state again, byte for byte what the receiver answered', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acp-parts-down-'));
+    const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
+    try {
+      await migrateSets(database, [acpMigrations]);
+      const receiver = createAcpReceiver({ store: createKyselyTransactionStore(database), accepts: ['snapshot', 'delta'], receiverAgentId: RECEIVER_AGENT_ID, producer: { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' } });
+      const base = snapshot({ transaction_id: 'tx-down', envelope_id: envelopeIdFor(0x500), state: leadState() });
+      await receiver.ingest(base, { secure: true });
+      await receiver.ingest(delta(base, [eventOp('ev-down')], { envelope_id: envelopeIdFor(0x501) }), { secure: true });
+      const { bytes } = await receiver.state('tx-down');
+      const migrator = new Migrator({
+        db: database.db,
+        provider: { getMigrations: () => Promise.resolve(acpMigrations.migrations) },
+        migrationTableName: 'a2ac_acp_migrations',
+        migrationLockTableName: 'a2ac_migrations_lock',
+      });
+      const { error } = await migrator.migrateDown();
+      expect(error).toBeUndefined();
+      const row = (await database.db.selectFrom('acp_transactions').select('state_body').where('transaction_id', '=', 'tx-down').executeTakeFirst()) as { state_body: string };
+      expect(row.state_body).toBe(bytes.toString('utf8'));
     } finally {
       await database.close();
       rmSync(dir, { recursive: true, force: true });

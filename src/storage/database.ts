@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { LocalError } from '../shared/errors.js';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 
 /** The SQL dialects we run on. */
 export type SqlDialect = 'sqlite' | 'postgres';
@@ -21,6 +22,11 @@ export interface Database {
   readonly url: string;
   /** A printable location with any password removed. */
   readonly location: string;
+  /**
+   * The raw SQLite handle under `db` (SQLite only). A user MUST hold `db`'s connection while using it
+   * (`db.connection().execute(…)`), or its statements could land inside another store's open transaction.
+   */
+  readonly sqlite?: BetterSqlite3.Database;
   close(): Promise<void>;
 }
 
@@ -30,7 +36,7 @@ export interface DatabaseOptions {
   dataDir: string;
   /** PostgreSQL pool size (default 10). */
   poolSize?: number;
-  /** Told when an idle PostgreSQL connection fails (the pool replaces it); for logging. */
+  /** Told when an idle PostgreSQL connection fails (the pool replaces it) or a background SQLite checkpoint fails; for logging. */
   onIdleError?: (error: Error) => void;
 }
 
@@ -105,8 +111,20 @@ export function openDatabase(options: DatabaseOptions): Database {
   }
   const file = target.file;
   const sqlite = openSqlite(file);
+  // Checkpoints mostly on a worker thread, not inside commits on the event loop (sqlite-checkpointer.ts).
+  const checkpointer = file === ':memory:' ? undefined : startBackgroundCheckpoints(sqlite, file, options.onIdleError);
   const db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', url: `sqlite:${file}`, location: file, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    url: `sqlite:${file}`,
+    location: file,
+    sqlite,
+    async close() {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 function openSqlite(file: string): BetterSqlite3.Database {
@@ -134,6 +152,20 @@ function openSqlite(file: string): BetterSqlite3.Database {
       { cause },
     );
   }
+}
+
+/** WAL pages (64 MiB) after which the writer checkpoints by itself (SQLite's default is 1,000). */
+const WAL_AUTOCHECKPOINT_PAGES = 16_384;
+
+/**
+ * Checkpoints in two parts (sqlite-checkpointer.ts): a worker thread copies the WAL into the database file
+ * all the time, and the writer's own automatic checkpoint, every 16,384 pages (64 MiB) instead of 1,000,
+ * then finds little left to copy and lets the WAL start over. A commit thus rarely waits for a checkpoint,
+ * and the WAL stays bounded even under a writer that never pauses.
+ */
+function startBackgroundCheckpoints(sqlite: BetterSqlite3.Database, file: string, onError: ((error: Error) => void) | undefined): Checkpointer {
+  sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+  return startCheckpointer(file, (message) => onError?.(new Error(`SQLite checkpoint failed: ${message}`)));
 }
 
 const STATEMENT_CACHE_SIZE = 256;

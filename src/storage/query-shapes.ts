@@ -17,6 +17,15 @@ export class QueryShapes {
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async run<R>(db: Kysely<any>, name: string, parameters: readonly unknown[], build: () => Compilable<R>): Promise<QueryResult<R>> {
+    return db.executeQuery<R>(CompiledQuery.raw(this.text(name, parameters, build), [...parameters]));
+  }
+
+  /**
+   * The SQL text of the shape `name` (built and checked on first use, as {@link run} does), for a caller
+   * that runs it on a raw driver handle.
+   * @throws LocalError `INVALID_STATE` when the builder's parameters differ from `parameters`.
+   */
+  text(name: string, parameters: readonly unknown[], build: () => Compilable<unknown>): string {
     let text = this.texts.get(name);
     if (text === undefined) {
       const compiled = build().compile();
@@ -25,6 +34,6 @@ export class QueryShapes {
       text = compiled.sql;
       this.texts.set(name, text);
     }
-    return db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]));
+    return text;
   }
 }

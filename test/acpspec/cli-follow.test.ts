@@ -28,7 +28,8 @@ async function endingStreamsHost(withEvent: number[]): Promise<{ url: string; op
           res.status(200).setHeader('Content-Type', 'text/event-stream');
           if (withEvent.includes(opened.length)) {
             seq++;
-            const event = { event_id: `ev-${seq}`, type: 'note', occurred_at: '2025-06-01T12:00:00Z' };
+            // A schema-valid event: the client decodes what a peer sends (issue 10).
+            const event = { event_id: `ev-${seq}`, type: 'note.added', occurred_at: '2025-06-01T12:00:00Z', actor: 'agent:x', subject: '/transaction', data: {} };
             res.write(`id: ${seq}\nevent: acp.event\ndata: ${JSON.stringify(event)}\n\n`);
           }
           res.end();

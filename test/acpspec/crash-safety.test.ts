@@ -4,19 +4,15 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACP_HTTP_ROUTES, ACP_MEDIA_TYPE } from '../../src/acpspec/constants.js';
-import {
-  buildDelta,
-  buildSnapshot,
-  type AcpEvent,
-  type Envelope,
-  type SnapshotEnvelope,
-} from '../../src/acpspec/envelope.js';
+import type { Envelope } from '../../src/acpspec/envelope.js';
+import { composeSnapshot, composeStateText } from '../../src/acpspec/state-body.js';
 import { checkEnvelope } from '../../src/acpspec/validate.js';
 import { fetchTrusting } from '../../src/shared/fetch.js';
 import { ensureSelfSignedCertificate } from '../../src/server/tls.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { KyselyTransactionStore } from '../../src/storage/acp-transaction-store-kysely.js';
-import { anonymousState, envelopeIdFor, eventOp, producer } from '../helpers/acp-builders.js';
+import { openDatabase } from '../../src/storage/database.js';
+import { crashChains } from './fixtures/crash-chains.js';
 import { cleanup, onCleanup, tempDir } from '../helpers/host.js';
 import { startAcpHost } from './helpers.js';
 
@@ -27,36 +23,11 @@ const PER_TRANSACTION = 10; // one snapshot, nine deltas: 1,000 envelopes
 const CONCURRENCY = 16;
 const KILL_AFTER_ACKS = 450;
 const SCRIPT = fileURLToPath(new URL('./fixtures/crash-host.ts', import.meta.url));
+const INGEST_SCRIPT = fileURLToPath(new URL('./fixtures/crash-ingest.ts', import.meta.url));
 
 /** Each transaction's chain: a snapshot for a new transaction, then deltas that each append one event. */
 function chains(): Envelope[][] {
-  return Array.from({ length: TRANSACTIONS }, (_, t) => {
-    const transactionId = `tx-crash-${t}`;
-    const id = (i: number): string => envelopeIdFor(0x100000 + t * PER_TRANSACTION + i);
-    const state = anonymousState({ events: [(eventOp('ev-0') as { value: AcpEvent }).value] });
-    const chain: Envelope[] = [
-      buildSnapshot({
-        transaction_id: transactionId,
-        producer: producer(),
-        state,
-        envelope_id: id(0),
-        produced_at: '2025-06-01T12:00:00Z',
-      }),
-    ];
-    for (let i = 1; i < PER_TRANSACTION; i++) {
-      chain.push(
-        buildDelta({
-          transaction_id: transactionId,
-          producer: producer(),
-          parent_envelope_id: id(i - 1),
-          patch: [eventOp(`ev-${i}`)],
-          envelope_id: id(i),
-          produced_at: '2025-06-01T12:01:00Z',
-        }),
-      );
-    }
-    return chain;
-  });
+  return crashChains(TRANSACTIONS, PER_TRANSACTION);
 }
 
 /** Starts the child host and resolves with its URL (the first stdout line). */
@@ -120,6 +91,56 @@ async function burst(
   return outcomes;
 }
 
+/**
+ * Checks what a killed host left: in every chain the stored envelopes form a prefix (nothing partial), every
+ * acknowledged envelope is in it, and the head, the state and the event stream all stop at its last envelope.
+ */
+async function verifyChains(
+  store: KyselyTransactionStore,
+  all: Envelope[][],
+  outcomes: ReadonlyMap<string, Outcome>,
+): Promise<{ present: number; cuts: { chain: Envelope[]; present: number }[] }> {
+  let present = 0;
+  const cuts: { chain: Envelope[]; present: number }[] = [];
+  for (const chain of all) {
+    const transactionId = chain[0]!.transaction_id;
+    const stored = await Promise.all(chain.map((e) => store.findEnvelope(e.envelope_id)));
+    const missing = stored.findIndex((s) => s === undefined);
+    const k = missing === -1 ? chain.length : missing;
+    present += k;
+    if (k > 0 && k < chain.length) cuts.push({ chain, present: k });
+    // Present envelopes form a prefix of the chain; every acknowledged one is among them.
+    expect(stored.slice(k).every((s) => s === undefined)).toBe(true);
+    const acked = chain.filter((e) => outcomes.get(e.envelope_id) === 'acked').length;
+    expect(acked).toBeLessThanOrEqual(k);
+    chain.slice(0, k).forEach((e, i) => expect(stored[i]!.text).toBe(canonicalJson(e)));
+    const head = await store.head(transactionId);
+    const rows = await store.events(transactionId, { after: 0, limit: 1000 });
+    if (k === 0) {
+      expect(head).toBeUndefined();
+      expect(rows).toEqual([]);
+      continue;
+    }
+    // The head, the state and the event stream all stop at the same envelope.
+    expect(head).toMatchObject({
+      version: k,
+      eventCount: k,
+      headEnvelopeId: chain[k - 1]!.envelope_id,
+      stateEnvelopeId: stored[k - 1]!.stateEnvelopeId,
+    });
+    expect(rows.map((r) => [r.seq, r.event.event_id])).toEqual(Array.from({ length: k }, (_, i) => [i + 1, `ev-${i}`]));
+    // The state as stored in parts (issue 10) composes to a valid snapshot whose stream is the event rows.
+    const materialised = (await store.state(transactionId))!;
+    const meta = { envelopeId: head!.stateEnvelopeId, transactionId, producedAt: head!.stateProducedAt };
+    const text = composeStateText(meta, materialised.body, materialised.eventTexts, new WeakMap());
+    const state = composeSnapshot(meta, materialised.body, materialised.events);
+    expect(text).toBe(canonicalJson(state));
+    expect(checkEnvelope(JSON.parse(text)).ok).toBe(true);
+    expect(state.events).toEqual(rows.map((r) => r.event));
+  }
+  return { present, cuts };
+}
+
 const VARIANTS = [
   { name: 'SQLite', pg: false },
   { name: 'PostgreSQL', pg: true },
@@ -136,43 +157,7 @@ describe.each(VARIANTS)('crash safety on $name (issue "Library": ingest is one d
     expect(child.signalCode).toBe('SIGKILL');
 
     const host = await startAcpHost({ dataDir, ...(db ? { flags: { db, 'tls-self-signed': true } } : {}) });
-    const store = new KyselyTransactionStore(host.database!.db);
-    let present = 0;
-    const cuts: { chain: Envelope[]; present: number }[] = [];
-    for (const chain of all) {
-      const transactionId = chain[0]!.transaction_id;
-      const stored = await Promise.all(chain.map((e) => store.findEnvelope(e.envelope_id)));
-      const missing = stored.findIndex((s) => s === undefined);
-      const k = missing === -1 ? chain.length : missing;
-      present += k;
-      if (k > 0 && k < chain.length) cuts.push({ chain, present: k });
-      // Present envelopes form a prefix of the chain; every acknowledged one is among them.
-      expect(stored.slice(k).every((s) => s === undefined)).toBe(true);
-      const acked = chain.filter((e) => outcomes.get(e.envelope_id) === 'acked').length;
-      expect(acked).toBeLessThanOrEqual(k);
-      chain.slice(0, k).forEach((e, i) => expect(stored[i]!.text).toBe(canonicalJson(e)));
-      const head = await store.head(transactionId);
-      const rows = await store.events(transactionId, { after: 0, limit: 1000 });
-      if (k === 0) {
-        expect(head).toBeUndefined();
-        expect(rows).toEqual([]);
-        continue;
-      }
-      // The head, the state and the event stream all stop at the same envelope.
-      expect(head).toMatchObject({
-        version: k,
-        eventCount: k,
-        headEnvelopeId: chain[k - 1]!.envelope_id,
-        stateEnvelopeId: stored[k - 1]!.stateEnvelopeId,
-      });
-      expect(rows.map((r) => [r.seq, r.event.event_id])).toEqual(
-        Array.from({ length: k }, (_, i) => [i + 1, `ev-${i}`]),
-      );
-      const state = JSON.parse(head!.stateText) as SnapshotEnvelope;
-      expect(checkEnvelope(state).ok).toBe(true);
-      expect(state.envelope_id).toBe(head!.stateEnvelopeId);
-      expect(state.events).toEqual(rows.map((r) => r.event));
-    }
+    const { present, cuts } = await verifyChains(new KyselyTransactionStore(host.database!.db), all, outcomes);
     expect(present).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
     expect(present).toBeLessThan(TRANSACTIONS * PER_TRANSACTION);
 
@@ -185,4 +170,51 @@ describe.each(VARIANTS)('crash safety on $name (issue "Library": ingest is one d
       missing.envelope_id,
     );
   }, 30_000);
+});
+
+/** The ingesting child's acks, until `killAfter` of them (then SIGKILL), with the mean batch size it reported. */
+async function ingestUntilKilled(target: string, killAfter: number): Promise<{ child: ChildProcess; outcomes: Map<string, Outcome>; meanBatch: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', INGEST_SCRIPT, target, String(GROUP_TRANSACTIONS), String(PER_TRANSACTION), String(GROUP_CONCURRENCY)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  onCleanup(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
+  const outcomes = new Map<string, Outcome>();
+  let meanBatch = 0;
+  let buffer = '';
+  let acks = 0;
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    let end: number;
+    while ((end = buffer.indexOf('\n')) >= 0) {
+      const [word, id, stats] = buffer.slice(0, end).split(' ');
+      buffer = buffer.slice(end + 1);
+      if (word !== 'ack' || child.signalCode !== null) continue;
+      outcomes.set(id!, 'acked');
+      const [items, batches] = stats!.split('/').map(Number);
+      meanBatch = items! / batches!;
+      if (++acks === killAfter) child.kill('SIGKILL');
+    }
+  });
+  await once(child, 'exit');
+  return { child, outcomes, meanBatch };
+}
+
+const GROUP_TRANSACTIONS = 200;
+const GROUP_CONCURRENCY = 64;
+const GROUP_KILL_AFTER = 900;
+
+describe.each(VARIANTS)('crash safety of group commit on $name (issue 10: an envelope is acknowledged only once durable)', ({ pg }) => {
+  it('after SIGKILL while batches of many envelopes are being written, every acknowledged envelope is present and nothing is partial', async () => {
+    const target = pg ? await freshPgDatabase() : `${tempDir('a2ac-acp-group-')}/acp.sqlite`;
+    const { child, outcomes, meanBatch } = await ingestUntilKilled(target, GROUP_KILL_AFTER);
+    expect(child.signalCode).toBe('SIGKILL');
+    // The burst was written in batches, so what is checked below is group commit's durability.
+    expect(meanBatch).toBeGreaterThan(2);
+    const database = openDatabase({ url: pg ? target : `sqlite:${target}`, dataDir: tempDir('a2ac-acp-group-') });
+    onCleanup(() => database.close());
+    const all = crashChains(GROUP_TRANSACTIONS, PER_TRANSACTION);
+    const { present } = await verifyChains(new KyselyTransactionStore(database.db), all, outcomes);
+    expect(present).toBeGreaterThanOrEqual(GROUP_KILL_AFTER);
+    expect(present).toBeLessThan(GROUP_TRANSACTIONS * PER_TRANSACTION);
+  }, 60_000);
 });

@@ -1,9 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import type { IngestCommit, TransactionStore } from '../../src/acpspec/transaction-store.js';
 import type { AcpEvent } from '../../src/acpspec/envelope.js';
+import { stateBodyOf } from '../../src/acpspec/state-body.js';
+import { canonicalJson } from '../../src/shared/jcs.js';
+import { anonymousState, producer } from './acp-builders.js';
 
 function event(id: string): AcpEvent {
   return { event_id: id, type: 'note.added', occurred_at: '2025-06-01T12:00:00Z', actor: 'a', subject: '/transaction', data: {} };
+}
+
+/** An event to commit: the store keeps its canonical text. */
+function added(id: string): { eventId: string; text: string } {
+  return { eventId: id, text: canonicalJson(event(id)) };
+}
+
+/** A state body (canonical text) whose transaction stage names `n`, so bodies differ per commit. */
+export function bodyFor(n: number): string {
+  const state = anonymousState();
+  return canonicalJson(stateBodyOf({ acp_version: '0.1', producer: producer() }, { ...state, transaction: { ...state.transaction, external_refs: { n: String(n) } } }));
 }
 
 /** A commit for tests; `n` makes ids unique. */
@@ -13,8 +27,8 @@ export function commitFor(n: number, overrides: Partial<IngestCommit> = {}): Ing
     expectedVersion: 0,
     owner: 'agent:alice',
     envelope: { envelopeId: `env-${n}`, kind: 'snapshot', parentEnvelopeId: undefined, text: `{"n":${n}}`, receivedAt: '2025-06-01T12:00:00Z' },
-    state: { envelopeId: `state-${n}`, text: `{"state":${n}}` },
-    events: [event(`ev-${n}`)],
+    state: { envelopeId: `state-${n}`, body: bodyFor(n) },
+    events: [added(`ev-${n}`)],
     firstSeq: 1,
     ...overrides,
   };
@@ -43,7 +57,7 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
       withStore(async (store) => {
         expect(await store.commit(commitFor(1))).toEqual({ ok: true, version: 1 });
         expect(await store.head('tx-1')).toEqual({
-          transactionId: 'tx-1', version: 1, headEnvelopeId: 'env-1', stateEnvelopeId: 'state-1', stateText: '{"state":1}', eventCount: 1,
+          transactionId: 'tx-1', version: 1, headEnvelopeId: 'env-1', stateEnvelopeId: 'state-1', stateProducedAt: '2025-06-01T12:00:00Z', eventCount: 1,
           owner: 'agent:alice',
         });
         expect(await store.findEnvelope('env-1')).toEqual({ envelopeId: 'env-1', transactionId: 'tx-1', kind: 'snapshot', text: '{"n":1}', stateEnvelopeId: 'state-1' });
@@ -85,7 +99,7 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
       withStore(async (store) => {
         await store.commit(commitFor(1));
         await store.commit(commitFor(9, { transactionId: 'tx-2' }));
-        const dup = commitFor(1, { transactionId: 'tx-2', expectedVersion: 1, firstSeq: 2, state: { envelopeId: 'state-x', text: '{}' } });
+        const dup = commitFor(1, { transactionId: 'tx-2', expectedVersion: 1, firstSeq: 2, state: { envelopeId: 'state-x', body: undefined } });
         expect(await store.commit(dup)).toEqual({ ok: false, reason: 'duplicate' });
         expect((await store.head('tx-2'))?.version).toBe(1);
         expect(await store.events('tx-2', { after: 0, limit: 10 })).toHaveLength(1);
@@ -103,7 +117,7 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
     it('refuses a state id that names an ingested envelope in any transaction (issue 9)', () =>
       withStore(async (store) => {
         await store.commit(commitFor(1));
-        expect(await store.commit(commitFor(2, { transactionId: 'tx-2', state: { envelopeId: 'env-1', text: '{}' } }))).toEqual({ ok: false, reason: 'duplicate' });
+        expect(await store.commit(commitFor(2, { transactionId: 'tx-2', state: { envelopeId: 'env-1', body: bodyFor(2) } }))).toEqual({ ok: false, reason: 'duplicate' });
         expect(await store.head('tx-2')).toBeUndefined();
       }));
 
@@ -125,10 +139,49 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
 
     it('pages events in sequence order', () =>
       withStore(async (store) => {
-        await store.commit(commitFor(1, { events: [event('a'), event('b'), event('c')] }));
+        await store.commit(commitFor(1, { events: [added('a'), added('b'), added('c')] }));
         const page = await store.events('tx-1', { after: 1, limit: 1 });
         expect(page).toEqual([{ seq: 2, event: event('b') }]);
         expect((await store.events('tx-1', { after: 0, limit: 10 })).map((e) => e.seq)).toEqual([1, 2, 3]);
+      }));
+
+    it('reads the state back in its parts, decoded: the body as last written, every event up to the head', () =>
+      withStore(async (store) => {
+        await store.commit(commitFor(1));
+        await store.commit(commitFor(2, { expectedVersion: 1, firstSeq: 2, state: { envelopeId: 'state-2', body: undefined } }));
+        const state = await store.state('tx-1');
+        expect(state?.head).toMatchObject({ version: 2, stateEnvelopeId: 'state-2', eventCount: 2 });
+        expect(canonicalJson(state?.body)).toBe(bodyFor(1));
+        expect(state?.events).toEqual([event('ev-1'), event('ev-2')]);
+        expect(state?.eventTexts).toEqual([added('ev-1').text, added('ev-2').text]);
+        await store.commit(commitFor(3, { expectedVersion: 2, firstSeq: 3 }));
+        expect(canonicalJson((await store.state('tx-1'))?.body)).toBe(bodyFor(3));
+        expect(await store.state('tx-none')).toBeUndefined();
+      }));
+
+    it('commits many transactions at once, each on its own: a duplicate or a stale one does not fail the others (group commit)', () =>
+      withStore(async (store) => {
+        await store.commit(commitFor(1));
+        const commits = [
+          commitFor(10, { transactionId: 'tx-a' }),
+          commitFor(11, { transactionId: 'tx-b', envelope: { ...commitFor(11).envelope, envelopeId: 'env-1' } }),
+          commitFor(12, { transactionId: 'tx-1' }),
+          commitFor(13, { transactionId: 'tx-1', expectedVersion: 1, firstSeq: 2 }),
+          commitFor(14, { transactionId: 'tx-c' }),
+        ];
+        const results = await Promise.all(commits.map((c) => store.commit(c)));
+        expect(results).toEqual([
+          { ok: true, version: 1 },
+          { ok: false, reason: 'duplicate' },
+          { ok: false, reason: 'stale' },
+          { ok: true, version: 2 },
+          { ok: true, version: 1 },
+        ]);
+        expect(await store.head('tx-b')).toBeUndefined();
+        expect(await store.findEnvelopeId('state-11')).toBeUndefined();
+        expect(await store.findEnvelopeId('state-12')).toBeUndefined();
+        expect((await store.events('tx-1', { after: 0, limit: 10 })).map((e) => e.event.event_id)).toEqual(['ev-1', 'ev-13']);
+        expect((await store.state('tx-c'))?.head.version).toBe(1);
       }));
   });
 }

@@ -7,12 +7,13 @@ import { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/se
 import { createAcpClient } from '../../src/a2a/acp/client.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { migrateSdkStores } from '../../src/a2a/sdk-stores.js';
-import { createAcpReceiver } from '../../src/acpspec/receiver.js';
+import { buildSnapshot, newEnvelopeId, stateOf, type SnapshotEnvelope } from '../../src/acpspec/envelope.js';
 import { runCli } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';
-import { KyselyTransactionStore, acpMigrations } from '../../src/storage/acp-transaction-store-kysely.js';
-import { openDatabase } from '../../src/storage/database.js';
+import { acpMigrations } from '../../src/storage/acp-transaction-store-kysely.js';
+import { openDatabase, type Database } from '../../src/storage/database.js';
+import { canonicalJson } from '../../src/shared/jcs.js';
 import { migrateSets } from '../../src/storage/migrations.js';
 import { codeOf, freshSnapshot, RECEIVER, txId } from '../acpspec/helpers.js';
 import { cleanup, startTestHost, tempDir } from '../helpers/host.js';
@@ -49,12 +50,6 @@ async function plantPreviousRelease(
     ]);
     const tasks = new DatabaseTaskStore(database.db);
     const push = new DatabasePushNotificationStore(database.db);
-    const receiver = createAcpReceiver({
-      store: new KyselyTransactionStore(database.db),
-      accepts: ['snapshot', 'delta'],
-      receiverAgentId: RECEIVER.agent_id,
-      producer: { ...RECEIVER },
-    });
     const plant = async (previousName: string, caller: string) => {
       const context = new ServerCallContext({ user: userNamed(previousName) });
       const task = crypto.randomUUID();
@@ -75,7 +70,7 @@ async function plantPreviousRelease(
         authentication: undefined,
       });
       const tx = txId('old');
-      await receiver.ingest(freshSnapshot(tx), { secure: true, caller });
+      await plantLegacyTransaction(database, freshSnapshot(tx), caller);
       return { tx, task };
     };
     const tokenZero = await plant('token-0', 'token-0');
@@ -86,6 +81,36 @@ async function plantPreviousRelease(
   } finally {
     await database.close();
   }
+}
+
+/**
+ * One transaction as releases before migration 0005_state_parts stored it (issue 10): the whole state
+ * snapshot's canonical text in acp_transactions.state_body, events as plain JSON.
+ */
+async function plantLegacyTransaction(database: Database, envelope: SnapshotEnvelope, owner: string): Promise<void> {
+  const stateId = newEnvelopeId();
+  const producedAt = '2025-06-01T12:00:01Z';
+  const state = buildSnapshot({ transaction_id: envelope.transaction_id, producer: { ...RECEIVER }, state: stateOf(envelope), envelope_id: stateId, produced_at: producedAt });
+  const tx = envelope.transaction_id;
+  await database.db
+    .insertInto('acp_transactions')
+    .values({ transaction_id: tx, version: 1, head_envelope_id: envelope.envelope_id, state_envelope_id: stateId, state_body: canonicalJson(state), event_count: state.events.length, updated_at: producedAt, owner })
+    .execute();
+  await database.db
+    .insertInto('acp_envelopes')
+    .values({ envelope_id: envelope.envelope_id, transaction_id: tx, kind: 'snapshot', parent_envelope_id: null, state_envelope_id: stateId, received_at: producedAt, body: canonicalJson(envelope) })
+    .execute();
+  await database.db
+    .insertInto('acp_envelope_ids')
+    .values([
+      { envelope_id: envelope.envelope_id, transaction_id: tx, role: 'ingested' },
+      { envelope_id: stateId, transaction_id: tx, role: 'state' },
+    ])
+    .execute();
+  await database.db
+    .insertInto('acp_events')
+    .values(state.events.map((event, i) => ({ transaction_id: tx, seq: i + 1, event_id: event.event_id, body: JSON.stringify(event) })))
+    .execute();
 }
 
 async function ownersIn(where: Where): Promise<Record<string, string[]>> {

@@ -3,6 +3,7 @@ import type { Client } from '@a2a-js/sdk/client';
 import { ACP_EXTENSION_URI, ACP_KINDS, ACP_PART_KEYS, type Kind } from '../../acpspec/constants.js';
 import { AcpError, fromAcpErrorObject } from '../../acpspec/errors.js';
 import type { AcpAck, Envelope } from '../../acpspec/envelope.js';
+import { parseAck } from '../../acpspec/replies.js';
 import {
   createAcpSenderCore,
   type AcpPeer,
@@ -67,8 +68,11 @@ function required(url: string | undefined): string {
  */
 export function acpPeerOf(card: AgentCard): AcpPeer & { schema_url: string } {
   const params = card.capabilities?.extensions.find((e) => e.uri === ACP_EXTENSION_URI)?.params;
-  const kinds = (v: unknown): Kind[] | undefined =>
-    Array.isArray(v) && v.length > 0 && v.every((k) => (ACP_KINDS as readonly unknown[]).includes(k)) ? (v as Kind[]) : undefined;
+  const kinds = (v: unknown): Kind[] | undefined => {
+    if (!Array.isArray(v) || v.length === 0) return undefined;
+    const decoded = v.map((k) => ACP_KINDS.find((kind) => kind === k));
+    return decoded.every((k) => k !== undefined) ? decoded : undefined;
+  };
   const accepts = kinds(params?.accepts);
   const emits = kinds(params?.emits);
   if (!params || typeof params.acp_version !== 'string' || typeof params.schema_url !== 'string' || !accepts || !emits) {
@@ -100,8 +104,8 @@ export function createA2AAcpTransport(client: Client, secure: boolean, ids: IdSo
     async send(envelope: Envelope): Promise<AcpAck> {
       const body = await call(envelope);
       const ack = body[ACP_PART_KEYS.ack];
-      if (!isJsonObject(ack)) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an acp_ack');
-      return ack as unknown as AcpAck;
+      if (ack === undefined) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an acp_ack');
+      return parseAck(ack);
     },
     requestState: (transactionId: string) => call({ [ACP_PART_KEYS.stateRequest]: { transaction_id: transactionId } }),
   };

@@ -6,7 +6,7 @@ import { LocalError } from '../../shared/errors.js';
 import type { IdSource } from '../../shared/ids.js';
 import { mountAcpRoutes } from '../../http/acp-routes.js';
 import { MemoryTransactionStore } from '../../storage/acp-transaction-store-memory.js';
-import { ACP_OWNER_COLUMNS, acpMigrations, KyselyTransactionStore } from '../../storage/acp-transaction-store-kysely.js';
+import { ACP_OWNER_COLUMNS, acpMigrations, createKyselyTransactionStore } from '../../storage/acp-transaction-store-kysely.js';
 import type { HostModule } from '../module.js';
 
 export interface AcpModuleOptions {
@@ -43,7 +43,7 @@ export function acpModule(options: AcpModuleOptions): HostModule {
       }
     },
     start(context) {
-      const store = context.database ? new KyselyTransactionStore(context.database.db) : new MemoryTransactionStore();
+      const store = context.database ? createKyselyTransactionStore(context.database) : new MemoryTransactionStore();
       const receiver = createAcpReceiver({
         store,
         accepts,
