@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { CompiledQuery, type Kysely, type Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import { z } from 'zod';
 import type { AcceptOutcome, Agreement, AgreementStore } from '../acmp/negotiation/agreement-store.js';
 import { OfferTermsSchema } from '../acmp/negotiation/offer-codec.js';
 import { LocalError } from '../shared/errors.js';
 import type { Database, SqlDialect } from './database.js';
+import { compileSql } from './sql-text.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- migrations and the shared Database are untyped */
 
@@ -111,8 +112,7 @@ export class KyselyAgreementStore implements AgreementStore {
   }
 
   private run(text: string, params: readonly unknown[]): Promise<{ rows: unknown[]; numAffectedRows?: bigint }> {
-    const sql = this.dialect === 'postgres' ? text : text.replace(/\$\d+/g, '?');
-    return this.db.executeQuery(CompiledQuery.raw(sql, [...params]));
+    return this.db.executeQuery(compileSql(this.dialect, text, params));
   }
 }
 

@@ -1,73 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { storeHarnesses } from '../../test/helpers/store-harness.js';
 import { MemorySessionStore } from '../acmp/negotiation/memory-session-store.js';
 import { sessionTransition, type NegotiationSession } from '../acmp/negotiation/session.js';
 import type { SessionStore } from '../acmp/negotiation/session-store.js';
 import { acmpMigrations } from './acmp-migrations.js';
 import { KyselySessionStore } from './acmp-session-store-kysely.js';
-import { openDatabase, type Database } from './database.js';
-import { migrateSets } from './migrations.js';
 
-interface Harness {
-  store(): SessionStore & { open?: () => Promise<void> };
-  setup(): Promise<void>;
-  teardown(): Promise<void>;
-}
-
-function sqliteHarness(): Harness {
-  let dir = '';
-  let database: Database | undefined;
-  return {
-    store: () => new KyselySessionStore(database!),
-    async setup() {
-      dir = mkdtempSync(join(tmpdir(), 'acmp-sessions-'));
-      database = openDatabase({ url: `sqlite:${join(dir, 'db.sqlite')}`, dataDir: dir });
-      await migrateSets(database, [acmpMigrations]);
-    },
-    async teardown() {
-      await database?.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** A fresh schema per run, so parallel runs never share a table. */
-function postgresHarness(baseUrl: string): Harness {
-  const schema = `acmp_sessions_${process.pid}_${Date.now()}`;
-  let admin: Database | undefined;
-  let database: Database | undefined;
-  return {
-    store: () => new KyselySessionStore(database!),
-    async setup() {
-      admin = openDatabase({ url: baseUrl, dataDir: tmpdir() });
-      await admin.db.schema.createSchema(schema).execute();
-      const url = new URL(baseUrl);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      database = openDatabase({ url: url.toString(), dataDir: tmpdir() });
-      await migrateSets(database, [acmpMigrations]);
-    },
-    async teardown() {
-      await database?.close();
-      await admin?.db.schema.dropSchema(schema).ifExists().cascade().execute();
-      await admin?.close();
-    },
-  };
-}
-
-const harnesses: [string, Harness | undefined][] = [
-  [
-    'memory',
-    {
-      store: () => new MemorySessionStore(),
-      setup: () => Promise.resolve(),
-      teardown: () => Promise.resolve(),
-    },
-  ],
-  ['sqlite', sqliteHarness()],
-  ['postgres', process.env.TEST_PG_URL ? postgresHarness(process.env.TEST_PG_URL) : undefined],
-];
+const harnesses = storeHarnesses<SessionStore & { open?: () => Promise<void> }>({
+  memory: () => new MemorySessionStore(),
+  kysely: (database) => new KyselySessionStore(database),
+  migrations: [acmpMigrations],
+});
 
 const A = { tenant: '', agent: 'agent:a' };
 const B = { tenant: '', agent: 'agent:b' };

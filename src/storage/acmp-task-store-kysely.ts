@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { SignalHub } from '../acmp/signal-hub.js';
 import type { Payload } from '../acmp/messages.js';
 import type {
@@ -15,6 +15,7 @@ import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { decodeChunk, decodeTaskRow, encodeSignal, decodeSignal, TASK_COLUMNS } from './acmp-task-rows.js';
 import type { Database, SqlDialect } from './database.js';
 import { PgListener } from './pg-listener.js';
+import { compileSql } from './sql-text.js';
 
 export { ACMP_OWNER_COLUMNS, acmpMigrations } from './acmp-migrations.js';
 
@@ -107,8 +108,8 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
       return rows.length === 1;
     }
     const moved = await this.db.transaction().execute(async (trx) => {
-      if ((await trx.executeQuery(sqlite(guard, params))).rows.length !== 1) return false;
-      await trx.executeQuery(sqlite(`INSERT INTO acmp_task_chunks (task_id, seq, chunk) VALUES ${values}`, params));
+      if ((await trx.executeQuery(compileSql('sqlite', guard, params))).rows.length !== 1) return false;
+      await trx.executeQuery(compileSql('sqlite', `INSERT INTO acmp_task_chunks (task_id, seq, chunk) VALUES ${values}`, params));
       return true;
     });
     if (moved) this.hub.emit({ kind: 'chunks', taskId, count });
@@ -203,28 +204,6 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private run(text: string, params: readonly unknown[]): Promise<{ rows: any[]; numAffectedRows?: bigint }> {
-    const query = this.dialect === 'postgres' ? CompiledQuery.raw(text, [...params]) : sqlite(text, params);
-    return this.db.executeQuery(query);
+    return this.db.executeQuery(compileSql(this.dialect, text, params));
   }
-}
-
-const sqliteForms = new Map<string, { sql: string; order: number[] }>();
-
-/**
- * The SQLite form of a statement written with `$n` placeholders (and optional PostgreSQL `::type` casts):
- * each `$n` becomes `?` bound to `params[n - 1]`, in the order the placeholders appear. Rewrites are
- * cached by statement text.
- */
-function sqlite(text: string, params: readonly unknown[]): CompiledQuery {
-  let form = sqliteForms.get(text);
-  if (!form) {
-    const order: number[] = [];
-    const sql = text.replace(/\$(\d+)(::\w+)?/g, (_match, index: string) => {
-      order.push(Number(index) - 1);
-      return '?';
-    });
-    form = { sql, order };
-    if (sqliteForms.size < 1_000) sqliteForms.set(text, form);
-  }
-  return CompiledQuery.raw(form.sql, form.order.map((i) => params[i]));
 }

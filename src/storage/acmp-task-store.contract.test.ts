@@ -1,68 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { storeHarnesses } from '../../test/helpers/store-harness.js';
 import type { AcmpTaskStore, NewAcmpTask, TaskOutcome, TaskSignal } from '../acmp/task-store.js';
-import { openDatabase, type Database } from './database.js';
-import { migrateSets } from './migrations.js';
 import { acmpMigrations, KyselyAcmpTaskStore } from './acmp-task-store-kysely.js';
 import { MemoryAcmpTaskStore } from './acmp-task-store-memory.js';
 
-interface Harness {
-  store(): AcmpTaskStore;
-  setup(): Promise<void>;
-  teardown(): Promise<void>;
-}
-
-function memoryHarness(): Harness {
-  return { store: () => new MemoryAcmpTaskStore(), setup: () => Promise.resolve(), teardown: () => Promise.resolve() };
-}
-
-function sqliteHarness(): Harness {
-  let dir = '';
-  let database: Database | undefined;
-  return {
-    store: () => new KyselyAcmpTaskStore(database!),
-    async setup() {
-      dir = mkdtempSync(join(tmpdir(), 'acmp-store-'));
-      database = openDatabase({ url: `sqlite:${join(dir, 'db.sqlite')}`, dataDir: dir });
-      await migrateSets(database, [acmpMigrations]);
-    },
-    async teardown() {
-      await database?.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** A fresh schema per run, so parallel runs never share a table. */
-function postgresHarness(baseUrl: string): Harness {
-  const schema = `acmp_test_${process.pid}_${Date.now()}`;
-  let admin: Database | undefined;
-  let database: Database | undefined;
-  return {
-    store: () => new KyselyAcmpTaskStore(database!),
-    async setup() {
-      admin = openDatabase({ url: baseUrl, dataDir: tmpdir() });
-      await admin.db.schema.createSchema(schema).execute();
-      const url = new URL(baseUrl);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      database = openDatabase({ url: url.toString(), dataDir: tmpdir() });
-      await migrateSets(database, [acmpMigrations]);
-    },
-    async teardown() {
-      await database?.close();
-      await admin?.db.schema.dropSchema(schema).ifExists().cascade().execute();
-      await admin?.close();
-    },
-  };
-}
-
-const harnesses: [string, Harness | undefined][] = [
-  ['memory', memoryHarness()],
-  ['sqlite', sqliteHarness()],
-  ['postgres', process.env.TEST_PG_URL ? postgresHarness(process.env.TEST_PG_URL) : undefined],
-];
+const harnesses = storeHarnesses<AcmpTaskStore>({
+  memory: () => new MemoryAcmpTaskStore(),
+  kysely: (database) => new KyselyAcmpTaskStore(database),
+  migrations: [acmpMigrations],
+});
 
 const A = { tenant: '', agent: 'agent:a' };
 const B = { tenant: '', agent: 'agent:b' };

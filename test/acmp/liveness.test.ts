@@ -1,35 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { AcmpError } from '../../src/acmp/errors.js';
-import { cleanup, onCleanup } from '../helpers/host.js';
+import { cleanup } from '../helpers/host.js';
+import { providerProcess } from '../helpers/provider-process.js';
 
 afterEach(cleanup);
 
 const HEARTBEAT_MS = 200;
 const LIVENESS_MS = 3 * HEARTBEAT_MS;
 const TIMEOUT_MS = 30_000;
-const PROVIDER = fileURLToPath(new URL('./fixtures/provider-process.ts', import.meta.url));
-
-/** Starts the provider in a child process and resolves with its URL once it listens. */
-async function providerProcess(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', PROVIDER, String(HEARTBEAT_MS)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  onCleanup(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const lines = createInterface({ input: child.stdout });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`provider exited early (${String(code)})`)));
-    lines.on('line', (line) => {
-      const match = /^listening (\S+)/.exec(line);
-      if (match) resolve(match[1]!);
-    });
-  });
-  return { url, child };
-}
-
 function killed(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => {
     child.once('exit', () => resolve(Date.now()));
@@ -39,7 +19,7 @@ function killed(child: ChildProcess): Promise<number> {
 
 describe('liveness window (Layer 1 §3.6): a provider killed mid-stream', () => {
   it('makes the buyer fail with -33003 within 3 × heartbeat_interval_ms of its last sign of life', async () => {
-    const { url, child } = await providerProcess();
+    const { url, child } = await providerProcess({ heartbeatMs: HEARTBEAT_MS });
     const buyer = await createAcmpBuyer({ agentUrl: url });
     expect(buyer.capabilityObject.features.heartbeat_interval_ms).toBe(HEARTBEAT_MS);
     let lastSign = 0;

@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acmpModule } from '../../src/server/modules/acmp.js';
-import { cleanup, onCleanup, postJson, startTestHost } from '../helpers/host.js';
+import { cleanup, postJson, startTestHost } from '../helpers/host.js';
+import { providerProcess } from '../helpers/provider-process.js';
 import { freshPgDatabase } from '../helpers/pg.js';
 import { ACTIVATED, acmpMessage, countingCapability, invokeRoot, jsonRpcUrl, newTaskId, replyRoot, rpc, streamRaw, streamRoot, tickerCapability, type RpcBody } from './helpers.js';
 
@@ -106,32 +104,11 @@ describe.skipIf(!process.env.TEST_PG_URL)('one record per ACMP task across hosts
   });
 });
 
-const PROVIDER = fileURLToPath(new URL('./fixtures/provider-process.ts', import.meta.url));
-
-async function providerProcess(heartbeatMs: number, db: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', PROVIDER, String(heartbeatMs), db], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, A2AC_TOKENS: TOKENS.join(',') },
-  });
-  onCleanup(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const lines = createInterface({ input: child.stdout });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`provider exited early (${String(code)})`)));
-    lines.on('line', (line) => {
-      const match = /^listening (\S+)/.exec(line);
-      if (match) resolve(match[1]!);
-    });
-  });
-  return { url, child };
-}
-
 describe.skipIf(!process.env.TEST_PG_URL)('a host killed with SIGKILL while it runs a task (Layer 1 §3.6 across hosts)', () => {
   it('ends the joiners on the other host with -33003 owner_lost within 3 × the heartbeat interval, finishes the record by itself and never runs the task twice', { timeout: 60_000 }, async () => {
     const heartbeatMs = 500;
     const { db, hosts: [survivor] } = await hosts(1, heartbeatMs);
-    const { url, child } = await providerProcess(heartbeatMs, db);
+    const { url, child } = await providerProcess({ heartbeatMs, db, env: { A2AC_TOKENS: TOKENS.join(',') } });
     const root = invokeRoot({ capability: 'slow-count', input: { type: 'json', data: { n: 10_000 } }, max_price_cu: 5, timeout_ms: 60_000, task_id: newTaskId() });
     const owner = streamRaw({ url }, acmpMessage(root), as(TOKEN_A));
     await owner.next();
