@@ -7,7 +7,11 @@ import { createAcpReceiver, type AcpReceiver } from '../src/acpspec/receiver.js'
 import type { Envelope } from '../src/acpspec/envelope.js';
 import { openDatabase, type Database } from '../src/storage/database.js';
 import { migrateSets } from '../src/storage/migrations.js';
-import { acpMigrations, createKyselyTransactionStore, type KyselyTransactionStore } from '../src/storage/acp-transaction-store-kysely.js';
+import {
+  acpMigrations,
+  createKyselyTransactionStore,
+  type KyselyTransactionStore,
+} from '../src/storage/acp-transaction-store-kysely.js';
 import type { LoadResult } from './protocol.js';
 import { acpChain } from './workload.js';
 
@@ -89,9 +93,15 @@ async function freshPg(base: string): Promise<{ url: string; drop(): Promise<voi
   };
 }
 
-function receiverOn(database: Database, groupCommit: { lanes?: number; maxBatch?: number } = {}): AcpReceiver & { store: KyselyTransactionStore } {
+function receiverOn(
+  database: Database,
+  groupCommit: { lanes?: number; maxBatch?: number } = {},
+): AcpReceiver & { store: KyselyTransactionStore } {
   const store = createKyselyTransactionStore(database, {
-    groupCommit: { ...(groupCommit.lanes ? { lanes: groupCommit.lanes } : {}), ...(groupCommit.maxBatch ? { maxBatch: groupCommit.maxBatch } : {}) },
+    groupCommit: {
+      ...(groupCommit.lanes ? { lanes: groupCommit.lanes } : {}),
+      ...(groupCommit.maxBatch ? { maxBatch: groupCommit.maxBatch } : {}),
+    },
   });
   const receiver = createAcpReceiver({
     store,
@@ -111,7 +121,11 @@ function build(chains: number, perChain: number, chainLength: number): Envelope[
   });
 }
 
-async function measure(receiver: AcpReceiver, work: Envelope[][], chainLength: number): Promise<InProcessResult> {
+async function measure(
+  receiver: AcpReceiver,
+  work: Envelope[][],
+  chainLength: number,
+): Promise<InProcessResult> {
   const latencies: number[] = [];
   const windows = { first: 0, firstN: 0, last: 0, lastN: 0 };
   const cpu = process.cpuUsage();
@@ -144,9 +158,23 @@ async function measure(receiver: AcpReceiver, work: Envelope[][], chainLength: n
   const used = process.cpuUsage(cpu);
   const count = work.reduce((n, w) => n + w.length, 0);
   latencies.sort((a, b) => a - b);
-  const result: InProcessResult = { count, elapsedMs, latencies, events: count, errors: 0, cpuUs: used.user + used.system, meanBatch: NaN, pgCpuUs: NaN };
+  const result: InProcessResult = {
+    count,
+    elapsedMs,
+    latencies,
+    events: count,
+    errors: 0,
+    cpuUs: used.user + used.system,
+    meanBatch: NaN,
+    pgCpuUs: NaN,
+  };
   if (windows.firstN > 0 && windows.lastN > 0) {
-    result.long = { firstCpuUs: windows.first / windows.firstN, lastCpuUs: windows.last / windows.lastN, stateWarmMs: NaN, stateColdMs: NaN };
+    result.long = {
+      firstCpuUs: windows.first / windows.firstN,
+      lastCpuUs: windows.last / windows.lastN,
+      stateWarmMs: NaN,
+      stateColdMs: NaN,
+    };
   }
   return result;
 }
@@ -165,10 +193,17 @@ async function stateMs(receiver: AcpReceiver, transactionId: string, n: number):
 async function run(spec: InProcessSpec): Promise<InProcessResult> {
   const dir = mkdtempSync(join(tmpdir(), 'a2ac-bench-acp-'));
   const pgDb = spec.store === 'postgres' ? await freshPg(spec.pgUrl!) : undefined;
-  const database: Database = openDatabase({ url: pgDb?.url ?? `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir, poolSize: 10 });
+  const database: Database = openDatabase({
+    url: pgDb?.url ?? `sqlite:${join(dir, 'acp.sqlite')}`,
+    dataDir: dir,
+    poolSize: 10,
+  });
   try {
     await migrateSets(database, [acpMigrations]);
-    const receiver = receiverOn(database, { ...(spec.lanes ? { lanes: spec.lanes } : {}), ...(spec.maxBatch ? { maxBatch: spec.maxBatch } : {}) });
+    const receiver = receiverOn(database, {
+      ...(spec.lanes ? { lanes: spec.lanes } : {}),
+      ...(spec.maxBatch ? { maxBatch: spec.maxBatch } : {}),
+    });
     const concurrency = spec.concurrency ?? 1;
     const chainLength = spec.chainLength ?? 20;
     const per = (n: number): number => Math.max(1, Math.ceil(n / concurrency / chainLength)) * chainLength;
@@ -191,7 +226,8 @@ async function run(spec: InProcessSpec): Promise<InProcessResult> {
       const reader = receiverOn(database);
       const cold: number[] = [];
       for (const id of finished) cold.push(await stateMs(reader, id, 1));
-      result.long.stateColdMs = cold.length > 1 ? cold.slice(1).sort((a, b) => a - b)[Math.floor((cold.length - 1) / 2)]! : cold[0]!;
+      result.long.stateColdMs =
+        cold.length > 1 ? cold.slice(1).sort((a, b) => a - b)[Math.floor((cold.length - 1) / 2)]! : cold[0]!;
     }
     return result;
   } finally {
@@ -210,11 +246,17 @@ run(spec).then(
       const long = result.long
         ? `; CPU per envelope 1–100 ${Math.round(result.long.firstCpuUs)} µs, 901–1000 ${Math.round(result.long.lastCpuUs)} µs; state ${result.long.stateWarmMs.toFixed(2)} ms held, ${result.long.stateColdMs.toFixed(2)} ms from the store`
         : '';
-      console.log(`${Math.round((result.count / result.elapsedMs) * 1000)} envelopes/s, ${Math.round(result.cpuUs / result.count)} µs CPU each${Number.isNaN(result.pgCpuUs) ? '' : ` (+ ${Math.round(result.pgCpuUs / result.count)} µs in PostgreSQL)`}, mean batch ${result.meanBatch.toFixed(1)}${long}`);
+      console.log(
+        `${Math.round((result.count / result.elapsedMs) * 1000)} envelopes/s, ${Math.round(result.cpuUs / result.count)} µs CPU each${Number.isNaN(result.pgCpuUs) ? '' : ` (+ ${Math.round(result.pgCpuUs / result.count)} µs in PostgreSQL)`}, mean batch ${result.meanBatch.toFixed(1)}${long}`,
+      );
     }
   },
   (error: unknown) => {
-    if (process.send) process.send({ type: 'error', message: error instanceof Error ? error.stack ?? error.message : String(error) });
+    if (process.send)
+      process.send({
+        type: 'error',
+        message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
     else console.error(error);
   },
 );

@@ -40,7 +40,11 @@ class BaselineExecutor implements AgentExecutor {
       AgentEvent.task({
         id: taskId,
         contextId,
-        status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+        status: {
+          state: TaskState.TASK_STATE_SUBMITTED,
+          message: undefined,
+          timestamp: new Date().toISOString(),
+        },
         artifacts: [],
         history: [context.userMessage],
         metadata: undefined,
@@ -49,46 +53,94 @@ class BaselineExecutor implements AgentExecutor {
     if (text.startsWith('stream:')) {
       const count = Number(text.slice('stream:'.length));
       for (let i = 0; i < count; i++) {
-        bus.publish(AgentEvent.statusUpdate(this.status(taskId, contextId, TaskState.TASK_STATE_WORKING, `chunk ${i}`)));
+        bus.publish(
+          AgentEvent.statusUpdate(this.status(taskId, contextId, TaskState.TASK_STATE_WORKING, `chunk ${i}`)),
+        );
       }
     } else {
       bus.publish(
         AgentEvent.artifactUpdate({
           taskId,
           contextId,
-          artifact: { artifactId: `art-${++this.n}`, name: 'echo', description: '', parts: [textPart(text)], metadata: undefined, extensions: [] },
+          artifact: {
+            artifactId: `art-${++this.n}`,
+            name: 'echo',
+            description: '',
+            parts: [textPart(text)],
+            metadata: undefined,
+            extensions: [],
+          },
           append: false,
           lastChunk: true,
           metadata: undefined,
         }),
       );
     }
-    bus.publish(AgentEvent.statusUpdate(this.status(taskId, contextId, TaskState.TASK_STATE_COMPLETED, 'done')));
+    bus.publish(
+      AgentEvent.statusUpdate(this.status(taskId, contextId, TaskState.TASK_STATE_COMPLETED, 'done')),
+    );
     bus.finished();
     return Promise.resolve();
   }
 
   cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId: '', status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined }));
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: '',
+        status: {
+          state: TaskState.TASK_STATE_CANCELED,
+          message: undefined,
+          timestamp: new Date().toISOString(),
+        },
+        metadata: undefined,
+      }),
+    );
     bus.finished();
     return Promise.resolve();
   }
 
   private status(taskId: string, contextId: string, state: TaskState, text: string) {
-    return { taskId, contextId, status: { state, message: this.agentMessage(text, taskId, contextId), timestamp: new Date().toISOString() }, metadata: undefined };
+    return {
+      taskId,
+      contextId,
+      status: {
+        state,
+        message: this.agentMessage(text, taskId, contextId),
+        timestamp: new Date().toISOString(),
+      },
+      metadata: undefined,
+    };
   }
 
   private agentMessage(text: string, taskId: string, contextId: string): Message {
-    return { messageId: `m-${++this.n}`, taskId, contextId, role: Role.ROLE_AGENT, parts: [textPart(text)], metadata: undefined, extensions: [], referenceTaskIds: [] };
+    return {
+      messageId: `m-${++this.n}`,
+      taskId,
+      contextId,
+      role: Role.ROLE_AGENT,
+      parts: [textPart(text)],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    };
   }
 }
 
 function textPart(text: string) {
-  return { content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
+  return {
+    content: { $case: 'text' as const, value: text },
+    metadata: undefined,
+    filename: '',
+    mediaType: 'text/plain',
+  };
 }
 
 /** Starts the baseline host on 127.0.0.1:0 with an in-memory or SQLite (the SDK's DatabaseTaskStore) store. */
-export async function startBaselineHost(options: { store: 'memory' | 'sqlite'; dataDir: string }): Promise<{ url: string; close(): Promise<void> }> {
+export async function startBaselineHost(options: {
+  store: 'memory' | 'sqlite';
+  dataDir: string;
+}): Promise<{ url: string; close(): Promise<void> }> {
   let database: Database | undefined;
   let taskStore: TaskStore = new InMemoryTaskStore();
   if (options.store === 'sqlite') {
@@ -100,9 +152,20 @@ export async function startBaselineHost(options: { store: 'memory' | 'sqlite'; d
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const card: AgentCard = buildAgentCard({ name: 'baseline', description: 'raw SDK baseline', version: '0.0.0', baseUrl: url, extensions: [], skills: [], bearer: false });
+  const card: AgentCard = buildAgentCard({
+    name: 'baseline',
+    description: 'raw SDK baseline',
+    version: '0.0.0',
+    baseUrl: url,
+    extensions: [],
+    skills: [],
+    bearer: false,
+  });
   const handler = new DefaultRequestHandler(card, taskStore, new BaselineExecutor());
-  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  app.use(
+    '/a2a/jsonrpc',
+    jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
+  );
   return {
     url,
     async close() {

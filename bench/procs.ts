@@ -7,7 +7,10 @@ import type { LoadResult, LoadSpec, LoadToParent, ServerSpec, ServerToParent } f
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 
 function forkTs(file: string, args: string[] = [], nodeArgs: string[] = []): ChildProcess {
-  return fork(here(file), args, { execArgv: ['--import', 'tsx', ...nodeArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return fork(here(file), args, {
+    execArgv: ['--import', 'tsx', ...nodeArgs],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
 }
 
 /** The next IPC message of a given type (rejects on an `error` message or an early exit). */
@@ -47,8 +50,15 @@ export interface ServerProc {
 /** Extra node flags for every server (e.g. `--cpu-prof`), set by `run.ts --profile`. */
 export const serverNodeArgs: string[] = [];
 
-export async function startServer(spec: ServerSpec, options: { exposeGc?: boolean } = {}): Promise<ServerProc> {
-  const child = forkTs('./server.ts', [JSON.stringify(spec)], [...serverNodeArgs, ...(options.exposeGc ? ['--expose-gc'] : [])]);
+export async function startServer(
+  spec: ServerSpec,
+  options: { exposeGc?: boolean } = {},
+): Promise<ServerProc> {
+  const child = forkTs(
+    './server.ts',
+    [JSON.stringify(spec)],
+    [...serverNodeArgs, ...(options.exposeGc ? ['--expose-gc'] : [])],
+  );
   const ready = await nextMessage<Extract<ServerToParent, { type: 'ready' }>>(child, 'ready');
   return {
     url: ready.url,
@@ -83,14 +93,18 @@ export class LoadGen {
 
   async measure(server: ServerProc, spec: Omit<LoadSpec, 'url' | 'grpcUrl' | 'caCert'>): Promise<Measured> {
     const warmed = nextMessage(this.child, 'warmed');
-    this.child.send({ type: 'run', spec: { ...spec, url: server.url, grpcUrl: server.grpcUrl, caCert: server.caCert } });
+    this.child.send({
+      type: 'run',
+      spec: { ...spec, url: server.url, grpcUrl: server.grpcUrl, caCert: server.caCert },
+    });
     await warmed;
     const before = await server.stats();
     const done = nextMessage<Extract<LoadToParent, { type: 'result' }>>(this.child, 'result');
     this.child.send({ type: 'go' });
     const { result } = await done;
     const after = await server.stats();
-    if (result.errors > 0) throw new Error(`${spec.scenario.kind}: ${result.errors} errors, first: ${result.firstError}`);
+    if (result.errors > 0)
+      throw new Error(`${spec.scenario.kind}: ${result.errors} errors, first: ${result.firstError}`);
     return { load: result, serverCpuUs: after.cpuUs - before.cpuUs, rss: after.rss };
   }
 

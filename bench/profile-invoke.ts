@@ -29,9 +29,16 @@ try {
   const count = Number(values.count);
   const concurrency = Number(values.concurrency);
   const scenario = values.baseline ? ({ kind: 'sdk-task' } as const) : ({ kind: 'acmp-invoke' } as const);
-  const measured = await load.measure(server, { scenario, concurrency, warmup: Math.min(1000, count), count });
+  const measured = await load.measure(server, {
+    scenario,
+    concurrency,
+    warmup: Math.min(1000, count),
+    count,
+  });
   const perSecond = measured.load.count / (measured.load.elapsedMs / 1000);
-  const line = `${values.baseline ? 'baseline task path' : 'ACMP invoke'} ${store} c${concurrency}: ${perSecond.toFixed(0)}/s, server CPU ${(measured.serverCpuUs / count).toFixed(0)} µs/op, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+  const line = `${values.baseline ? 'baseline task path' : 'ACMP invoke'} ${store} c${concurrency}: ${perSecond.toFixed(0)}/s, server CPU ${(measured.serverCpuUs / count).toFixed(0)} µs/op, load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
   process.stdout.write(`${line}\n`);
 } finally {
   load.close();

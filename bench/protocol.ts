@@ -3,7 +3,14 @@
 /** Which server a child process runs. */
 export type ServerSpec =
   | { kind: 'baseline'; store: 'memory' | 'sqlite' }
-  | { kind: 'ours'; store: 'memory' | 'sqlite'; acmp: boolean; acp: boolean; heartbeats: boolean; tls: boolean };
+  | {
+      kind: 'ours';
+      store: 'memory' | 'sqlite';
+      acmp: boolean;
+      acp: boolean;
+      heartbeats: boolean;
+      tls: boolean;
+    };
 
 export type ParentToServer = { type: 'stats'; gc?: boolean } | { type: 'close' };
 export type ServerToParent =
@@ -37,9 +44,7 @@ export interface LoadSpec {
 
 export type ParentToLoad = { type: 'run'; spec: LoadSpec } | { type: 'go' };
 export type LoadToParent =
-  | { type: 'warmed' }
-  | { type: 'result'; result: LoadResult }
-  | { type: 'error'; message: string };
+  { type: 'warmed' } | { type: 'result'; result: LoadResult } | { type: 'error'; message: string };
 
 export interface LoadResult {
   count: number;

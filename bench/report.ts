@@ -88,7 +88,9 @@ export interface RatioLine {
 export function ratioTable(lines: readonly RatioLine[]): string {
   const out = ['| comparison | ratio, median (min–max) | target | met |', '|---|---|---|---|'];
   for (const line of lines) {
-    const value = line.value ? `${line.value.median.toFixed(3)} (${line.value.min.toFixed(3)}–${line.value.max.toFixed(3)})` : 'not measured';
+    const value = line.value
+      ? `${line.value.median.toFixed(3)} (${line.value.min.toFixed(3)}–${line.value.max.toFixed(3)})`
+      : 'not measured';
     const met = line.target && line.value ? (line.target.met(line.value.median) ? 'yes' : '**no**') : '';
     out.push(`| ${line.label} | ${value} | ${line.target?.text ?? ''} | ${met} |`);
   }

@@ -34,7 +34,15 @@ if (quick) groups.delete('memory');
 const reps = Number(flags.reps ?? (quick ? 1 : 3));
 const pgUrl = flags.pg ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const n = (full: number, small: number): number => (quick ? small : full);
-const counts = { warmup: n(200, 30), c1: n(400, 60), c16: n(1500, 200), c64: n(1500, 200), streams: n(400, 60), longStreams: n(5, 1), long: n(1000, 200) };
+const counts = {
+  warmup: n(200, 30),
+  c1: n(400, 60),
+  c16: n(1500, 200),
+  c64: n(1500, 200),
+  streams: n(400, 60),
+  longStreams: n(5, 1),
+  long: n(1000, 200),
+};
 
 const results = new Results();
 const load = new LoadGen();
@@ -43,7 +51,9 @@ const log = (line: string): void => void process.stdout.write(`${line}\n`);
 function environment(): Record<string, string> {
   // The SDK's exports do not list package.json: read it next to the resolved entry point (dist/index.js).
   const entry = createRequire(import.meta.url).resolve('@a2a-js/sdk');
-  const sdk = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version: string };
+  const sdk = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   return {
     node: process.version,
     sdk: `@a2a-js/sdk ${sdk.version}`,
@@ -64,10 +74,22 @@ function loadAverage(): string {
     .join(' / ');
 }
 
-async function measure(key: string, group: string, label: string, server: ServerProc, scenario: Scenario, concurrency: number, count: number, unit = 'ops', warmup = counts.warmup): Promise<void> {
+async function measure(
+  key: string,
+  group: string,
+  label: string,
+  server: ServerProc,
+  scenario: Scenario,
+  concurrency: number,
+  count: number,
+  unit = 'ops',
+  warmup = counts.warmup,
+): Promise<void> {
   const measured = await load.measure(server, { scenario, concurrency, warmup, count });
   const m = results.add(key, group, label, unit, metricsOf(measured));
-  log(`  ${label.padEnd(58)} ${fmt(m.opsPerSec).padStart(8)} ${unit}/s  p99 ${fmt(m.p99)} ms  cpu ${fmt(m.cpuUsPerOp)} µs/op  load ${loadAverage()}`);
+  log(
+    `  ${label.padEnd(58)} ${fmt(m.opsPerSec).padStart(8)} ${unit}/s  p99 ${fmt(m.p99)} ms  cpu ${fmt(m.cpuUsPerOp)} µs/op  load ${loadAverage()}`,
+  );
 }
 
 /** Runs `steps` in order on even repetitions and in reverse on odd ones (baseline/ours interleaved). */
@@ -75,8 +97,13 @@ async function interleaved(rep: number, steps: (() => Promise<void>)[]): Promise
   for (const step of rep % 2 === 0 ? steps : [...steps].reverse()) await step();
 }
 
-async function withServers<T extends Record<string, ServerSpec>>(specs: T, body: (servers: { [K in keyof T]: ServerProc }) => Promise<void>): Promise<void> {
-  const entries = await Promise.all(Object.entries(specs).map(async ([k, spec]) => [k, await startServer(spec)] as const));
+async function withServers<T extends Record<string, ServerSpec>>(
+  specs: T,
+  body: (servers: { [K in keyof T]: ServerProc }) => Promise<void>,
+): Promise<void> {
+  const entries = await Promise.all(
+    Object.entries(specs).map(async ([k, spec]) => [k, await startServer(spec)] as const),
+  );
   const servers = Object.fromEntries(entries) as { [K in keyof T]: ServerProc };
   try {
     await body(servers);
@@ -85,41 +112,207 @@ async function withServers<T extends Record<string, ServerSpec>>(specs: T, body:
   }
 }
 
-const ours = (over: Partial<Extract<ServerSpec, { kind: 'ours' }>> = {}): ServerSpec => ({ kind: 'ours', store: 'memory', acmp: true, acp: false, heartbeats: true, tls: false, ...over });
+const ours = (over: Partial<Extract<ServerSpec, { kind: 'ours' }>> = {}): ServerSpec => ({
+  kind: 'ours',
+  store: 'memory',
+  acmp: true,
+  acp: false,
+  heartbeats: true,
+  tls: false,
+  ...over,
+});
 
 async function a2aGroup(rep: number): Promise<void> {
   const g = 'a2a';
   // `on` and `off` serve only the heartbeat comparison, so both have the same history (JIT warmth).
-  const specs = { base: { kind: 'baseline', store: 'memory' }, inv: ours(), on: ours(), off: ours({ heartbeats: false }) } as const;
+  const specs = {
+    base: { kind: 'baseline', store: 'memory' },
+    inv: ours(),
+    on: ours(),
+    off: ours({ heartbeats: false }),
+  } as const;
   await withServers(specs, async ({ base, inv, on, off }) => {
-    await measure('msg', g, 'baseline: message-path echo, c16', base, { kind: 'sdk-message' }, 16, counts.c16);
-    for (const [c, count] of [[1, counts.c1], [16, counts.c16], [64, counts.c64]] as const) {
+    await measure(
+      'msg',
+      g,
+      'baseline: message-path echo, c16',
+      base,
+      { kind: 'sdk-message' },
+      16,
+      counts.c16,
+    );
+    for (const [c, count] of [
+      [1, counts.c1],
+      [16, counts.c16],
+      [64, counts.c64],
+    ] as const) {
       await interleaved(rep, [
         () => measure(`task-c${c}`, g, `baseline: task path, c${c}`, base, { kind: 'sdk-task' }, c, count),
-        () => measure(`invoke-c${c}`, g, `ours: ACMP invoke (non-streamed), c${c}`, inv, { kind: 'acmp-invoke' }, c, count),
+        () =>
+          measure(
+            `invoke-c${c}`,
+            g,
+            `ours: ACMP invoke (non-streamed), c${c}`,
+            inv,
+            { kind: 'acmp-invoke' },
+            c,
+            count,
+          ),
         // The same provider over MCP (2026-07-28 Streamable HTTP) beside A2A (docs/acmp-mcp-binding.md).
-        ...(c === 64 ? [] : [() => measure(`mcp-invoke-c${c}`, g, `ours: ACMP invoke over MCP 2026-07-28, c${c}`, inv, { kind: 'mcp-invoke' }, c, count)]),
+        ...(c === 64
+          ? []
+          : [
+              () =>
+                measure(
+                  `mcp-invoke-c${c}`,
+                  g,
+                  `ours: ACMP invoke over MCP 2026-07-28, c${c}`,
+                  inv,
+                  { kind: 'mcp-invoke' },
+                  c,
+                  count,
+                ),
+            ]),
       ]);
     }
-    const stream = (chunks: number, heartbeats: boolean) => ({ kind: 'acmp-stream' as const, chunks, heartbeats });
+    const stream = (chunks: number, heartbeats: boolean) => ({
+      kind: 'acmp-stream' as const,
+      chunks,
+      heartbeats,
+    });
     await interleaved(rep, [
-      () => measure('sdk-stream', g, 'baseline: stream of 10 events, c16', base, { kind: 'sdk-stream', events: 10 }, 16, counts.streams, 'streams'),
-      () => measure('stream', g, 'ours: ACMP stream 10 chunks (heartbeats advertised, none due), c16', inv, stream(10, false), 16, counts.streams, 'streams'),
+      () =>
+        measure(
+          'sdk-stream',
+          g,
+          'baseline: stream of 10 events, c16',
+          base,
+          { kind: 'sdk-stream', events: 10 },
+          16,
+          counts.streams,
+          'streams',
+        ),
+      () =>
+        measure(
+          'stream',
+          g,
+          'ours: ACMP stream 10 chunks (heartbeats advertised, none due), c16',
+          inv,
+          stream(10, false),
+          16,
+          counts.streams,
+          'streams',
+        ),
     ]);
     await interleaved(rep, [
-      () => measure('stream-hb', g, 'ours: stream 10 chunks, heartbeats on, c16', on, stream(10, false), 16, counts.streams, 'streams'),
-      () => measure('stream-nohb', g, 'ours: stream 10 chunks, heartbeats off, c16', off, stream(10, false), 16, counts.streams, 'streams'),
+      () =>
+        measure(
+          'stream-hb',
+          g,
+          'ours: stream 10 chunks, heartbeats on, c16',
+          on,
+          stream(10, false),
+          16,
+          counts.streams,
+          'streams',
+        ),
+      () =>
+        measure(
+          'stream-nohb',
+          g,
+          'ours: stream 10 chunks, heartbeats off, c16',
+          off,
+          stream(10, false),
+          16,
+          counts.streams,
+          'streams',
+        ),
     ]);
     await interleaved(rep, [
-      () => measure('stream-xhb-on', g, 'ours: 10 chunks + 10 explicit heartbeats, on, c16', on, stream(10, true), 16, counts.streams, 'streams'),
-      () => measure('stream-xhb-off', g, 'ours: 10 chunks + 10 explicit heartbeats, off, c16', off, stream(10, true), 16, counts.streams, 'streams'),
+      () =>
+        measure(
+          'stream-xhb-on',
+          g,
+          'ours: 10 chunks + 10 explicit heartbeats, on, c16',
+          on,
+          stream(10, true),
+          16,
+          counts.streams,
+          'streams',
+        ),
+      () =>
+        measure(
+          'stream-xhb-off',
+          g,
+          'ours: 10 chunks + 10 explicit heartbeats, off, c16',
+          off,
+          stream(10, true),
+          16,
+          counts.streams,
+          'streams',
+        ),
     ]);
     await interleaved(rep, [
-      () => measure('sdk-stream10-c1', g, 'baseline: stream of 10 events, c1', base, { kind: 'sdk-stream', events: 10 }, 1, counts.c1 / 5, 'streams', 20),
-      () => measure('sdk-stream1000-c1', g, `baseline: stream of ${counts.long} events, c1`, base, { kind: 'sdk-stream', events: counts.long }, 1, 1, 'streams', 0),
-      () => measure('stream10-c1', g, 'ours: ACMP stream 10 chunks, c1', off, stream(10, false), 1, counts.c1 / 5, 'streams', 20),
-      () => measure('stream100-c1', g, 'ours: ACMP stream 100 chunks, c1', off, stream(100, false), 1, counts.c1 / 10, 'streams', 5),
-      () => measure('stream1000-c1', g, `ours: ACMP stream ${counts.long} chunks, c1`, off, stream(counts.long, false), 1, counts.longStreams, 'streams', 1),
+      () =>
+        measure(
+          'sdk-stream10-c1',
+          g,
+          'baseline: stream of 10 events, c1',
+          base,
+          { kind: 'sdk-stream', events: 10 },
+          1,
+          counts.c1 / 5,
+          'streams',
+          20,
+        ),
+      () =>
+        measure(
+          'sdk-stream1000-c1',
+          g,
+          `baseline: stream of ${counts.long} events, c1`,
+          base,
+          { kind: 'sdk-stream', events: counts.long },
+          1,
+          1,
+          'streams',
+          0,
+        ),
+      () =>
+        measure(
+          'stream10-c1',
+          g,
+          'ours: ACMP stream 10 chunks, c1',
+          off,
+          stream(10, false),
+          1,
+          counts.c1 / 5,
+          'streams',
+          20,
+        ),
+      () =>
+        measure(
+          'stream100-c1',
+          g,
+          'ours: ACMP stream 100 chunks, c1',
+          off,
+          stream(100, false),
+          1,
+          counts.c1 / 10,
+          'streams',
+          5,
+        ),
+      () =>
+        measure(
+          'stream1000-c1',
+          g,
+          `ours: ACMP stream ${counts.long} chunks, c1`,
+          off,
+          stream(counts.long, false),
+          1,
+          counts.longStreams,
+          'streams',
+          1,
+        ),
     ]);
   });
 }
@@ -130,27 +323,92 @@ async function a2aGroup(rep: number): Promise<void> {
  */
 async function grpcGroup(rep: number): Promise<void> {
   const g = 'grpc';
-  await withServers({ inv: ours(), acp: ours({ store: 'sqlite', acmp: false, acp: true, tls: true }) }, async ({ inv, acp }) => {
-    for (const [c, count] of [[1, counts.c1], [16, counts.c16]] as const) {
+  await withServers(
+    { inv: ours(), acp: ours({ store: 'sqlite', acmp: false, acp: true, tls: true }) },
+    async ({ inv, acp }) => {
+      for (const [c, count] of [
+        [1, counts.c1],
+        [16, counts.c16],
+      ] as const) {
+        await interleaved(rep, [
+          () =>
+            measure(
+              `grpc-jsonrpc-invoke-c${c}`,
+              g,
+              `ours: ACMP invoke over JSON-RPC, c${c}`,
+              inv,
+              { kind: 'acmp-invoke' },
+              c,
+              count,
+            ),
+          () =>
+            measure(
+              `grpc-invoke-c${c}`,
+              g,
+              `ours: ACMP invoke over gRPC, c${c}`,
+              inv,
+              { kind: 'acmp-invoke-grpc' },
+              c,
+              count,
+            ),
+        ]);
+      }
       await interleaved(rep, [
-        () => measure(`grpc-jsonrpc-invoke-c${c}`, g, `ours: ACMP invoke over JSON-RPC, c${c}`, inv, { kind: 'acmp-invoke' }, c, count),
-        () => measure(`grpc-invoke-c${c}`, g, `ours: ACMP invoke over gRPC, c${c}`, inv, { kind: 'acmp-invoke-grpc' }, c, count),
+        () =>
+          measure(
+            'grpc-jsonrpc-acp',
+            g,
+            'ACPspec over A2A JSON-RPC (TLS, SQLite), c16',
+            acp,
+            { kind: 'acp-a2a' },
+            16,
+            n(1500, 200),
+            'envelopes',
+          ),
+        () =>
+          measure(
+            'grpc-acp',
+            g,
+            'ACPspec over A2A gRPC (TLS, SQLite), c16',
+            acp,
+            { kind: 'acp-a2a-grpc' },
+            16,
+            n(1500, 200),
+            'envelopes',
+          ),
       ]);
-    }
-    await interleaved(rep, [
-      () => measure('grpc-jsonrpc-acp', g, 'ACPspec over A2A JSON-RPC (TLS, SQLite), c16', acp, { kind: 'acp-a2a' }, 16, n(1500, 200), 'envelopes'),
-      () => measure('grpc-acp', g, 'ACPspec over A2A gRPC (TLS, SQLite), c16', acp, { kind: 'acp-a2a-grpc' }, 16, n(1500, 200), 'envelopes'),
-    ]);
-  });
+    },
+  );
 }
 
 async function sqliteGroup(rep: number): Promise<void> {
-  await withServers({ base: { kind: 'baseline', store: 'sqlite' }, mine: ours({ store: 'sqlite' }) }, async ({ base, mine }) => {
-    await interleaved(rep, [
-      () => measure('sqlite-task-c16', 'sqlite', 'baseline: task path, SQLite store, c16', base, { kind: 'sdk-task' }, 16, counts.c16 / 2),
-      () => measure('sqlite-invoke-c16', 'sqlite', 'ours: ACMP invoke, SQLite stores, c16', mine, { kind: 'acmp-invoke' }, 16, counts.c16 / 2),
-    ]);
-  });
+  await withServers(
+    { base: { kind: 'baseline', store: 'sqlite' }, mine: ours({ store: 'sqlite' }) },
+    async ({ base, mine }) => {
+      await interleaved(rep, [
+        () =>
+          measure(
+            'sqlite-task-c16',
+            'sqlite',
+            'baseline: task path, SQLite store, c16',
+            base,
+            { kind: 'sdk-task' },
+            16,
+            counts.c16 / 2,
+          ),
+        () =>
+          measure(
+            'sqlite-invoke-c16',
+            'sqlite',
+            'ours: ACMP invoke, SQLite stores, c16',
+            mine,
+            { kind: 'acmp-invoke' },
+            16,
+            counts.c16 / 2,
+          ),
+      ]);
+    },
+  );
 }
 
 async function pgReachable(): Promise<boolean> {
@@ -164,33 +422,63 @@ async function pgReachable(): Promise<boolean> {
   }
 }
 
-
 /** Long-transaction figures per repetition (CPU per envelope at the start and at the end; state request times). */
 const longFigures: LongTransactionFigures[] = [];
 
 async function acpGroup(rep: number, withPg: boolean): Promise<void> {
-  const inProcess = async (store: 'sqlite' | 'postgres', concurrency: number, chainLength = 20): Promise<void> => {
+  const inProcess = async (
+    store: 'sqlite' | 'postgres',
+    concurrency: number,
+    chainLength = 20,
+  ): Promise<void> => {
     const long = chainLength > 20;
     // Long enough for the JIT to settle: short runs report start-up work as per-envelope cost.
-    const count = long ? n(5000, 2000) : store === 'postgres' && concurrency === 1 ? n(4000, 600) : n(20_000, 1000);
-    const spec: InProcessSpec = { store, pgUrl, warmup: long ? n(2000, 1000) : n(3000, 200), count, concurrency, chainLength };
+    const count = long
+      ? n(5000, 2000)
+      : store === 'postgres' && concurrency === 1
+        ? n(4000, 600)
+        : n(20_000, 1000);
+    const spec: InProcessSpec = {
+      store,
+      pgUrl,
+      warmup: long ? n(2000, 1000) : n(3000, 200),
+      count,
+      concurrency,
+      chainLength,
+    };
     const load = loadAverage();
     const result = await runChild<InProcessResult>('./acp-inprocess.ts', spec);
     const name = store === 'sqlite' ? 'SQLite' : 'PostgreSQL';
-    const key = long ? `acp-inproc-${store}-long` : `acp-inproc-${store}${concurrency > 1 ? `-c${concurrency}` : ''}`;
+    const key = long
+      ? `acp-inproc-${store}-long`
+      : `acp-inproc-${store}${concurrency > 1 ? `-c${concurrency}` : ''}`;
     const label = long
       ? `ACPspec in process, ${name}, ${chainLength}-envelope transactions`
       : `ACPspec in process, ${name}${concurrency > 1 ? `, ${concurrency} transactions at once` : ', one after another'}`;
-    const m = results.add(key, 'acp', label, 'envelopes', metricsOf({ load: result, serverCpuUs: result.cpuUs, rss: NaN }));
-    const pgCpu = typeof result.pgCpuUs !== 'number' || !Number.isFinite(result.pgCpuUs) ? '' : ` + PostgreSQL ${fmt(result.pgCpuUs / result.count)} µs`;
-    results.notes.push(`${label}: ${fmt(m.opsPerSec)}/s, CPU ${fmt(m.cpuUsPerOp)} µs/envelope${pgCpu}, mean batch ${result.meanBatch.toFixed(1)} (load average ${load})`);
+    const m = results.add(
+      key,
+      'acp',
+      label,
+      'envelopes',
+      metricsOf({ load: result, serverCpuUs: result.cpuUs, rss: NaN }),
+    );
+    const pgCpu =
+      typeof result.pgCpuUs !== 'number' || !Number.isFinite(result.pgCpuUs)
+        ? ''
+        : ` + PostgreSQL ${fmt(result.pgCpuUs / result.count)} µs`;
+    results.notes.push(
+      `${label}: ${fmt(m.opsPerSec)}/s, CPU ${fmt(m.cpuUsPerOp)} µs/envelope${pgCpu}, mean batch ${result.meanBatch.toFixed(1)} (load average ${load})`,
+    );
     if (result.long) {
       longFigures.push(result.long);
       results.notes.push(
         `${label}: CPU per envelope 1–100 ${fmt(result.long.firstCpuUs)} µs, 901–1,000 ${fmt(result.long.lastCpuUs)} µs; state request ${result.long.stateWarmMs.toFixed(2)} ms held, ${result.long.stateColdMs.toFixed(2)} ms from the store (load average ${load})`,
       );
     }
-    log(`  ${label}`.padEnd(60) + `${fmt(m.opsPerSec).padStart(8)} envelopes/s  cpu ${fmt(m.cpuUsPerOp)} µs${pgCpu}  batch ${result.meanBatch.toFixed(1)}  load ${load}`);
+    log(
+      `  ${label}`.padEnd(60) +
+        `${fmt(m.opsPerSec).padStart(8)} envelopes/s  cpu ${fmt(m.cpuUsPerOp)} µs${pgCpu}  batch ${result.meanBatch.toFixed(1)}  load ${load}`,
+    );
   };
   await interleaved(rep, [
     () => inProcess('sqlite', 1),
@@ -198,18 +486,44 @@ async function acpGroup(rep: number, withPg: boolean): Promise<void> {
     () => inProcess('sqlite', 1, ACP_LONG_CHAIN_LENGTH),
     ...(withPg ? [() => inProcess('postgres', 1), () => inProcess('postgres', 16)] : []),
   ]);
-  await withServers({ acp: ours({ store: 'sqlite', acmp: false, acp: true, tls: true }) }, async ({ acp }) => {
-    // Both bindings share the ingest pipeline and the database: warm both up (unmeasured) first, or the
-    // binding measured first in a fresh server pays for the JIT and caches of both (its ratio swung
-    // 0.58–1.0 with the order alone).
-    for (const kind of ['acp-https', 'acp-a2a'] as const) await load.measure(acp, { scenario: { kind }, concurrency: 16, warmup: 0, count: n(3000, 100) });
-    await interleaved(rep, [
-      // A thousand envelopes of warm-up each: the A2A path runs much more code (the SDK's JSON-RPC handling),
-      // and 200 left its JIT start-up inside the measured phase of whichever binding went first.
-      () => measure('acp-a2a', 'acp', 'ACPspec over A2A JSON-RPC (TLS, SQLite), c16', acp, { kind: 'acp-a2a' }, 16, n(4000, 200), 'envelopes', n(1000, 100)),
-      () => measure('acp-https', 'acp', 'ACPspec over HTTPS (TLS, SQLite), c16', acp, { kind: 'acp-https' }, 16, n(4000, 200), 'envelopes', n(1000, 100)),
-    ]);
-  });
+  await withServers(
+    { acp: ours({ store: 'sqlite', acmp: false, acp: true, tls: true }) },
+    async ({ acp }) => {
+      // Both bindings share the ingest pipeline and the database: warm both up (unmeasured) first, or the
+      // binding measured first in a fresh server pays for the JIT and caches of both (its ratio swung
+      // 0.58–1.0 with the order alone).
+      for (const kind of ['acp-https', 'acp-a2a'] as const)
+        await load.measure(acp, { scenario: { kind }, concurrency: 16, warmup: 0, count: n(3000, 100) });
+      await interleaved(rep, [
+        // A thousand envelopes of warm-up each: the A2A path runs much more code (the SDK's JSON-RPC handling),
+        // and 200 left its JIT start-up inside the measured phase of whichever binding went first.
+        () =>
+          measure(
+            'acp-a2a',
+            'acp',
+            'ACPspec over A2A JSON-RPC (TLS, SQLite), c16',
+            acp,
+            { kind: 'acp-a2a' },
+            16,
+            n(4000, 200),
+            'envelopes',
+            n(1000, 100),
+          ),
+        () =>
+          measure(
+            'acp-https',
+            'acp',
+            'ACPspec over HTTPS (TLS, SQLite), c16',
+            acp,
+            { kind: 'acp-https' },
+            16,
+            n(4000, 200),
+            'envelopes',
+            n(1000, 100),
+          ),
+      ]);
+    },
+  );
 }
 
 /** RSS of one server after 10k and after 100k ACMP tasks on SQLite (one repetition: it is long). */
@@ -222,14 +536,23 @@ async function memoryGroup(): Promise<{ at10k: number; at100k: number }> {
     for (const target of [10_000, 100_000]) {
       while (done < target) {
         const batch = Math.min(10_000, target - done);
-        const measured = await load.measure(server, { scenario: { kind: 'acmp-invoke' }, concurrency: 16, warmup: 0, count: batch });
+        const measured = await load.measure(server, {
+          scenario: { kind: 'acmp-invoke' },
+          concurrency: 16,
+          warmup: 0,
+          count: batch,
+        });
         done += batch;
         const m = metricsOf(measured);
-        log(`  ACMP tasks on SQLite: ${done.toLocaleString('en-US')} done, ${fmt(m.opsPerSec)} invokes/s, cpu ${fmt(m.cpuUsPerOp)} µs/op, RSS ${fmt(m.rssMb)} MB`);
+        log(
+          `  ACMP tasks on SQLite: ${done.toLocaleString('en-US')} done, ${fmt(m.opsPerSec)} invokes/s, cpu ${fmt(m.cpuUsPerOp)} µs/op, RSS ${fmt(m.rssMb)} MB`,
+        );
       }
       rssAt.push((await server.stats(true)).rss / 2 ** 20);
     }
-    results.notes.push(`memory: idle ${fmt(idle / 2 ** 20)} MB, after 10k tasks ${fmt(rssAt[0]!)} MB, after 100k ${fmt(rssAt[1]!)} MB (RSS after a full GC)`);
+    results.notes.push(
+      `memory: idle ${fmt(idle / 2 ** 20)} MB, after 10k tasks ${fmt(rssAt[0]!)} MB, after 100k ${fmt(rssAt[1]!)} MB (RSS after a full GC)`,
+    );
     return { at10k: rssAt[0]!, at100k: rssAt[1]! };
   } finally {
     await server.close();
@@ -241,7 +564,8 @@ async function main(): Promise<void> {
   log('# a2a-commerce benchmarks\n');
   for (const [k, v] of Object.entries(env)) log(`- ${k}: ${v}`);
   const withPg = groups.has('acp') && (await pgReachable());
-  if (groups.has('acp') && !withPg) results.notes.push(`PostgreSQL not reachable at ${pgUrl}: in-process PostgreSQL skipped`);
+  if (groups.has('acp') && !withPg)
+    results.notes.push(`PostgreSQL not reachable at ${pgUrl}: in-process PostgreSQL skipped`);
   const started = Date.now();
   for (let rep = 0; rep < reps; rep++) {
     log(`\n## repetition ${rep + 1}/${reps}`);
@@ -255,40 +579,93 @@ async function main(): Promise<void> {
 
   const lines: RatioLine[] = [
     { label: 'ACMP invoke / baseline task path, c1', value: results.ratio('invoke-c1', 'task-c1') },
-    { label: 'ACMP invoke / baseline task path, c16', value: results.ratio('invoke-c16', 'task-c16'), target: { text: '≥ 0.9', met: (v) => v >= 0.9 } },
+    {
+      label: 'ACMP invoke / baseline task path, c16',
+      value: results.ratio('invoke-c16', 'task-c16'),
+      target: { text: '≥ 0.9', met: (v) => v >= 0.9 },
+    },
     { label: 'ACMP invoke / baseline task path, c64', value: results.ratio('invoke-c64', 'task-c64') },
-    { label: 'server CPU per op, baseline task path / ACMP invoke, c16', value: results.ratio('task-c16', 'invoke-c16', (m) => m.cpuUsPerOp) },
+    {
+      label: 'server CPU per op, baseline task path / ACMP invoke, c16',
+      value: results.ratio('task-c16', 'invoke-c16', (m) => m.cpuUsPerOp),
+    },
     { label: 'ACMP invoke over MCP / over A2A, c1', value: results.ratio('mcp-invoke-c1', 'invoke-c1') },
     { label: 'ACMP invoke over MCP / over A2A, c16', value: results.ratio('mcp-invoke-c16', 'invoke-c16') },
-    { label: 'server CPU per op, A2A / MCP ACMP invoke, c16', value: results.ratio('invoke-c16', 'mcp-invoke-c16', (m) => m.cpuUsPerOp) },
-    { label: 'ACMP invoke / baseline task path, SQLite, c16', value: results.ratio('sqlite-invoke-c16', 'sqlite-task-c16') },
-    { label: 'ACMP stream (10 chunks) / baseline stream (10 events), c16', value: results.ratio('stream', 'sdk-stream') },
-    { label: 'heartbeats on / off (interval timer, 10 chunks), streams/s', value: results.ratio('stream-hb', 'stream-nohb'), target: { text: '≥ 0.9 (cost ≤ 10%)', met: (v) => v >= 0.9 } },
-    { label: 'server CPU per stream, heartbeats off / on (interval timer)', value: results.ratio('stream-nohb', 'stream-hb', (m) => m.cpuUsPerOp) },
-    { label: 'heartbeats on / off (10 explicit heartbeats per stream), streams/s', value: results.ratio('stream-xhb-on', 'stream-xhb-off') },
+    {
+      label: 'server CPU per op, A2A / MCP ACMP invoke, c16',
+      value: results.ratio('invoke-c16', 'mcp-invoke-c16', (m) => m.cpuUsPerOp),
+    },
+    {
+      label: 'ACMP invoke / baseline task path, SQLite, c16',
+      value: results.ratio('sqlite-invoke-c16', 'sqlite-task-c16'),
+    },
+    {
+      label: 'ACMP stream (10 chunks) / baseline stream (10 events), c16',
+      value: results.ratio('stream', 'sdk-stream'),
+    },
+    {
+      label: 'heartbeats on / off (interval timer, 10 chunks), streams/s',
+      value: results.ratio('stream-hb', 'stream-nohb'),
+      target: { text: '≥ 0.9 (cost ≤ 10%)', met: (v) => v >= 0.9 },
+    },
+    {
+      label: 'server CPU per stream, heartbeats off / on (interval timer)',
+      value: results.ratio('stream-nohb', 'stream-hb', (m) => m.cpuUsPerOp),
+    },
+    {
+      label: 'heartbeats on / off (10 explicit heartbeats per stream), streams/s',
+      value: results.ratio('stream-xhb-on', 'stream-xhb-off'),
+    },
     {
       label: `ours: marginal CPU per chunk, 100→${counts.long} / 10→100 chunks`,
-      value: results.combine(['stream10-c1', 'stream100-c1', 'stream1000-c1'], ([a, b, c]) => (c!.cpuUsPerOp - b!.cpuUsPerOp) / (counts.long - 100) / ((b!.cpuUsPerOp - a!.cpuUsPerOp) / 90)),
+      value: results.combine(
+        ['stream10-c1', 'stream100-c1', 'stream1000-c1'],
+        ([a, b, c]) =>
+          (c!.cpuUsPerOp - b!.cpuUsPerOp) / (counts.long - 100) / ((b!.cpuUsPerOp - a!.cpuUsPerOp) / 90),
+      ),
       target: { text: '≈ 1 (flat)', met: (v) => v <= 1.25 },
     },
     {
       label: `baseline: CPU per event, ${counts.long}-event / 10-event stream`,
-      value: results.combine(['sdk-stream10-c1', 'sdk-stream1000-c1'], ([a, b]) => b!.cpuUsPerOp / counts.long / (a!.cpuUsPerOp / 10)),
+      value: results.combine(
+        ['sdk-stream10-c1', 'sdk-stream1000-c1'],
+        ([a, b]) => b!.cpuUsPerOp / counts.long / (a!.cpuUsPerOp / 10),
+      ),
     },
     { label: 'ACPspec over HTTPS / over A2A, envelopes/s', value: results.ratio('acp-https', 'acp-a2a') },
-    { label: 'ACMP invoke gRPC / JSON-RPC, c1', value: results.ratio('grpc-invoke-c1', 'grpc-jsonrpc-invoke-c1') },
-    { label: 'ACMP invoke gRPC / JSON-RPC, c16', value: results.ratio('grpc-invoke-c16', 'grpc-jsonrpc-invoke-c16') },
-    { label: 'server CPU per ACMP invoke, JSON-RPC / gRPC, c16', value: results.ratio('grpc-jsonrpc-invoke-c16', 'grpc-invoke-c16', (m) => m.cpuUsPerOp) },
-    { label: 'ACPspec ingest over A2A, gRPC / JSON-RPC, envelopes/s', value: results.ratio('grpc-acp', 'grpc-jsonrpc-acp') },
-    { label: 'server CPU per ACPspec envelope, JSON-RPC / gRPC', value: results.ratio('grpc-jsonrpc-acp', 'grpc-acp', (m) => m.cpuUsPerOp) },
-    { label: 'ACPspec over A2A / over HTTPS, envelopes/s', value: results.ratio('acp-a2a', 'acp-https'), target: { text: '≥ 0.8', met: (v) => v >= 0.8 } },
+    {
+      label: 'ACMP invoke gRPC / JSON-RPC, c1',
+      value: results.ratio('grpc-invoke-c1', 'grpc-jsonrpc-invoke-c1'),
+    },
+    {
+      label: 'ACMP invoke gRPC / JSON-RPC, c16',
+      value: results.ratio('grpc-invoke-c16', 'grpc-jsonrpc-invoke-c16'),
+    },
+    {
+      label: 'server CPU per ACMP invoke, JSON-RPC / gRPC, c16',
+      value: results.ratio('grpc-jsonrpc-invoke-c16', 'grpc-invoke-c16', (m) => m.cpuUsPerOp),
+    },
+    {
+      label: 'ACPspec ingest over A2A, gRPC / JSON-RPC, envelopes/s',
+      value: results.ratio('grpc-acp', 'grpc-jsonrpc-acp'),
+    },
+    {
+      label: 'server CPU per ACPspec envelope, JSON-RPC / gRPC',
+      value: results.ratio('grpc-jsonrpc-acp', 'grpc-acp', (m) => m.cpuUsPerOp),
+    },
+    {
+      label: 'ACPspec over A2A / over HTTPS, envelopes/s',
+      value: results.ratio('acp-a2a', 'acp-https'),
+      target: { text: '≥ 0.8', met: (v) => v >= 0.8 },
+    },
   ];
   const inproc = results.spreadOf('acp-inproc-sqlite', (m) => m.opsPerSec);
   const target = (key: string, text: string, goal: number): string => {
     const spread = results.spreadOf(key, (m) => m.opsPerSec);
     return `- ${text} ≥ ${fmt(goal)} envelopes/s: ${spread ? `${fmt(spread.median)} (${fmt(spread.min)}–${fmt(spread.max)})/s — ${spread.median >= goal ? 'met' : '**missed**'}` : 'not measured'}`;
   };
-  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+  const median = (values: number[]): number =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
   const flat = median(longFigures.map((f) => f.lastCpuUs / f.firstCpuUs));
   const stateCold = median(longFigures.map((f) => f.stateColdMs));
   const report = [
@@ -314,7 +691,11 @@ async function main(): Promise<void> {
     '',
     '## Other targets',
     `- ACPspec in process on SQLite ≥ 10,000 envelopes/s, one after another: ${inproc ? `${fmt(inproc.median)} (${fmt(inproc.min)}–${fmt(inproc.max)})/s — ${inproc.median >= 10_000 ? 'met' : '**missed**'}` : 'not measured'}`,
-    target('acp-inproc-sqlite-c16', 'ACPspec in process on SQLite, 16 transactions at once (group commit),', 10_000),
+    target(
+      'acp-inproc-sqlite-c16',
+      'ACPspec in process on SQLite, 16 transactions at once (group commit),',
+      10_000,
+    ),
     target('acp-inproc-postgres-c16', 'ACPspec in process on PostgreSQL, 16 transactions at once,', 5000),
     target('acp-https', 'ACPspec over HTTPS at c16', 3000),
     `- ACPspec CPU per envelope 901–1,000 of a 1,000-envelope transaction ≤ 1.5× envelopes 1–100: ${longFigures.length ? `${flat.toFixed(2)}× — ${flat <= 1.5 ? 'met' : '**missed**'}` : 'not measured'}`,
@@ -328,7 +709,10 @@ async function main(): Promise<void> {
   const dir = new URL('./results/', import.meta.url);
   mkdirSync(dir, { recursive: true });
   writeFileSync(new URL(`latest${quick ? '-quick' : ''}.md`, dir), `${report}\n`);
-  writeFileSync(new URL(`latest${quick ? '-quick' : ''}.json`, dir), JSON.stringify({ env, ...results.toJSON() }, null, 2));
+  writeFileSync(
+    new URL(`latest${quick ? '-quick' : ''}.json`, dir),
+    JSON.stringify({ env, ...results.toJSON() }, null, 2),
+  );
 }
 
 main().catch((error: unknown) => {

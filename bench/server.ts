@@ -39,7 +39,9 @@ function benchCapabilities(): AcmpCapability[] {
   ];
 }
 
-async function start(spec: ServerSpec): Promise<{ url: string; grpcUrl?: string; caCert?: string; close(): Promise<void> }> {
+async function start(
+  spec: ServerSpec,
+): Promise<{ url: string; grpcUrl?: string; caCert?: string; close(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'a2ac-bench-'));
   const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
   if (spec.kind === 'baseline') {
@@ -47,16 +49,39 @@ async function start(spec: ServerSpec): Promise<{ url: string; grpcUrl?: string;
     return { url: host.url, close: async () => (await host.close(), removeDir()) };
   }
   const modules: HostModule[] = [];
-  if (spec.acmp) modules.push(acmpModule({ capabilities: benchCapabilities(), heartbeatIntervalMs: spec.heartbeats ? 5000 : null, outputStreaming: true }));
-  if (spec.acp) modules.push(acpModule({ producer: { agent_id: 'https://dealer.example/agents/acp', role: 'dealer_agent' } }));
+  if (spec.acmp)
+    modules.push(
+      acmpModule({
+        capabilities: benchCapabilities(),
+        heartbeatIntervalMs: spec.heartbeats ? 5000 : null,
+        outputStreaming: true,
+      }),
+    );
+  if (spec.acp)
+    modules.push(
+      acpModule({ producer: { agent_id: 'https://dealer.example/agents/acp', role: 'dealer_agent' } }),
+    );
   const db = spec.store === 'memory' ? 'memory' : `sqlite:${join(dataDir, 'bench.sqlite')}`;
   const config = resolveHostConfig(
     // Our host also serves gRPC (idle unless a gRPC scenario runs), so both transports share one process.
-    { host: '127.0.0.1', port: '0', 'grpc-port': '0', 'data-dir': dataDir, db, ...(spec.tls ? { 'tls-self-signed': true } : { 'no-tls': true }), 'log-level': 'silent' },
+    {
+      host: '127.0.0.1',
+      port: '0',
+      'grpc-port': '0',
+      'data-dir': dataDir,
+      db,
+      ...(spec.tls ? { 'tls-self-signed': true } : { 'no-tls': true }),
+      'log-level': 'silent',
+    },
     {},
   );
   const host = await startHost(config, { modules });
-  return { url: host.url, grpcUrl: host.grpcUrl, caCert: host.tls?.cert, close: async () => (await host.close(), removeDir()) };
+  return {
+    url: host.url,
+    grpcUrl: host.grpcUrl,
+    caCert: host.tls?.cert,
+    close: async () => (await host.close(), removeDir()),
+  };
 }
 
 const send = (message: ServerToParent): void => void process.send?.(message);

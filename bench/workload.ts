@@ -28,7 +28,11 @@ export function acpChain(length = ACP_CHAIN_LENGTH): { next(): Envelope } {
         return snapshot({ transaction_id: transactionId, envelope_id: envelopeId, state: leadState() });
       }
       step++;
-      const next = delta({ envelope_id: parent, transaction_id: transactionId }, [eventOp(`ev-${uuidv7()}`)], { envelope_id: envelopeId });
+      const next = delta(
+        { envelope_id: parent, transaction_id: transactionId },
+        [eventOp(`ev-${uuidv7()}`)],
+        { envelope_id: envelopeId },
+      );
       parent = envelopeId;
       return next;
     },

@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 
 /** The generated file, relative to the repository root. */
-export const ENVELOPE_TYPES_FILE = fileURLToPath(new URL('../src/acpspec/envelope-schema.gen.ts', import.meta.url));
+export const ENVELOPE_TYPES_FILE = fileURLToPath(
+  new URL('../src/acpspec/envelope-schema.gen.ts', import.meta.url),
+);
 const SCHEMA_FILE = fileURLToPath(new URL('../schemas/acpspec-envelope-0.1.schema.json', import.meta.url));
 
 const BANNER = `/*

@@ -8,7 +8,13 @@
  */
 export * as acmp from './acmp/index.js';
 export { createAcmpProvider } from './acmp/provider.js';
-export type { AcmpCapability, AcmpProvider, AcmpProviderOptions, EscrowVerifier, HandlerContext } from './acmp/provider-types.js';
+export type {
+  AcmpCapability,
+  AcmpProvider,
+  AcmpProviderOptions,
+  EscrowVerifier,
+  HandlerContext,
+} from './acmp/provider-types.js';
 export { AcmpError } from './acmp/errors.js';
 export { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, SESSION_EXTENSION_URI } from './acmp/constants.js';
 export { concedeToFloor, type CounterPolicy } from './acmp/negotiation/session-policy.js';
@@ -21,12 +27,30 @@ export { buildDelta, buildSnapshot } from './acpspec/envelope.js';
 export type { AcpAck, AcpState, DeltaEnvelope, Envelope, SnapshotEnvelope } from './acpspec/envelope.js';
 export { checkEnvelope, parseEnvelope } from './acpspec/validate.js';
 
-export { createAcmpBuyer, agentEndpoints, type AcmpBindingName, type PickAcmpBuyerOptions, type PickedAcmpBuyer } from './connect/acmp-buyer.js';
-export { createAcmpBuyer as createA2AAcmpBuyer, type AcmpBuyer, type AcmpBuyerConnectOptions, type AgreementInvoke, type BuyerNegotiation } from './a2a/acmp/buyer.js';
+export {
+  createAcmpBuyer,
+  agentEndpoints,
+  type AcmpBindingName,
+  type PickAcmpBuyerOptions,
+  type PickedAcmpBuyer,
+} from './connect/acmp-buyer.js';
+export {
+  createAcmpBuyer as createA2AAcmpBuyer,
+  type AcmpBuyer,
+  type AcmpBuyerConnectOptions,
+  type AgreementInvoke,
+  type BuyerNegotiation,
+} from './a2a/acmp/buyer.js';
 export type { NegotiatedAgreement } from './a2a/acmp/negotiation-client.js';
 export type { Counter, CounterDecision, OfferContext } from './a2a/acmp/session-client.js';
 export { negotiateBest, type FanOutOptions, type FanOutResult } from './a2a/acmp/fan-out.js';
-export { connectMcpAcmpBuyer, type McpAcmpBuyer, type McpBuyerConnectOptions, type McpEndpoint, type McpEra } from './mcp/buyer.js';
+export {
+  connectMcpAcmpBuyer,
+  type McpAcmpBuyer,
+  type McpBuyerConnectOptions,
+  type McpEndpoint,
+  type McpEra,
+} from './mcp/buyer.js';
 export { ACMP_MCP_EXTENSION_ID, MCP_PATH, MCP_PROTOCOL_VERSION } from './mcp/acmp-extension.js';
 export { createAcmpBinding } from './a2a/acmp/provider-binding.js';
 export { createAcpClient, type AcpClient, type AcpClientOptions } from './a2a/acp/client.js';

@@ -30,14 +30,19 @@ const SDK_OWNERS: { prefix: string; layer: string }[] = [
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : [];
+    return statSync(path).isDirectory()
+      ? files(path)
+      : path.endsWith('.ts') && !path.endsWith('.test.ts')
+        ? [path]
+        : [];
   });
 }
 
 function imports(source: string): string[] {
-  return [...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g), ...source.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
-    (m) => m[1]!,
-  );
+  return [
+    ...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g),
+    ...source.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1]!);
 }
 
 describe('layering (STYLE.md "Layout")', () => {
@@ -48,7 +53,8 @@ describe('layering (STYLE.md "Layout")', () => {
     const allowed = ALLOWED[layer];
     const source = readFileSync(file, 'utf8');
     for (const spec of imports(source)) {
-      for (const sdk of SDK_OWNERS) if (spec.startsWith(sdk.prefix) && layer !== sdk.layer) breaches.push(`${rel} imports ${spec}`);
+      for (const sdk of SDK_OWNERS)
+        if (spec.startsWith(sdk.prefix) && layer !== sdk.layer) breaches.push(`${rel} imports ${spec}`);
       if (spec.startsWith('.')) {
         const target = relative(SRC, join(file, '..', spec)).split('/')[0]!;
         if (allowed && !allowed.includes(target)) breaches.push(`${rel} imports ${target}/ (${spec})`);

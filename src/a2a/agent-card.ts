@@ -39,15 +39,35 @@ export interface AgentCardOptions {
  */
 export function buildAgentCard(options: AgentCardOptions): AgentCard {
   const security = options.bearer ? [{ schemes: { [BEARER_SCHEME]: { list: [] } } }] : [];
-  const grpc = options.grpcUrl === undefined ? [] : [{ url: options.grpcUrl, protocolBinding: 'GRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }];
+  const grpc =
+    options.grpcUrl === undefined
+      ? []
+      : [
+          {
+            url: options.grpcUrl,
+            protocolBinding: 'GRPC',
+            tenant: '',
+            protocolVersion: A2A_PROTOCOL_VERSION,
+          },
+        ];
   return {
     name: options.name,
     description: options.description,
     version: options.version,
     supportedInterfaces: duplicateInterfacesForLegacy(
       [
-        { url: options.baseUrl + A2A_PATHS.jsonRpc, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
-        { url: options.baseUrl + A2A_PATHS.rest, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+        {
+          url: options.baseUrl + A2A_PATHS.jsonRpc,
+          protocolBinding: 'JSONRPC',
+          tenant: '',
+          protocolVersion: A2A_PROTOCOL_VERSION,
+        },
+        {
+          url: options.baseUrl + A2A_PATHS.rest,
+          protocolBinding: 'HTTP+JSON',
+          tenant: '',
+          protocolVersion: A2A_PROTOCOL_VERSION,
+        },
         ...grpc,
       ],
       ['JSONRPC', 'HTTP+JSON', 'GRPC'],
@@ -64,7 +84,11 @@ export function buildAgentCard(options: AgentCardOptions): AgentCard {
           [BEARER_SCHEME]: {
             scheme: {
               $case: 'httpAuthSecurityScheme',
-              value: { description: 'Bearer token (ACMP Layer 1 §5.1 baseline)', scheme: 'Bearer', bearerFormat: '' },
+              value: {
+                description: 'Bearer token (ACMP Layer 1 §5.1 baseline)',
+                scheme: 'Bearer',
+                bearerFormat: '',
+              },
             },
           },
         }

@@ -28,7 +28,9 @@ export type BearerCheck = { user: User } | { refused: 'missing' | 'invalid' };
  * bearer the baseline; A2A §7.4: servers MUST reject missing or invalid credentials. Tokens are compared
  * by SHA-256 digest in constant time. With no tokens configured every caller is anonymous.
  */
-export function bearerVerifier(tokens: readonly BearerToken[]): (authorization: string | undefined) => BearerCheck {
+export function bearerVerifier(
+  tokens: readonly BearerToken[],
+): (authorization: string | undefined) => BearerCheck {
   const digests = tokens.map((t) => createHash('sha256').update(t.secret).digest());
   return (authorization) => {
     if (digests.length === 0) return { user: ANONYMOUS_USER };

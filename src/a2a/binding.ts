@@ -1,4 +1,11 @@
-import type { AgentExtension, AgentSkill, Message, SendMessageConfiguration, StreamResponse, Task } from '@a2a-js/sdk';
+import type {
+  AgentExtension,
+  AgentSkill,
+  Message,
+  SendMessageConfiguration,
+  StreamResponse,
+  Task,
+} from '@a2a-js/sdk';
 import type { PushNotificationSender, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { InboundMessage } from './part-codec.js';
 import type { TaskViewSource } from './task-views.js';
@@ -57,7 +64,10 @@ export interface A2ABinding {
    * A2A SubscribeToTask for a running task this binding owns; `undefined` when the task is not its own
    * (the SDK's handler then answers).
    */
-  resubscribe?(taskId: string, context: ServerCallContext): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined>;
+  resubscribe?(
+    taskId: string,
+    context: ServerCallContext,
+  ): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined>;
   /** A2A CancelTask for a task this binding owns; `undefined` when the task is not its own. */
   cancelTask?(taskId: string, context: ServerCallContext): Promise<Task | undefined>;
   close?(): Promise<void>;

@@ -14,20 +14,32 @@ export interface CardSummary {
  * Checks a parsed card against what A2A §4.4 requires of it (name, at least one interface with an
  * absolute URL — a `host:port` target for gRPC —, extension URIs) and each known extension's params, and describes it.
  */
-export function describeCard(card: AgentCardType, checks: Record<string, ExtensionParamsCheck> = {}): CardSummary {
+export function describeCard(
+  card: AgentCardType,
+  checks: Record<string, ExtensionParamsCheck> = {},
+): CardSummary {
   const problems: string[] = [];
   if (!card.name) problems.push('card has no name');
   if ((card.supportedInterfaces ?? []).length === 0) problems.push('card lists no supportedInterfaces');
   for (const i of card.supportedInterfaces ?? []) {
     // A gRPC interface is a dial target (`host:port`, docs/host.md "gRPC"); an absolute URL is accepted too.
-    if (i.protocolBinding === 'GRPC' ? !/^(https?:\/\/)?[^/\s]+:\d+\/?$|^https?:\/\//.test(i.url) : !/^https?:\/\//.test(i.url)) {
-      problems.push(`interface ${i.protocolBinding} has no ${i.protocolBinding === 'GRPC' ? 'host:port address' : 'absolute http(s) URL'}`);
+    if (
+      i.protocolBinding === 'GRPC'
+        ? !/^(https?:\/\/)?[^/\s]+:\d+\/?$|^https?:\/\//.test(i.url)
+        : !/^https?:\/\//.test(i.url)
+    ) {
+      problems.push(
+        `interface ${i.protocolBinding} has no ${i.protocolBinding === 'GRPC' ? 'host:port address' : 'absolute http(s) URL'}`,
+      );
     }
   }
   const lines = [`${card.name} ${card.version}`, card.description, '', 'interfaces:'];
-  for (const i of card.supportedInterfaces ?? []) lines.push(`  ${i.protocolBinding.padEnd(10)} A2A ${i.protocolVersion.padEnd(4)} ${i.url}`);
+  for (const i of card.supportedInterfaces ?? [])
+    lines.push(`  ${i.protocolBinding.padEnd(10)} A2A ${i.protocolVersion.padEnd(4)} ${i.url}`);
   lines.push(`streaming: ${card.capabilities?.streaming === true}`);
-  const schemes = Object.entries(card.securitySchemes ?? {}).map(([name, s]) => `${name} (${s.scheme?.$case ?? 'unknown'})`);
+  const schemes = Object.entries(card.securitySchemes ?? {}).map(
+    ([name, s]) => `${name} (${s.scheme?.$case ?? 'unknown'})`,
+  );
   lines.push(`security: ${schemes.length > 0 ? schemes.join(', ') : 'none'}`);
   lines.push('extensions:');
   for (const ext of card.capabilities?.extensions ?? []) {

@@ -44,8 +44,14 @@ class BearerInterceptor implements CallInterceptor {
 }
 
 /** Fetches and parses an agent card with the SDK's resolver (v1.0 request; v0.3 cards are normalised). */
-export function fetchAgentCard(agentUrl: string, options: Pick<A2AConnectOptions, 'caCert'> = {}): Promise<AgentCard> {
-  const resolver = new DefaultAgentCardResolver({ fetchImpl: fetchTrusting(options.caCert), legacyCompat: { enabled: true } });
+export function fetchAgentCard(
+  agentUrl: string,
+  options: Pick<A2AConnectOptions, 'caCert'> = {},
+): Promise<AgentCard> {
+  const resolver = new DefaultAgentCardResolver({
+    fetchImpl: fetchTrusting(options.caCert),
+    legacyCompat: { enabled: true },
+  });
   return resolver.resolve(agentUrl.replace(/\/+$/, ''), `/${AGENT_CARD_PATH}`);
 }
 
@@ -87,7 +93,8 @@ const UNAUTHENTICATED_CODE = -31401;
 export function isAuthenticationRefusal(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     const fields = e as { statusCode?: unknown; status?: unknown; envelopeCode?: unknown; data?: unknown };
-    if (fields.statusCode === 401 || fields.status === 401 || fields.envelopeCode === UNAUTHENTICATED_CODE) return true;
+    if (fields.statusCode === 401 || fields.status === 401 || fields.envelopeCode === UNAUTHENTICATED_CODE)
+      return true;
     const details = Array.isArray(fields.data) ? (fields.data as unknown[]) : [];
     if (details.some((d) => (d as { reason?: unknown } | null)?.reason === 'UNAUTHENTICATED')) return true;
   }

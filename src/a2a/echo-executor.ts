@@ -1,5 +1,10 @@
 import { TaskState } from '@a2a-js/sdk';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import {
+  AgentEvent,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from '@a2a-js/sdk/server';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { decodeMessage, encodeAgentMessage, encodeTextPart } from './part-codec.js';
 
@@ -20,7 +25,11 @@ export class EchoExecutor implements AgentExecutor {
         AgentEvent.task({
           id: taskId,
           contextId,
-          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+          status: {
+            state: TaskState.TASK_STATE_SUBMITTED,
+            message: undefined,
+            timestamp: new Date().toISOString(),
+          },
           artifacts: [],
           history: [context.userMessage],
           metadata: undefined,
@@ -47,12 +56,17 @@ export class EchoExecutor implements AgentExecutor {
     );
     bus.publish(
       AgentEvent.statusUpdate(
-        status(taskId, contextId, TaskState.TASK_STATE_COMPLETED, encodeAgentMessage({
-          messageId: this.ids.newId('msg'),
+        status(
           taskId,
           contextId,
-          parts: [encodeTextPart('done')],
-        })),
+          TaskState.TASK_STATE_COMPLETED,
+          encodeAgentMessage({
+            messageId: this.ids.newId('msg'),
+            taskId,
+            contextId,
+            parts: [encodeTextPart('done')],
+          }),
+        ),
       ),
     );
     bus.finished();
@@ -66,6 +80,16 @@ export class EchoExecutor implements AgentExecutor {
   }
 }
 
-function status(taskId: string, contextId: string, state: TaskState, message?: ReturnType<typeof encodeAgentMessage>) {
-  return { taskId, contextId, status: { state, message, timestamp: new Date().toISOString() }, metadata: undefined };
+function status(
+  taskId: string,
+  contextId: string,
+  state: TaskState,
+  message?: ReturnType<typeof encodeAgentMessage>,
+) {
+  return {
+    taskId,
+    contextId,
+    status: { state, message, timestamp: new Date().toISOString() },
+    metadata: undefined,
+  };
 }

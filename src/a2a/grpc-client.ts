@@ -30,11 +30,19 @@ export function interfaceUsesTls(card: AgentCard, i: AgentInterface, explicitGrp
  * shutting down). That one is rethrown as a plain Error, as a failed fetch is on the HTTP transports,
  * so callers that retry transport failures (the ACMP buyer) retry it on gRPC too.
  */
-export function grpcTransportFactory(options: { tls: boolean; caCert?: string | undefined }): TransportFactory {
+export function grpcTransportFactory(options: {
+  tls: boolean;
+  caCert?: string | undefined;
+}): TransportFactory {
   const credentials = options.tls
-    ? grpc.credentials.createSsl(Buffer.from([...rootCertificates, ...(options.caCert ? [options.caCert] : [])].join('\n')))
+    ? grpc.credentials.createSsl(
+        Buffer.from([...rootCertificates, ...(options.caCert ? [options.caCert] : [])].join('\n')),
+      )
     : grpc.credentials.createInsecure();
-  const inner = new GrpcTransportFactory({ grpcChannelCredentials: credentials, legacyCompat: { enabled: true } });
+  const inner = new GrpcTransportFactory({
+    grpcChannelCredentials: credentials,
+    legacyCompat: { enabled: true },
+  });
   return {
     get protocolName() {
       return inner.protocolName;
@@ -50,7 +58,9 @@ function transportFailure(error: unknown): unknown {
   return error;
 }
 
-async function* failureAware<T>(source: AsyncGenerator<T, void, undefined>): AsyncGenerator<T, void, undefined> {
+async function* failureAware<T>(
+  source: AsyncGenerator<T, void, undefined>,
+): AsyncGenerator<T, void, undefined> {
   try {
     yield* source;
   } catch (error) {
@@ -58,7 +68,12 @@ async function* failureAware<T>(source: AsyncGenerator<T, void, undefined>): Asy
   }
 }
 
-type Params<K extends keyof Transport> = Transport[K] extends (params: infer P, options?: RequestOptions) => unknown ? P : never;
+type Params<K extends keyof Transport> = Transport[K] extends (
+  params: infer P,
+  options?: RequestOptions,
+) => unknown
+  ? P
+  : never;
 
 /** A transport whose UNAVAILABLE errors are transport failures (see {@link grpcTransportFactory}). */
 class FailureAwareTransport implements Transport {
@@ -81,7 +96,10 @@ class FailureAwareTransport implements Transport {
   sendMessageStream(params: Params<'sendMessageStream'>, options?: RequestOptions) {
     return failureAware(this.base.sendMessageStream(params, options));
   }
-  createTaskPushNotificationConfig(params: Params<'createTaskPushNotificationConfig'>, options?: RequestOptions) {
+  createTaskPushNotificationConfig(
+    params: Params<'createTaskPushNotificationConfig'>,
+    options?: RequestOptions,
+  ) {
     return this.call(this.base.createTaskPushNotificationConfig(params, options));
   }
   getTaskPushNotificationConfig(params: Params<'getTaskPushNotificationConfig'>, options?: RequestOptions) {
@@ -90,7 +108,10 @@ class FailureAwareTransport implements Transport {
   listTaskPushNotificationConfig(params: Params<'listTaskPushNotificationConfig'>, options?: RequestOptions) {
     return this.call(this.base.listTaskPushNotificationConfig(params, options));
   }
-  deleteTaskPushNotificationConfig(params: Params<'deleteTaskPushNotificationConfig'>, options?: RequestOptions) {
+  deleteTaskPushNotificationConfig(
+    params: Params<'deleteTaskPushNotificationConfig'>,
+    options?: RequestOptions,
+  ) {
     return this.call(this.base.deleteTaskPushNotificationConfig(params, options));
   }
   getTask(params: Params<'getTask'>, options?: RequestOptions) {

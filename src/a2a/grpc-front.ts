@@ -44,7 +44,10 @@ export interface GrpcFront {
  * runs. Health answers without a token (probes carry none).
  * @throws Error when the port cannot be bound.
  */
-export async function startGrpcFront(address: { host: string; port: number }, options: GrpcFrontOptions): Promise<GrpcFront> {
+export async function startGrpcFront(
+  address: { host: string; port: number },
+  options: GrpcFrontOptions,
+): Promise<GrpcFront> {
   const logger = options.logger ?? silentLogger;
   const server = new grpc.Server({
     'grpc.max_receive_message_length': options.maxMessageBytes,
@@ -53,24 +56,38 @@ export async function startGrpcFront(address: { host: string; port: number }, op
   const users = new WeakMap<object, User>();
   const userBuilder = (call: object): Promise<User> => Promise.resolve(users.get(call) ?? ANONYMOUS_USER);
   const requestHandler = forGrpc(options.handler);
-  const authenticate = (call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>): grpc.ServiceError | undefined => {
+  const authenticate = (
+    call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
+  ): grpc.ServiceError | undefined => {
     const header = call.metadata.get('authorization')[0];
     const check = verify(typeof header === 'string' ? header : header?.toString('utf8'));
     if ('refused' in check) return unauthenticated(BEARER_REFUSAL[check.refused]);
     users.set(call, callerOf(check.user, call));
     return undefined;
   };
-  server.addService(A2AService, authenticated(A2AService, grpcService({ requestHandler, userBuilder }), authenticate));
-  server.addService(LegacyA2AService, authenticated(LegacyA2AService, legacyGrpcService({ requestHandler, userBuilder }), authenticate));
+  server.addService(
+    A2AService,
+    authenticated(A2AService, grpcService({ requestHandler, userBuilder }), authenticate),
+  );
+  server.addService(
+    LegacyA2AService,
+    authenticated(LegacyA2AService, legacyGrpcService({ requestHandler, userBuilder }), authenticate),
+  );
   const health = new HealthStatus([GRPC_SERVICE_NAMES.v1, GRPC_SERVICE_NAMES.v03]);
   server.addService(HealthService, health.implementation());
 
   const credentials = options.tls
-    ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(options.tls.cert), private_key: Buffer.from(options.tls.key) }], false)
+    ? grpc.ServerCredentials.createSsl(
+        null,
+        [{ cert_chain: Buffer.from(options.tls.cert), private_key: Buffer.from(options.tls.key) }],
+        false,
+      )
     : grpc.ServerCredentials.createInsecure();
   const host = address.host.includes(':') ? `[${address.host}]` : address.host;
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host}:${address.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound)));
+    server.bindAsync(`${host}:${address.port}`, credentials, (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    );
   });
   logger.info('grpc.listening', { port, tls: options.tls !== undefined });
   return {
@@ -110,16 +127,25 @@ export class GrpcCaller implements User {
   }
 }
 
-function callerOf(user: User, call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>): GrpcCaller {
+function callerOf(
+  user: User,
+  call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
+): GrpcCaller {
   const controller = new AbortController();
   call.once('cancelled', () => controller.abort());
   return new GrpcCaller(user, controller.signal);
 }
 
-type Authenticate = (call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>) => grpc.ServiceError | undefined;
+type Authenticate = (
+  call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
+) => grpc.ServiceError | undefined;
 
 /** Puts the bearer check in front of every method of an SDK service implementation. */
-function authenticated(definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation, authenticate: Authenticate): grpc.UntypedServiceImplementation {
+function authenticated(
+  definition: grpc.ServiceDefinition,
+  implementation: grpc.UntypedServiceImplementation,
+  authenticate: Authenticate,
+): grpc.UntypedServiceImplementation {
   const guarded: grpc.UntypedServiceImplementation = {};
   for (const [name, method] of Object.entries(definition)) {
     const inner = implementation[name];
@@ -133,7 +159,10 @@ function authenticated(definition: grpc.ServiceDefinition, implementation: grpc.
       }) as grpc.handleServerStreamingCall<unknown, unknown>;
     } else {
       const serve = inner as grpc.handleUnaryCall<unknown, unknown>;
-      guarded[name] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      guarded[name] = ((
+        call: grpc.ServerUnaryCall<unknown, unknown>,
+        callback: grpc.sendUnaryData<unknown>,
+      ) => {
         const refusal = authenticate(call);
         if (!refusal) return serve(call, callback);
         callback(refusal);
@@ -146,13 +175,23 @@ function authenticated(definition: grpc.ServiceDefinition, implementation: grpc.
 /** UNAUTHENTICATED with a google.rpc.Status detail carrying our ErrorInfo, as the HTTP transports send it. */
 function unauthenticated(message: string): grpc.ServiceError {
   const metadata = new grpc.Metadata();
-  metadata.set('grpc-status-details-bin', statusDetails(grpc.status.UNAUTHENTICATED, message, 'UNAUTHENTICATED'));
+  metadata.set(
+    'grpc-status-details-bin',
+    statusDetails(grpc.status.UNAUTHENTICATED, message, 'UNAUTHENTICATED'),
+  );
   return Object.assign(new Error(message), { code: grpc.status.UNAUTHENTICATED, details: message, metadata });
 }
 
 /** google.rpc.Status { code, message, details: [Any(google.rpc.ErrorInfo { reason, domain })] }. */
 function statusDetails(code: number, message: string, reason: string): Buffer {
   const info = new BinaryWriter().uint32(10).string(reason).uint32(18).string(HOST_ERROR_DOMAIN).finish();
-  const any = new BinaryWriter().uint32(10).string('type.googleapis.com/google.rpc.ErrorInfo').uint32(18).bytes(info).finish();
-  return Buffer.from(new BinaryWriter().uint32(8).int32(code).uint32(18).string(message).uint32(26).bytes(any).finish());
+  const any = new BinaryWriter()
+    .uint32(10)
+    .string('type.googleapis.com/google.rpc.ErrorInfo')
+    .uint32(18)
+    .bytes(info)
+    .finish();
+  return Buffer.from(
+    new BinaryWriter().uint32(8).int32(code).uint32(18).string(message).uint32(26).bytes(any).finish(),
+  );
 }

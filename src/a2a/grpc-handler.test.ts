@@ -21,7 +21,8 @@ function handler(failWith?: unknown): { inner: A2ARequestHandler; returned: () =
   return { inner, returned: () => returned };
 }
 
-const context = (signal?: AbortSignal) => ({ user: { isAuthenticated: false, userName: 'anonymous', signal } }) as unknown as ServerCallContext;
+const context = (signal?: AbortSignal) =>
+  ({ user: { isAuthenticated: false, userName: 'anonymous', signal } }) as unknown as ServerCallContext;
 
 describe('forGrpc (the handler as the gRPC services see it)', () => {
   it('ends a stream as soon as its call is cancelled, without waiting for the source', async () => {
@@ -35,8 +36,12 @@ describe('forGrpc (the handler as the gRPC services see it)', () => {
   });
 
   it('passes A2A errors and turns anything else into INTERNAL "Internal error"', async () => {
-    await expect(forGrpc(handler(new TaskNotFoundError()).inner).getTask({} as never, context())).rejects.toBeInstanceOf(TaskNotFoundError);
-    await expect(forGrpc(handler(new Error('secret')).inner).getTask({} as never, context())).rejects.toMatchObject({
+    await expect(
+      forGrpc(handler(new TaskNotFoundError()).inner).getTask({} as never, context()),
+    ).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(
+      forGrpc(handler(new Error('secret')).inner).getTask({} as never, context()),
+    ).rejects.toMatchObject({
       message: 'Internal error',
       status: GRPC_STATUS_CODE.INTERNAL,
     });

@@ -12,7 +12,8 @@ import { checkJsonValue } from '../shared/json-edge.js';
  */
 function checkValues(params: SendMessageRequest): void {
   const problem = checkJsonValue(params.message);
-  if (problem !== undefined) throw new RequestMalformedError(`the message holds a ${problem} JSON cannot carry exactly`);
+  if (problem !== undefined)
+    throw new RequestMalformedError(`the message holds a ${problem} JSON cannot carry exactly`);
 }
 
 /**
@@ -42,7 +43,10 @@ function cancellationOf(context: ServerCallContext): AbortSignal | undefined {
  * would hold its follower until the task ends. The source is asked to return (its `finally` blocks run
  * at its next step) and nothing more is written.
  */
-async function* untilCancelled<T>(source: AsyncGenerator<T, void, undefined>, signal: AbortSignal | undefined): AsyncGenerator<T, void, undefined> {
+async function* untilCancelled<T>(
+  source: AsyncGenerator<T, void, undefined>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<T, void, undefined> {
   const cancelled = new Promise<'cancelled'>((resolve) => {
     if (signal?.aborted) resolve('cancelled');
     signal?.addEventListener('abort', () => resolve('cancelled'), { once: true });

@@ -73,7 +73,10 @@ export const HealthService = {
  */
 export class HealthStatus {
   private readonly statuses = new Map<string, ServingStatus>();
-  private readonly watchers = new Set<{ service: string; call: grpc.ServerWritableStream<HealthCheckRequest, HealthCheckResponse> }>();
+  private readonly watchers = new Set<{
+    service: string;
+    call: grpc.ServerWritableStream<HealthCheckRequest, HealthCheckResponse>;
+  }>();
 
   constructor(services: readonly string[]) {
     for (const s of ['', ...services]) this.statuses.set(s, SERVING_STATUS.SERVING);

@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import express from 'express';
 import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
-import { DefaultRequestHandler, type AgentExecutor, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
+import {
+  DefaultRequestHandler,
+  type AgentExecutor,
+  type PushNotificationStore,
+  type TaskStore,
+} from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import type { BearerToken } from '../shared/identity.js';
 import { errorFields, type Logger } from '../shared/logger.js';
@@ -39,18 +44,31 @@ export interface MountA2AOptions {
  * (tests use it).
  */
 export function mountA2A(app: express.Express, options: MountA2AOptions): CommerceRequestHandler {
-  const views = options.bindings.flatMap((b) => (b.views === undefined ? [] : 'load' in b.views ? [b.views] : b.views));
+  const views = options.bindings.flatMap((b) =>
+    b.views === undefined ? [] : 'load' in b.views ? [b.views] : b.views,
+  );
   const taskStore = views.length > 0 ? new ViewingTaskStore(options.taskStore, views) : options.taskStore;
   const pushSender =
-    (options.pushAllow ?? []).length > 0 ? new AllowListPushSender(options.pushStore, options.pushAllow ?? [], { logger: options.logger }) : undefined;
+    (options.pushAllow ?? []).length > 0
+      ? new AllowListPushSender(options.pushStore, options.pushAllow ?? [], { logger: options.logger })
+      : undefined;
   const handler = new CommerceRequestHandler(
     options.card,
-    (card) => new DefaultRequestHandler(card, taskStore, guardedExecutor(options.executor, options.logger), undefined, options.pushStore, pushSender),
+    (card) =>
+      new DefaultRequestHandler(
+        card,
+        taskStore,
+        guardedExecutor(options.executor, options.logger),
+        undefined,
+        options.pushStore,
+        pushSender,
+      ),
     options.bindings,
     options.logger,
     options.pushAllow ?? [],
   );
-  for (const binding of options.bindings) binding.attach?.({ taskStore, ...(pushSender ? { pushSender } : {}) });
+  for (const binding of options.bindings)
+    binding.attach?.({ taskStore, ...(pushSender ? { pushSender } : {}) });
   const legacyCompat = { enabled: true };
 
   // The card stays public (A2A §7: discovery needs no credentials). Both shapes are cached alike

@@ -30,7 +30,12 @@ export function decodePart(part: Part): InboundPart {
   const content = part.content;
   switch (content?.$case) {
     case 'data':
-      return { kind: 'data', data: content.value as unknown, mediaType: part.mediaType ?? '', metadata: part.metadata };
+      return {
+        kind: 'data',
+        data: content.value as unknown,
+        mediaType: part.mediaType ?? '',
+        metadata: part.metadata,
+      };
     case 'text':
       return { kind: 'text', text: content.value, mediaType: part.mediaType ?? '' };
     case 'raw':
@@ -52,7 +57,12 @@ export function decodeMessage(message: Message): InboundMessage {
     messageId: message.messageId,
     taskId: message.taskId,
     contextId: message.contextId,
-    role: message.role === Role.ROLE_AGENT ? 'agent' : message.role === Role.ROLE_UNSPECIFIED ? 'unspecified' : 'user',
+    role:
+      message.role === Role.ROLE_AGENT
+        ? 'agent'
+        : message.role === Role.ROLE_UNSPECIFIED
+          ? 'unspecified'
+          : 'user',
     parts: message.parts.map(decodePart),
     metadata: message.metadata,
     extensions: message.extensions ?? [],
@@ -121,7 +131,8 @@ export type InboundDialect = 'v1' | 'v0.3-jsonrpc' | 'v0.3-rest';
 
 const ROLE_SPELLINGS: Record<string, string> = { user: 'ROLE_USER', agent: 'ROLE_AGENT' };
 /** The ProtoJSON spelling of a v0.3 role; anything else (`constructor` included) as it is. */
-const protoRole = (role: string): string => (Object.hasOwn(ROLE_SPELLINGS, role) ? ROLE_SPELLINGS[role]! : role);
+const protoRole = (role: string): string =>
+  Object.hasOwn(ROLE_SPELLINGS, role) ? ROLE_SPELLINGS[role]! : role;
 
 /**
  * Normalises a raw inbound message (JSON, before the SDK parses it) so every accepted spelling reaches

@@ -67,8 +67,13 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     return Promise.resolve(this.cardSource());
   }
 
-  getAuthenticatedExtendedAgentCard(params: GetExtendedAgentCardRequest, context: ServerCallContext): Promise<AgentCard> {
-    return this.guard('GetExtendedAgentCard', () => this.inner.getAuthenticatedExtendedAgentCard(params, context));
+  getAuthenticatedExtendedAgentCard(
+    params: GetExtendedAgentCardRequest,
+    context: ServerCallContext,
+  ): Promise<AgentCard> {
+    return this.guard('GetExtendedAgentCard', () =>
+      this.inner.getAuthenticatedExtendedAgentCard(params, context),
+    );
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
@@ -84,7 +89,10 @@ export class CommerceRequestHandler implements A2ARequestHandler {
    * on the first read of the stream: the transport writes the `A2A-Extensions` response header before it
    * starts reading, and a refusal must be an error response rather than a broken stream.
    */
-  sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  sendMessageStream(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     let routed: ReturnType<CommerceRequestHandler['route']>;
     try {
       requireAllowedInlineWebhook(params, this.pushAllow);
@@ -92,7 +100,9 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     } catch (error) {
       throw this.sanitize('SendStreamingMessage', error);
     }
-    return this.stream(routed ? routed.binding.sendMessageStream(routed.call) : this.inner.sendMessageStream(params, context));
+    return this.stream(
+      routed ? routed.binding.sendMessageStream(routed.call) : this.inner.sendMessageStream(params, context),
+    );
   }
 
   private async *stream(
@@ -126,35 +136,56 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     });
   }
 
-  createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return this.guard('CreateTaskPushNotificationConfig', () => {
       requireAllowedWebhook(params.url, this.pushAllow);
       return this.inner.createTaskPushNotificationConfig(params, context);
     });
   }
 
-  getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
-    return this.guard('GetTaskPushNotificationConfig', () => this.inner.getTaskPushNotificationConfig(params, context));
+  getTaskPushNotificationConfig(
+    params: GetTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
+    return this.guard('GetTaskPushNotificationConfig', () =>
+      this.inner.getTaskPushNotificationConfig(params, context),
+    );
   }
 
   listTaskPushNotificationConfigs(
     params: ListTaskPushNotificationConfigsRequest,
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    return this.guard('ListTaskPushNotificationConfigs', () => this.inner.listTaskPushNotificationConfigs(params, context));
+    return this.guard('ListTaskPushNotificationConfigs', () =>
+      this.inner.listTaskPushNotificationConfigs(params, context),
+    );
   }
 
-  deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
-    return this.guard('DeleteTaskPushNotificationConfig', () => this.inner.deleteTaskPushNotificationConfig(params, context));
+  deleteTaskPushNotificationConfig(
+    params: DeleteTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<void> {
+    return this.guard('DeleteTaskPushNotificationConfig', () =>
+      this.inner.deleteTaskPushNotificationConfig(params, context),
+    );
   }
 
-  resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  resubscribe(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     // Activated now, before the transport writes the response header.
     this.activate(context);
     return this.stream(this.subscribe(params, context), 'SubscribeToTask');
   }
 
-  private async *subscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  private async *subscribe(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     for (const binding of this.bindings) {
       const stream = await binding.resubscribe?.(params.id, context);
       if (stream) {
@@ -190,7 +221,9 @@ export class CommerceRequestHandler implements A2ARequestHandler {
   /** A2A §4.6: refuse a message when a required extension was not requested. */
   private checkRequired(context: ServerCallContext): void {
     const requested = new Set(context.requestedExtensions ?? []);
-    const missing = (this.card.capabilities?.extensions ?? []).filter((e) => e.required && !requested.has(e.uri));
+    const missing = (this.card.capabilities?.extensions ?? []).filter(
+      (e) => e.required && !requested.has(e.uri),
+    );
     if (missing.length > 0) {
       throw new ExtensionSupportRequiredError(
         `Client must declare support for required extensions: ${missing.map((e) => e.uri).join(', ')}`,
@@ -198,12 +231,17 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     }
   }
 
-  private route(params: SendMessageRequest, context: ServerCallContext): { binding: A2ABinding; call: BindingCall } | undefined {
+  private route(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): { binding: A2ABinding; call: BindingCall } | undefined {
     if (!params.message) throw new RequestMalformedError('request.message is required.');
     this.checkRequired(context);
     this.activate(context);
     const message = decodeMessage(params.message);
-    const binding = this.bindings.find((b) => b.narrowClaim === true && b.claims(message)) ?? this.bindings.find((b) => b.claims(message));
+    const binding =
+      this.bindings.find((b) => b.narrowClaim === true && b.claims(message)) ??
+      this.bindings.find((b) => b.claims(message));
     if (!binding) return undefined;
     const requested = new Set(context.requestedExtensions ?? []);
     return {

@@ -2,8 +2,18 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Kysely } from 'kysely';
-import { DatabasePushNotificationStore, DatabaseTaskStore, PUSH_NOTIFICATION_TABLE, TASK_TABLE } from '@a2a-js/sdk/server/database';
-import { InMemoryPushNotificationStore, InMemoryTaskStore, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
+import {
+  DatabasePushNotificationStore,
+  DatabaseTaskStore,
+  PUSH_NOTIFICATION_TABLE,
+  TASK_TABLE,
+} from '@a2a-js/sdk/server/database';
+import {
+  InMemoryPushNotificationStore,
+  InMemoryTaskStore,
+  type PushNotificationStore,
+  type TaskStore,
+} from '@a2a-js/sdk/server';
 import { LocalError } from '../shared/errors.js';
 import { callerIdentity } from './caller.js';
 
@@ -20,8 +30,15 @@ export interface SdkStores {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function createSdkStores(db: Kysely<any> | undefined): SdkStores {
   const ownerResolver = callerIdentity;
-  if (!db) return { taskStore: new InMemoryTaskStore(ownerResolver), pushStore: new InMemoryPushNotificationStore(ownerResolver) };
-  return { taskStore: new DatabaseTaskStore(db, { ownerResolver }), pushStore: new DatabasePushNotificationStore(db, { ownerResolver }) };
+  if (!db)
+    return {
+      taskStore: new InMemoryTaskStore(ownerResolver),
+      pushStore: new InMemoryPushNotificationStore(ownerResolver),
+    };
+  return {
+    taskStore: new DatabaseTaskStore(db, { ownerResolver }),
+    pushStore: new DatabasePushNotificationStore(db, { ownerResolver }),
+  };
 }
 
 /** The SDK's owner-scoped tables (its default names) and their owner column, for migrations and `reassign`. */
@@ -30,7 +47,11 @@ export const SDK_OWNER_COLUMNS: readonly { table: string; column: string }[] = [
   { table: PUSH_NOTIFICATION_TABLE, column: 'owner' },
 ];
 
-type SdkMigrationRun = (argv: string[], env: NodeJS.ProcessEnv, output: { log(...a: unknown[]): void; error(...a: unknown[]): void }) => Promise<number>;
+type SdkMigrationRun = (
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  output: { log(...a: unknown[]): void; error(...a: unknown[]): void },
+) => Promise<number>;
 
 async function sdkMigrationCli(): Promise<{ run: SdkMigrationRun }> {
   const entry = createRequire(import.meta.url).resolve('@a2a-js/sdk');
@@ -39,12 +60,18 @@ async function sdkMigrationCli(): Promise<{ run: SdkMigrationRun }> {
 }
 
 /** Runs one `a2a-db` command; returns its exit code, what it logged, and its errors as text. */
-async function runSdkMigrationCli(argv: string[]): Promise<{ code: number; lines: string[]; errors: string[] }> {
+async function runSdkMigrationCli(
+  argv: string[],
+): Promise<{ code: number; lines: string[]; errors: string[] }> {
   const { run } = await sdkMigrationCli();
   const lines: string[] = [];
   const errors: string[] = [];
-  const text = (args: unknown[]): string => args.map((a) => (a instanceof Error ? a.message : String(a))).join(' ');
-  const output = { log: (...args: unknown[]) => lines.push(text(args)), error: (...args: unknown[]) => errors.push(text(args)) };
+  const text = (args: unknown[]): string =>
+    args.map((a) => (a instanceof Error ? a.message : String(a))).join(' ');
+  const output = {
+    log: (...args: unknown[]) => lines.push(text(args)),
+    error: (...args: unknown[]) => errors.push(text(args)),
+  };
   const code = await run(argv, {}, output);
   return { code, lines, errors };
 }
@@ -60,7 +87,9 @@ export async function migrateSdkStores(url: string): Promise<void> {
   const { code, errors } = await runSdkMigrationCli(['upgrade', '--url', url]);
   if (code !== 0) {
     const reason = errors.join('; ') || 'no reason given';
-    throw new LocalError('CONFIG_INVALID', `SDK store migration failed: ${reason}`, { cause: new Error(reason) });
+    throw new LocalError('CONFIG_INVALID', `SDK store migration failed: ${reason}`, {
+      cause: new Error(reason),
+    });
   }
 }
 
@@ -71,7 +100,11 @@ export async function migrateSdkStores(url: string): Promise<void> {
  */
 export async function pendingSdkStoreMigrations(url: string): Promise<string[]> {
   const { code, lines, errors } = await runSdkMigrationCli(['status', '--url', url]);
-  if (code !== 0) throw new LocalError('CONFIG_INVALID', `cannot read the SDK store migration status: ${errors.join('; ')}`);
+  if (code !== 0)
+    throw new LocalError(
+      'CONFIG_INVALID',
+      `cannot read the SDK store migration status: ${errors.join('; ')}`,
+    );
   // `a2a-db status` prints each store id, then one indented line per migration: `  <name>  pending`.
   const pending: string[] = [];
   let store = '';

@@ -15,7 +15,12 @@ export interface TaskCursor {
 export interface TaskViewSource {
   load(taskId: string, context: ServerCallContext): Promise<Task | undefined>;
   /** Up to `limit` views after `after` in the list order, and the count of every match. */
-  list(params: ListTasksRequest, after: TaskCursor | undefined, limit: number, context: ServerCallContext): Promise<{ tasks: Task[]; total: number }>;
+  list(
+    params: ListTasksRequest,
+    after: TaskCursor | undefined,
+    limit: number,
+    context: ServerCallContext,
+  ): Promise<{ tasks: Task[]; total: number }>;
 }
 
 /**
@@ -40,7 +45,9 @@ export class ViewingTaskStore implements TaskStore {
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
     if (await this.ownedByView(task.id, context)) {
-      throw new UnsupportedOperationError(`Task ${task.id} accepts only messages of the binding that owns it`);
+      throw new UnsupportedOperationError(
+        `Task ${task.id} accepts only messages of the binding that owns it`,
+      );
     }
     await this.inner.save(task, context);
   }
@@ -58,7 +65,11 @@ export class ViewingTaskStore implements TaskStore {
     const pages = [{ tasks: inner.tasks, total: inner.totalSize, more: inner.nextPageToken !== '' }];
     for (const source of this.sources) {
       const page = await source.list(params, after, pageSize + 1, context);
-      pages.push({ tasks: page.tasks.slice(0, pageSize), total: page.total, more: page.tasks.length > pageSize });
+      pages.push({
+        tasks: page.tasks.slice(0, pageSize),
+        total: page.total,
+        more: page.tasks.length > pageSize,
+      });
     }
     const merged = pages.flatMap((p) => p.tasks).sort(compareTasks);
     const tasks = merged.slice(0, pageSize);

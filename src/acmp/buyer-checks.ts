@@ -4,7 +4,11 @@ import { assembleChunks, samePayload, verifyProof } from './proof.js';
 
 /** A provider broke the protocol (chunk order, proof, cost): -33099 with `data.reason` (docs/acmp-core.md). */
 export function violation(taskId: string, reason: string, extra: Record<string, unknown> = {}): AcmpError {
-  return new AcmpError(ACMP_CODE.internal, { task_id: taskId, reason, ...extra }, { message: 'Provider protocol violation' });
+  return new AcmpError(
+    ACMP_CODE.internal,
+    { task_id: taskId, reason, ...extra },
+    { message: 'Provider protocol violation' },
+  );
 }
 
 /**
@@ -31,12 +35,14 @@ export class ChunkTracker {
   accept(params: StreamChunkParams): boolean {
     if (params.task_id !== this.taskId) throw violation(this.taskId, 'chunk_task_mismatch');
     if (this.finalSeen) throw violation(this.taskId, 'chunk_after_final', { seq: params.seq });
-    if (params.seq !== this.expected) throw violation(this.taskId, 'chunk_out_of_order', { expected: this.expected, seq: params.seq });
+    if (params.seq !== this.expected)
+      throw violation(this.taskId, 'chunk_out_of_order', { expected: this.expected, seq: params.seq });
     this.expected += 1;
     this.finalSeen = params.final === true;
     const earlier = this.delivered[params.seq];
     if (earlier !== undefined) {
-      if (!samePayload(earlier, params.chunk)) throw violation(this.taskId, 'chunk_replay_mismatch', { seq: params.seq });
+      if (!samePayload(earlier, params.chunk))
+        throw violation(this.taskId, 'chunk_replay_mismatch', { seq: params.seq });
       return false;
     }
     this.delivered.push(params.chunk);
@@ -55,10 +61,15 @@ export class ChunkTracker {
     }
     if (output === undefined) throw violation(taskId, 'missing_output');
     // Layer 1 §3.2: cost_cu MUST be ≤ max_price_cu.
-    if (params.max_price_cu !== undefined && result.cost_cu > params.max_price_cu) throw violation(taskId, 'cost_above_max_price');
+    if (params.max_price_cu !== undefined && result.cost_cu > params.max_price_cu)
+      throw violation(taskId, 'cost_above_max_price');
     if (params.proof_method !== undefined) {
       // Layer 3 §2/§3.1: verify against the (reassembled) output and the input we sent.
-      const check = verifyProof(result.proof, { method: params.proof_method, output, ...(params.input ? { input: params.input } : {}) });
+      const check = verifyProof(result.proof, {
+        method: params.proof_method,
+        output,
+        ...(params.input ? { input: params.input } : {}),
+      });
       if (!check.ok) throw violation(taskId, `proof_${check.reason}`);
     }
     return output;

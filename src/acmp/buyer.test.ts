@@ -16,11 +16,18 @@ function setup(providerOptions: Partial<AcmpProviderOptions> = {}, loopback: Loo
   const provider = createAcmpProvider({ capabilities: demoCapabilities({ stepMs: 10 }), ...providerOptions });
   const transport = createLoopbackTransport(provider, loopback);
   const cancel = vi.spyOn(transport, 'cancel');
-  const buyer = createAcmpBuyerCore({ capabilityObject: provider.capabilityObject, transport, retryDelayMs: 1 });
+  const buyer = createAcmpBuyerCore({
+    capabilityObject: provider.capabilityObject,
+    transport,
+    retryDelayMs: 1,
+  });
   return { provider, transport, buyer, cancel };
 }
 
-const sentimentInput = { capability: 'sentiment-analysis', input: { type: 'text', data: 'The product quality has declined significantly.' } };
+const sentimentInput = {
+  capability: 'sentiment-analysis',
+  input: { type: 'text', data: 'The product quality has declined significantly.' },
+};
 
 afterEach(() => {
   vi.useRealTimers();
@@ -43,36 +50,57 @@ describe('buyer over loopback (Layer 1 §3.1, §3.2)', () => {
 
   it('rejects a tampered proof', async () => {
     const tamper = (e: AcmpInbound): AcmpInbound =>
-      e.kind === 'result' ? { kind: 'result', result: { ...e.result, proof: { method: 'result-hash', hash: 'sha256:00' } } } : e;
+      e.kind === 'result'
+        ? { kind: 'result', result: { ...e.result, proof: { method: 'result-hash', hash: 'sha256:00' } } }
+        : e;
     const { buyer } = setup({}, { mapInbound: tamper });
-    await expect(buyer.invoke({ ...sentimentInput, proof_method: 'result-hash' })).rejects.toMatchObject({ code: -33099, data: { reason: 'proof_hash_mismatch' } });
+    await expect(buyer.invoke({ ...sentimentInput, proof_method: 'result-hash' })).rejects.toMatchObject({
+      code: -33099,
+      data: { reason: 'proof_hash_mismatch' },
+    });
   });
 
   it('rejects with the provider error', async () => {
     const { buyer } = setup();
-    await expect(buyer.invoke({ ...sentimentInput, max_price_cu: 0.0001 })).rejects.toMatchObject({ code: -33001 });
+    await expect(buyer.invoke({ ...sentimentInput, max_price_cu: 0.0001 })).rejects.toMatchObject({
+      code: -33001,
+    });
   });
 });
 
 describe('buyer streaming (Layer 1 §7.1, Layer 3 §3.1)', () => {
-  const text = 'Revenue grew strongly this year. Costs fell. The board approved a dividend. Revenue growth beat targets this year.';
+  const text =
+    'Revenue grew strongly this year. Costs fell. The board approved a dividend. Revenue growth beat targets this year.';
 
   it('yields chunks in order and a result with the reassembled output, proof verified', async () => {
     const { buyer } = setup();
-    const events = await collect(buyer.stream({ capability: 'summarize', input: { type: 'json', data: { text, max_sentences: 2 } }, stream: true, proof_method: 'result-hash' }));
+    const events = await collect(
+      buyer.stream({
+        capability: 'summarize',
+        input: { type: 'json', data: { text, max_sentences: 2 } },
+        stream: true,
+        proof_method: 'result-hash',
+      }),
+    );
     const chunkEvents = events.filter((e): e is Extract<BuyerEvent, { kind: 'chunk' }> => e.kind === 'chunk');
     expect(chunkEvents.map((e) => e.params.seq)).toEqual([0, 1]);
     const last = events.at(-1)!;
     if (last.kind !== 'result') throw new Error('expected a result');
     expect(last.result.output_streamed).toBe(true);
-    expect(last.output).toEqual({ type: 'text', data: chunkEvents.map((e) => e.params.chunk.data as string).join('') });
+    expect(last.output).toEqual({
+      type: 'text',
+      data: chunkEvents.map((e) => e.params.chunk.data as string).join(''),
+    });
   });
 
   it('rejects an out-of-order chunk and cancels the task', async () => {
-    const reorder = (e: AcmpInbound): AcmpInbound => (e.kind === 'chunk' && e.params.seq === 1 ? { ...e, params: { ...e.params, seq: 2 } } : e);
+    const reorder = (e: AcmpInbound): AcmpInbound =>
+      e.kind === 'chunk' && e.params.seq === 1 ? { ...e, params: { ...e.params, seq: 2 } } : e;
     const probe = probeCapability('letters', { chunks, gated: false });
     const { buyer, cancel } = setup({ capabilities: [probe] }, { mapInbound: reorder });
-    await expect(collect(buyer.stream({ capability: 'letters', input: { type: 'text', data: '' }, stream: true }))).rejects.toMatchObject({
+    await expect(
+      collect(buyer.stream({ capability: 'letters', input: { type: 'text', data: '' }, stream: true })),
+    ).rejects.toMatchObject({
       code: -33099,
       data: { reason: 'chunk_out_of_order', expected: 1, seq: 2 },
     });
@@ -92,8 +120,15 @@ describe('buyer deadline and liveness (Layer 1 §3.6)', () => {
     vi.useFakeTimers();
     const silent = (e: AcmpInbound): AcmpInbound | undefined => (e.kind === 'heartbeat' ? undefined : e);
     const probe: ProbeCapability = probeCapability('echo');
-    const { buyer, cancel } = setup({ capabilities: [probe], heartbeatIntervalMs: 1000 }, { mapInbound: silent });
-    const pending = buyer.invoke({ capability: 'echo', input: { type: 'text', data: 'x' }, timeout_ms: 60_000 });
+    const { buyer, cancel } = setup(
+      { capabilities: [probe], heartbeatIntervalMs: 1000 },
+      { mapInbound: silent },
+    );
+    const pending = buyer.invoke({
+      capability: 'echo',
+      input: { type: 'text', data: 'x' },
+      timeout_ms: 60_000,
+    });
     const assertion = expect(pending).rejects.toMatchObject({ code: -33003, data: { reason: 'liveness' } });
     await vi.advanceTimersByTimeAsync(3001);
     await assertion;
@@ -105,7 +140,11 @@ describe('buyer deadline and liveness (Layer 1 §3.6)', () => {
     vi.useFakeTimers();
     const probe = probeCapability('echo');
     const { buyer } = setup({ capabilities: [probe], heartbeatIntervalMs: 1000 });
-    const pending = buyer.invoke({ capability: 'echo', input: { type: 'text', data: 'x' }, timeout_ms: 10_000 });
+    const pending = buyer.invoke({
+      capability: 'echo',
+      input: { type: 'text', data: 'x' },
+      timeout_ms: 10_000,
+    });
     const assertion = expect(pending).rejects.toMatchObject({ code: -33003, data: { reason: 'deadline' } });
     await vi.advanceTimersByTimeAsync(10_000);
     await assertion;
@@ -115,7 +154,11 @@ describe('buyer deadline and liveness (Layer 1 §3.6)', () => {
     vi.useFakeTimers();
     const probe = probeCapability('echo');
     const { buyer } = setup({ capabilities: [probe], heartbeatIntervalMs: null });
-    const pending = buyer.invoke({ capability: 'echo', input: { type: 'text', data: 'x' }, timeout_ms: 60_000 });
+    const pending = buyer.invoke({
+      capability: 'echo',
+      input: { type: 'text', data: 'x' },
+      timeout_ms: 60_000,
+    });
     await vi.advanceTimersByTimeAsync(30_000);
     probe.release();
     await expect(pending).resolves.toMatchObject({ output: { data: 'echo:x' } });
@@ -127,7 +170,10 @@ describe('buyer abort and retry (Layer 1 §3.1.1, §3.7)', () => {
     const probe = probeCapability('echo');
     const { buyer, cancel } = setup({ capabilities: [probe] });
     const controller = new AbortController();
-    const pending = buyer.invoke({ capability: 'echo', input: { type: 'text', data: 'x' } }, { signal: controller.signal });
+    const pending = buyer.invoke(
+      { capability: 'echo', input: { type: 'text', data: 'x' } },
+      { signal: controller.signal },
+    );
     await vi.waitFor(() => expect(probe.runs).toBe(1));
     const reason = new Error('stop');
     controller.abort(reason);
@@ -152,7 +198,11 @@ describe('buyer abort and retry (Layer 1 §3.1.1, §3.7)', () => {
         }
       },
     };
-    const buyer = createAcmpBuyerCore({ capabilityObject: provider.capabilityObject, transport: flaky, retryDelayMs: 1 });
+    const buyer = createAcmpBuyerCore({
+      capabilityObject: provider.capabilityObject,
+      transport: flaky,
+      retryDelayMs: 1,
+    });
     const result = await buyer.invoke({ capability: 'echo', input: { type: 'text', data: 'x' } });
     expect(result.output).toEqual({ type: 'text', data: 'echo:x' });
     expect(seen).toHaveLength(2);
@@ -177,8 +227,14 @@ describe('buyer abort and retry (Layer 1 §3.1.1, §3.7)', () => {
         }
       },
     };
-    const buyer = createAcmpBuyerCore({ capabilityObject: provider.capabilityObject, transport: flaky, retryDelayMs: 1 });
-    const events = await collect(buyer.stream({ capability: 'letters', input: { type: 'text', data: '' }, stream: true }));
+    const buyer = createAcmpBuyerCore({
+      capabilityObject: provider.capabilityObject,
+      transport: flaky,
+      retryDelayMs: 1,
+    });
+    const events = await collect(
+      buyer.stream({ capability: 'letters', input: { type: 'text', data: '' }, stream: true }),
+    );
     expect(events.map((e) => (e.kind === 'chunk' ? e.params.seq : e.kind))).toEqual([0, 1, 2, 'result']);
     expect(events.at(-1)).toMatchObject({ output: { type: 'text', data: 'xyz' } });
     expect(probe.runs).toBe(1);
@@ -190,7 +246,15 @@ describe('buyer abort and retry (Layer 1 §3.1.1, §3.7)', () => {
       cancel: () => Promise.resolve(),
       send: () => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error('down')) }) }),
     };
-    const buyer = createAcmpBuyerCore({ capabilityObject: provider.capabilityObject, transport: broken, retries: 1, retryDelayMs: 1 });
-    await expect(buyer.invoke(sentimentInput)).rejects.toMatchObject({ code: -33099, data: { reason: 'transport_failed' } });
+    const buyer = createAcmpBuyerCore({
+      capabilityObject: provider.capabilityObject,
+      transport: broken,
+      retries: 1,
+      retryDelayMs: 1,
+    });
+    await expect(buyer.invoke(sentimentInput)).rejects.toMatchObject({
+      code: -33099,
+      data: { reason: 'transport_failed' },
+    });
   });
 });

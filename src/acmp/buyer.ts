@@ -94,9 +94,11 @@ export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
     const result = InvokeParamsSchema.safeParse(candidate);
     if (!result.success) throw new AcmpError(ACMP_CODE.invalidParams, { task_id: candidate.task_id });
     const params = result.data;
-    const unsupported = (feature: string): AcmpError => new AcmpError(ACMP_CODE.featureUnsupported, { task_id: params.task_id, feature });
+    const unsupported = (feature: string): AcmpError =>
+      new AcmpError(ACMP_CODE.featureUnsupported, { task_id: params.task_id, feature });
     if (!capability.accepts.includes(ACMP_METHOD.invoke)) throw unsupported(ACMP_METHOD.invoke);
-    if (params.stream === true && capability.features.output_streaming !== true) throw unsupported('output_streaming');
+    if (params.stream === true && capability.features.output_streaming !== true)
+      throw unsupported('output_streaming');
     // The A2A binding declines input streaming (§3.3); this core never sends acmp/inputChunk.
     if (params.input_stream === true) throw unsupported('input_streaming');
     return params;
@@ -111,7 +113,10 @@ export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
     }
   };
 
-  async function* stream(input: InvokeInput, callOptions?: { signal?: AbortSignal }): AsyncGenerator<BuyerEvent> {
+  async function* stream(
+    input: InvokeInput,
+    callOptions?: { signal?: AbortSignal },
+  ): AsyncGenerator<BuyerEvent> {
     callOptions?.signal?.throwIfAborted();
     const params = prepare(input);
     const taskId = params.task_id;
@@ -126,7 +131,10 @@ export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
         tracker.restart();
         const attemptAbort = new AbortController();
         const iterator = transport
-          .send(params, { stream: params.stream === true, signal: AbortSignal.any([signal, attemptAbort.signal]) })
+          .send(params, {
+            stream: params.stream === true,
+            signal: AbortSignal.any([signal, attemptAbort.signal]),
+          })
           [Symbol.asyncIterator]();
         try {
           for (;;) {
@@ -141,7 +149,8 @@ export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
             watchdog.kick();
             alive = true;
             if (event.kind === 'heartbeat') yield event;
-            else if (params.stream !== true) throw new AcmpError(ACMP_CODE.internal, { task_id: taskId, reason: 'unrequested_chunk' });
+            else if (params.stream !== true)
+              throw new AcmpError(ACMP_CODE.internal, { task_id: taskId, reason: 'unrequested_chunk' });
             else if (tracker.accept(event.params)) yield event;
           }
         } catch (error) {
@@ -150,7 +159,11 @@ export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
           // A transport failure (§3.1.1): retry with the same task_id; the provider replays or joins. A
           // reconnection is no sign of life, so a provider killed mid-task fails by liveness (-33003, §3.6).
           if (attempt >= retries && !(alive && livenessMs !== undefined)) {
-            throw new AcmpError(ACMP_CODE.internal, { task_id: taskId, reason: 'transport_failed' }, { message: 'Transport failed', cause: error });
+            throw new AcmpError(
+              ACMP_CODE.internal,
+              { task_id: taskId, reason: 'transport_failed' },
+              { message: 'Transport failed', cause: error },
+            );
           }
           logger.info('acmp.buyer_retry', { task_id: taskId, attempt: attempt + 1, ...errorFields(error) });
           await sleep(retryDelayMs * (attempt + 1), { signal });
@@ -169,7 +182,8 @@ export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
         await sendCancel(taskId, 'aborted by buyer');
         throw callOptions.signal.reason;
       }
-      if (error instanceof AcmpError && isRunningViolation(error)) await sendCancel(taskId, 'protocol violation');
+      if (error instanceof AcmpError && isRunningViolation(error))
+        await sendCancel(taskId, 'protocol violation');
       throw error;
     } finally {
       watchdog.dispose();

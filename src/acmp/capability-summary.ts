@@ -19,9 +19,15 @@ export function priceText(capability: AcmpCapability): string {
 /** The skill text of a capability: description, then the price and input-schema lines; examples as JSON. */
 export function capabilitySkillText(capability: AcmpCapability): { description: string; examples: string[] } {
   const schema = inputJsonSchemaOf(capability);
-  const lines = [capability.description ?? `ACMP capability ${capability.id}`, `${PRICE_LABEL}${priceText(capability)}`];
+  const lines = [
+    capability.description ?? `ACMP capability ${capability.id}`,
+    `${PRICE_LABEL}${priceText(capability)}`,
+  ];
   if (schema !== undefined) lines.push(`${INPUT_LABEL}${JSON.stringify(schema)}`);
-  return { description: lines.join('\n'), examples: (capability.examples ?? []).map((e) => JSON.stringify(e)) };
+  return {
+    description: lines.join('\n'),
+    examples: (capability.examples ?? []).map((e) => JSON.stringify(e)),
+  };
 }
 
 /** What a buyer reads back from a skill written by {@link capabilitySkillText} (any field may be absent). */
@@ -33,23 +39,36 @@ export interface CapabilitySkillInfo {
 }
 
 /** Reads a skill's description and examples back; text that does not follow the format is kept as summary. */
-export function readCapabilitySkill(skill: { description: string; examples: readonly string[] }): CapabilitySkillInfo {
+export function readCapabilitySkill(skill: {
+  description: string;
+  examples: readonly string[];
+}): CapabilitySkillInfo {
   const summary: string[] = [];
   let price: string | undefined;
   let inputSchema: JsonSchemaObject | undefined;
   for (const line of skill.description.split('\n')) {
     if (line.startsWith(PRICE_LABEL)) price = line.slice(PRICE_LABEL.length);
-    else if (line.startsWith(INPUT_LABEL)) inputSchema = parseObject(line.slice(INPUT_LABEL.length)) as JsonSchemaObject | undefined;
+    else if (line.startsWith(INPUT_LABEL))
+      inputSchema = parseObject(line.slice(INPUT_LABEL.length)) as JsonSchemaObject | undefined;
     else summary.push(line);
   }
-  const examples = skill.examples.map(parseObject).filter((e): e is Payload => typeof e?.['type'] === 'string' && 'data' in e);
-  return { summary: summary.join('\n'), ...(price !== undefined ? { price } : {}), ...(inputSchema ? { inputSchema } : {}), examples };
+  const examples = skill.examples
+    .map(parseObject)
+    .filter((e): e is Payload => typeof e?.['type'] === 'string' && 'data' in e);
+  return {
+    summary: summary.join('\n'),
+    ...(price !== undefined ? { price } : {}),
+    ...(inputSchema ? { inputSchema } : {}),
+    examples,
+  };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

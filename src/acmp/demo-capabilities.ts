@@ -6,10 +6,14 @@ import type { Payload } from './messages.js';
 import type { AcmpCapability } from './provider-types.js';
 
 const POSITIVE = new Set(
-  'good great excellent improved improve growth grew gain gains strong love best positive up rising rose success happy beat exceeded record profit profitable outstanding'.split(' '),
+  'good great excellent improved improve growth grew gain gains strong love best positive up rising rose success happy beat exceeded record profit profitable outstanding'.split(
+    ' ',
+  ),
 );
 const NEGATIVE = new Set(
-  'bad poor declined decline decreased worse worst weak loss losses negative down falling fell failure sad missed drop dropped hate problem problems significantly-worse'.split(' '),
+  'bad poor declined decline decreased worse worst weak loss losses negative down falling fell failure sad missed drop dropped hate problem problems significantly-worse'.split(
+    ' ',
+  ),
 );
 const NEGATORS = new Set(['not', 'no', 'never', "isn't", "wasn't", "didn't", "don't"]);
 const INTENSIFIERS = new Set(['very', 'significantly', 'sharply', 'extremely', 'highly']);
@@ -26,7 +30,11 @@ function textOf(input: Payload): string {
 }
 
 /** Lexicon sentiment: ±1 per lexicon word, doubled after an intensifier, flipped after a negator. */
-export function analyseSentiment(text: string): { sentiment: 'positive' | 'negative' | 'neutral'; confidence: number; score: number } {
+export function analyseSentiment(text: string): {
+  sentiment: 'positive' | 'negative' | 'neutral';
+  confidence: number;
+  score: number;
+} {
   const tokens = words(text);
   let score = 0;
   let hits = 0;
@@ -39,7 +47,10 @@ export function analyseSentiment(text: string): { sentiment: 'positive' | 'negat
     hits += 1;
   });
   const sentiment = score > 0 ? 'positive' : score < 0 ? 'negative' : 'neutral';
-  const confidence = hits === 0 ? 0.5 : Math.round(Math.min(0.99, 0.6 + (0.1 * Math.abs(score)) / Math.sqrt(hits)) * 100) / 100;
+  const confidence =
+    hits === 0
+      ? 0.5
+      : Math.round(Math.min(0.99, 0.6 + (0.1 * Math.abs(score)) / Math.sqrt(hits)) * 100) / 100;
   return { sentiment, confidence, score };
 }
 
@@ -61,7 +72,8 @@ export function selectSentences(text: string, max: number): string[] {
   return keep.sort((a, b) => a.index - b.index).map((k) => k.s);
 }
 
-const PER_TOKEN = (base: number): string => `${base} CU + 0.000001 CU per token of input (about 4 characters a token)`;
+const PER_TOKEN = (base: number): string =>
+  `${base} CU + 0.000001 CU per token of input (about 4 characters a token)`;
 
 /** Input `data` of the text capabilities: a string, or an object with a `text` string. */
 const TEXT_INPUT: JsonSchemaObject = {
@@ -80,7 +92,8 @@ const TEXT_INPUT: JsonSchemaObject = {
  */
 export function demoCapabilities(options: { stepMs?: number } = {}): AcmpCapability[] {
   const stepMs = options.stepMs ?? 100;
-  const perToken = (base: number) => (input: Payload) => Math.round((base + 0.000001 * estimateTokens(input)) * 1e9) / 1e9;
+  const perToken = (base: number) => (input: Payload) =>
+    Math.round((base + 0.000001 * estimateTokens(input)) * 1e9) / 1e9;
   return [
     {
       id: 'sentiment-analysis',
@@ -106,16 +119,24 @@ export function demoCapabilities(options: { stepMs?: number } = {}): AcmpCapabil
           { type: 'string', minLength: 1 },
           {
             type: 'object',
-            properties: { text: { type: 'string', minLength: 1 }, max_sentences: { type: 'integer', minimum: 1, maximum: 50 } },
+            properties: {
+              text: { type: 'string', minLength: 1 },
+              max_sentences: { type: 'integer', minimum: 1, maximum: 50 },
+            },
             required: ['text'],
           },
         ],
       },
-      examples: [{ type: 'json', data: { text: 'First point. Second point. Third point.', max_sentences: 2 } }],
+      examples: [
+        { type: 'json', data: { text: 'First point. Second point. Third point.', max_sentences: 2 } },
+      ],
       // The handler contract is an AsyncIterable; this one computes synchronously.
       // eslint-disable-next-line @typescript-eslint/require-await
       async *handler(input, ctx) {
-        const max = isJsonObject(input.data) && typeof input.data.max_sentences === 'number' ? input.data.max_sentences : 3;
+        const max =
+          isJsonObject(input.data) && typeof input.data.max_sentences === 'number'
+            ? input.data.max_sentences
+            : 3;
         const picked = selectSentences(textOf(input), max);
         for (const [i, sentence] of picked.entries()) {
           if (ctx.signal.aborted) return;
@@ -135,7 +156,11 @@ export function demoCapabilities(options: { stepMs?: number } = {}): AcmpCapabil
         anyOf: [
           { type: 'string', pattern: '^(10000|[0-9]{1,4})$' },
           { type: 'integer', minimum: 0, maximum: 10_000 },
-          { type: 'object', properties: { n: { type: 'integer', minimum: 0, maximum: 10_000 } }, required: ['n'] },
+          {
+            type: 'object',
+            properties: { n: { type: 'integer', minimum: 0, maximum: 10_000 } },
+            required: ['n'],
+          },
         ],
       },
       examples: [{ type: 'text', data: '5' }],
@@ -152,7 +177,12 @@ export function demoCapabilities(options: { stepMs?: number } = {}): AcmpCapabil
 }
 
 function countTarget(input: Payload): number {
-  const raw = isJsonObject(input.data) ? input.data.n : typeof input.data === 'string' ? Number(input.data) : input.data;
-  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 10_000) throw new TypeError('n must be an integer 0…10000');
+  const raw = isJsonObject(input.data)
+    ? input.data.n
+    : typeof input.data === 'string'
+      ? Number(input.data)
+      : input.data;
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 10_000)
+    throw new TypeError('n must be an integer 0…10000');
   return raw;
 }

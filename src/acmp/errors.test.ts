@@ -5,7 +5,9 @@ import { ACMP_CODE, ACMP_ERRORS, AcmpError, toAcmpErrorObject } from './errors.j
 describe('ACMP error codes (Layer 1 §3.3)', () => {
   it('lists every Layer 1 code once', () => {
     const codes = Object.values(ACMP_ERRORS).map((e) => e.code);
-    expect(codes).toEqual(expect.arrayContaining([-33001, -33002, -33003, -33004, -33005, -33006, -33007, -33099]));
+    expect(codes).toEqual(
+      expect.arrayContaining([-33001, -33002, -33003, -33004, -33005, -33006, -33007, -33099]),
+    );
     expect(new Set(codes).size).toBe(codes.length);
   });
 
@@ -17,7 +19,10 @@ describe('ACMP error codes (Layer 1 §3.3)', () => {
   });
 
   it('passes an AcmpError through the mapper', () => {
-    expect(toAcmpErrorObject(new AcmpError(ACMP_CODE.cancelled))).toEqual({ code: -33004, message: 'Task cancelled' });
+    expect(toAcmpErrorObject(new AcmpError(ACMP_CODE.cancelled))).toEqual({
+      code: -33004,
+      message: 'Task cancelled',
+    });
   });
 
   it('maps anything else to -33099 without leaking the message', () => {

@@ -16,19 +16,49 @@ export interface AcmpErrorSpec {
  */
 export const ACMP_ERRORS = {
   budgetExceeded: { code: -33001, name: 'budget_exceeded', message: 'Budget exceeded', retryable: false },
-  capabilityNotFound: { code: -33002, name: 'capability_not_found', message: 'Capability not found', retryable: false },
+  capabilityNotFound: {
+    code: -33002,
+    name: 'capability_not_found',
+    message: 'Capability not found',
+    retryable: false,
+  },
   timeout: { code: -33003, name: 'timeout', message: 'Task timed out', retryable: true },
   cancelled: { code: -33004, name: 'cancelled', message: 'Task cancelled', retryable: false },
   escrowInvalid: { code: -33005, name: 'escrow_invalid', message: 'Escrow invalid', retryable: false },
-  proofUnsupported: { code: -33006, name: 'proof_unsupported', message: 'Proof method unsupported', retryable: false },
-  featureUnsupported: { code: -33007, name: 'feature_unsupported', message: 'Feature unsupported', retryable: false },
+  proofUnsupported: {
+    code: -33006,
+    name: 'proof_unsupported',
+    message: 'Proof method unsupported',
+    retryable: false,
+  },
+  featureUnsupported: {
+    code: -33007,
+    name: 'feature_unsupported',
+    message: 'Feature unsupported',
+    retryable: false,
+  },
   internal: { code: -33099, name: 'internal', message: 'Internal provider error', retryable: true },
   // Layer 6 §6 (negotiation).
   offerNotFound: { code: -34001, name: 'offer_not_found', message: 'Offer not found', retryable: false },
   offerExpired: { code: -34002, name: 'offer_expired', message: 'Offer expired', retryable: false },
-  alreadyAccepted: { code: -34003, name: 'already_accepted', message: 'Offer already accepted', retryable: false },
-  invalidRequest: { code: -32600, name: 'invalid_request', message: 'Invalid ACMP payload', retryable: false },
-  methodNotFound: { code: -32601, name: 'method_not_found', message: 'Unknown ACMP method', retryable: false },
+  alreadyAccepted: {
+    code: -34003,
+    name: 'already_accepted',
+    message: 'Offer already accepted',
+    retryable: false,
+  },
+  invalidRequest: {
+    code: -32600,
+    name: 'invalid_request',
+    message: 'Invalid ACMP payload',
+    retryable: false,
+  },
+  methodNotFound: {
+    code: -32601,
+    name: 'method_not_found',
+    message: 'Unknown ACMP method',
+    retryable: false,
+  },
   invalidParams: { code: -32602, name: 'invalid_params', message: 'Invalid params', retryable: false },
 } as const satisfies Record<string, AcmpErrorSpec>;
 

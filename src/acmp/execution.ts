@@ -3,7 +3,13 @@ import type { Clock } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { MAX_TIMER_MS } from './constants.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from './errors.js';
-import { PayloadSchema, resolveInvoke, type AcmpResult, type InvokeParams, type Payload } from './messages.js';
+import {
+  PayloadSchema,
+  resolveInvoke,
+  type AcmpResult,
+  type InvokeParams,
+  type Payload,
+} from './messages.js';
 import { assembleChunks, createResultHashProof } from './proof.js';
 import { estimateTokens, type AcceptedTask } from './provider-checks.js';
 import type { HandlerContext } from './provider-types.js';
@@ -78,8 +84,14 @@ export class LocalExecution implements TaskFeed {
   start(): this {
     const { params, heartbeatIntervalMs, store } = this.deps;
     const timeoutMs = resolveInvoke(params).timeoutMs;
-    this.timers.push(setTimeout(() => void this.stop(ACMP_CODE.timeout, { timeout_ms: timeoutMs }), Math.min(timeoutMs, MAX_TIMER_MS)));
-    if (heartbeatIntervalMs !== null) this.timers.push(setInterval(() => this.broadcastHeartbeat(), heartbeatIntervalMs));
+    this.timers.push(
+      setTimeout(
+        () => void this.stop(ACMP_CODE.timeout, { timeout_ms: timeoutMs }),
+        Math.min(timeoutMs, MAX_TIMER_MS),
+      ),
+    );
+    if (heartbeatIntervalMs !== null)
+      this.timers.push(setInterval(() => this.broadcastHeartbeat(), heartbeatIntervalMs));
     for (const t of this.timers) t.unref();
     // A cancel or a reaper elsewhere finishes the record: stop the work and deliver what it says.
     this.unwatch = store.watch(this.taskId, (signal) => {
@@ -149,9 +161,12 @@ export class LocalExecution implements TaskFeed {
 
   private buildResult(input: Payload, output: Payload): AcmpResult {
     const { params, accepted, providerId } = this.deps;
-    const tokens = accepted.capability.tokens ? accepted.capability.tokens(input, output) : estimateTokens(input, output);
+    const tokens = accepted.capability.tokens
+      ? accepted.capability.tokens(input, output)
+      : estimateTokens(input, output);
     // Layer 1 §3.2: cost_cu MUST NOT exceed max_price_cu.
-    const cost = params.max_price_cu === undefined ? accepted.price : Math.min(accepted.price, params.max_price_cu);
+    const cost =
+      params.max_price_cu === undefined ? accepted.price : Math.min(accepted.price, params.max_price_cu);
     const result: AcmpResult = {
       task_id: this.taskId,
       output,
@@ -167,7 +182,11 @@ export class LocalExecution implements TaskFeed {
 
   private failure(error: unknown): TaskOutcome {
     if (!(error instanceof AcmpError)) {
-      this.deps.logger.error('acmp.handler_failed', { task_id: this.taskId, capability: this.deps.params.capability, ...errorFields(error) });
+      this.deps.logger.error('acmp.handler_failed', {
+        task_id: this.taskId,
+        capability: this.deps.params.capability,
+        ...errorFields(error),
+      });
     }
     return { kind: 'error', error: toAcmpErrorObject(error, { task_id: this.taskId }) };
   }
@@ -229,7 +248,8 @@ export class LocalExecution implements TaskFeed {
       const from = this.stored;
       const batch = this.chunks.slice(from);
       try {
-        if (await this.deps.store.appendChunks(this.taskId, this.deps.hostId, from, batch)) this.stored = from + batch.length;
+        if (await this.deps.store.appendChunks(this.taskId, this.deps.hostId, from, batch))
+          this.stored = from + batch.length;
         else if (!this.settling) void this.adopt();
       } catch (error) {
         this.deps.logger.warn('acmp.store_chunks_failed', { task_id: this.taskId, ...errorFields(error) });
@@ -240,7 +260,8 @@ export class LocalExecution implements TaskFeed {
 
   private broadcastHeartbeat(progress?: number, detail?: string): void {
     if (this.settling || this.deps.heartbeatIntervalMs === null) return;
-    const p = progress === undefined || !Number.isFinite(progress) ? undefined : Math.min(1, Math.max(0, progress));
+    const p =
+      progress === undefined || !Number.isFinite(progress) ? undefined : Math.min(1, Math.max(0, progress));
     const d = typeof detail === 'string' ? detail : undefined;
     for (const delivery of this.deliveries) delivery.heartbeat(p, d);
     // Followers on other hosts get it through the store's signals.

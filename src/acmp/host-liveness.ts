@@ -51,11 +51,17 @@ export class HostLiveness {
       await store.beat({ hostId, at: now });
       for (const taskId of await store.orphans(now - this.deps.windowMs, REAP_BATCH)) {
         const error = new AcmpError(ACMP_CODE.timeout, { task_id: taskId, reason: 'owner_lost' }).toObject();
-        const finished = await store.finish(taskId, { outcome: { kind: 'error', error }, end: 'completed', at: now });
-        if (finished?.won) logger.warn('acmp.task_owner_lost', { task_id: taskId, host: finished.record.hostId });
+        const finished = await store.finish(taskId, {
+          outcome: { kind: 'error', error },
+          end: 'completed',
+          at: now,
+        });
+        if (finished?.won)
+          logger.warn('acmp.task_owner_lost', { task_id: taskId, host: finished.record.hostId });
       }
       const running = this.deps.running();
-      if (running.length > 0) for (const taskId of await store.lost(hostId, running)) this.deps.onLost(taskId);
+      if (running.length > 0)
+        for (const taskId of await store.lost(hostId, running)) this.deps.onLost(taskId);
     } catch (error) {
       logger.warn('acmp.liveness_tick_failed', errorFields(error));
     }

@@ -16,7 +16,10 @@ export interface LoopbackOptions {
  * An in-process {@link AcmpBuyerTransport} wiring a buyer core to a provider core. Every message goes
  * through the binding's root encoding and JSON text (so codecs are exercised as on a real wire).
  */
-export function createLoopbackTransport(provider: AcmpProvider, options: LoopbackOptions = {}): AcmpBuyerTransport {
+export function createLoopbackTransport(
+  provider: AcmpProvider,
+  options: LoopbackOptions = {},
+): AcmpBuyerTransport {
   const canStream = options.canStream ?? true;
   const wire = <T>(value: T): unknown => JSON.parse(JSON.stringify(value));
   return {

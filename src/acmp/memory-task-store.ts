@@ -70,7 +70,12 @@ export class MemoryAcmpTaskStore implements AcmpTaskStore {
   }
 
   heartbeat(taskId: string, progress?: number, detail?: string): void {
-    this.emit({ kind: 'heartbeat', taskId, ...(progress !== undefined ? { progress } : {}), ...(detail !== undefined ? { detail } : {}) });
+    this.emit({
+      kind: 'heartbeat',
+      taskId,
+      ...(progress !== undefined ? { progress } : {}),
+      ...(detail !== undefined ? { detail } : {}),
+    });
   }
 
   watch(taskId: string, listener: (signal: TaskSignal) => void): () => void {
@@ -79,11 +84,16 @@ export class MemoryAcmpTaskStore implements AcmpTaskStore {
 
   list(scope: TaskScope, query: TaskListQuery): Promise<{ records: AcmpTaskRecord[]; total: number }> {
     const matches = [...this.tasks.values()]
-      .filter((r) => r.scope.tenant === scope.tenant && r.scope.agent === scope.agent && matchesQuery(r, query))
+      .filter(
+        (r) => r.scope.tenant === scope.tenant && r.scope.agent === scope.agent && matchesQuery(r, query),
+      )
       .sort((a, b) => b.updatedAt - a.updatedAt || (a.taskId < b.taskId ? 1 : a.taskId > b.taskId ? -1 : 0));
     const after = query.after;
     const page = after
-      ? matches.filter((r) => r.updatedAt < after.updatedAt || (r.updatedAt === after.updatedAt && r.taskId < after.taskId))
+      ? matches.filter(
+          (r) =>
+            r.updatedAt < after.updatedAt || (r.updatedAt === after.updatedAt && r.taskId < after.taskId),
+        )
       : matches;
     return Promise.resolve({ records: page.slice(0, query.limit), total: matches.length });
   }

@@ -42,13 +42,21 @@ describe('ACMP message fixtures (Layer 1 §3)', () => {
     it(`parses valid/${file} and round-trips it byte-identically under JCS`, () => {
       const payload = readJson(join(FIXTURES, 'valid', file));
       const root = parseAcmpRoot(payload);
-      const body = root.kind === 'request' ? { acmp_method: root.method, params: root.params } : root.kind === 'result' ? { acmp_result: root.result } : { acmp_error: root.error };
+      const body =
+        root.kind === 'request'
+          ? { acmp_method: root.method, params: root.params }
+          : root.kind === 'result'
+            ? { acmp_result: root.result }
+            : { acmp_error: root.error };
       expect(canonicalJson(body)).toBe(canonicalJson(payload));
     });
   }
   for (const file of readdirSync(join(FIXTURES, 'invalid'))) {
     it(`rejects invalid/${file} with the code it names`, () => {
-      const { expected_code, payload } = readJson(join(FIXTURES, 'invalid', file)) as { expected_code: number; payload: unknown };
+      const { expected_code, payload } = readJson(join(FIXTURES, 'invalid', file)) as {
+        expected_code: number;
+        payload: unknown;
+      };
       expect(codeOf(() => parseAcmpRoot(payload))).toBe(expected_code);
     });
   }
@@ -62,11 +70,18 @@ describe('acmp/invoke params (Layer 1 §3.1)', () => {
   });
 
   it('reads optional fields with the spec defaults', () => {
-    expect(resolveInvoke(parseInvokeParams(base))).toEqual({ outputType: 'json', timeoutMs: 30000, stream: false, inputStream: false });
+    expect(resolveInvoke(parseInvokeParams(base))).toEqual({
+      outputType: 'json',
+      timeoutMs: 30000,
+      stream: false,
+      inputStream: false,
+    });
   });
 
   it('allows input to be omitted when input_stream is true', () => {
-    expect(codeOf(() => parseInvokeParams({ task_id: 't', capability: 'c', input_stream: true }))).toBeUndefined();
+    expect(
+      codeOf(() => parseInvokeParams({ task_id: 't', capability: 'c', input_stream: true })),
+    ).toBeUndefined();
   });
 
   it('rejects an input without data', () => {

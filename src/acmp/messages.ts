@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { isJsonObject } from '../shared/json.js';
-import { ACMP_METHOD, DEFAULT_OUTPUT_TYPE, DEFAULT_TIMEOUT_MS, L6_METHOD, SESSION_METHOD, type AcmpMethod } from './constants.js';
+import {
+  ACMP_METHOD,
+  DEFAULT_OUTPUT_TYPE,
+  DEFAULT_TIMEOUT_MS,
+  L6_METHOD,
+  SESSION_METHOD,
+  type AcmpMethod,
+} from './constants.js';
 import {
   AcceptParamsSchema,
   CounterOfferParamsSchema,
@@ -44,7 +51,10 @@ export const InvokeParamsSchema = z
 export type InvokeParams = z.infer<typeof InvokeParamsSchema>;
 
 /** `acmp/cancel` params (Layer 1 §3.7). */
-export const CancelParamsSchema = z.looseObject({ task_id: z.string().min(1), reason: z.string().optional() });
+export const CancelParamsSchema = z.looseObject({
+  task_id: z.string().min(1),
+  reason: z.string().optional(),
+});
 export type CancelParams = z.infer<typeof CancelParamsSchema>;
 
 /** `acmp/streamChunk` params (Layer 1 §3.5). `final` absent reads as false. */
@@ -166,14 +176,23 @@ export type AcmpRoot =
   | { kind: 'result'; result: AcmpResult }
   | { kind: 'error'; error: AcmpErrorObject };
 
-const METHODS = new Set<string>([...Object.values(ACMP_METHOD), ...Object.values(L6_METHOD), ...Object.values(SESSION_METHOD)]);
+const METHODS = new Set<string>([
+  ...Object.values(ACMP_METHOD),
+  ...Object.values(L6_METHOD),
+  ...Object.values(SESSION_METHOD),
+]);
 const MAX_ISSUES = 10;
 
 function issuesOf(error: z.ZodError): { path: string; message: string }[] {
   return error.issues.slice(0, MAX_ISSUES).map((i) => ({ path: i.path.join('.'), message: i.message }));
 }
 
-function parseWith<T>(schema: z.ZodType<T>, value: unknown, code: number, context: Record<string, unknown>): T {
+function parseWith<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  code: number,
+  context: Record<string, unknown>,
+): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new AcmpError(code, { ...context, issues: issuesOf(parsed.error) });
@@ -207,7 +226,8 @@ export function parseCancelParams(value: unknown): CancelParams {
  *   malformed result/error body), -32601 for an unknown `acmp_method`, -32602 for invalid params.
  */
 export function parseAcmpRoot(value: unknown): AcmpRoot {
-  if (!isJsonObject(value)) throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'root is not an object' });
+  if (!isJsonObject(value))
+    throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'root is not an object' });
   const keys = Object.keys(value);
   if ('acmp_method' in value) {
     if (keys.length !== 2 || !('params' in value)) {
@@ -239,7 +259,10 @@ export function parseAcmpRoot(value: unknown): AcmpRoot {
 }
 
 /** Builds a request/notification root `{acmp_method, params}` (A2A binding §1). */
-export function encodeRequestRoot(method: AcmpMethod, params: object): { acmp_method: AcmpMethod; params: object } {
+export function encodeRequestRoot(
+  method: AcmpMethod,
+  params: object,
+): { acmp_method: AcmpMethod; params: object } {
   return { acmp_method: method, params };
 }
 

@@ -12,32 +12,51 @@ describe('result-hash (Layer 3 §3.1)', () => {
 
   it('adds input_hash over the invoke input', () => {
     const input = { type: 'text', data: 'x' };
-    expect(createResultHashProof(output, input)).toEqual({ method: 'result-hash', hash: resultHash(output), input_hash: resultHash(input) });
+    expect(createResultHashProof(output, input)).toEqual({
+      method: 'result-hash',
+      hash: resultHash(output),
+      input_hash: resultHash(input),
+    });
   });
 
   it('verifies a matching proof', () => {
     const input = { type: 'text', data: 'x' };
-    expect(verifyProof(createResultHashProof(output, input), { method: 'result-hash', output, input })).toEqual({ ok: true });
+    expect(
+      verifyProof(createResultHashProof(output, input), { method: 'result-hash', output, input }),
+    ).toEqual({ ok: true });
   });
 
   it('rejects a tampered output', () => {
     const proof = createResultHashProof(output);
-    expect(verifyProof(proof, { method: 'result-hash', output: { ...output, data: 'other' } })).toEqual({ ok: false, reason: 'hash_mismatch' });
+    expect(verifyProof(proof, { method: 'result-hash', output: { ...output, data: 'other' } })).toEqual({
+      ok: false,
+      reason: 'hash_mismatch',
+    });
   });
 
   it('rejects a proof of another method than the negotiated one (Layer 3 §2)', () => {
-    expect(verifyProof({ method: 'tee-attestation' }, { method: 'result-hash', output })).toEqual({ ok: false, reason: 'method_mismatch' });
+    expect(verifyProof({ method: 'tee-attestation' }, { method: 'result-hash', output })).toEqual({
+      ok: false,
+      reason: 'method_mismatch',
+    });
   });
 
   it('rejects an input_hash over another input', () => {
     const proof = createResultHashProof(output, { type: 'text', data: 'a' });
-    expect(verifyProof(proof, { method: 'result-hash', output, input: { type: 'text', data: 'b' } })).toMatchObject({ ok: false, reason: 'input_hash_mismatch' });
+    expect(
+      verifyProof(proof, { method: 'result-hash', output, input: { type: 'text', data: 'b' } }),
+    ).toMatchObject({ ok: false, reason: 'input_hash_mismatch' });
   });
 });
 
 describe('chunk assembly (docs/acmp-core.md)', () => {
   it('concatenates string chunks of one type', () => {
-    expect(assembleChunks([{ type: 'text', data: 'a ' }, { type: 'text', data: 'b' }])).toEqual({ type: 'text', data: 'a b' });
+    expect(
+      assembleChunks([
+        { type: 'text', data: 'a ' },
+        { type: 'text', data: 'b' },
+      ]),
+    ).toEqual({ type: 'text', data: 'a b' });
   });
 
   it('keeps a single chunk unchanged', () => {
@@ -45,11 +64,21 @@ describe('chunk assembly (docs/acmp-core.md)', () => {
   });
 
   it('collects non-string chunks of one type into an array', () => {
-    expect(assembleChunks([{ type: 'json', data: 1 }, { type: 'json', data: { b: 2 } }])).toEqual({ type: 'json', data: [1, { b: 2 }] });
+    expect(
+      assembleChunks([
+        { type: 'json', data: 1 },
+        { type: 'json', data: { b: 2 } },
+      ]),
+    ).toEqual({ type: 'json', data: [1, { b: 2 }] });
   });
 
   it('wraps mixed types as json {type, data} items', () => {
-    expect(assembleChunks([{ type: 'text', data: 'a' }, { type: 'json', data: 1 }])).toEqual({
+    expect(
+      assembleChunks([
+        { type: 'text', data: 'a' },
+        { type: 'json', data: 1 },
+      ]),
+    ).toEqual({
       type: 'json',
       data: [
         { type: 'text', data: 'a' },

@@ -36,7 +36,10 @@ export function createResultHashProof(output: Payload, input?: Payload): ResultH
 /** Outcome of {@link verifyProof}. */
 export type ProofCheck =
   | { ok: true }
-  | { ok: false; reason: 'missing' | 'method_mismatch' | 'unsupported_method' | 'hash_mismatch' | 'input_hash_mismatch' };
+  | {
+      ok: false;
+      reason: 'missing' | 'method_mismatch' | 'unsupported_method' | 'hash_mismatch' | 'input_hash_mismatch';
+    };
 
 /**
  * Checks a proof against the output the buyer holds (for streamed results: the reassembled output,

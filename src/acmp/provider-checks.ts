@@ -13,10 +13,16 @@ import type { AcmpCapability } from './provider-types.js';
  */
 export function checkFeatures(params: InvokeParams, outputStreaming: boolean, canStream: boolean): void {
   if (params.input_stream === true) {
-    throw new AcmpError(ACMP_CODE.featureUnsupported, { task_id: params.task_id, feature: 'input_streaming' });
+    throw new AcmpError(ACMP_CODE.featureUnsupported, {
+      task_id: params.task_id,
+      feature: 'input_streaming',
+    });
   }
   if (params.stream === true && (!outputStreaming || !canStream)) {
-    throw new AcmpError(ACMP_CODE.featureUnsupported, { task_id: params.task_id, feature: 'output_streaming' });
+    throw new AcmpError(ACMP_CODE.featureUnsupported, {
+      task_id: params.task_id,
+      feature: 'output_streaming',
+    });
   }
 }
 
@@ -31,10 +37,15 @@ export interface AcceptedTask {
  * @throws AcmpError -33002 unknown capability (Layer 1 §3.3), -33006 proof method not offered (Layer 3 §2),
  *   -32602 input that fails the capability's input schema (with `data.issues`), -33001 price above `max_price_cu` with `data.min_price_cu` (Layer 1 §3.1), -33099 for a broken price.
  */
-export function checkTask(params: InvokeParams, capabilities: ReadonlyMap<string, AcmpCapability>, agreedPrice?: number): AcceptedTask {
+export function checkTask(
+  params: InvokeParams,
+  capabilities: ReadonlyMap<string, AcmpCapability>,
+  agreedPrice?: number,
+): AcceptedTask {
   const taskId = params.task_id;
   const capability = capabilities.get(params.capability);
-  if (!capability) throw new AcmpError(ACMP_CODE.capabilityNotFound, { task_id: taskId, capability: params.capability });
+  if (!capability)
+    throw new AcmpError(ACMP_CODE.capabilityNotFound, { task_id: taskId, capability: params.capability });
   const proof = params.proof_method;
   if (proof !== undefined && !offeredProofs(capability).includes(proof)) {
     throw new AcmpError(ACMP_CODE.proofUnsupported, { task_id: taskId, proof_method: proof });
@@ -50,7 +61,9 @@ export function checkTask(params: InvokeParams, capabilities: ReadonlyMap<string
     });
   }
   // L6 §4: under an agreement the agreed price is the price (cost_cu = price_cu).
-  const price = agreedPrice ?? (typeof capability.price === 'function' ? capability.price(params.input!) : capability.price);
+  const price =
+    agreedPrice ??
+    (typeof capability.price === 'function' ? capability.price(params.input!) : capability.price);
   if (!Number.isFinite(price) || price < 0) throw new AcmpError(ACMP_CODE.internal, { task_id: taskId });
   if (params.max_price_cu !== undefined && price > params.max_price_cu) {
     throw new AcmpError(ACMP_CODE.budgetExceeded, {
@@ -110,7 +123,10 @@ export function parsedInvoke(params: InvokeParams): ParsedInvoke {
 
 /** -32602 for a task_id reused with different params; nothing is executed or replayed. */
 export function reusedTaskIdError(taskId: string): AcmpError {
-  return new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'task_id already used with different params' });
+  return new AcmpError(ACMP_CODE.invalidParams, {
+    task_id: taskId,
+    detail: 'task_id already used with different params',
+  });
 }
 
 /** -32602 for a task_id that belongs to another agent: never joined, replayed or revealed. */
@@ -119,13 +135,17 @@ export function taskIdInUseError(taskId: string): AcmpError {
 }
 
 /** Whether two scopes are the same caller. */
-export function sameScope(a: { tenant: string; agent: string }, b: { tenant: string; agent: string }): boolean {
+export function sameScope(
+  a: { tenant: string; agent: string },
+  b: { tenant: string; agent: string },
+): boolean {
   return a.tenant === b.tenant && a.agent === b.agent;
 }
 
 /** `tokens_used` default: ceil(characters / 4) of input plus output data (strings as-is, else JSON). */
 export function estimateTokens(...payloads: { data: unknown }[]): number {
   let chars = 0;
-  for (const p of payloads) chars += typeof p.data === 'string' ? p.data.length : (JSON.stringify(p.data) ?? '').length;
+  for (const p of payloads)
+    chars += typeof p.data === 'string' ? p.data.length : (JSON.stringify(p.data) ?? '').length;
   return Math.ceil(chars / 4);
 }

@@ -65,7 +65,9 @@ describe('idempotency (Layer 1 §3.1.1)', () => {
     const first = await collect(provider.invoke(params, { canStream: true }));
     expect(await collect(provider.invoke(params, { canStream: true }))).toEqual(first);
     const plain = await collect(provider.invoke({ ...params, stream: false }, { canStream: true }));
-    expect(plain).toMatchObject([{ kind: 'result', result: { output: { type: 'text', data: 'ab' }, output_streamed: false } }]);
+    expect(plain).toMatchObject([
+      { kind: 'result', result: { output: { type: 'text', data: 'ab' }, output_streamed: false } },
+    ]);
     expect(probe.runs).toBe(1);
   });
 
@@ -75,7 +77,9 @@ describe('idempotency (Layer 1 §3.1.1)', () => {
     const params = buildInvokeParams({ stream: true });
     const first = collect(provider.invoke(params, { canStream: true }));
     probe.release();
-    await vi.waitFor(async () => expect((await provider.outcome(params.task_id)) ?? 'running').toBe('running'));
+    await vi.waitFor(async () =>
+      expect((await provider.outcome(params.task_id)) ?? 'running').toBe('running'),
+    );
     const joined = collect(provider.invoke(params, { canStream: true }));
     probe.release();
     const [a, b] = await Promise.all([first, joined]);
@@ -89,13 +93,19 @@ describe('idempotency (Layer 1 §3.1.1)', () => {
     const provider = createAcmpProvider({ capabilities: [echo] });
     const params = buildInvokeParams();
     await collect(provider.invoke(params, { canStream: true }));
-    const other = await collect(provider.invoke({ ...params, input: { type: 'text', data: 'other' } }, { canStream: true }));
-    expect(other).toMatchObject([{ kind: 'error', error: { code: -32602, data: { task_id: params.task_id } } }]);
+    const other = await collect(
+      provider.invoke({ ...params, input: { type: 'text', data: 'other' } }, { canStream: true }),
+    );
+    expect(other).toMatchObject([
+      { kind: 'error', error: { code: -32602, data: { task_id: params.task_id } } },
+    ]);
     expect(echo.runs).toBe(1);
   });
 
   it('does not store pre-execution rejections, so a retry is judged again', async () => {
-    const provider = createAcmpProvider({ capabilities: [probeCapability('echo', { price: 0.01, gated: false })] });
+    const provider = createAcmpProvider({
+      capabilities: [probeCapability('echo', { price: 0.01, gated: false })],
+    });
     const params = buildInvokeParams({ max_price_cu: 0.001 });
     await collect(provider.invoke(params, { canStream: true }));
     expect(await provider.outcome(params.task_id)).toBeUndefined();
@@ -123,11 +133,27 @@ describe('idempotency across processes (Layer 1 §3.1.1, §3.6)', () => {
     const store = new MemoryAcmpTaskStore();
     const now = Date.now();
     const params = buildInvokeParams();
-    const host = createAcmpProvider({ capabilities: [probeCapability('echo')], store, heartbeatIntervalMs: 1000, fallbackReadMs: 100 });
-    await store.claim({ taskId: params.task_id, scope: LOCAL_SCOPE, paramsHash: paramsHash(params), contextId: '', request: '', hostId: 'dead-host', createdAt: now, deadlineAt: now + 30_000 });
+    const host = createAcmpProvider({
+      capabilities: [probeCapability('echo')],
+      store,
+      heartbeatIntervalMs: 1000,
+      fallbackReadMs: 100,
+    });
+    await store.claim({
+      taskId: params.task_id,
+      scope: LOCAL_SCOPE,
+      paramsHash: paramsHash(params),
+      contextId: '',
+      request: '',
+      hostId: 'dead-host',
+      createdAt: now,
+      deadlineAt: now + 30_000,
+    });
     const pending = collect(host.invoke(params, { canStream: true }));
     await vi.advanceTimersByTimeAsync(3000);
-    expect(await pending).toMatchObject([{ kind: 'error', error: { code: -33003, data: { reason: 'owner_lost' } } }]);
+    expect(await pending).toMatchObject([
+      { kind: 'error', error: { code: -33003, data: { reason: 'owner_lost' } } },
+    ]);
     expect(await host.outcome(params.task_id)).toMatchObject({ kind: 'error', error: { code: -33003 } });
   });
 

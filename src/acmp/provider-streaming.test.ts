@@ -16,31 +16,49 @@ afterEach(() => {
 
 describe('output streaming (Layer 1 §3.5, §7.1)', () => {
   it('sends chunks with seq 0,1,2…, the last final, then a result without output', async () => {
-    const provider = createAcmpProvider({ capabilities: [probeCapability('echo', { chunks, gated: false })] });
+    const provider = createAcmpProvider({
+      capabilities: [probeCapability('echo', { chunks, gated: false })],
+    });
     const params = buildInvokeParams({ stream: true, proof_method: 'result-hash' });
     const events = await collect(provider.invoke(params, { canStream: true }));
     expect(events.slice(0, 3)).toEqual(
-      chunks.map((chunk, seq) => ({ kind: 'chunk', params: { task_id: params.task_id, seq, chunk, final: seq === 2 } })),
+      chunks.map((chunk, seq) => ({
+        kind: 'chunk',
+        params: { task_id: params.task_id, seq, chunk, final: seq === 2 },
+      })),
     );
     const last = events[3]!;
     if (last.kind !== 'result') throw new Error('expected a result');
     expect(last.result.output_streamed).toBe(true);
     expect(last.result).not.toHaveProperty('output');
-    expect(verifyProof(last.result.proof, { method: 'result-hash', output: assembleChunks(chunks), input: params.input! })).toEqual({ ok: true });
+    expect(
+      verifyProof(last.result.proof, {
+        method: 'result-hash',
+        output: assembleChunks(chunks),
+        input: params.input!,
+      }),
+    ).toEqual({ ok: true });
   });
 
   it('assembles the chunks into output for a non-streaming invoke', async () => {
-    const provider = createAcmpProvider({ capabilities: [probeCapability('echo', { chunks, gated: false })] });
+    const provider = createAcmpProvider({
+      capabilities: [probeCapability('echo', { chunks, gated: false })],
+    });
     const events = await collect(provider.invoke(buildInvokeParams(), { canStream: true }));
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ kind: 'result', result: { output: { type: 'text', data: 'one two three' }, output_streamed: false } });
+    expect(events[0]).toMatchObject({
+      kind: 'result',
+      result: { output: { type: 'text', data: 'one two three' }, output_streamed: false },
+    });
   });
 
   it('streams a whole-output handler as one final chunk', async () => {
     const provider = createAcmpProvider({ capabilities: [probeCapability('echo', { gated: false })] });
     const events = await collect(provider.invoke(buildInvokeParams({ stream: true }), { canStream: true }));
     expect(events.map((e) => e.kind)).toEqual(['chunk', 'result']);
-    expect(events[0]).toMatchObject({ params: { seq: 0, final: true, chunk: { type: 'text', data: 'echo:hello' } } });
+    expect(events[0]).toMatchObject({
+      params: { seq: 0, final: true, chunk: { type: 'text', data: 'echo:hello' } },
+    });
   });
 
   it('stops chunks and answers -33004 when cancelled mid-stream (§7.3)', async () => {
@@ -83,7 +101,10 @@ describe('heartbeats (Layer 1 §3.6)', () => {
     const beats = events.filter((e) => e.kind === 'heartbeat');
     // Automatic beats at 1 s … 5 s (the 5 s timer fires before the handler's) plus one progress beat.
     expect(beats).toHaveLength(6);
-    expect(beats).toContainEqual({ kind: 'heartbeat', params: { task_id: params.task_id, progress: 0.5, detail: 'half way' } });
+    expect(beats).toContainEqual({
+      kind: 'heartbeat',
+      params: { task_id: params.task_id, progress: 0.5, detail: 'half way' },
+    });
     expect(events.at(-1)?.kind).toBe('result');
   });
 
@@ -116,6 +137,8 @@ describe('consumer detach vs cancel (docs/acmp-core.md)', () => {
     expect(await pending).toEqual([]);
     expect(echo.signals[0]?.aborted).toBe(false);
     echo.release();
-    await vi.waitFor(async () => expect(await provider.outcome(params.task_id)).toMatchObject({ kind: 'result' }));
+    await vi.waitFor(async () =>
+      expect(await provider.outcome(params.task_id)).toMatchObject({ kind: 'result' }),
+    );
   });
 });

@@ -15,7 +15,14 @@ import type { CapabilityInputSchema } from './capability-input.js';
 import type { ParsedInvoke } from './provider-checks.js';
 import type { AcceptParams, Ack, Offer, OfferRequestParams } from './negotiation/messages.js';
 import type { NegotiationOptions } from './negotiation/negotiator.js';
-import type { AcmpTaskRecord, AcmpTaskStore, TaskEnd, TaskListQuery, TaskOutcome, TaskScope } from './task-store.js';
+import type {
+  AcmpTaskRecord,
+  AcmpTaskStore,
+  TaskEnd,
+  TaskListQuery,
+  TaskOutcome,
+  TaskScope,
+} from './task-store.js';
 
 /** What a capability handler gets besides its input. */
 export interface HandlerContext {
@@ -60,7 +67,11 @@ export interface AcmpCapability {
  * Checks an `escrow_id` before work starts (Layer 4 via Layer 1 §3.1).
  * @throws AcmpError -33005 when the escrow is invalid, expired or insufficient.
  */
-export type EscrowVerifier = (escrowId: string, params: InvokeParams, options: { signal: AbortSignal }) => Promise<void>;
+export type EscrowVerifier = (
+  escrowId: string,
+  params: InvokeParams,
+  options: { signal: AbortSignal },
+) => Promise<void>;
 
 /** What a provider sends the buyer for one invoke: notifications, then exactly one `result` or `error`. */
 export type ProviderEvent = AcmpEvent;
@@ -148,7 +159,11 @@ export interface AcmpProvider {
    */
   admit(request: AdmitRequest, options: AttachOptions): Promise<Admission>;
   /** Joins a running task of `scope` (A2A SubscribeToTask); `undefined` when there is none. */
-  join(taskId: string, scope: TaskScope, options: AttachOptions & { stream?: boolean }): Promise<Admission | undefined>;
+  join(
+    taskId: string,
+    scope: TaskScope,
+    options: AttachOptions & { stream?: boolean },
+  ): Promise<Admission | undefined>;
   /**
    * Cancels a running task of `scope` (Layer 1 §3.7) from any host: the -33004 outcome is stored at once
    * and the host running the work stops it. `end` says how the substrate records it.

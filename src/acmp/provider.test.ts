@@ -32,7 +32,11 @@ describe('capability object (Layer 1 §1)', () => {
   });
 
   it('emits only what the features allow', () => {
-    const provider = createAcmpProvider({ capabilities: [], outputStreaming: false, heartbeatIntervalMs: null });
+    const provider = createAcmpProvider({
+      capabilities: [],
+      outputStreaming: false,
+      heartbeatIntervalMs: null,
+    });
     expect(provider.capabilityObject.emits).toEqual([]);
     expect(provider.capabilityObject.features).toEqual({ output_streaming: false, input_streaming: false });
   });
@@ -46,7 +50,14 @@ describe('acmp/invoke (Layer 1 §3.1, §3.2)', () => {
     const events = await collect(provider.invoke(params, { canStream: true }));
     expect(terminal(events)).toEqual({
       kind: 'result',
-      result: { task_id: params.task_id, output: { type: 'text', data: 'echo:hello' }, output_streamed: false, tokens_used: 4, cost_cu: 0.001, provider_id: 'agent:test:local' },
+      result: {
+        task_id: params.task_id,
+        output: { type: 'text', data: 'echo:hello' },
+        output_streamed: false,
+        tokens_used: 4,
+        cost_cu: 0.001,
+        provider_id: 'agent:test:local',
+      },
     });
   });
 
@@ -64,20 +75,41 @@ describe('acmp/invoke (Layer 1 §3.1, §3.2)', () => {
     const provider = createAcmpProvider({ capabilities: [probeCapability('echo', { price: 0.008 })] });
     const params = buildInvokeParams({ max_price_cu: 0.005 });
     const last = terminal(await collect(provider.invoke(params, { canStream: true })));
-    expect(last).toMatchObject({ kind: 'error', error: { code: -33001, data: { task_id: params.task_id, min_price_cu: 0.008 } } });
+    expect(last).toMatchObject({
+      kind: 'error',
+      error: { code: -33001, data: { task_id: params.task_id, min_price_cu: 0.008 } },
+    });
   });
 
   it('never reports cost_cu above max_price_cu', async () => {
-    const provider = createAcmpProvider({ capabilities: [probeCapability('echo', { price: 0.005, gated: false })] });
-    const last = terminal(await collect(provider.invoke(buildInvokeParams({ max_price_cu: 0.005 }), { canStream: false })));
+    const provider = createAcmpProvider({
+      capabilities: [probeCapability('echo', { price: 0.005, gated: false })],
+    });
+    const last = terminal(
+      await collect(provider.invoke(buildInvokeParams({ max_price_cu: 0.005 }), { canStream: false })),
+    );
     expect(last.kind === 'result' && last.result.cost_cu).toBe(0.005);
   });
 
   it('rejects a proof method it cannot produce with -33006 (Layer 3 §2)', async () => {
     const noProofs: AcmpCapability = { ...probeCapability('plain', { gated: false }), proofMethods: [] };
     const provider = createAcmpProvider({ capabilities: [probeCapability('echo'), noProofs] });
-    expect(errorCode(await collect(provider.invoke(buildInvokeParams({ proof_method: 'tee-attestation' }), { canStream: true })))).toBe(-33006);
-    expect(errorCode(await collect(provider.invoke(buildInvokeParams({ capability: 'plain', proof_method: 'result-hash' }), { canStream: true })))).toBe(-33006);
+    expect(
+      errorCode(
+        await collect(
+          provider.invoke(buildInvokeParams({ proof_method: 'tee-attestation' }), { canStream: true }),
+        ),
+      ),
+    ).toBe(-33006);
+    expect(
+      errorCode(
+        await collect(
+          provider.invoke(buildInvokeParams({ capability: 'plain', proof_method: 'result-hash' }), {
+            canStream: true,
+          }),
+        ),
+      ),
+    ).toBe(-33006);
   });
 
   it('attaches a result-hash proof over output and input (Layer 3 §3.1)', async () => {
@@ -85,8 +117,18 @@ describe('acmp/invoke (Layer 1 §3.1, §3.2)', () => {
     const params = buildInvokeParams({ proof_method: 'result-hash' });
     const last = terminal(await collect(provider.invoke(params, { canStream: true })));
     if (last.kind !== 'result') throw new Error('expected a result');
-    expect(last.result.proof).toEqual({ method: 'result-hash', hash: resultHash(last.result.output!), input_hash: resultHash(params.input!) });
-    expect(verifyProof(last.result.proof, { method: 'result-hash', output: last.result.output!, input: params.input! })).toEqual({ ok: true });
+    expect(last.result.proof).toEqual({
+      method: 'result-hash',
+      hash: resultHash(last.result.output!),
+      input_hash: resultHash(params.input!),
+    });
+    expect(
+      verifyProof(last.result.proof, {
+        method: 'result-hash',
+        output: last.result.output!,
+        input: params.input!,
+      }),
+    ).toEqual({ ok: true });
   });
 });
 
@@ -95,17 +137,25 @@ describe('feature gating (Layer 1 §1, §7.1; A2A binding §3.3)', () => {
 
   it('declines input streaming with -33007', async () => {
     const provider = createAcmpProvider({ capabilities: [echo] });
-    expect(errorCode(await collect(provider.invoke(buildInvokeParams({ input_stream: true }), { canStream: true })))).toBe(-33007);
+    expect(
+      errorCode(
+        await collect(provider.invoke(buildInvokeParams({ input_stream: true }), { canStream: true })),
+      ),
+    ).toBe(-33007);
   });
 
   it('rejects stream:true when output streaming is off with -33007', async () => {
     const provider = createAcmpProvider({ capabilities: [echo], outputStreaming: false });
-    expect(errorCode(await collect(provider.invoke(buildInvokeParams({ stream: true }), { canStream: true })))).toBe(-33007);
+    expect(
+      errorCode(await collect(provider.invoke(buildInvokeParams({ stream: true }), { canStream: true }))),
+    ).toBe(-33007);
   });
 
   it('rejects stream:true when the transport cannot stream with -33007', async () => {
     const provider = createAcmpProvider({ capabilities: [echo] });
-    expect(errorCode(await collect(provider.invoke(buildInvokeParams({ stream: true }), { canStream: false })))).toBe(-33007);
+    expect(
+      errorCode(await collect(provider.invoke(buildInvokeParams({ stream: true }), { canStream: false }))),
+    ).toBe(-33007);
   });
 });
 
@@ -114,9 +164,15 @@ describe('escrow (Layer 1 §3.3 -33005)', () => {
     const echo = probeCapability('echo', { gated: false });
     const escrow = vi.fn(() => Promise.reject(new AcmpError(-33005, { escrow_id: 'esc_1' })));
     const provider = createAcmpProvider({ capabilities: [echo], escrow });
-    const events = await collect(provider.invoke(buildInvokeParams({ escrow_id: 'esc_1' }), { canStream: true }));
+    const events = await collect(
+      provider.invoke(buildInvokeParams({ escrow_id: 'esc_1' }), { canStream: true }),
+    );
     expect(errorCode(events)).toBe(-33005);
-    expect(escrow).toHaveBeenCalledWith('esc_1', expect.objectContaining({ escrow_id: 'esc_1' }), expect.anything());
+    expect(escrow).toHaveBeenCalledWith(
+      'esc_1',
+      expect.objectContaining({ escrow_id: 'esc_1' }),
+      expect.anything(),
+    );
     expect(echo.runs).toBe(0);
   });
 });
@@ -140,7 +196,9 @@ describe('acmp/cancel (Layer 1 §3.7)', () => {
     const params = buildInvokeParams();
     const pending = collect(provider.invoke(params, { canStream: true }));
     await vi.waitFor(() => expect(echo.runs).toBe(1));
-    expect(await provider.cancel({ task_id: params.task_id, reason: 'no longer needed' })).toEqual({ found: true });
+    expect(await provider.cancel({ task_id: params.task_id, reason: 'no longer needed' })).toEqual({
+      found: true,
+    });
     expect(errorCode(await pending)).toBe(-33004);
     expect(echo.signals[0]?.aborted).toBe(true);
   });
@@ -160,10 +218,19 @@ describe('internal errors (Layer 1 §3.3 -33099)', () => {
   it('maps a throwing handler to -33099 without leaking the cause', async () => {
     const logError = vi.fn();
     const logger: Logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: logError };
-    const broken: AcmpCapability = { id: 'broken', price: 0, handler: () => Promise.reject(new Error('secret path /etc/x')) };
+    const broken: AcmpCapability = {
+      id: 'broken',
+      price: 0,
+      handler: () => Promise.reject(new Error('secret path /etc/x')),
+    };
     const provider = createAcmpProvider({ capabilities: [broken], logger });
-    const events = await collect(provider.invoke(buildInvokeParams({ capability: 'broken' }), { canStream: true }));
-    expect(terminal(events)).toMatchObject({ kind: 'error', error: { code: -33099, message: 'Internal provider error' } });
+    const events = await collect(
+      provider.invoke(buildInvokeParams({ capability: 'broken' }), { canStream: true }),
+    );
+    expect(terminal(events)).toMatchObject({
+      kind: 'error',
+      error: { code: -33099, message: 'Internal provider error' },
+    });
     expect(JSON.stringify(events)).not.toContain('secret');
     expect(JSON.stringify(logError.mock.calls)).not.toContain('secret');
   });
@@ -171,7 +238,11 @@ describe('internal errors (Layer 1 §3.3 -33099)', () => {
   it('maps an invalid handler output to -33099', async () => {
     const bad: AcmpCapability = { id: 'bad', price: 0, handler: () => Promise.resolve({ type: 7 } as never) };
     const provider = createAcmpProvider({ capabilities: [bad] });
-    expect(errorCode(await collect(provider.invoke(buildInvokeParams({ capability: 'bad' }), { canStream: true })))).toBe(-33099);
+    expect(
+      errorCode(
+        await collect(provider.invoke(buildInvokeParams({ capability: 'bad' }), { canStream: true })),
+      ),
+    ).toBe(-33099);
   });
 
   it('fails running tasks with -33099 on close', async () => {

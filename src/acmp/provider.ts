@@ -12,7 +12,15 @@ import { parseCancelParams, resolveInvoke, type AcmpErrorObject, type Capability
 import { Delivery } from './delivery.js';
 import { LocalExecution } from './execution.js';
 import { HostLiveness } from './host-liveness.js';
-import { checkFeatures, checkTask, parseInvoke, reusedTaskIdError, sameScope, taskIdInUseError, type AcceptedTask } from './provider-checks.js';
+import {
+  checkFeatures,
+  checkTask,
+  parseInvoke,
+  reusedTaskIdError,
+  sameScope,
+  taskIdInUseError,
+  type AcceptedTask,
+} from './provider-checks.js';
 import {
   LOCAL_SCOPE,
   type AcmpCapability,
@@ -26,7 +34,13 @@ import {
   type TaskEvent,
 } from './provider-types.js';
 import { RemoteFeed, storedFeed, type TaskFeed } from './task-feed.js';
-import { isFinished, type AcmpTaskRecord, type AcmpTaskStore, type TaskEnd, type TaskScope } from './task-store.js';
+import {
+  isFinished,
+  type AcmpTaskRecord,
+  type AcmpTaskStore,
+  type TaskEnd,
+  type TaskScope,
+} from './task-store.js';
 
 export type {
   AcmpCapability,
@@ -48,7 +62,11 @@ const NO_HEARTBEAT_INTERVAL_MS = 5000;
 const MIN_HOST_WINDOW_MS = 1000;
 
 /** Builds the Layer 1 §1 capability object: emits only what the features allow. */
-export function buildCapabilityObject(outputStreaming: boolean, heartbeatIntervalMs: number | null, negotiation = false): CapabilityObject {
+export function buildCapabilityObject(
+  outputStreaming: boolean,
+  heartbeatIntervalMs: number | null,
+  negotiation = false,
+): CapabilityObject {
   const emits: string[] = [];
   if (outputStreaming) emits.push(ACMP_METHOD.streamChunk);
   if (heartbeatIntervalMs !== null) emits.push(ACMP_METHOD.heartbeat);
@@ -57,7 +75,11 @@ export function buildCapabilityObject(outputStreaming: boolean, heartbeatInterva
     role: 'provider',
     // A2A binding §3.3: no acmp/inputChunk, input_streaming false.
     // Layer 6 methods are listed when served, as Layer 4 §1 lists an escrow agent's methods.
-    accepts: [ACMP_METHOD.invoke, ACMP_METHOD.cancel, ...(negotiation ? [L6_METHOD.offerRequest, L6_METHOD.accept] : [])],
+    accepts: [
+      ACMP_METHOD.invoke,
+      ACMP_METHOD.cancel,
+      ...(negotiation ? [L6_METHOD.offerRequest, L6_METHOD.accept] : []),
+    ],
     emits,
     features: {
       output_streaming: outputStreaming,
@@ -108,14 +130,21 @@ class StoreBackedProvider implements AcmpProvider {
     this.logger = options.logger ?? silentLogger;
     this.store = options.store ?? new MemoryAcmpTaskStore();
     this.outputStreaming = options.outputStreaming ?? true;
-    this.heartbeatIntervalMs = options.heartbeatIntervalMs === undefined ? DEFAULT_HEARTBEAT_MS : options.heartbeatIntervalMs;
+    this.heartbeatIntervalMs =
+      options.heartbeatIntervalMs === undefined ? DEFAULT_HEARTBEAT_MS : options.heartbeatIntervalMs;
     const intervalMs = this.heartbeatIntervalMs ?? NO_HEARTBEAT_INTERVAL_MS;
     this.fallbackMs = options.fallbackReadMs ?? intervalMs;
     this.hostId = (options.ids ?? systemIds).newId('acmphost');
     this.capabilities = options.capabilities;
     this.byId = new Map(options.capabilities.map((c) => [c.id, c]));
-    this.capabilityObject = buildCapabilityObject(this.outputStreaming, this.heartbeatIntervalMs, options.negotiation !== undefined);
-    this.negotiator = options.negotiation ? new Negotiator({ clock: this.clock, ...options.negotiation }, this.byId) : undefined;
+    this.capabilityObject = buildCapabilityObject(
+      this.outputStreaming,
+      this.heartbeatIntervalMs,
+      options.negotiation !== undefined,
+    );
+    this.negotiator = options.negotiation
+      ? new Negotiator({ clock: this.clock, ...options.negotiation }, this.byId)
+      : undefined;
     // Silent for two intervals (at least MIN_HOST_WINDOW_MS, so a busy event loop is not taken for a
     // dead host) = gone; beat at least four times per window. At the default 5 s heartbeat a dead owner's
     // task is finished within 2.5 intervals, inside the buyer's 3 × heartbeat window (Layer 1 §3.6).
@@ -130,7 +159,9 @@ class StoreBackedProvider implements AcmpProvider {
       running: () => [...this.executions.keys()],
       onLost: (taskId) => void this.executions.get(taskId)?.adopt(),
     });
-    this.liveness.start().catch((error: unknown) => this.logger.warn('acmp.liveness_start_failed', errorFields(error)));
+    this.liveness
+      .start()
+      .catch((error: unknown) => this.logger.warn('acmp.liveness_start_failed', errorFields(error)));
   }
 
   async admit(request: AdmitRequest, options: AttachOptions): Promise<Admission> {
@@ -141,10 +172,14 @@ class StoreBackedProvider implements AcmpProvider {
       return this.refused(error);
     }
     const entry = this.local.get(params.task_id);
-    let slot = entry ? await entry.slot.catch((error: unknown) => this.failedSlot(request, error)) : undefined;
+    let slot = entry
+      ? await entry.slot.catch((error: unknown) => this.failedSlot(request, error))
+      : undefined;
     // A refusal belongs to the request it was judged for; anyone else is judged afresh.
     if (!slot || (slot.kind === 'refusal' && (slot.hash !== hash || !sameScope(slot.scope, request.scope)))) {
-      slot = await this.enter(params.task_id, () => this.resolve(request)).catch((error: unknown) => this.failedSlot(request, error));
+      slot = await this.enter(params.task_id, () => this.resolve(request)).catch((error: unknown) =>
+        this.failedSlot(request, error),
+      );
     }
     if (slot.kind === 'refusal') return this.refused(slot.error);
     // Layer 1 §3.1.1 and docs/acmp-core.md "Claim rules": only the same agent with the same params joins.
@@ -153,7 +188,11 @@ class StoreBackedProvider implements AcmpProvider {
     return this.attach(slot, { ...options, stream: params.stream === true });
   }
 
-  async join(taskId: string, scope: TaskScope, options: AttachOptions & { stream?: boolean }): Promise<Admission | undefined> {
+  async join(
+    taskId: string,
+    scope: TaskScope,
+    options: AttachOptions & { stream?: boolean },
+  ): Promise<Admission | undefined> {
     const entry = this.local.get(taskId);
     let slot = entry ? await entry.slot.catch(() => undefined) : undefined;
     if (slot?.kind !== 'task') {
@@ -173,23 +212,36 @@ class StoreBackedProvider implements AcmpProvider {
     const execution = this.executions.get(taskId);
     if (execution) {
       const final = await execution.cancel(end);
-      const cancelled = final.outcome.kind === 'error' && final.outcome.error.code === ACMP_CODE.cancelled && final.end === end;
+      const cancelled =
+        final.outcome.kind === 'error' &&
+        final.outcome.error.code === ACMP_CODE.cancelled &&
+        final.end === end;
       return cancelled ? { kind: 'cancelled', record: final } : { kind: 'already_finished', record: final };
     }
     // Layer 1 §3.7 across hosts: the outcome is stored here and now; the owner stops its work when the
     // store signals it (or at its next liveness tick, if the signal is lost).
     const error = new AcmpError(ACMP_CODE.cancelled, { task_id: taskId }).toObject();
-    const finished = await this.store.finish(taskId, { outcome: { kind: 'error', error }, end, at: this.clock.now() });
+    const finished = await this.store.finish(taskId, {
+      outcome: { kind: 'error', error },
+      end,
+      at: this.clock.now(),
+    });
     if (!finished) return { kind: 'unknown' };
-    return finished.won ? { kind: 'cancelled', record: finished.record } : { kind: 'already_finished', record: finished.record };
+    return finished.won
+      ? { kind: 'cancelled', record: finished.record }
+      : { kind: 'already_finished', record: finished.record };
   }
 
   quote(params: OfferRequestParams, scope: TaskScope): Promise<Offer> {
-    return this.negotiator ? this.negotiator.quote(params, scope) : Promise.reject(new AcmpError(ACMP_CODE.methodNotFound));
+    return this.negotiator
+      ? this.negotiator.quote(params, scope)
+      : Promise.reject(new AcmpError(ACMP_CODE.methodNotFound));
   }
 
   accept(params: AcceptParams, scope: TaskScope): Promise<Ack> {
-    return this.negotiator ? this.negotiator.accept(params, scope) : Promise.reject(new AcmpError(ACMP_CODE.methodNotFound));
+    return this.negotiator
+      ? this.negotiator.accept(params, scope)
+      : Promise.reject(new AcmpError(ACMP_CODE.methodNotFound));
   }
 
   async record(taskId: string, scope: TaskScope): Promise<AcmpTaskRecord | undefined> {
@@ -197,7 +249,10 @@ class StoreBackedProvider implements AcmpProvider {
     return record && sameScope(record.scope, scope) ? record : undefined;
   }
 
-  list(scope: TaskScope, query: Parameters<AcmpTaskStore['list']>[1]): Promise<{ records: AcmpTaskRecord[]; total: number }> {
+  list(
+    scope: TaskScope,
+    query: Parameters<AcmpTaskStore['list']>[1],
+  ): Promise<{ records: AcmpTaskRecord[]; total: number }> {
     return this.store.list(scope, query);
   }
 
@@ -231,12 +286,18 @@ class StoreBackedProvider implements AcmpProvider {
     await this.liveness.stop();
   }
 
-  private async *invokeEvents(rawParams: unknown, options: AttachOptions & { scope?: TaskScope }): AsyncGenerator<ProviderEvent> {
+  private async *invokeEvents(
+    rawParams: unknown,
+    options: AttachOptions & { scope?: TaskScope },
+  ): AsyncGenerator<ProviderEvent> {
     if (options.signal?.aborted) return;
     let admission: Admission;
     try {
       const invoke = parseInvoke(rawParams);
-      admission = await this.admit({ invoke, scope: options.scope ?? LOCAL_SCOPE, contextId: '', request: '' }, options);
+      admission = await this.admit(
+        { invoke, scope: options.scope ?? LOCAL_SCOPE, contextId: '', request: '' },
+        options,
+      );
     } catch (error) {
       admission = this.refused(error);
     }
@@ -284,7 +345,9 @@ class StoreBackedProvider implements AcmpProvider {
     } catch (error) {
       // Refused before any work: nothing is stored. A retry of a task stored earlier still replays it.
       const stored = params.escrow_id === undefined ? await this.store.get(taskId) : undefined;
-      return stored ? this.slotFor(stored, request.scope, hash) : { kind: 'refusal', scope: request.scope, hash, error };
+      return stored
+        ? this.slotFor(stored, request.scope, hash)
+        : { kind: 'refusal', scope: request.scope, hash, error };
     }
     const now = this.clock.now();
     const task = {
@@ -318,7 +381,11 @@ class StoreBackedProvider implements AcmpProvider {
     });
     this.executions.set(taskId, execution);
     execution.start();
-    return { kind: 'task', record: { ...task, state: 'running', updatedAt: now, chunkCount: 0 }, feed: execution };
+    return {
+      kind: 'task',
+      record: { ...task, state: 'running', updatedAt: now, chunkCount: 0 },
+      feed: execution,
+    };
   }
 
   /**
@@ -327,8 +394,10 @@ class StoreBackedProvider implements AcmpProvider {
    * is replayed (finished) or followed (running on another host).
    */
   private async slotFor(record: AcmpTaskRecord, scope: TaskScope, hash: string): Promise<Slot> {
-    if (!sameScope(record.scope, scope)) return { kind: 'refusal', scope, hash, error: taskIdInUseError(record.taskId) };
-    if (record.paramsHash !== hash) return { kind: 'refusal', scope, hash, error: reusedTaskIdError(record.taskId) };
+    if (!sameScope(record.scope, scope))
+      return { kind: 'refusal', scope, hash, error: taskIdInUseError(record.taskId) };
+    if (record.paramsHash !== hash)
+      return { kind: 'refusal', scope, hash, error: reusedTaskIdError(record.taskId) };
     if (isFinished(record)) return { kind: 'task', record, feed: await storedFeed(this.store, record) };
     const follow: RemoteFeed = new RemoteFeed(record.taskId, {
       store: this.store,
@@ -343,7 +412,10 @@ class StoreBackedProvider implements AcmpProvider {
   }
 
   private isLive(taskId: string, feed: TaskFeed): boolean {
-    return (feed instanceof LocalExecution && this.executions.get(taskId) === feed) || (feed instanceof RemoteFeed && this.follows.has(feed));
+    return (
+      (feed instanceof LocalExecution && this.executions.get(taskId) === feed) ||
+      (feed instanceof RemoteFeed && this.follows.has(feed))
+    );
   }
 
   /** Calls `done` when a live feed ends (its execution or follow is removed). */
@@ -352,7 +424,10 @@ class StoreBackedProvider implements AcmpProvider {
     else done();
   }
 
-  private attach(slot: Extract<Slot, { kind: 'task' }>, options: AttachOptions & { stream: boolean }): Admission {
+  private attach(
+    slot: Extract<Slot, { kind: 'task' }>,
+    options: AttachOptions & { stream: boolean },
+  ): Admission {
     const { signal } = options;
     let detach = (): void => {};
     const onDetach = (): void => {

@@ -3,7 +3,14 @@ import { errorFields, type Logger } from '../shared/logger.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
 import { replayChunks, type Delivery } from './delivery.js';
 import type { Payload } from './messages.js';
-import { isFinished, unrecordedEnd, type AcmpTaskRecord, type AcmpTaskStore, type FinishedTaskRecord, type TaskSignal } from './task-store.js';
+import {
+  isFinished,
+  unrecordedEnd,
+  type AcmpTaskRecord,
+  type AcmpTaskStore,
+  type FinishedTaskRecord,
+  type TaskSignal,
+} from './task-store.js';
 
 /** A source of one task's events that invokes attach to: a local run, a stored outcome, another host's run. */
 export interface TaskFeed {
@@ -27,7 +34,8 @@ export class StoredFeed implements TaskFeed {
 
 /** Builds the feed of a finished record, reading its stored chunks when it has any. */
 export async function storedFeed(store: AcmpTaskStore, record: FinishedTaskRecord): Promise<StoredFeed> {
-  const chunks = record.outcome.kind === 'result' && record.chunkCount > 0 ? await store.chunks(record.taskId, 0) : [];
+  const chunks =
+    record.outcome.kind === 'result' && record.chunkCount > 0 ? await store.chunks(record.taskId, 0) : [];
   return new StoredFeed(record, chunks);
 }
 

@@ -52,7 +52,11 @@ export interface AcmpTaskRecord {
 }
 
 /** A finished record: outcome and end are present. */
-export type FinishedTaskRecord = AcmpTaskRecord & { readonly state: 'finished'; readonly outcome: TaskOutcome; readonly end: TaskEnd };
+export type FinishedTaskRecord = AcmpTaskRecord & {
+  readonly state: 'finished';
+  readonly outcome: TaskOutcome;
+  readonly end: TaskEnd;
+};
 
 /** Whether a record is finished (narrows it). */
 export function isFinished(record: AcmpTaskRecord): record is FinishedTaskRecord {
@@ -109,7 +113,12 @@ export interface FinishTask {
  */
 export type TaskSignal =
   | { readonly kind: 'chunks'; readonly taskId: string; readonly count: number }
-  | { readonly kind: 'heartbeat'; readonly taskId: string; readonly progress?: number; readonly detail?: string }
+  | {
+      readonly kind: 'heartbeat';
+      readonly taskId: string;
+      readonly progress?: number;
+      readonly detail?: string;
+    }
   | { readonly kind: 'finished'; readonly taskId: string }
   /** Signals may have been lost (the notification connection was re-established): read the record again. */
   | { readonly kind: 'resync'; readonly taskId: string };

@@ -10,7 +10,12 @@ let counter = 0;
 /** A valid `acmp/invoke` params object with a fresh task_id; override any field. */
 export function buildInvokeParams(overrides: Partial<InvokeParams> = {}): InvokeParams {
   counter += 1;
-  return { task_id: `task_test_${counter}`, capability: 'echo', input: { type: 'text', data: 'hello' }, ...overrides };
+  return {
+    task_id: `task_test_${counter}`,
+    capability: 'echo',
+    input: { type: 'text', data: 'hello' },
+    ...overrides,
+  };
 }
 
 /** Drains an async iterable. */
@@ -32,7 +37,10 @@ export interface ProbeCapability extends AcmpCapability {
  * A probe capability `id` returning `{type:'text', data:'echo:<input>'}` after `release()`, or, with
  * `chunks`, yielding those chunks one per `release()`.
  */
-export function probeCapability(id = 'echo', options: { chunks?: Payload[]; price?: number; gated?: boolean } = {}): ProbeCapability {
+export function probeCapability(
+  id = 'echo',
+  options: { chunks?: Payload[]; price?: number; gated?: boolean } = {},
+): ProbeCapability {
   let waiters: (() => void)[] = [];
   let released = options.gated === false;
   let permits = 0;
@@ -71,7 +79,10 @@ export function probeCapability(id = 'echo', options: { chunks?: Payload[]; pric
           }
         })();
       }
-      return gate().then(() => ({ type: 'text', data: `echo:${typeof input.data === 'string' ? input.data : JSON.stringify(input.data)}` }));
+      return gate().then(() => ({
+        type: 'text',
+        data: `echo:${typeof input.data === 'string' ? input.data : JSON.stringify(input.data)}`,
+      }));
     },
   };
   return capability;

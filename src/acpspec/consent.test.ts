@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ACP_CONSENT_STATES, type ConsentState } from './constants.js';
 import { consentShortfalls, mergeConsent } from './consent.js';
-import { effectiveConsent, mergeConsentRecord, type ConsentDimension, type ConsentOutcome } from './consent-record.js';
+import {
+  effectiveConsent,
+  mergeConsentRecord,
+  type ConsentDimension,
+  type ConsentOutcome,
+} from './consent-record.js';
 import type { ConsentRecord } from './envelope.js';
 import { grant, RECEIVER_AGENT_ID } from '../../test/helpers/acp-builders.js';
 
@@ -12,9 +17,13 @@ const LAPSED = '2020-06-01T00:00:00Z';
 const rank = (s: ConsentState): number => ACP_CONSENT_STATES.indexOf(s);
 
 /** Expected outcome for every held × inbound pair (design "Consent"). */
-function expected(held: ConsentState | undefined, inbound: ConsentState | undefined): { outcome: ConsentOutcome; state: ConsentState | undefined } {
+function expected(
+  held: ConsentState | undefined,
+  inbound: ConsentState | undefined,
+): { outcome: ConsentOutcome; state: ConsentState | undefined } {
   if (inbound === undefined) return { outcome: held === undefined ? 'none' : 'kept', state: held };
-  if (held === undefined) return { outcome: rank(inbound) <= rank('unknown') ? 'recorded' : 'established', state: inbound };
+  if (held === undefined)
+    return { outcome: rank(inbound) <= rank('unknown') ? 'recorded' : 'established', state: inbound };
   if (rank(inbound) > rank(held)) return { outcome: 'conflict', state: held };
   if (rank(inbound) < rank(held)) return { outcome: 'lowered', state: inbound };
   return { outcome: 'kept', state: held };
@@ -22,7 +31,9 @@ function expected(held: ConsentState | undefined, inbound: ConsentState | undefi
 
 describe('consent lattice (design "Consent")', () => {
   const states = [undefined, ...ACP_CONSENT_STATES];
-  const pairs = states.flatMap((held) => states.map((inbound) => [held ?? 'nothing', inbound ?? 'nothing', held, inbound] as const));
+  const pairs = states.flatMap((held) =>
+    states.map((inbound) => [held ?? 'nothing', inbound ?? 'nothing', held, inbound] as const),
+  );
 
   it.each(pairs)('held %s × inbound %s', (_h, _i, held, inbound) => {
     const result = mergeConsentRecord(held && evidenced(held), inbound && evidenced(inbound), NOW);
@@ -32,14 +43,33 @@ describe('consent lattice (design "Consent")', () => {
   });
 
   it('does not establish a grant without evidence when nothing is held', () => {
-    expect(mergeConsentRecord(undefined, { state: 'granted' }, NOW)).toMatchObject({ record: undefined, outcome: 'unestablished' });
+    expect(mergeConsentRecord(undefined, { state: 'granted' }, NOW)).toMatchObject({
+      record: undefined,
+      outcome: 'unestablished',
+    });
   });
 
   it('records a refused raise as a consent.conflict event with held, asserted and envelope_id', () => {
-    const merge = mergeConsent({ p1: { data_sharing: evidenced('denied') } }, { p1: { data_sharing: evidenced('granted') } }, 'urn:uuid:x', NOW);
+    const merge = mergeConsent(
+      { p1: { data_sharing: evidenced('denied') } },
+      { p1: { data_sharing: evidenced('granted') } },
+      'urn:uuid:x',
+      NOW,
+    );
     expect(merge.consent['p1']?.data_sharing?.state).toBe('denied');
     expect(merge.events).toEqual([
-      { type: 'consent.conflict', subject: '/consent/p1/data_sharing', data: { held: 'denied', asserted: 'granted', envelope_id: 'urn:uuid:x', party_id: 'p1', scope: 'data_sharing', widened: ['state'] } },
+      {
+        type: 'consent.conflict',
+        subject: '/consent/p1/data_sharing',
+        data: {
+          held: 'denied',
+          asserted: 'granted',
+          envelope_id: 'urn:uuid:x',
+          party_id: 'p1',
+          scope: 'data_sharing',
+          widened: ['state'],
+        },
+      },
     ]);
   });
 
@@ -54,7 +84,9 @@ describe('consent lattice (design "Consent")', () => {
   });
 
   it('treats an expired grant as unknown', () => {
-    expect(effectiveConsent(grant({ expires_at: '2025-01-01T00:00:00Z' }), Date.parse('2025-06-01T00:00:00Z'))).toBe('unknown');
+    expect(
+      effectiveConsent(grant({ expires_at: '2025-01-01T00:00:00Z' }), Date.parse('2025-06-01T00:00:00Z')),
+    ).toBe('unknown');
   });
 });
 
@@ -225,7 +257,12 @@ describe('consent: most restrictive wins, dimension by dimension (design "Consen
   });
 
   it('records a narrowing as consent.lowered and a refused widening as consent.conflict', () => {
-    const merge = mergeConsent({ p1: { data_sharing: grant({ granted_to: [OTHER] }) } }, { p1: { data_sharing: grant({ state: 'limited', granted_to: [RECEIVER_AGENT_ID] }) } }, 'e', NOW);
+    const merge = mergeConsent(
+      { p1: { data_sharing: grant({ granted_to: [OTHER] }) } },
+      { p1: { data_sharing: grant({ state: 'limited', granted_to: [RECEIVER_AGENT_ID] }) } },
+      'e',
+      NOW,
+    );
     expect(merge.events.map((e) => [e.type, e.data['narrowed'] ?? e.data['widened']])).toEqual([
       ['consent.lowered', ['state', 'granted_to']],
       ['consent.conflict', ['granted_to']],
@@ -233,15 +270,33 @@ describe('consent: most restrictive wins, dimension by dimension (design "Consen
   });
 
   it('refuses personal data under an audience a lowering tried to drop (issue 9)', () => {
-    const merge = mergeConsent({ p1: { data_sharing: grant({ granted_to: [OTHER] }) } }, { p1: { data_sharing: { state: 'limited' } } }, 'e', NOW);
-    expect(consentShortfalls(merge.consent, new Map([['p1', { credit: false }]]), { receiverAgentId: RECEIVER_AGENT_ID, nowMs: NOW })).toHaveLength(1);
+    const merge = mergeConsent(
+      { p1: { data_sharing: grant({ granted_to: [OTHER] }) } },
+      { p1: { data_sharing: { state: 'limited' } } },
+      'e',
+      NOW,
+    );
+    expect(
+      consentShortfalls(merge.consent, new Map([['p1', { credit: false }]]), {
+        receiverAgentId: RECEIVER_AGENT_ID,
+        nowMs: NOW,
+      }),
+    ).toHaveLength(1);
   });
 
   it('refuses personal data under an expired grant a lowering tried to revive (issue 9)', () => {
-    const merge = mergeConsent({ p1: { data_sharing: lapsed } }, { p1: { data_sharing: { state: 'limited' } } }, 'e', NOW);
-    expect(consentShortfalls(merge.consent, new Map([['p1', { credit: false }]]), { receiverAgentId: RECEIVER_AGENT_ID, nowMs: NOW })).toEqual([
-      { party_id: 'p1', scope: 'data_sharing', required: 'limited', held: 'unknown' },
-    ]);
+    const merge = mergeConsent(
+      { p1: { data_sharing: lapsed } },
+      { p1: { data_sharing: { state: 'limited' } } },
+      'e',
+      NOW,
+    );
+    expect(
+      consentShortfalls(merge.consent, new Map([['p1', { credit: false }]]), {
+        receiverAgentId: RECEIVER_AGENT_ID,
+        nowMs: NOW,
+      }),
+    ).toEqual([{ party_id: 'p1', scope: 'data_sharing', required: 'limited', held: 'unknown' }]);
   });
 });
 
@@ -249,7 +304,13 @@ describe('consent required for personal data (design "Consent")', () => {
   const context = { receiverAgentId: RECEIVER_AGENT_ID, nowMs: Date.parse('2025-06-01T12:00:00Z') };
 
   it('accepts data_sharing at least limited', () => {
-    expect(consentShortfalls({ p1: { data_sharing: grant({ state: 'limited' }) } }, new Map([['p1', { credit: false }]]), context)).toEqual([]);
+    expect(
+      consentShortfalls(
+        { p1: { data_sharing: grant({ state: 'limited' }) } },
+        new Map([['p1', { credit: false }]]),
+        context,
+      ),
+    ).toEqual([]);
   });
 
   it('requires granted_to to include the receiver when set', () => {
@@ -260,7 +321,11 @@ describe('consent required for personal data (design "Consent")', () => {
   });
 
   it('additionally requires credit consent for credit data', () => {
-    const shortfalls = consentShortfalls({ p1: { data_sharing: grant() } }, new Map([['p1', { credit: true }]]), context);
+    const shortfalls = consentShortfalls(
+      { p1: { data_sharing: grant() } },
+      new Map([['p1', { credit: true }]]),
+      context,
+    );
     expect(shortfalls).toEqual([{ party_id: 'p1', scope: 'credit', required: 'limited', held: null }]);
   });
 });

@@ -1,4 +1,9 @@
-import { consentRank, effectiveConsent, mergeConsentRecord, type ConsentRecordMerge } from './consent-record.js';
+import {
+  consentRank,
+  effectiveConsent,
+  mergeConsentRecord,
+  type ConsentRecordMerge,
+} from './consent-record.js';
 import { ACP_CONSENT_SCOPES, ACP_EVENT_TYPES, type ConsentScope, type ConsentState } from './constants.js';
 import type { ConsentMap, ConsentRecord } from './envelope.js';
 import { AcpError } from './errors.js';
@@ -24,11 +29,17 @@ export interface ConsentMerge {
  * `consent.established` for an evidenced first grant, and `consent.lowered` {…, narrowed} so a
  * revocation or any other narrowing is visible in the stream too.
  */
-export function mergeConsent(held: ConsentMap | undefined, asserted: ConsentMap | undefined, envelopeId: string, nowMs: number): ConsentMerge {
+export function mergeConsent(
+  held: ConsentMap | undefined,
+  asserted: ConsentMap | undefined,
+  envelopeId: string,
+  nowMs: number,
+): ConsentMerge {
   // A delta that leaves /consent alone asserts the held map itself: every record is kept as it is (an
   // expired grant aside, whose re-assertion is a refused widening), so the map stays the same object and
   // the state body need not be written again (issue 10).
-  if (held !== undefined && asserted === held && keepsItself(held, nowMs)) return { consent: held, events: [] };
+  if (held !== undefined && asserted === held && keepsItself(held, nowMs))
+    return { consent: held, events: [] };
   const consent: ConsentMap = {};
   const events: ConsentEventDraft[] = [];
   const parties = new Set([...Object.keys(held ?? {}), ...Object.keys(asserted ?? {})]);
@@ -39,8 +50,15 @@ export function mergeConsent(held: ConsentMap | undefined, asserted: ConsentMap 
       const a = asserted?.[party]?.[scope];
       const merge = mergeConsentRecord(h, a, nowMs);
       if (merge.record !== undefined) merged[scope] = merge.record;
-      const base = { held: h?.state ?? null, asserted: a?.state ?? null, envelope_id: envelopeId, party_id: party, scope };
-      for (const { type, data } of eventsFor(merge)) events.push({ type, subject: `/consent/${escape(party)}/${scope}`, data: { ...base, ...data } });
+      const base = {
+        held: h?.state ?? null,
+        asserted: a?.state ?? null,
+        envelope_id: envelopeId,
+        party_id: party,
+        scope,
+      };
+      for (const { type, data } of eventsFor(merge))
+        events.push({ type, subject: `/consent/${escape(party)}/${scope}`, data: { ...base, ...data } });
     }
     if (Object.keys(merged).length > 0) consent[party] = merged;
   }
@@ -58,8 +76,10 @@ function keepsItself(consent: ConsentMap, nowMs: number): boolean {
 function eventsFor(merge: ConsentRecordMerge): { type: string; data: Record<string, unknown> }[] {
   if (merge.outcome === 'established') return [{ type: ACP_EVENT_TYPES.consentEstablished, data: {} }];
   const events: { type: string; data: Record<string, unknown> }[] = [];
-  if (merge.narrowed.length > 0) events.push({ type: ACP_EVENT_TYPES.consentLowered, data: { narrowed: merge.narrowed } });
-  if (merge.widened.length > 0) events.push({ type: ACP_EVENT_TYPES.consentConflict, data: { widened: merge.widened } });
+  if (merge.narrowed.length > 0)
+    events.push({ type: ACP_EVENT_TYPES.consentLowered, data: { narrowed: merge.narrowed } });
+  if (merge.widened.length > 0)
+    events.push({ type: ACP_EVENT_TYPES.consentConflict, data: { widened: merge.widened } });
   return events;
 }
 

@@ -27,7 +27,8 @@ export const ACP_HTTP_PREFIX = '/acp/v0.1';
 /** HTTPS binding routes (design "HTTPS binding"). */
 export const ACP_HTTP_ROUTES = {
   envelopes: `${ACP_HTTP_PREFIX}/envelopes`,
-  state: (transactionId: string): string => `${ACP_HTTP_PREFIX}/transactions/${encodeURIComponent(transactionId)}/state`,
+  state: (transactionId: string): string =>
+    `${ACP_HTTP_PREFIX}/transactions/${encodeURIComponent(transactionId)}/state`,
   events: (transactionId: string): string =>
     `${ACP_HTTP_PREFIX}/transactions/${encodeURIComponent(transactionId)}/events`,
 } as const;

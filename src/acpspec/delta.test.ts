@@ -23,7 +23,10 @@ describe('delta application (design "Deltas")', () => {
 
   it('shares every subtree the patch does not touch with the parent (copy on write)', () => {
     const parent = leadState();
-    const result = applyPatchToState(parent, [{ op: 'replace', path: '/quote/status', value: 'draft' }, eventOp('ev-2')]);
+    const result = applyPatchToState(parent, [
+      { op: 'replace', path: '/quote/status', value: 'draft' },
+      eventOp('ev-2'),
+    ]);
     expect(result.parties).toBe(parent.parties);
     expect(result.quote).not.toBe(parent.quote);
     expect(parent.events).toHaveLength(1);
@@ -32,12 +35,20 @@ describe('delta application (design "Deltas")', () => {
   it('leaves the parent untouched when a later operation fails', () => {
     const parent = leadState();
     const before = JSON.stringify(parent);
-    expect(() => applyPatchToState(parent, [{ op: 'replace', path: '/quote/status', value: 'draft' }, { op: 'test', path: '/quote/status', value: 'none' }])).toThrow();
+    expect(() =>
+      applyPatchToState(parent, [
+        { op: 'replace', path: '/quote/status', value: 'draft' },
+        { op: 'test', path: '/quote/status', value: 'none' },
+      ]),
+    ).toThrow();
     expect(JSON.stringify(parent)).toBe(before);
   });
 
   it('appends events at /events/-', () => {
-    expect(applyPatchToState(leadState(), [eventOp('ev-2')]).events.map((e) => e.event_id)).toEqual(['ev-lead-1', 'ev-2']);
+    expect(applyPatchToState(leadState(), [eventOp('ev-2')]).events.map((e) => e.event_id)).toEqual([
+      'ev-lead-1',
+      'ev-2',
+    ]);
   });
 
   it.each([
@@ -53,14 +64,22 @@ describe('delta application (design "Deltas")', () => {
   });
 
   it('rejects the whole delta when a test fails', () => {
-    expect(codeOf(() => applyPatchToState(leadState(), [{ op: 'test', path: '/quote/status', value: 'accepted' }]))).toBe('ACP_PATCH_FAILED');
+    expect(
+      codeOf(() =>
+        applyPatchToState(leadState(), [{ op: 'test', path: '/quote/status', value: 'accepted' }]),
+      ),
+    ).toBe('ACP_PATCH_FAILED');
   });
 
   it('names the failing operation without its value', () => {
     try {
       applyPatchToState(leadState(), [{ op: 'replace', path: '/vehicles/none/year', value: 1999 }]);
     } catch (error) {
-      expect(isAcpError(error) && error.data).toEqual({ index: 0, pointer: '/patch/0', reason: 'OPERATION_PATH_UNRESOLVABLE' });
+      expect(isAcpError(error) && error.data).toEqual({
+        index: 0,
+        pointer: '/patch/0',
+        reason: 'OPERATION_PATH_UNRESOLVABLE',
+      });
     }
   });
 

@@ -30,7 +30,8 @@ export function assertPatchPolicy(patch: readonly PatchOperation[]): void {
     }
     const segments = parsePointer(operation.path);
     const root = segments[0];
-    if (root === undefined || !OBJECT_KEYS.has(root)) issues.push({ index, pointer, rule: 'path_not_rooted' });
+    if (root === undefined || !OBJECT_KEYS.has(root))
+      issues.push({ index, pointer, rule: 'path_not_rooted' });
     else if (root === 'events' && !(operation.op === 'add' && operation.path === '/events/-')) {
       issues.push({ index, pointer, rule: 'events_append_only' });
     }
@@ -53,13 +54,25 @@ export function applyPatchToState(state: AcpState, patch: readonly PatchOperatio
     patch.forEach((operation, index) => {
       if (operation.op !== 'test') ownPath(document, operation.path, owned);
       // validateOperation=true, mutateDocument=true (on our copies only), banPrototypeModifications=true.
-      document = jsonpatch.applyOperation(document, operation as jsonpatch.Operation, true, true, true, index).newDocument;
+      document = jsonpatch.applyOperation(
+        document,
+        operation as jsonpatch.Operation,
+        true,
+        true,
+        true,
+        index,
+      ).newDocument;
     });
     return document as unknown as AcpState;
   } catch (cause) {
     if (cause instanceof jsonpatch.JsonPatchError) {
       const index = typeof cause.index === 'number' ? cause.index : undefined;
-      throw new AcpError('ACP_PATCH_FAILED', undefined, { index, pointer: index === undefined ? undefined : `/patch/${index}`, reason: cause.name }, { cause });
+      throw new AcpError(
+        'ACP_PATCH_FAILED',
+        undefined,
+        { index, pointer: index === undefined ? undefined : `/patch/${index}`, reason: cause.name },
+        { cause },
+      );
     }
     throw new AcpError('ACP_PATCH_FAILED', undefined, { reason: 'UNKNOWN' }, { cause });
   }
@@ -76,7 +89,11 @@ function ownPath(root: Record<string, unknown>, pointer: string, owned: WeakSet<
   let node: Record<string, unknown> | unknown[] = root;
   for (const segment of segments.slice(0, -1)) {
     if (segment === '__proto__') return;
-    const key: string | number = Array.isArray(node) ? (/^[0-9]+$/.test(segment) ? Number(segment) : -1) : segment;
+    const key: string | number = Array.isArray(node)
+      ? /^[0-9]+$/.test(segment)
+        ? Number(segment)
+        : -1
+      : segment;
     if (key === -1 || !Object.prototype.hasOwnProperty.call(node, key)) return;
     const container = node as Record<string | number, unknown>;
     const child = container[key];
@@ -109,6 +126,7 @@ export function applyDelta(parent: AcpState, delta: DeltaEnvelope): AcpState {
     if (operation.op !== 'test' && key !== undefined && key !== 'events') changed.add(key);
   }
   const issues = checkStateParts(state, changed, parent.events.length);
-  if (issues.length > 0) throw new AcpError('ACP_PATCH_FAILED', 'patch result is not a valid snapshot', { issues });
+  if (issues.length > 0)
+    throw new AcpError('ACP_PATCH_FAILED', 'patch result is not a valid snapshot', { issues });
   return state;
 }

@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { generateEnvelopeTypes, ENVELOPE_TYPES_FILE } from '../../scripts/envelope-types.js';
-import { ACP_CONSENT_SCOPES, ACP_CONSENT_STATES, ACP_HEADER_KEYS, ACP_OBJECT_KEYS, type ConsentScope, type ConsentState } from './constants.js';
+import {
+  ACP_CONSENT_SCOPES,
+  ACP_CONSENT_STATES,
+  ACP_HEADER_KEYS,
+  ACP_OBJECT_KEYS,
+  type ConsentScope,
+  type ConsentState,
+} from './constants.js';
 import type { DeltaEnvelope, PatchOperation, SnapshotEnvelope } from './envelope.js';
 import type * as Schema from './envelope-schema.gen.js';
 import { ACP_ENVELOPE_SCHEMA } from './schema.js';
@@ -26,7 +33,10 @@ describe('envelope types come from the schema (issue 10)', () => {
     expectTypeOf<ConsentState>().toEqualTypeOf<Schema.ConsentRecord['state']>();
     const properties = Object.keys(ACP_ENVELOPE_SCHEMA['properties'] as object);
     expect(properties.sort()).toEqual([...ACP_HEADER_KEYS, ...ACP_OBJECT_KEYS, 'patch'].sort());
-    const defs = ACP_ENVELOPE_SCHEMA['$defs'] as Record<string, { properties: Record<string, { enum?: string[] }> }>;
+    const defs = ACP_ENVELOPE_SCHEMA['$defs'] as Record<
+      string,
+      { properties: Record<string, { enum?: string[] }> }
+    >;
     expect(new Set(Object.keys(defs['partyConsent']!.properties))).toEqual(new Set(ACP_CONSENT_SCOPES));
     expect(defs['consentRecord']!.properties['state']!.enum).toEqual([...ACP_CONSENT_STATES]);
   });

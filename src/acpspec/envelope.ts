@@ -30,7 +30,10 @@ export type AcpFulfillment = Schema.Fulfillment;
 export type AcpEvent = Schema.Event;
 
 /** Fields every envelope carries. */
-export type EnvelopeHeader = Pick<Schema.EnvelopeSchema, 'acp_version' | 'envelope_id' | 'transaction_id' | 'produced_at' | 'producer'>;
+export type EnvelopeHeader = Pick<
+  Schema.EnvelopeSchema,
+  'acp_version' | 'envelope_id' | 'transaction_id' | 'produced_at' | 'producer'
+>;
 
 /** The eight top-level objects: the complete transaction state (all required in a snapshot). */
 export type AcpState = { [K in AcpObjectKey]-?: Exclude<Schema.EnvelopeSchema[K], undefined> };
@@ -98,7 +101,10 @@ export interface SnapshotInput {
 }
 
 /** Builds a snapshot envelope (no validation; `parseEnvelope` is the check). */
-export function buildSnapshot(input: SnapshotInput, options?: { clock?: Clock; ids?: IdSource }): SnapshotEnvelope {
+export function buildSnapshot(
+  input: SnapshotInput,
+  options?: { clock?: Clock; ids?: IdSource },
+): SnapshotEnvelope {
   return {
     acp_version: input.acp_version ?? ACP_VERSION,
     envelope_id: input.envelope_id ?? newEnvelopeId(options),

@@ -12,9 +12,15 @@ describe('ACPspec error table and mapper', () => {
   });
 
   it('passes an AcpError through with its ids and details', () => {
-    const error = new AcpError('ACP_PARENT_UNKNOWN', undefined, undefined, { ids: { envelope_id: 'urn:uuid:a', transaction_id: 'tx-1' } });
+    const error = new AcpError('ACP_PARENT_UNKNOWN', undefined, undefined, {
+      ids: { envelope_id: 'urn:uuid:a', transaction_id: 'tx-1' },
+    });
     expect(toAcpErrorObject(error)).toEqual({
-      code: 'ACP_PARENT_UNKNOWN', message: ACP_ERRORS.ACP_PARENT_UNKNOWN.message, envelope_id: 'urn:uuid:a', transaction_id: 'tx-1', retryable: false,
+      code: 'ACP_PARENT_UNKNOWN',
+      message: ACP_ERRORS.ACP_PARENT_UNKNOWN.message,
+      envelope_id: 'urn:uuid:a',
+      transaction_id: 'tx-1',
+      retryable: false,
     });
   });
 
@@ -28,19 +34,30 @@ describe('ACPspec error table and mapper', () => {
   });
 
   it('drops ids that do not look like ids', () => {
-    expect(toAcpErrorObject(new AcpError('ACP_SCHEMA_INVALID'), { envelope_id: 'Ada Example <ada@example.com>' }).envelope_id).toBeUndefined();
+    expect(
+      toAcpErrorObject(new AcpError('ACP_SCHEMA_INVALID'), { envelope_id: 'Ada Example <ada@example.com>' })
+        .envelope_id,
+    ).toBeUndefined();
   });
 
   it('lists every schema issue with its JSON Pointer and never the value', () => {
     let object;
     try {
-      parseEnvelope({ acp_version: '0.1', envelope_id: 'ada@example.com', transaction_id: 'tx', produced_at: 'x', producer: { agent_id: 'a', role: 'r' } });
+      parseEnvelope({
+        acp_version: '0.1',
+        envelope_id: 'ada@example.com',
+        transaction_id: 'tx',
+        produced_at: 'x',
+        producer: { agent_id: 'a', role: 'r' },
+      });
     } catch (error) {
       object = toAcpErrorObject(error);
     }
     expect(object?.code).toBe('ACP_SCHEMA_INVALID');
     const issues = (object?.details as { issues: { pointer: string }[] }).issues;
-    expect(issues.map((i) => i.pointer)).toEqual(expect.arrayContaining(['/envelope_id', '/produced_at', '/transaction', '/events']));
+    expect(issues.map((i) => i.pointer)).toEqual(
+      expect.arrayContaining(['/envelope_id', '/produced_at', '/transaction', '/events']),
+    );
     expect(JSON.stringify(object)).not.toContain('ada@example.com');
   });
 

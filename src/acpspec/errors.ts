@@ -13,18 +13,50 @@ export interface AcpErrorSpec {
  * messages (design "Errors"; `ACP_PARENT_UNKNOWN` and `ACP_CONSENT_REQUIRED` come from the seed).
  */
 export const ACP_ERRORS = {
-  ACP_PARENT_UNKNOWN: { httpStatus: 409, retryable: false, message: 'parent envelope is not held; send a snapshot' },
-  ACP_CONSENT_REQUIRED: { httpStatus: 403, retryable: false, message: 'consent required to receive this personal data' },
-  ACP_SCHEMA_INVALID: { httpStatus: 400, retryable: false, message: 'envelope does not validate against the schema' },
+  ACP_PARENT_UNKNOWN: {
+    httpStatus: 409,
+    retryable: false,
+    message: 'parent envelope is not held; send a snapshot',
+  },
+  ACP_CONSENT_REQUIRED: {
+    httpStatus: 403,
+    retryable: false,
+    message: 'consent required to receive this personal data',
+  },
+  ACP_SCHEMA_INVALID: {
+    httpStatus: 400,
+    retryable: false,
+    message: 'envelope does not validate against the schema',
+  },
   ACP_VERSION_UNSUPPORTED: { httpStatus: 400, retryable: false, message: 'envelope version is not accepted' },
   ACP_KIND_NOT_ACCEPTED: { httpStatus: 422, retryable: false, message: 'envelope kind is not accepted' },
-  ACP_PATCH_FAILED: { httpStatus: 422, retryable: false, message: 'patch does not apply to the parent state' },
-  ACP_POLICY_VIOLATION: { httpStatus: 422, retryable: false, message: 'envelope violates the delta or event stream policy' },
+  ACP_PATCH_FAILED: {
+    httpStatus: 422,
+    retryable: false,
+    message: 'patch does not apply to the parent state',
+  },
+  ACP_POLICY_VIOLATION: {
+    httpStatus: 422,
+    retryable: false,
+    message: 'envelope violates the delta or event stream policy',
+  },
   ACP_ENVELOPE_CONFLICT: { httpStatus: 409, retryable: false, message: 'envelope conflicts with held state' },
   ACP_TRANSACTION_UNKNOWN: { httpStatus: 404, retryable: false, message: 'transaction is not known' },
-  ACP_TRANSPORT_INSECURE: { httpStatus: 403, retryable: false, message: 'personal data requires a TLS transport' },
-  ACP_MESSAGE_NONCONFORMANT: { httpStatus: 400, retryable: false, message: 'message does not follow the binding' },
-  ACP_PAYLOAD_TOO_LARGE: { httpStatus: 413, retryable: false, message: 'request body is larger than the receiver accepts' },
+  ACP_TRANSPORT_INSECURE: {
+    httpStatus: 403,
+    retryable: false,
+    message: 'personal data requires a TLS transport',
+  },
+  ACP_MESSAGE_NONCONFORMANT: {
+    httpStatus: 400,
+    retryable: false,
+    message: 'message does not follow the binding',
+  },
+  ACP_PAYLOAD_TOO_LARGE: {
+    httpStatus: 413,
+    retryable: false,
+    message: 'request body is larger than the receiver accepts',
+  },
   ACP_INTERNAL: { httpStatus: 500, retryable: true, message: 'internal error' },
 } as const satisfies Record<string, AcpErrorSpec>;
 
@@ -62,7 +94,12 @@ export interface AcpIssue {
 export class AcpError extends ProtocolError<AcpErrorCode> {
   override readonly name: string = 'AcpError';
   ids: AcpErrorIds;
-  constructor(code: AcpErrorCode, message?: string, details?: unknown, options?: { cause?: unknown; ids?: AcpErrorIds }) {
+  constructor(
+    code: AcpErrorCode,
+    message?: string,
+    details?: unknown,
+    options?: { cause?: unknown; ids?: AcpErrorIds },
+  ) {
     super('acp', code, message ?? ACP_ERRORS[code].message, details, options);
     this.ids = options?.ids ?? {};
   }
@@ -105,10 +142,16 @@ export function toAcpErrorObject(error: unknown, ids?: AcpErrorIds): AcpErrorObj
   const known = isAcpError(error) || (isProtocolError(error, 'acp') && isAcpErrorCode(error.code));
   const code: AcpErrorCode = known ? (error as ProtocolError<AcpErrorCode>).code : 'ACP_INTERNAL';
   const spec = ACP_ERRORS[code];
-  const out: AcpErrorObject = { code, message: known ? (error as Error).message : spec.message, retryable: spec.retryable };
+  const out: AcpErrorObject = {
+    code,
+    message: known ? (error as Error).message : spec.message,
+    retryable: spec.retryable,
+  };
   const merged = { ...ids, ...(isAcpError(error) ? error.ids : {}) };
-  if (merged.envelope_id !== undefined && ID_SHAPE.test(merged.envelope_id)) out.envelope_id = merged.envelope_id;
-  if (merged.transaction_id !== undefined && ID_SHAPE.test(merged.transaction_id)) out.transaction_id = merged.transaction_id;
+  if (merged.envelope_id !== undefined && ID_SHAPE.test(merged.envelope_id))
+    out.envelope_id = merged.envelope_id;
+  if (merged.transaction_id !== undefined && ID_SHAPE.test(merged.transaction_id))
+    out.transaction_id = merged.transaction_id;
   const details = known ? (error as ProtocolError).data : undefined;
   if (details !== undefined) out.details = details;
   return out;
@@ -118,7 +161,11 @@ export function toAcpErrorObject(error: unknown, ids?: AcpErrorIds): AcpErrorObj
  * Rebuilds an {@link AcpError} from a peer's error object (sender side). An unknown code becomes
  * `ACP_INTERNAL`; the peer's message is kept since it came over the wire already.
  */
-export function fromAcpErrorObject(object: { code?: unknown; message?: unknown; details?: unknown }): AcpError {
+export function fromAcpErrorObject(object: {
+  code?: unknown;
+  message?: unknown;
+  details?: unknown;
+}): AcpError {
   const code = isAcpErrorCode(object.code) ? object.code : 'ACP_INTERNAL';
   const message = typeof object.message === 'string' ? object.message : undefined;
   return new AcpError(code, message, object.details);

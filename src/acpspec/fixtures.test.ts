@@ -35,21 +35,29 @@ describe('ACPspec fixture corpus', () => {
     expect(ack.envelope_id).toBe(fixture.envelope['envelope_id']);
   });
 
-  it.each(valid.map((f) => [f.name, f] as const))('answers %s state as a valid snapshot with canonical bytes', async (_name, fixture) => {
-    const receiver = await receiverFor(fixture);
-    const ack = await receiver.ingest(fixture.envelope, { secure: fixture.secure });
-    const state = await receiver.state(ack.transaction_id);
-    expect(state.envelope.envelope_id).toBe(ack.state_envelope_id);
-    expect(state.envelope.parent_envelope_id).toBeUndefined();
-    expect(checkEnvelope(state.envelope).ok).toBe(true);
-    expect(state.bytes.equals(canonicalBytes(state.envelope))).toBe(true);
-    expect((await receiver.state(ack.transaction_id)).bytes.equals(state.bytes)).toBe(true);
-  });
+  it.each(valid.map((f) => [f.name, f] as const))(
+    'answers %s state as a valid snapshot with canonical bytes',
+    async (_name, fixture) => {
+      const receiver = await receiverFor(fixture);
+      const ack = await receiver.ingest(fixture.envelope, { secure: fixture.secure });
+      const state = await receiver.state(ack.transaction_id);
+      expect(state.envelope.envelope_id).toBe(ack.state_envelope_id);
+      expect(state.envelope.parent_envelope_id).toBeUndefined();
+      expect(checkEnvelope(state.envelope).ok).toBe(true);
+      expect(state.bytes.equals(canonicalBytes(state.envelope))).toBe(true);
+      expect((await receiver.state(ack.transaction_id)).bytes.equals(state.bytes)).toBe(true);
+    },
+  );
 
-  it.each(invalid.map((f) => [f.name, f] as const))('rejects %s with its named code', async (_name, fixture) => {
-    expect(fixture.expect).toMatch(/^ACP_/);
-    const receiver = await receiverFor(fixture);
-    const error = await receiver.ingest(fixture.envelope, { secure: fixture.secure }).catch((e: unknown) => e);
-    expect(isAcpError(error) ? error.code : error).toBe(fixture.expect);
-  });
+  it.each(invalid.map((f) => [f.name, f] as const))(
+    'rejects %s with its named code',
+    async (_name, fixture) => {
+      expect(fixture.expect).toMatch(/^ACP_/);
+      const receiver = await receiverFor(fixture);
+      const error = await receiver
+        .ingest(fixture.envelope, { secure: fixture.secure })
+        .catch((e: unknown) => e);
+      expect(isAcpError(error) ? error.code : error).toBe(fixture.expect);
+    },
+  );
 });

@@ -1,6 +1,12 @@
 import { mergeConsent, requireConsent, type ConsentEventDraft } from './consent.js';
 import { applyDelta } from './delta.js';
-import { stateOf, type AcpEvent, type AcpState, type DeltaEnvelope, type SnapshotEnvelope } from './envelope.js';
+import {
+  stateOf,
+  type AcpEvent,
+  type AcpState,
+  type DeltaEnvelope,
+  type SnapshotEnvelope,
+} from './envelope.js';
 import { findPersonalData, personalDataAffectedBy, subjectsOf } from './pii.js';
 import { mergeEvents } from './stream.js';
 
@@ -26,7 +32,11 @@ export interface TransitionContext {
  * stream"). Consent is enforced on every personal-data value the snapshot carries.
  * @throws AcpError `ACP_CONSENT_REQUIRED`, `ACP_POLICY_VIOLATION` (event rewritten).
  */
-export function snapshotTransition(held: AcpState | undefined, snapshot: SnapshotEnvelope, context: TransitionContext): Transition {
+export function snapshotTransition(
+  held: AcpState | undefined,
+  snapshot: SnapshotEnvelope,
+  context: TransitionContext,
+): Transition {
   const inbound = stateOf(snapshot);
   const consent = mergeConsent(held?.consent, inbound.consent, snapshot.envelope_id, context.nowMs);
   requireConsent(consent.consent, subjectsOf(findPersonalData(inbound), inbound), context);
@@ -44,7 +54,11 @@ export function snapshotTransition(held: AcpState | undefined, snapshot: Snapsho
  * resulting state, for the personal data the patch writes or hands to another party (issue 9).
  * @throws AcpError `ACP_POLICY_VIOLATION`, `ACP_PATCH_FAILED`, `ACP_CONSENT_REQUIRED`.
  */
-export function deltaTransition(held: AcpState, delta: DeltaEnvelope, context: TransitionContext): Transition {
+export function deltaTransition(
+  held: AcpState,
+  delta: DeltaEnvelope,
+  context: TransitionContext,
+): Transition {
   const result = applyDelta(held, delta);
   // The policy allows only appends at /events/-, so the held prefix is unchanged.
   const stream = mergeEvents(held.events, result.events.slice(held.events.length), result.events);

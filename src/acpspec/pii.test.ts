@@ -1,16 +1,39 @@
 import { describe, expect, it } from 'vitest';
-import { containsPersonalData, derivePiiLocations, PII_LOCATIONS, subjectsOf, findPersonalData, personalDataAffectedBy } from './pii.js';
+import {
+  containsPersonalData,
+  derivePiiLocations,
+  PII_LOCATIONS,
+  subjectsOf,
+  findPersonalData,
+  personalDataAffectedBy,
+} from './pii.js';
 import { anonymousState, BUYER, buyer, delta, leadState, snapshot } from '../../test/helpers/acp-builders.js';
 
 describe('personal data paths (design "Personal data and TLS")', () => {
   it('derives the PII locations from the schema annotations', () => {
     const paths = PII_LOCATIONS.map((l) => l.path.join('/'));
-    expect(paths).toEqual(expect.arrayContaining(['parties/*/name', 'parties/*/contact', 'parties/*/address', 'parties/*/date_of_birth', 'parties/*/driver_license', 'vehicles/*/registration', 'financing/credit_application']));
-    expect(PII_LOCATIONS.filter((l) => l.credit).map((l) => l.path.join('/'))).toEqual(['financing/credit_application', 'financing/decision']);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'parties/*/name',
+        'parties/*/contact',
+        'parties/*/address',
+        'parties/*/date_of_birth',
+        'parties/*/driver_license',
+        'vehicles/*/registration',
+        'financing/credit_application',
+      ]),
+    );
+    expect(PII_LOCATIONS.filter((l) => l.credit).map((l) => l.path.join('/'))).toEqual([
+      'financing/credit_application',
+      'financing/decision',
+    ]);
   });
 
   it('follows $ref and nested annotations in any schema', () => {
-    const schema = { $defs: { secret: { type: 'string', 'x-acp-pii': true } }, properties: { a: { additionalProperties: { properties: { s: { $ref: '#/$defs/secret' } } } } } };
+    const schema = {
+      $defs: { secret: { type: 'string', 'x-acp-pii': true } },
+      properties: { a: { additionalProperties: { properties: { s: { $ref: '#/$defs/secret' } } } } },
+    };
     expect(derivePiiLocations(schema).map((l) => l.path)).toEqual([['a', '*', 's']]);
   });
 
@@ -20,15 +43,30 @@ describe('personal data paths (design "Personal data and TLS")', () => {
   });
 
   it('finds personal data in a delta value that contains a PII field', () => {
-    expect(containsPersonalData(delta(snapshot(), [{ op: 'add', path: '/parties/p2', value: buyer() }]))).toBe(true);
+    expect(
+      containsPersonalData(delta(snapshot(), [{ op: 'add', path: '/parties/p2', value: buyer() }])),
+    ).toBe(true);
   });
 
   it('finds personal data in a delta writing inside a PII field', () => {
-    expect(containsPersonalData(delta(snapshot(), [{ op: 'replace', path: '/parties/p-buyer/contact/email', value: 'x@example.com' }]))).toBe(true);
+    expect(
+      containsPersonalData(
+        delta(snapshot(), [
+          { op: 'replace', path: '/parties/p-buyer/contact/email', value: 'x@example.com' },
+        ]),
+      ),
+    ).toBe(true);
   });
 
   it('ignores deltas that only remove or touch non-personal fields', () => {
-    expect(containsPersonalData(delta(snapshot(), [{ op: 'remove', path: '/parties/p-buyer/contact' }, { op: 'replace', path: '/quote/status', value: 'draft' }]))).toBe(false);
+    expect(
+      containsPersonalData(
+        delta(snapshot(), [
+          { op: 'remove', path: '/parties/p-buyer/contact' },
+          { op: 'replace', path: '/quote/status', value: 'draft' },
+        ]),
+      ),
+    ).toBe(false);
   });
 
   it('resolves data subjects through x-acp-subject', () => {
@@ -37,13 +75,25 @@ describe('personal data paths (design "Personal data and TLS")', () => {
       financing: { credit_application: { status: 'submitted', applicant_party_ids: ['p-a', 'p-b'] } },
     });
     const subjects = subjectsOf(findPersonalData(state), state);
-    expect(Object.fromEntries(subjects)).toEqual({ [BUYER]: { credit: false }, 'p-owner': { credit: false }, 'p-a': { credit: true }, 'p-b': { credit: true } });
+    expect(Object.fromEntries(subjects)).toEqual({
+      [BUYER]: { credit: false },
+      'p-owner': { credit: false },
+      'p-a': { credit: true },
+      'p-b': { credit: true },
+    });
   });
 
   it('counts personal data re-pointed to another party as affected by the delta (issue 9)', () => {
-    const state = leadState({ vehicles: { t: { role: 'trade_in', owner_party_id: 'p-owner', registration: { plate: 'X1' } } } });
-    const affected = personalDataAffectedBy([{ op: 'replace', path: '/vehicles/t/owner_party_id', value: 'p-owner' }], state);
+    const state = leadState({
+      vehicles: { t: { role: 'trade_in', owner_party_id: 'p-owner', registration: { plate: 'X1' } } },
+    });
+    const affected = personalDataAffectedBy(
+      [{ op: 'replace', path: '/vehicles/t/owner_party_id', value: 'p-owner' }],
+      state,
+    );
     expect(affected.map((hit) => hit.segments.join('/'))).toEqual(['vehicles/t/registration']);
-    expect(personalDataAffectedBy([{ op: 'replace', path: '/vehicles/t/role', value: 'delivered' }], state)).toEqual([]);
+    expect(
+      personalDataAffectedBy([{ op: 'replace', path: '/vehicles/t/role', value: 'delivered' }], state),
+    ).toEqual([]);
   });
 });

@@ -31,7 +31,13 @@ export function derivePiiLocations(root: Readonly<Schema>): PiiLocation[] {
     const target = defs[ref.slice('#/$defs/'.length)];
     return target === undefined ? node : { ...resolve(target), ...withoutRef(node) };
   };
-  const walk = (raw: unknown, path: string[], subject: PiiLocation['subject'], credit: boolean, depth: number): void => {
+  const walk = (
+    raw: unknown,
+    path: string[],
+    subject: PiiLocation['subject'],
+    credit: boolean,
+    depth: number,
+  ): void => {
     if (typeof raw !== 'object' || raw === null || depth > 32) return;
     const node = resolve(raw as Schema);
     const subjectField = node[ACP_SCHEMA_KEYWORDS.subject];
@@ -42,8 +48,10 @@ export function derivePiiLocations(root: Readonly<Schema>): PiiLocation[] {
       return;
     }
     const properties = node['properties'] as Record<string, unknown> | undefined;
-    for (const [key, child] of Object.entries(properties ?? {})) walk(child, [...path, key], here, isCredit, depth + 1);
-    if (typeof node['additionalProperties'] === 'object') walk(node['additionalProperties'], [...path, ANY], here, isCredit, depth + 1);
+    for (const [key, child] of Object.entries(properties ?? {}))
+      walk(child, [...path, key], here, isCredit, depth + 1);
+    if (typeof node['additionalProperties'] === 'object')
+      walk(node['additionalProperties'], [...path, ANY], here, isCredit, depth + 1);
     if (typeof node['items'] === 'object') walk(node['items'], [...path, ANY], here, isCredit, depth + 1);
   };
   walk(root, [], undefined, false, 0);
@@ -150,7 +158,9 @@ export function personalDataAffectedBy(patch: readonly PatchOperation[], state: 
 
 /** Where data subjects are referenced by a field (with wildcards), derived from the schema's locations. */
 const SUBJECT_REFERENCES: readonly (readonly string[])[] = PII_LOCATIONS.flatMap((location) =>
-  location.subject === undefined || location.subject.field === '$key' ? [] : [[...location.subject.base, ...location.subject.field.split('/')]],
+  location.subject === undefined || location.subject.field === '$key'
+    ? []
+    : [[...location.subject.base, ...location.subject.field.split('/')]],
 );
 
 /** Where a hit's data subject is referenced, when it is a field (not the hit's own map key). */

@@ -2,7 +2,16 @@ import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
 import { canonicalJson } from '../shared/jcs.js';
 import type { Kind } from './constants.js';
-import { buildSnapshot, isDelta, newEnvelopeId, type AcpAck, type AcpEvent, type AcpState, type Envelope, type Producer } from './envelope.js';
+import {
+  buildSnapshot,
+  isDelta,
+  newEnvelopeId,
+  type AcpAck,
+  type AcpEvent,
+  type AcpState,
+  type Envelope,
+  type Producer,
+} from './envelope.js';
 import { AcpError } from './errors.js';
 import type { HeldState, HeldStateCache } from './held-state.js';
 import { deltaTransition, snapshotTransition, type Transition } from './materialise.js';
@@ -43,12 +52,17 @@ export interface ParentMismatch {
  * @throws AcpError as {@link snapshotTransition} / {@link deltaTransition}; `ACP_PARENT_UNKNOWN` for a delta
  *   on a transaction that does not exist.
  */
-export function transitionOn(envelope: Envelope, held: HeldState | undefined, context: CommitContext): Transition | ParentMismatch {
+export function transitionOn(
+  envelope: Envelope,
+  held: HeldState | undefined,
+  context: CommitContext,
+): Transition | ParentMismatch {
   const transition = { receiverAgentId: context.receiverAgentId, nowMs: context.clock.now() };
   if (!isDelta(envelope)) return snapshotTransition(held?.state, envelope, transition);
   if (held === undefined) throw new AcpError('ACP_PARENT_UNKNOWN');
   const parent = envelope.parent_envelope_id;
-  if (parent !== held.head.headEnvelopeId && parent !== held.head.stateEnvelopeId) return { parentMismatch: parent };
+  if (parent !== held.head.headEnvelopeId && parent !== held.head.stateEnvelopeId)
+    return { parentMismatch: parent };
   return deltaTransition(held.state, envelope, transition);
 }
 
@@ -65,7 +79,10 @@ export async function commitTransition(
   context: CommitContext,
 ): Promise<AcpAck | undefined> {
   const idOptions = { clock: context.clock, ...(context.ids ? { ids: context.ids } : {}) };
-  const snapshot = buildSnapshot({ transaction_id: envelope.transaction_id, producer: context.header.producer, state: transition.state }, idOptions);
+  const snapshot = buildSnapshot(
+    { transaction_id: envelope.transaction_id, producer: context.header.producer, state: transition.state },
+    idOptions,
+  );
   const own: AcpEvent[] = transition.drafts.map((draft) => ({
     event_id: newEnvelopeId(idOptions),
     type: draft.type,
@@ -74,15 +91,34 @@ export async function commitTransition(
     subject: draft.subject,
     data: draft.data,
   }));
-  const state: AcpState = own.length === 0 ? transition.state : { ...transition.state, events: appendEvents(transition.state.events, own) };
-  const added = [...transition.appended, ...own].map((event) => ({ eventId: event.event_id, text: canonicalJson(event) }));
-  const bodyChanged = held === undefined || !isDelta(envelope) || !sameBodyObjects(held.state, state) || !sameHeader(held.header, context.header);
+  const state: AcpState =
+    own.length === 0
+      ? transition.state
+      : { ...transition.state, events: appendEvents(transition.state.events, own) };
+  const added = [...transition.appended, ...own].map((event) => ({
+    eventId: event.event_id,
+    text: canonicalJson(event),
+  }));
+  const bodyChanged =
+    held === undefined ||
+    !isDelta(envelope) ||
+    !sameBodyObjects(held.state, state) ||
+    !sameHeader(held.header, context.header);
   const result = await context.store.commit({
     transactionId: envelope.transaction_id,
     expectedVersion: held?.head.version ?? 0,
     owner: inbound.caller,
-    envelope: { envelopeId: envelope.envelope_id, kind: inbound.kind, parentEnvelopeId: envelope.parent_envelope_id, text: inbound.text, receivedAt: snapshot.produced_at },
-    state: { envelopeId: snapshot.envelope_id, body: bodyChanged ? encodeStateBody(stateBodyOf(context.header, state), context.memo) : undefined },
+    envelope: {
+      envelopeId: envelope.envelope_id,
+      kind: inbound.kind,
+      parentEnvelopeId: envelope.parent_envelope_id,
+      text: inbound.text,
+      receivedAt: snapshot.produced_at,
+    },
+    state: {
+      envelopeId: snapshot.envelope_id,
+      body: bodyChanged ? encodeStateBody(stateBodyOf(context.header, state), context.memo) : undefined,
+    },
     events: added,
     firstSeq: (held?.head.eventCount ?? 0) + 1,
   });
@@ -103,7 +139,11 @@ export async function commitTransition(
     eventTexts: grownTexts(held, texts),
     eventBytes: (held?.eventBytes ?? 0) + texts.reduce((sum, text) => sum + text.length, 0),
   });
-  return { envelope_id: envelope.envelope_id, transaction_id: envelope.transaction_id, state_envelope_id: snapshot.envelope_id };
+  return {
+    envelope_id: envelope.envelope_id,
+    transaction_id: envelope.transaction_id,
+    state_envelope_id: snapshot.envelope_id,
+  };
 }
 
 /**
@@ -120,9 +160,13 @@ function grownTexts(held: HeldState | undefined, texts: string[]): string[] {
 
 /** The canonical texts of a held state's events (its array may have grown for a later version). */
 export function heldEventTexts(held: HeldState): readonly string[] {
-  return held.eventTexts.length === held.head.eventCount ? held.eventTexts : held.eventTexts.slice(0, held.head.eventCount);
+  return held.eventTexts.length === held.head.eventCount
+    ? held.eventTexts
+    : held.eventTexts.slice(0, held.head.eventCount);
 }
 
 function sameHeader(a: HeldState['header'], b: HeldState['header']): boolean {
-  return a === b || (a.acp_version === b.acp_version && canonicalJson(a.producer) === canonicalJson(b.producer));
+  return (
+    a === b || (a.acp_version === b.acp_version && canonicalJson(a.producer) === canonicalJson(b.producer))
+  );
 }

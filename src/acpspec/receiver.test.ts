@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryTransactionStore } from '../storage/acp-transaction-store-memory.js';
-import { delta, envelopeIdFor, eventOp, fixedClock, grant, leadState, RECEIVER_AGENT_ID, sequentialIds, snapshot, BUYER, anonymousState } from '../../test/helpers/acp-builders.js';
+import {
+  delta,
+  envelopeIdFor,
+  eventOp,
+  fixedClock,
+  grant,
+  leadState,
+  RECEIVER_AGENT_ID,
+  sequentialIds,
+  snapshot,
+  BUYER,
+  anonymousState,
+} from '../../test/helpers/acp-builders.js';
 import { isAcpError } from './errors.js';
 import { createAcpReceiver } from './receiver.js';
 import type { TransactionStore } from './transaction-store.js';
@@ -16,7 +28,11 @@ function setup(store: TransactionStore = new MemoryTransactionStore()) {
   });
 }
 const tls = { secure: true };
-const codeOf = (p: Promise<unknown>): Promise<unknown> => p.then(() => 'accepted', (e: unknown) => (isAcpError(e) ? e.code : e));
+const codeOf = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => 'accepted',
+    (e: unknown) => (isAcpError(e) ? e.code : e),
+  );
 
 describe('ACPspec receiver', () => {
   it('materialises a state snapshot produced by the receiver', async () => {
@@ -41,7 +57,12 @@ describe('ACPspec receiver', () => {
     await receiver.ingest(snapshot(), tls);
     const d = delta(snapshot(), [eventOp('ev-2')]);
     const ack = await receiver.ingest(d, tls);
-    await receiver.ingest(delta({ envelope_id: d.envelope_id, transaction_id: 'tx-1' }, [eventOp('ev-3')], { envelope_id: envelopeIdFor(3) }), tls);
+    await receiver.ingest(
+      delta({ envelope_id: d.envelope_id, transaction_id: 'tx-1' }, [eventOp('ev-3')], {
+        envelope_id: envelopeIdFor(3),
+      }),
+      tls,
+    );
     expect(await receiver.ingest(d, tls)).toEqual(ack);
   });
 
@@ -56,21 +77,46 @@ describe('ACPspec receiver', () => {
     const receiver = setup();
     await receiver.ingest(snapshot(), tls);
     const ack = await receiver.ingest(delta(snapshot(), [eventOp('ev-2')]), tls);
-    const error = await receiver.ingest(delta(snapshot(), [eventOp('ev-3')], { envelope_id: envelopeIdFor(3) }), tls).catch((e: unknown) => e);
-    expect(isAcpError(error, 'ACP_ENVELOPE_CONFLICT') && error.data).toEqual({ head_envelope_id: ack.envelope_id, state_envelope_id: ack.state_envelope_id });
+    const error = await receiver
+      .ingest(delta(snapshot(), [eventOp('ev-3')], { envelope_id: envelopeIdFor(3) }), tls)
+      .catch((e: unknown) => e);
+    expect(isAcpError(error, 'ACP_ENVELOPE_CONFLICT') && error.data).toEqual({
+      head_envelope_id: ack.envelope_id,
+      state_envelope_id: ack.state_envelope_id,
+    });
   });
 
   it('lets only one of two concurrent deltas on the same parent win', async () => {
     const receiver = setup();
     await receiver.ingest(snapshot(), tls);
-    const results = await Promise.all([2, 3].map((n) => codeOf(receiver.ingest(delta(snapshot(), [eventOp(`ev-${n}`)], { envelope_id: envelopeIdFor(n) }), tls))));
+    const results = await Promise.all(
+      [2, 3].map((n) =>
+        codeOf(
+          receiver.ingest(delta(snapshot(), [eventOp(`ev-${n}`)], { envelope_id: envelopeIdFor(n) }), tls),
+        ),
+      ),
+    );
     expect(results.sort()).toEqual(['ACP_ENVELOPE_CONFLICT', 'accepted']);
   });
 
   it('keeps held events when a later snapshot omits them', async () => {
     const receiver = setup();
     await receiver.ingest(snapshot(), tls);
-    const later = snapshot({ envelope_id: envelopeIdFor(5), state: leadState({ events: [{ event_id: 'ev-new', type: 'note.added', occurred_at: '2025-06-01T12:10:00Z', actor: 'a', subject: '/transaction', data: {} }] }) });
+    const later = snapshot({
+      envelope_id: envelopeIdFor(5),
+      state: leadState({
+        events: [
+          {
+            event_id: 'ev-new',
+            type: 'note.added',
+            occurred_at: '2025-06-01T12:10:00Z',
+            actor: 'a',
+            subject: '/transaction',
+            data: {},
+          },
+        ],
+      }),
+    });
     await receiver.ingest(later, tls);
     const { envelope } = await receiver.state('tx-1');
     const inbound = envelope.events.filter((e) => !e.type.startsWith('consent.'));
@@ -79,25 +125,41 @@ describe('ACPspec receiver', () => {
 
   it('keeps the held consent over a raise and records a consent.conflict event', async () => {
     const receiver = setup();
-    await receiver.ingest(snapshot({ state: leadState({ consent: { [BUYER]: { data_sharing: grant(), marketing: grant({ state: 'denied' }) } } }) }), tls);
+    await receiver.ingest(
+      snapshot({
+        state: leadState({
+          consent: { [BUYER]: { data_sharing: grant(), marketing: grant({ state: 'denied' }) } },
+        }),
+      }),
+      tls,
+    );
     await receiver.ingest(snapshot({ envelope_id: envelopeIdFor(5) }), tls);
     const { envelope } = await receiver.state('tx-1');
     expect(envelope.consent[BUYER]?.marketing?.state).toBe('denied');
     const conflict = envelope.events.find((e) => e.type === 'consent.conflict');
-    expect(conflict?.data).toMatchObject({ held: 'denied', asserted: 'limited', envelope_id: envelopeIdFor(5) });
+    expect(conflict?.data).toMatchObject({
+      held: 'denied',
+      asserted: 'limited',
+      envelope_id: envelopeIdFor(5),
+    });
     expect(conflict?.actor).toBe(RECEIVER_AGENT_ID);
   });
 
   it('stores nothing when consent is missing', async () => {
     const receiver = setup();
-    expect(await codeOf(receiver.ingest(snapshot({ state: leadState({ consent: {} }) }), tls))).toBe('ACP_CONSENT_REQUIRED');
+    expect(await codeOf(receiver.ingest(snapshot({ state: leadState({ consent: {} }) }), tls))).toBe(
+      'ACP_CONSENT_REQUIRED',
+    );
     expect(await codeOf(receiver.state('tx-1'))).toBe('ACP_TRANSACTION_UNKNOWN');
   });
 
   it('attaches the envelope and transaction ids to a rejection', async () => {
     const receiver = setup();
     const error = await receiver.ingest(snapshot(), { secure: false }).catch((e: unknown) => e);
-    expect(isAcpError(error, 'ACP_TRANSPORT_INSECURE') && error.ids).toEqual({ envelope_id: envelopeIdFor(1), transaction_id: 'tx-1' });
+    expect(isAcpError(error, 'ACP_TRANSPORT_INSECURE') && error.ids).toEqual({
+      envelope_id: envelopeIdFor(1),
+      transaction_id: 'tx-1',
+    });
   });
 
   it('pages events with a next cursor', async () => {
@@ -125,7 +187,9 @@ describe('ACPspec receiver', () => {
   });
 
   it('refuses to follow an unknown transaction', async () => {
-    const iterator = setup().follow('tx-none', { signal: new AbortController().signal })[Symbol.asyncIterator]();
+    const iterator = setup()
+      .follow('tx-none', { signal: new AbortController().signal })
+      [Symbol.asyncIterator]();
     expect(await codeOf(iterator.next())).toBe('ACP_TRANSACTION_UNKNOWN');
   });
 });

@@ -7,12 +7,26 @@ import { canonicalJson } from '../shared/jcs.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { ACP_DEFAULT_ACCEPTED_VERSIONS, ACP_VERSION, type Kind } from './constants.js';
 import { assertPatchPolicy } from './delta.js';
-import { envelopeKind, isDelta, type AcpAck, type AcpEvent, type Envelope, type Producer, type SnapshotEnvelope } from './envelope.js';
+import {
+  envelopeKind,
+  isDelta,
+  type AcpAck,
+  type AcpEvent,
+  type Envelope,
+  type Producer,
+  type SnapshotEnvelope,
+} from './envelope.js';
 import { AcpError, isAcpError, isAcpId } from './errors.js';
 import { createHeldStateCache, type HeldState } from './held-state.js';
 import { containsPersonalData } from './pii.js';
 import type { TransactionHead, TransactionStore } from './transaction-store.js';
-import { commitTransition, heldEventTexts, transitionOn, type CommitContext, type Inbound } from './receiver-commit.js';
+import {
+  commitTransition,
+  heldEventTexts,
+  transitionOn,
+  type CommitContext,
+  type Inbound,
+} from './receiver-commit.js';
 import { composeSnapshot, composeStateText, stateBodyOf } from './state-body.js';
 import { parseEnvelope } from './validate.js';
 
@@ -61,7 +75,10 @@ export interface AcpReceiver {
    * The current materialised state snapshot and its canonical bytes.
    * @throws `ACP_TRANSACTION_UNKNOWN` (also for another caller's transaction).
    */
-  state(transactionId: string, options?: CallerContext): Promise<{ envelope: SnapshotEnvelope; bytes: Buffer }>;
+  state(
+    transactionId: string,
+    options?: CallerContext,
+  ): Promise<{ envelope: SnapshotEnvelope; bytes: Buffer }>;
   /** A page of the event stream after `after` (default 0). @throws `ACP_TRANSACTION_UNKNOWN`. */
   events(
     transactionId: string,
@@ -120,7 +137,8 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
       throw new AcpError('ACP_VERSION_UNSUPPORTED', undefined, { accepted: [...versions] });
     }
     const kind = envelopeKind(envelope);
-    if (!options.accepts.includes(kind)) throw new AcpError('ACP_KIND_NOT_ACCEPTED', undefined, { kind, accepts: [...options.accepts] });
+    if (!options.accepts.includes(kind))
+      throw new AcpError('ACP_KIND_NOT_ACCEPTED', undefined, { kind, accepts: [...options.accepts] });
     if (isDelta(envelope)) assertPatchPolicy(envelope.patch);
     if (!ingestContext.secure && containsPersonalData(envelope)) throw new AcpError('ACP_TRANSPORT_INSECURE');
     const inbound: Inbound = { kind, text: canonicalJson(envelope), caller };
@@ -144,7 +162,9 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
       if (isAcpError(error)) return undefined;
       throw error;
     }
-    return 'parentMismatch' in transition ? undefined : commitTransition(envelope, held, transition, inbound, context);
+    return 'parentMismatch' in transition
+      ? undefined
+      : commitTransition(envelope, held, transition, inbound, context);
   }
 
   /** The full pipeline on the store's head: replay check, owner, transition, commit (docs "decision b"). */
@@ -162,7 +182,11 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
       const transition = transitionOn(envelope, held, context);
       if ('parentMismatch' in transition) {
         if (await store.isKnownEnvelope(envelope.transaction_id, transition.parentMismatch)) {
-          throw new AcpError('ACP_ENVELOPE_CONFLICT', 'parent is not the transaction head', headDetails(held?.head));
+          throw new AcpError(
+            'ACP_ENVELOPE_CONFLICT',
+            'parent is not the transaction head',
+            headDetails(held?.head),
+          );
         }
         throw new AcpError('ACP_PARENT_UNKNOWN');
       }
@@ -173,7 +197,11 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
       // replay, never a conflict, so start over from the replay check. A delta whose parent is no longer
       // the head then gets ACP_ENVELOPE_CONFLICT; a snapshot is recomputed.
       if (attempt >= COMMIT_ATTEMPTS) {
-        throw new AcpError('ACP_ENVELOPE_CONFLICT', 'transaction head moved', headDetails(await store.head(envelope.transaction_id)));
+        throw new AcpError(
+          'ACP_ENVELOPE_CONFLICT',
+          'transaction head moved',
+          headDetails(await store.head(envelope.transaction_id)),
+        );
       }
     }
   }
@@ -183,20 +211,37 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
    * Envelope ids are unique across the store (issue 9): an id already used for another envelope — other
    * bytes, or a state snapshot this receiver minted, in any transaction — is `ACP_ENVELOPE_CONFLICT`.
    */
-  async function replayAck(envelope: Envelope, inbound: Inbound, head: TransactionHead | undefined): Promise<AcpAck | undefined> {
+  async function replayAck(
+    envelope: Envelope,
+    inbound: Inbound,
+    head: TransactionHead | undefined,
+  ): Promise<AcpAck | undefined> {
     const use = await store.findEnvelopeId(envelope.envelope_id);
     if (use === undefined) return undefined;
-    if (use.role === 'state') throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already names another envelope');
+    if (use.role === 'state')
+      throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already names another envelope');
     const stored = use.envelope;
-    assertOwner(stored.transactionId === head?.transactionId ? head : await store.head(stored.transactionId), inbound.caller);
-    if (stored.text !== inbound.text) throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already used with other content');
-    return { envelope_id: stored.envelopeId, transaction_id: stored.transactionId, state_envelope_id: stored.stateEnvelopeId };
+    assertOwner(
+      stored.transactionId === head?.transactionId ? head : await store.head(stored.transactionId),
+      inbound.caller,
+    );
+    if (stored.text !== inbound.text)
+      throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already used with other content');
+    return {
+      envelope_id: stored.envelopeId,
+      transaction_id: stored.transactionId,
+      state_envelope_id: stored.stateEnvelopeId,
+    };
   }
 
   /** The held state as of `head`: this receiver's own when it is that version, else read from the store. */
   async function heldFor(head: TransactionHead): Promise<HeldState> {
     const cached = cache.get(head.transactionId);
-    if (cached && cached.head.version === head.version && cached.head.stateEnvelopeId === head.stateEnvelopeId) {
+    if (
+      cached &&
+      cached.head.version === head.version &&
+      cached.head.stateEnvelopeId === head.stateEnvelopeId
+    ) {
       return cached.head === head ? cached : { ...cached, head };
     }
     const stored = await store.state(head.transactionId);
@@ -220,7 +265,9 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
     if (!isAcpId(transactionId)) throw new AcpError('ACP_TRANSACTION_UNKNOWN');
     const head = await store.head(transactionId);
     if (head === undefined || head.owner !== (caller ?? ANONYMOUS_IDENTITY)) {
-      throw new AcpError('ACP_TRANSACTION_UNKNOWN', undefined, undefined, { ids: { transaction_id: transactionId } });
+      throw new AcpError('ACP_TRANSACTION_UNKNOWN', undefined, undefined, {
+        ids: { transaction_id: transactionId },
+      });
     }
     return head;
   }
@@ -229,7 +276,11 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
     ingest,
     async state(transactionId, read) {
       const held = await heldFor(await requireHead(transactionId, read?.caller));
-      const meta = { envelopeId: held.head.stateEnvelopeId, transactionId, producedAt: held.head.stateProducedAt };
+      const meta = {
+        envelopeId: held.head.stateEnvelopeId,
+        transactionId,
+        producedAt: held.head.stateProducedAt,
+      };
       const body = stateBodyOf(held.header, held.state);
       const text = composeStateText(meta, body, heldEventTexts(held), context.memo);
       return { envelope: composeSnapshot(meta, body, held.state.events), bytes: Buffer.from(text, 'utf8') };
@@ -239,9 +290,13 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
       const limit = Math.min(Math.max(page?.limit ?? 100, 1), MAX_PAGE);
       const rows = await store.events(transactionId, { after: page?.after ?? 0, limit });
       const last = rows[rows.length - 1];
-      return { events: rows.map((r) => r.event), ...(rows.length === limit && last ? { next: last.seq } : {}) };
+      return {
+        events: rows.map((r) => r.event),
+        ...(rows.length === limit && last ? { next: last.seq } : {}),
+      };
     },
-    follow: (transactionId, follow) => followEvents(store, (id) => requireHead(id, follow.caller), transactionId, follow),
+    follow: (transactionId, follow) =>
+      followEvents(store, (id) => requireHead(id, follow.caller), transactionId, follow),
   };
 }
 
@@ -256,7 +311,9 @@ function assertOwner(head: TransactionHead | undefined, caller: string): void {
 }
 
 function headDetails(head: TransactionHead | undefined): Record<string, string> | undefined {
-  return head ? { head_envelope_id: head.headEnvelopeId, state_envelope_id: head.stateEnvelopeId } : undefined;
+  return head
+    ? { head_envelope_id: head.headEnvelopeId, state_envelope_id: head.stateEnvelopeId }
+    : undefined;
 }
 
 async function* followEvents(

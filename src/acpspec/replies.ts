@@ -13,8 +13,10 @@ export { parseAck } from './validate.js';
  */
 export function parseStateAnswer(value: unknown, transactionId: string): SnapshotEnvelope {
   const answer = parseEnvelope(value);
-  if (!isSnapshot(answer)) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'state request answered with a delta');
-  if (answer.transaction_id !== transactionId) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'state answer names another transaction');
+  if (!isSnapshot(answer))
+    throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'state request answered with a delta');
+  if (answer.transaction_id !== transactionId)
+    throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'state answer names another transaction');
   return answer;
 }
 
@@ -23,7 +25,8 @@ export function parseStateAnswer(value: unknown, transactionId: string): Snapsho
  * @throws AcpError `ACP_MESSAGE_NONCONFORMANT` when it is not a schema-valid event.
  */
 export function parseEvent(value: unknown): AcpEvent {
-  if (!isAcpEvent(value)) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered with a malformed event');
+  if (!isAcpEvent(value))
+    throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered with a malformed event');
   return value;
 }
 
@@ -33,7 +36,10 @@ export function parseEvent(value: unknown): AcpEvent {
  */
 export function parseEventPage(value: Record<string, unknown>): { events: AcpEvent[]; next?: number } {
   const { events, next } = value;
-  if (!Array.isArray(events) || (next !== undefined && !(typeof next === 'number' && Number.isSafeInteger(next) && next >= 0))) {
+  if (
+    !Array.isArray(events) ||
+    (next !== undefined && !(typeof next === 'number' && Number.isSafeInteger(next) && next >= 0))
+  ) {
     throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered with a malformed events page');
   }
   return { events: events.map(parseEvent), ...(next === undefined ? {} : { next }) };

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryTransactionStore } from '../storage/acp-transaction-store-memory.js';
-import { anonymousState, delta, eventOp, fixedClock, producer, RECEIVER_AGENT_ID, sequentialIds, snapshot } from '../../test/helpers/acp-builders.js';
+import {
+  anonymousState,
+  delta,
+  eventOp,
+  fixedClock,
+  producer,
+  RECEIVER_AGENT_ID,
+  sequentialIds,
+  snapshot,
+} from '../../test/helpers/acp-builders.js';
 import type { Kind } from './constants.js';
 import type { Envelope } from './envelope.js';
 import { isAcpError } from './errors.js';
@@ -39,7 +48,11 @@ function setup(options: { peerAccepts?: Kind[]; selfEmits?: Kind[]; secure?: boo
   });
   return { receiver, transport, sender };
 }
-const codeOf = (p: Promise<unknown>): Promise<unknown> => p.then(() => 'sent', (e: unknown) => (isAcpError(e) ? e.code : e));
+const codeOf = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => 'sent',
+    (e: unknown) => (isAcpError(e) ? e.code : e),
+  );
 
 describe('ACPspec sender core', () => {
   it('refuses a kind the peer does not accept, before sending', async () => {
@@ -66,11 +79,18 @@ describe('ACPspec sender core', () => {
     // The first snapshot goes to "another host": the peer never sees it.
     transport.send = (envelope) => {
       transport.send = deliver;
-      return Promise.resolve({ envelope_id: envelope.envelope_id, transaction_id: envelope.transaction_id, state_envelope_id: envelope.envelope_id });
+      return Promise.resolve({
+        envelope_id: envelope.envelope_id,
+        transaction_id: envelope.transaction_id,
+        state_envelope_id: envelope.envelope_id,
+      });
     };
     await sender.send(snapshot());
     const ack = await sender.send(delta(snapshot(), [eventOp('ev-2')]));
-    expect(transport.sent.map((e) => (e.parent_envelope_id === undefined ? 'snapshot' : 'delta'))).toEqual(['delta', 'snapshot']);
+    expect(transport.sent.map((e) => (e.parent_envelope_id === undefined ? 'snapshot' : 'delta'))).toEqual([
+      'delta',
+      'snapshot',
+    ]);
     expect(ack.envelope_id).toBe(transport.sent[1]?.envelope_id);
     expect((await receiver.state('tx-1')).envelope.events.map((e) => e.event_id)).toContain('ev-2');
     expect(sender.held('tx-1')?.envelopeId).toBe(ack.envelope_id);
@@ -86,7 +106,10 @@ describe('ACPspec sender core', () => {
       snapshotFor: () => Promise.resolve(state),
     });
     await core.send(delta(snapshot(), [eventOp('ev-2')]));
-    expect(transport.sent.map((e) => (e.parent_envelope_id === undefined ? 'snapshot' : 'delta'))).toEqual(['delta', 'snapshot']);
+    expect(transport.sent.map((e) => (e.parent_envelope_id === undefined ? 'snapshot' : 'delta'))).toEqual([
+      'delta',
+      'snapshot',
+    ]);
   });
 
   it('rethrows ACP_PARENT_UNKNOWN when it cannot build a snapshot', async () => {

@@ -90,11 +90,15 @@ export function createAcpSenderCore(options: AcpSenderCoreOptions): AcpSenderCor
   function check(envelope: Envelope): Envelope {
     const valid = parseEnvelope(envelope);
     if (valid.acp_version !== peer.acp_version) {
-      throw new AcpError('ACP_VERSION_UNSUPPORTED', 'peer does not accept this envelope version', { accepted: [peer.acp_version] });
+      throw new AcpError('ACP_VERSION_UNSUPPORTED', 'peer does not accept this envelope version', {
+        accepted: [peer.acp_version],
+      });
     }
     const kind = envelopeKind(valid);
-    if (!self.emits.includes(kind)) throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'this agent does not emit this kind', { kind });
-    if (!peer.accepts.includes(kind)) throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'peer does not accept this kind', { kind });
+    if (!self.emits.includes(kind))
+      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'this agent does not emit this kind', { kind });
+    if (!peer.accepts.includes(kind))
+      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'peer does not accept this kind', { kind });
     if (!transport.secure && containsPersonalData(valid)) throw new AcpError('ACP_TRANSPORT_INSECURE');
     return valid;
   }
@@ -102,7 +106,9 @@ export function createAcpSenderCore(options: AcpSenderCoreOptions): AcpSenderCor
   function resultOf(envelope: Envelope): AcpState | undefined {
     if (!isDelta(envelope)) return stateOf(envelope);
     const prior = held.get(envelope.transaction_id);
-    return prior && prior.envelopeId === envelope.parent_envelope_id ? applyDelta(prior.state, envelope) : undefined;
+    return prior && prior.envelopeId === envelope.parent_envelope_id
+      ? applyDelta(prior.state, envelope)
+      : undefined;
   }
 
   async function deliver(envelope: Envelope, state: AcpState | undefined): Promise<AcpAck> {
@@ -124,17 +130,27 @@ export function createAcpSenderCore(options: AcpSenderCoreOptions): AcpSenderCor
       if (!isDelta(valid) || !isAcpError(error, 'ACP_PARENT_UNKNOWN') || !canSnapshot()) throw error;
       const full = state ?? (await options.snapshotFor?.(valid));
       if (full === undefined) throw error;
-      const snapshot = buildSnapshot({ transaction_id: valid.transaction_id, producer: valid.producer, state: full }, idOptions);
+      const snapshot = buildSnapshot(
+        { transaction_id: valid.transaction_id, producer: valid.producer, state: full },
+        idOptions,
+      );
       return deliver(check(snapshot), full);
     }
   }
 
-  async function sendDelta(transactionId: string, patch: PatchOperation[], producer: Producer): Promise<AcpAck> {
+  async function sendDelta(
+    transactionId: string,
+    patch: PatchOperation[],
+    producer: Producer,
+  ): Promise<AcpAck> {
     const prior = held.get(transactionId);
-    if (prior === undefined) throw new LocalError('INVALID_STATE', 'no state held for this transaction; send a snapshot first');
+    if (prior === undefined)
+      throw new LocalError('INVALID_STATE', 'no state held for this transaction; send a snapshot first');
     const base = { transaction_id: transactionId, producer };
-    if (canDelta()) return send(buildDelta({ ...base, parent_envelope_id: prior.envelopeId, patch }, idOptions));
-    if (!canSnapshot()) throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'no kind both sides allow', { kind: 'snapshot' });
+    if (canDelta())
+      return send(buildDelta({ ...base, parent_envelope_id: prior.envelopeId, patch }, idOptions));
+    if (!canSnapshot())
+      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'no kind both sides allow', { kind: 'snapshot' });
     const probe = buildDelta({ ...base, parent_envelope_id: prior.envelopeId, patch }, idOptions);
     return send(buildSnapshot({ ...base, state: applyDelta(prior.state, probe) }, idOptions));
   }

@@ -78,7 +78,15 @@ export function decodeStoredEvent(text: string): AcpEvent {
 /** The state snapshot envelope made of its parts. */
 export function composeSnapshot(meta: StateMeta, body: StateBody, events: AcpEvent[]): SnapshotEnvelope {
   const { acp_version, producer, ...objects } = body;
-  return { acp_version, envelope_id: meta.envelopeId, transaction_id: meta.transactionId, produced_at: meta.producedAt, producer, ...objects, events };
+  return {
+    acp_version,
+    envelope_id: meta.envelopeId,
+    transaction_id: meta.transactionId,
+    produced_at: meta.producedAt,
+    producer,
+    ...objects,
+    events,
+  };
 }
 
 /**
@@ -86,9 +94,18 @@ export function composeSnapshot(meta: StateMeta, body: StateBody, events: AcpEve
  * stream again: `eventTexts` MUST be the canonical texts of the events (the store writes them so). Equal to
  * `canonicalJson(composeSnapshot(meta, body, events))`, member by member in RFC 8785 order.
  */
-export function composeStateText(meta: StateMeta, body: StateBody, eventTexts: readonly string[], memo: WeakMap<object, string>): string {
+export function composeStateText(
+  meta: StateMeta,
+  body: StateBody,
+  eventTexts: readonly string[],
+  memo: WeakMap<object, string>,
+): string {
   const members: Record<string, string> = { events: `[${eventTexts.join(',')}]` };
-  const header = { envelope_id: meta.envelopeId, transaction_id: meta.transactionId, produced_at: meta.producedAt };
+  const header = {
+    envelope_id: meta.envelopeId,
+    transaction_id: meta.transactionId,
+    produced_at: meta.producedAt,
+  };
   for (const [key, value] of Object.entries(header)) members[key] = canonicalJson(value);
   for (const [key, value] of Object.entries(body)) members[key] = canonicalJsonShared(value, memo);
   // RFC 8785 §3.2.3: members sorted by key in UTF-16 code units; every key here is ASCII.

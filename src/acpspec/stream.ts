@@ -42,7 +42,11 @@ function heldEvent(events: readonly AcpEvent[], index: EventIndex, id: string): 
  * are immutable: this never changes `held`. `grown`, when given, is already `held` followed by `appended`
  * (a patch's result) and is used instead of a new copy.
  */
-export function appendEvents(held: AcpEvent[], appended: readonly AcpEvent[], grown?: AcpEvent[]): AcpEvent[] {
+export function appendEvents(
+  held: AcpEvent[],
+  appended: readonly AcpEvent[],
+  grown?: AcpEvent[],
+): AcpEvent[] {
   if (appended.length === 0) return held;
   const events = grown ?? [...held, ...appended];
   const index = indexOf(held);
@@ -76,9 +80,13 @@ export function mergeEvents(held: AcpEvent[], inbound: readonly AcpEvent[], grow
       conflicts.push({ event_id: event.event_id, pointer: `/events/${i}` });
     }
   });
-  if (conflicts.length > 0) throw new AcpError('ACP_POLICY_VIOLATION', 'event stream cannot be rewritten', { conflicts });
+  if (conflicts.length > 0)
+    throw new AcpError('ACP_POLICY_VIOLATION', 'event stream cannot be rewritten', { conflicts });
   // `grown` (held + inbound) is the merged stream itself when every inbound event was new.
-  const reuse = grown !== undefined && appended.length === inbound.length && grown.length === held.length + inbound.length;
+  const reuse =
+    grown !== undefined &&
+    appended.length === inbound.length &&
+    grown.length === held.length + inbound.length;
   return { events: appendEvents(held, appended, reuse ? grown : undefined), appended };
 }
 

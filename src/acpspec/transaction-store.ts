@@ -50,8 +50,7 @@ export interface StoredEnvelope {
  * never names two envelopes.
  */
 export type EnvelopeIdUse =
-  | { role: 'ingested'; envelope: StoredEnvelope }
-  | { role: 'state'; transactionId: string };
+  { role: 'ingested'; envelope: StoredEnvelope } | { role: 'state'; transactionId: string };
 
 /** Everything one ingest writes, all or nothing. */
 export interface IngestCommit {

@@ -29,15 +29,23 @@ const ref = (pointer: string): { $ref: string } => ({ $ref: `${SCHEMA_ID}#${poin
 
 /** The envelope schema and the parts of it checked on their own; compiled once at module load (STYLE.md "Boundaries"). */
 const validateEnvelopeSchema = ajv.compile<Envelope>(ref(''));
-const validateObject = Object.fromEntries(ACP_OBJECT_KEYS.map((key) => [key, ajv.compile(ref(`/properties/${key}`))])) as Record<AcpObjectKey, ValidateFunction>;
+const validateObject = Object.fromEntries(
+  ACP_OBJECT_KEYS.map((key) => [key, ajv.compile(ref(`/properties/${key}`))]),
+) as Record<AcpObjectKey, ValidateFunction>;
 const validateEvent = ajv.compile<AcpEvent>(ref('/$defs/event'));
-const storedObject = Object.fromEntries(ACP_OBJECT_KEYS.map((key) => [key, storedAjv.compile(ref(`/properties/${key}`))])) as Record<AcpObjectKey, ValidateFunction>;
+const storedObject = Object.fromEntries(
+  ACP_OBJECT_KEYS.map((key) => [key, storedAjv.compile(ref(`/properties/${key}`))]),
+) as Record<AcpObjectKey, ValidateFunction>;
 const storedEvents = storedAjv.compile<AcpEvent[]>(ref('/properties/events'));
 const storedProducer = storedAjv.compile<Producer>(ref('/$defs/producer'));
 const validateAck = ajv.compile<AcpAck>({
   type: 'object',
   required: ['envelope_id', 'transaction_id', 'state_envelope_id'],
-  properties: { envelope_id: ref('/$defs/envelopeId'), transaction_id: ref('/$defs/id'), state_envelope_id: ref('/$defs/envelopeId') },
+  properties: {
+    envelope_id: ref('/$defs/envelopeId'),
+    transaction_id: ref('/$defs/id'),
+    state_envelope_id: ref('/$defs/envelopeId'),
+  },
 });
 
 /** Result of {@link checkEnvelope}. */
@@ -75,12 +83,17 @@ export function checkSnapshot(value: SnapshotEnvelope): AcpIssue[] {
  * to one event), so this reports exactly what checking the whole state as a snapshot would, with
  * pointers into the state.
  */
-export function checkStateParts(state: AcpState, changed: Iterable<AcpObjectKey>, eventsFrom = state.events.length): AcpIssue[] {
+export function checkStateParts(
+  state: AcpState,
+  changed: Iterable<AcpObjectKey>,
+  eventsFrom = state.events.length,
+): AcpIssue[] {
   const issues: AcpIssue[] = [];
   for (const key of changed) {
     const value: unknown = state[key];
     if (value === undefined) issues.push({ pointer: `/${key}`, keyword: 'required', message: 'is required' });
-    else if (!validateObject[key](value)) issues.push(...toIssues(validateObject[key].errors ?? [], `/${key}`));
+    else if (!validateObject[key](value))
+      issues.push(...toIssues(validateObject[key].errors ?? [], `/${key}`));
   }
   const events: unknown = state.events;
   if (Array.isArray(events)) {
@@ -116,8 +129,13 @@ export function isAcpEvent(value: unknown): value is AcpEvent {
  * @throws AcpError `ACP_MESSAGE_NONCONFORMANT` when it is not an ack.
  */
 export function parseAck(value: unknown): AcpAck {
-  if (!validateAck(value)) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered with a malformed acp_ack');
-  return { envelope_id: value.envelope_id, transaction_id: value.transaction_id, state_envelope_id: value.state_envelope_id };
+  if (!validateAck(value))
+    throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered with a malformed acp_ack');
+  return {
+    envelope_id: value.envelope_id,
+    transaction_id: value.transaction_id,
+    state_envelope_id: value.state_envelope_id,
+  };
 }
 
 /** Issues with pointers into the whole state (the shared rules: allowed values listed, no instance values). */

@@ -17,7 +17,10 @@ export function progressIsTty(io: CliIo): boolean {
 }
 
 /** The text of one progress update: `task… 42% counted 4 of 10` or `task… 3 chunk(s), 120 chars`. */
-export function describeProgress(event: BuyerEvent, state: { chunks: number; chars: number }): string | undefined {
+export function describeProgress(
+  event: BuyerEvent,
+  state: { chunks: number; chars: number },
+): string | undefined {
   switch (event.kind) {
     case 'heartbeat': {
       const { progress, detail } = event.params;
@@ -39,7 +42,11 @@ export function describeProgress(event: BuyerEvent, state: { chunks: number; cha
  * Writes progress to stderr: a `\r`-updated line on a terminal, one plain line per update otherwise.
  * @param tty draw on a terminal (see {@link progressIsTty}); `write` is then used without newlines.
  */
-export function createProgressLine(io: CliIo, tty: boolean, write: (text: string) => void = (t) => process.stderr.write(t)): ProgressLine {
+export function createProgressLine(
+  io: CliIo,
+  tty: boolean,
+  write: (text: string) => void = (t) => process.stderr.write(t),
+): ProgressLine {
   const state = { chunks: 0, chars: 0 };
   let drawn = false;
   return {

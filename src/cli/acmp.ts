@@ -7,7 +7,13 @@ import type { AcmpResult, Payload } from '../acmp/messages.js';
 import { readCapabilitySkill } from '../acmp/capability-summary.js';
 import { verifyProof } from '../acmp/proof.js';
 import { isJsonObject } from '../shared/json.js';
-import { agreementInvokeFromFlags, negotiate, NEGOTIATE_USAGE, quote, readAgreementFile } from './acmp-negotiate.js';
+import {
+  agreementInvokeFromFlags,
+  negotiate,
+  NEGOTIATE_USAGE,
+  quote,
+  readAgreementFile,
+} from './acmp-negotiate.js';
 import { createProgressLine, progressIsTty, type ProgressLine } from './acmp-progress.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
@@ -39,7 +45,12 @@ invoke        buys one capability over A2A (docs/acmp-a2a-binding.md) or MCP (do
 --token <t>   bearer token; without it, A2AC_TOKEN from the environment (keeps the token out of shell
               history and the process list).`;
 
-const CONNECT_OPTIONS = { token: { type: 'string' }, 'data-dir': { type: 'string' }, ca: { type: 'string' }, binding: { type: 'string' } } as const;
+const CONNECT_OPTIONS = {
+  token: { type: 'string' },
+  'data-dir': { type: 'string' },
+  ca: { type: 'string' },
+  binding: { type: 'string' },
+} as const;
 
 /** The bindings `--binding` allows, in the order tried without it. */
 function bindingsFromFlag(value: string | undefined): AcmpBindingName[] {
@@ -66,28 +77,51 @@ function agentUrl(positionals: string[]): string {
 }
 
 async function capabilities(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { ...CONNECT_OPTIONS, json: { type: 'boolean' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { ...CONNECT_OPTIONS, json: { type: 'boolean' } },
+    allowPositionals: true,
+  });
   const url = agentUrl(positionals);
   const prefer = bindingsFromFlag(values.binding);
-  const buyer = await createAcmpBuyer({ agentUrl: url, prefer, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
+  const buyer = await createAcmpBuyer({
+    agentUrl: url,
+    prefer,
+    token: tokenFromFlags(values, io.env),
+    caCert: caFromFlags(values, io.env),
+  });
   await buyer.close();
   const { capabilityObject: capability, card } = buyer;
-  const skills = (card?.skills ?? []).filter((s) => s.tags.includes('acmp')).map((s) => ({ id: s.id, name: s.name, ...readCapabilitySkill(s) }));
+  const skills = (card?.skills ?? [])
+    .filter((s) => s.tags.includes('acmp'))
+    .map((s) => ({ id: s.id, name: s.name, ...readCapabilitySkill(s) }));
   if (values.json) {
     io.out(JSON.stringify({ binding: buyer.binding, capability, skills }, null, 2));
     return 0;
   }
-  io.out(`ACMP ${capability.version} ${capability.role} over ${buyer.binding}${card ? ` at ${card.name}` : ''}`);
+  io.out(
+    `ACMP ${capability.version} ${capability.role} over ${buyer.binding}${card ? ` at ${card.name}` : ''}`,
+  );
   io.out(JSON.stringify(capability, null, 2));
   if (!card) return 0;
-  const trust = values.ca ? ` --ca ${values.ca}` : values['data-dir'] ? ` --data-dir ${values['data-dir']}` : '';
+  const trust = values.ca
+    ? ` --ca ${values.ca}`
+    : values['data-dir']
+      ? ` --data-dir ${values['data-dir']}`
+      : '';
   io.out(`\ncapabilities (${skills.length}):`);
   for (const s of skills) {
     io.out(`\n  ${s.id} — ${s.summary}`);
     io.out(`    price: ${s.price ?? 'not stated'}`);
-    if (s.inputSchema) io.out(`    input data: ${typeof s.inputSchema['description'] === 'string' ? s.inputSchema['description'] : JSON.stringify(s.inputSchema)}`);
+    if (s.inputSchema)
+      io.out(
+        `    input data: ${typeof s.inputSchema['description'] === 'string' ? s.inputSchema['description'] : JSON.stringify(s.inputSchema)}`,
+      );
     const example = s.examples[0];
-    if (example) io.out(`    try: a2a-commerce acmp invoke ${url}${trust} --capability ${s.id} ${exampleFlags(example)} --max-price 1`);
+    if (example)
+      io.out(
+        `    try: a2a-commerce acmp invoke ${url}${trust} --capability ${s.id} ${exampleFlags(example)} --max-price 1`,
+      );
   }
   return 0;
 }
@@ -115,7 +149,9 @@ const INVOKE_OPTIONS = {
 } as const;
 
 /** The invoke params the flags describe. @throws UsageError for missing or malformed flags. */
-export function invokeInputFromFlags(values: { [K in keyof typeof INVOKE_OPTIONS]?: string | boolean }): InvokeInput {
+export function invokeInputFromFlags(values: {
+  [K in keyof typeof INVOKE_OPTIONS]?: string | boolean;
+}): InvokeInput {
   const str = (name: keyof typeof INVOKE_OPTIONS): string | undefined => {
     const value = values[name];
     return typeof value === 'string' ? value : undefined;
@@ -123,9 +159,11 @@ export function invokeInputFromFlags(values: { [K in keyof typeof INVOKE_OPTIONS
   const capability = str('capability');
   const raw = str('input');
   const maxPrice = str('max-price');
-  if (!capability || raw === undefined || maxPrice === undefined) throw new UsageError('invoke needs --capability, --input and --max-price');
+  if (!capability || raw === undefined || maxPrice === undefined)
+    throw new UsageError('invoke needs --capability, --input and --max-price');
   const max = Number(maxPrice);
-  if (!Number.isFinite(max) || max < 0) throw new UsageError('--max-price must be a non-negative number of CU');
+  if (!Number.isFinite(max) || max < 0)
+    throw new UsageError('--max-price must be a non-negative number of CU');
   const inputType = str('input-type') ?? 'text';
   if (inputType !== 'text' && inputType !== 'json') throw new UsageError('--input-type must be text or json');
   let data: Payload['data'] = raw;
@@ -138,7 +176,8 @@ export function invokeInputFromFlags(values: { [K in keyof typeof INVOKE_OPTIONS
   }
   const timeout = str('timeout-ms');
   const timeoutMs = timeout === undefined ? undefined : Number(timeout);
-  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) throw new UsageError('--timeout-ms must be a positive integer');
+  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0))
+    throw new UsageError('--timeout-ms must be a positive integer');
   const proof = str('proof');
   const taskId = str('task-id');
   const escrowId = str('escrow-id');
@@ -182,7 +221,11 @@ async function invoke(argv: string[], io: CliIo): Promise<number> {
   const proofMethod = buyer.proofMethod;
   if (proofMethod !== undefined) {
     // The buyer already refused a bad proof; say what was checked.
-    const check = verifyProof(result.proof, { method: proofMethod, output: result.output, input: buyer.input as Payload });
+    const check = verifyProof(result.proof, {
+      method: proofMethod,
+      output: result.output,
+      input: buyer.input as Payload,
+    });
     if (!check.ok) {
       io.err(`proof ${proofMethod} NOT verified: ${check.reason}`);
       return 1;
@@ -208,20 +251,41 @@ interface Purchase {
  * Under `--agreement`: over A2A, where the agreement was negotiated (Layer 6 is served there) and where a
  * session agreement is named by `referenceTaskIds`. Otherwise on the binding `--binding` picks.
  */
-async function purchase(values: ReturnType<typeof parseInvokeArgs>['values'], url: string, io: CliIo): Promise<Purchase> {
-  const connect = { agentUrl: url, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) };
+async function purchase(
+  values: ReturnType<typeof parseInvokeArgs>['values'],
+  url: string,
+  io: CliIo,
+): Promise<Purchase> {
+  const connect = {
+    agentUrl: url,
+    token: tokenFromFlags(values, io.env),
+    caCert: caFromFlags(values, io.env),
+  };
   if (values.agreement !== undefined) {
     const agreement = readAgreementFile(values.agreement);
     const params = agreementInvokeFromFlags(values, agreement);
     const buyer = await createA2AAcmpBuyer(connect);
-    return { events: (signal) => buyer.stream(params, { signal }), close: () => Promise.resolve(), input: params.input, proofMethod: values.proof ?? agreement.offer.proof_method };
+    return {
+      events: (signal) => buyer.stream(params, { signal }),
+      close: () => Promise.resolve(),
+      input: params.input,
+      proofMethod: values.proof ?? agreement.offer.proof_method,
+    };
   }
   const params = invokeInputFromFlags(values);
   const buyer = await createAcmpBuyer({ ...connect, prefer: bindingsFromFlag(values.binding) });
-  return { events: (signal) => buyer.stream(params, { signal }), close: () => buyer.close(), input: params.input, proofMethod: values.proof };
+  return {
+    events: (signal) => buyer.stream(params, { signal }),
+    close: () => buyer.close(),
+    input: params.input,
+    proofMethod: values.proof,
+  };
 }
 
-async function run(events: AsyncIterable<BuyerEvent>, progress: ProgressLine): Promise<AcmpResult & { output: Payload }> {
+async function run(
+  events: AsyncIterable<BuyerEvent>,
+  progress: ProgressLine,
+): Promise<AcmpResult & { output: Payload }> {
   for await (const event of events) {
     if (event.kind === 'result') return { ...event.result, output: event.output };
     progress.update(event);
@@ -244,5 +308,6 @@ function printAcmpError(error: AcmpError, io: CliIo): void {
   if (error.code === ACMP_CODE.budgetExceeded && typeof data?.['min_price_cu'] === 'number') {
     io.err(`  the price is ${data['min_price_cu']} CU: raise --max-price to at least that`);
   }
-  if (issues.length === 0 && detail === '' && error.data !== undefined) io.err(`  data: ${JSON.stringify(error.data)}`);
+  if (issues.length === 0 && detail === '' && error.data !== undefined)
+    io.err(`  data: ${JSON.stringify(error.data)}`);
 }

@@ -19,14 +19,18 @@ const CLI_PRODUCER = 'agent:a2a-commerce-cli';
 
 /** The values the envelope schema allows at `$defs.transaction.properties.<field>.enum`. */
 function allowed(field: 'stage' | 'type'): string[] {
-  const defs = ACP_ENVELOPE_SCHEMA['$defs'] as Record<string, { properties: Record<string, { enum?: string[] }> }>;
+  const defs = ACP_ENVELOPE_SCHEMA['$defs'] as Record<
+    string,
+    { properties: Record<string, { enum?: string[] }> }
+  >;
   return defs['transaction']?.properties[field]?.enum ?? [];
 }
 
 function pick(field: 'stage' | 'type', value: string | undefined, fallback: string): string {
   const values = allowed(field);
   if (value === undefined) return fallback;
-  if (!values.includes(value)) throw new UsageError(`--${field} "${value}" is not one of: ${values.join(', ')}`);
+  if (!values.includes(value))
+    throw new UsageError(`--${field} "${value}" is not one of: ${values.join(', ')}`);
   return value;
 }
 
@@ -35,7 +39,14 @@ function producerOf(flags: AcpNewFlags): Producer {
 }
 
 function newEvent(actor: string, type: string, data: Record<string, string>): Record<string, unknown> {
-  return { event_id: `ev-${crypto.randomUUID()}`, type, occurred_at: new Date().toISOString(), actor, subject: '/transaction', data };
+  return {
+    event_id: `ev-${crypto.randomUUID()}`,
+    type,
+    occurred_at: new Date().toISOString(),
+    actor,
+    subject: '/transaction',
+    data,
+  };
 }
 
 /** A fresh snapshot: new ids, now, the smallest state the schema accepts (no personal data). */
@@ -66,11 +77,14 @@ function newDelta(parentFile: string, flags: AcpNewFlags): unknown {
   const envelopeId = isJsonObject(parent) ? parent['envelope_id'] : undefined;
   const transactionId = isJsonObject(parent) ? parent['transaction_id'] : undefined;
   if (typeof envelopeId !== 'string' || typeof transactionId !== 'string') {
-    throw new UsageError(`${parentFile} has no envelope_id and transaction_id: give the envelope this delta follows`);
+    throw new UsageError(
+      `${parentFile} has no envelope_id and transaction_id: give the envelope this delta follows`,
+    );
   }
   const producer = producerOf(flags);
   const patch: PatchOperation[] = [];
-  if (flags.stage !== undefined) patch.push({ op: 'replace', path: '/transaction/stage', value: pick('stage', flags.stage, '') });
+  if (flags.stage !== undefined)
+    patch.push({ op: 'replace', path: '/transaction/stage', value: pick('stage', flags.stage, '') });
   const type = flags.stage !== undefined ? 'transaction.stage_changed' : 'note.added';
   const event = newEvent(producer.agent_id, type, flags.note !== undefined ? { text: flags.note } : {});
   patch.push({ op: 'add', path: '/events/-', value: event });

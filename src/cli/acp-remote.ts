@@ -93,7 +93,9 @@ export function readJsonFile(file: string): unknown {
     text = readFileSync(file, 'utf8');
   } catch (cause) {
     const code = (cause as { code?: unknown }).code;
-    throw new LocalError('NOT_FOUND', `cannot read ${file} (${String(code ?? cause)}): check the path`, { cause });
+    throw new LocalError('NOT_FOUND', `cannot read ${file} (${String(code ?? cause)}): check the path`, {
+      cause,
+    });
   }
   try {
     return JSON.parse(text);
@@ -134,7 +136,8 @@ export function acpState(positionals: string[], flags: AcpRemoteFlags, io: CliIo
  */
 function isConnectionLoss(error: unknown): boolean {
   if (isAcpError(error) || isLocalError(error)) return false;
-  if (error instanceof AcpHttpStatusError) return error.status === 502 || error.status === 503 || error.status === 504;
+  if (error instanceof AcpHttpStatusError)
+    return error.status === 502 || error.status === 503 || error.status === 504;
   return error instanceof TypeError || typeof (error as { code?: unknown }).code === 'string';
 }
 
@@ -213,7 +216,10 @@ export function acpEvents(positionals: string[], flags: AcpRemoteFlags, io: CliI
           // A receiver never reached (wrong URL, nothing listening) fails at once rather than being retried.
           if (!isConnectionLoss(error) || (!reached && isConnectFailure(error))) throw error;
           reached = true;
-          if (!lost) io.err(`connection to ${c.url} lost (${causeOf(error)}); reconnecting, then resuming after event ${cursor}`);
+          if (!lost)
+            io.err(
+              `connection to ${c.url} lost (${causeOf(error)}); reconnecting, then resuming after event ${cursor}`,
+            );
           lost = true;
         }
         await sleep(retryMs, { signal: stop.signal }).catch(() => undefined);

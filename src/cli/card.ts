@@ -16,13 +16,20 @@ and prints its interfaces, security and extensions. --data-dir trusts that direc
 localhost certificate; --ca trusts a CA file; --json prints the parsed card.`;
 
 /** Trusted CA for a client verb: --ca file, or the data directory's self-signed certificate. */
-export function caFromFlags(values: { ca?: string; 'data-dir'?: string }, env: Record<string, string | undefined>): string | undefined {
+export function caFromFlags(
+  values: { ca?: string; 'data-dir'?: string },
+  env: Record<string, string | undefined>,
+): string | undefined {
   if (values.ca) {
     try {
       return readFileSync(values.ca, 'utf8');
     } catch (cause) {
       const code = (cause as { code?: unknown }).code;
-      throw new LocalError('CONFIG_INVALID', `cannot read --ca ${values.ca} (${String(code ?? cause)}): give the path of a PEM certificate`, { cause });
+      throw new LocalError(
+        'CONFIG_INVALID',
+        `cannot read --ca ${values.ca} (${String(code ?? cause)}): give the path of a PEM certificate`,
+        { cause },
+      );
     }
   }
   const dataDir = values['data-dir'] ?? env.A2AC_DATA_DIR;
@@ -38,7 +45,10 @@ export function caFromFlags(values: { ca?: string; 'data-dir'?: string }, env: R
 export const TOKEN_ENV = 'A2AC_TOKEN';
 
 /** Bearer token for a client verb: --token, else `A2AC_TOKEN` from the environment. */
-export function tokenFromFlags(values: { token?: string }, env: Record<string, string | undefined>): string | undefined {
+export function tokenFromFlags(
+  values: { token?: string },
+  env: Record<string, string | undefined>,
+): string | undefined {
   return values.token ?? (env[TOKEN_ENV] || undefined);
 }
 
@@ -51,10 +61,14 @@ const EXTENSION_CHECKS: Record<string, ExtensionParamsCheck> = {
   [ACP_EXTENSION_URI]: (params) => {
     const problems: string[] = [];
     if (typeof params?.acp_version !== 'string') problems.push('params.acp_version is missing');
-    if (typeof params?.schema_url !== 'string' || !/^https?:\/\//.test(params.schema_url)) problems.push('params.schema_url is not an absolute URL');
+    if (typeof params?.schema_url !== 'string' || !/^https?:\/\//.test(params.schema_url))
+      problems.push('params.schema_url is not an absolute URL');
     for (const key of ['accepts', 'emits']) {
       const value = params?.[key];
-      const ok = Array.isArray(value) && value.length > 0 && value.every((k) => (ACP_KINDS as readonly unknown[]).includes(k));
+      const ok =
+        Array.isArray(value) &&
+        value.length > 0 &&
+        value.every((k) => (ACP_KINDS as readonly unknown[]).includes(k));
       if (!ok) problems.push(`params.${key} must be a non-empty list of snapshot/delta`);
     }
     return problems;

@@ -15,9 +15,15 @@ import type { CliIo } from './io.js';
  * it with the SDK's real client, prints a transcript, stops the host and exits 0 only if all passed.
  */
 export async function demo(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { keep: { type: 'boolean' }, verbose: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { keep: { type: 'boolean' }, verbose: { type: 'boolean' } },
+  });
   const dataDir = mkdtempSync(join(tmpdir(), 'a2a-commerce-demo-'));
-  const config = resolveHostConfig({ host: '127.0.0.1', port: '0', 'data-dir': dataDir, 'tls-self-signed': true }, {});
+  const config = resolveHostConfig(
+    { host: '127.0.0.1', port: '0', 'data-dir': dataDir, 'tls-self-signed': true },
+    {},
+  );
   const logger = createJsonLogger({ level: values.verbose ? 'info' : 'warn', write: (line) => io.err(line) });
   const host = await startHost(config, { modules: defaultModules(config), logger });
   io.out(`a2a-commerce demo — host at ${host.url} (SQLite in ${dataDir}, self-signed TLS)\n`);
@@ -38,6 +44,10 @@ export async function demo(argv: string[], io: CliIo): Promise<number> {
     await host.close();
     if (!values.keep) rmSync(dataDir, { recursive: true, force: true });
   }
-  io.out(failed === 0 ? `demo finished: ${DEMO_SCENARIOS.length} scenarios passed` : `demo finished: ${failed} scenario(s) failed`);
+  io.out(
+    failed === 0
+      ? `demo finished: ${DEMO_SCENARIOS.length} scenarios passed`
+      : `demo finished: ${failed} scenario(s) failed`,
+  );
   return failed === 0 ? 0 : 1;
 }

@@ -72,7 +72,9 @@ export function explainCliError(error: unknown, context: ErrorContext): string {
   const url = parseUrl(context.url);
   const target = context.url ?? 'the agent';
   if (isAuthenticationRefusal(error)) {
-    const what = context.tokenSent ? 'did not accept the bearer token sent' : 'requires a bearer token and none was sent';
+    const what = context.tokenSent
+      ? 'did not accept the bearer token sent'
+      : 'requires a bearer token and none was sent';
     return `error (UNAUTHENTICATED): ${target} ${what} (HTTP 401). Pass the token with ${TOKEN_ENV}=<token> in the environment, or --token <token>`;
   }
   if (isLocalError(error)) return `error (${error.code}): ${error.message}`;
@@ -81,7 +83,9 @@ export function explainCliError(error: unknown, context: ErrorContext): string {
   if (network && !isLocalError(error)) {
     const hint = networkHint(network.code, url);
     if (hint !== undefined || error instanceof TypeError) {
-      const cause = network.message.includes(network.code) ? network.message : `${network.message} (${network.code})`;
+      const cause = network.message.includes(network.code)
+        ? network.message
+        : `${network.message} (${network.code})`;
       return `error: cannot reach ${target}: ${cause}${hint ? `; ${hint}` : ''}`;
     }
   }

@@ -62,13 +62,22 @@ const METHODS: Record<string, EscrowMethod> = {
 export async function escrow(argv: string[], io: CliIo): Promise<number> {
   const [verb, ...rest] = argv;
   const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true });
-  if (verb !== undefined && OPERATOR_VERBS.includes(verb)) return escrowOperator(verb, values, positionals, io);
+  if (verb !== undefined && OPERATOR_VERBS.includes(verb))
+    return escrowOperator(verb, values, positionals, io);
   const method = verb === undefined ? undefined : METHODS[verb];
-  if (method === undefined && verb !== 'watch') throw new UsageError(verb === undefined ? 'escrow needs a verb' : `unknown escrow verb "${verb}"`);
+  if (method === undefined && verb !== 'watch')
+    throw new UsageError(verb === undefined ? 'escrow needs a verb' : `unknown escrow verb "${verb}"`);
   const [url, escrowId, extra] = positionals;
   if (!url || !/^https?:\/\//.test(url)) throw new UsageError('expected an <agent-url> (http or https)');
-  if (extra !== undefined || (verb === 'lock') !== (escrowId === undefined)) throw new UsageError(verb === 'lock' ? 'lock takes only <agent-url>' : 'expected <agent-url> <escrow-id>');
-  const client = await createEscrowClient({ agentUrl: url, token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) });
+  if (extra !== undefined || (verb === 'lock') !== (escrowId === undefined))
+    throw new UsageError(
+      verb === 'lock' ? 'lock takes only <agent-url>' : 'expected <agent-url> <escrow-id>',
+    );
+  const client = await createEscrowClient({
+    agentUrl: url,
+    token: tokenFromFlags(values, io.env),
+    caCert: caFromFlags(values, io.env),
+  });
   try {
     if (verb === 'watch') {
       for await (const status of client.watch(escrowId!)) io.out(JSON.stringify(status));
@@ -79,33 +88,73 @@ export async function escrow(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     if (!(error instanceof AcmpError)) throw error;
     const name = escrowErrorSpec(error.code)?.name;
-    io.err(`error ${error.code}${name ? ` (${name})` : ''}: ${error.message}${error.data === undefined ? '' : ` ${JSON.stringify(error.data)}`}`);
+    io.err(
+      `error ${error.code}${name ? ` (${name})` : ''}: ${error.message}${error.data === undefined ? '' : ` ${JSON.stringify(error.data)}`}`,
+    );
     return 1;
   }
 }
 
 /** The Layer 4 params the flags describe. @throws UsageError for missing or malformed flags. */
-export function paramsOf(method: EscrowMethod, v: Values, escrowId: string | undefined): Record<string, unknown> {
+export function paramsOf(
+  method: EscrowMethod,
+  v: Values,
+  escrowId: string | undefined,
+): Record<string, unknown> {
   const opRef = v['op-ref'] ?? systemIds.newId('op');
   const need = (name: keyof Values): string => {
     const value = v[name];
     if (value === undefined) throw new UsageError(`--${name} is required`);
     return value;
   };
-  const optional = (name: keyof Values, key: string, read: (s: string) => unknown): Record<string, unknown> => (v[name] === undefined ? {} : { [key]: read(v[name]) });
+  const optional = (
+    name: keyof Values,
+    key: string,
+    read: (s: string) => unknown,
+  ): Record<string, unknown> => (v[name] === undefined ? {} : { [key]: read(v[name]) });
   switch (method) {
     case ESCROW_METHOD.lock:
-      return { op_ref: opRef, amount_cu: cu(need('amount')), valid_until_ms: Date.now() + int(need('valid-for-ms')), ...optional('payee', 'payee_id', String), ...optional('window-ms', 'challenge_window_ms', int) };
+      return {
+        op_ref: opRef,
+        amount_cu: cu(need('amount')),
+        valid_until_ms: Date.now() + int(need('valid-for-ms')),
+        ...optional('payee', 'payee_id', String),
+        ...optional('window-ms', 'challenge_window_ms', int),
+      };
     case ESCROW_METHOD.bind:
-      return { op_ref: opRef, escrow_id: escrowId, payee_id: need('payee'), ...optional('agreed-price', 'agreed_price_cu', cu), ...optional('window-ms', 'challenge_window_ms', int) };
+      return {
+        op_ref: opRef,
+        escrow_id: escrowId,
+        payee_id: need('payee'),
+        ...optional('agreed-price', 'agreed_price_cu', cu),
+        ...optional('window-ms', 'challenge_window_ms', int),
+      };
     case ESCROW_METHOD.release:
-      return { op_ref: opRef, escrow_id: escrowId, amount_cu: cu(need('amount')), payee_id: need('payee'), ...optional('task-id', 'task_id', String), ...optional('proof', 'proof', json) };
+      return {
+        op_ref: opRef,
+        escrow_id: escrowId,
+        amount_cu: cu(need('amount')),
+        payee_id: need('payee'),
+        ...optional('task-id', 'task_id', String),
+        ...optional('proof', 'proof', json),
+      };
     case ESCROW_METHOD.reclaim:
       return { op_ref: opRef, escrow_id: escrowId, ...optional('amount', 'amount_cu', cu) };
     case ESCROW_METHOD.claim:
-      return { op_ref: opRef, escrow_id: escrowId, amount_cu: cu(need('amount')), task_id: need('task-id'), proof: json(need('proof')) };
+      return {
+        op_ref: opRef,
+        escrow_id: escrowId,
+        amount_cu: cu(need('amount')),
+        task_id: need('task-id'),
+        proof: json(need('proof')),
+      };
     case ESCROW_METHOD.dispute:
-      return { op_ref: opRef, escrow_id: escrowId, reason: need('reason'), ...optional('evidence', 'evidence', json) };
+      return {
+        op_ref: opRef,
+        escrow_id: escrowId,
+        reason: need('reason'),
+        ...optional('evidence', 'evidence', json),
+      };
     case ESCROW_METHOD.status:
       return { escrow_id: escrowId };
   }

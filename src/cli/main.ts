@@ -14,13 +14,26 @@ type Verb = { run: (argv: string[], io: CliIo) => Promise<number>; usage: string
 
 const VERBS: Record<string, Verb> = {
   serve: { run: serve, usage: SERVE_USAGE, summary: 'run the agent host' },
-  'mcp-stdio': { run: mcpStdio, usage: MCP_STDIO_USAGE, summary: "serve the host's ACMP provider over MCP stdio" },
+  'mcp-stdio': {
+    run: mcpStdio,
+    usage: MCP_STDIO_USAGE,
+    summary: "serve the host's ACMP provider over MCP stdio",
+  },
   card: { run: card, usage: CARD_USAGE, summary: 'fetch, check and print an agent card' },
   migrate: { run: migrate, usage: MIGRATE_USAGE, summary: 'apply database migrations (PostgreSQL, SQLite)' },
   reassign: { run: reassign, usage: REASSIGN_USAGE, summary: "give one caller identity's data to another" },
-  acmp: { run: acmp, usage: ACMP_USAGE, summary: 'ACMP buyer: capabilities of an agent, quote, negotiate, invoke a capability' },
+  acmp: {
+    run: acmp,
+    usage: ACMP_USAGE,
+    summary: 'ACMP buyer: capabilities of an agent, quote, negotiate, invoke a capability',
+  },
   acp: { run: acp, usage: ACP_USAGE, summary: 'ACPspec: validate, send, state, events' },
-  escrow: { run: escrow, usage: ESCROW_USAGE, summary: 'ACMP escrow: lock, bind, release, reclaim, claim, dispute, status; operator credit/resolve/ledger' },
+  escrow: {
+    run: escrow,
+    usage: ESCROW_USAGE,
+    summary:
+      'ACMP escrow: lock, bind, release, reclaim, claim, dispute, status; operator credit/resolve/ledger',
+  },
   demo: { run: demo, usage: 'Usage: a2a-commerce demo', summary: 'start a host, run the scenarios, stop' },
 };
 
@@ -63,7 +76,8 @@ function report(error: unknown, verb: Verb, argv: readonly string[], io: CliIo):
     return 2;
   }
   const url = argv.find((a) => /^https?:\/\//i.test(a));
-  const tokenSent = argv.includes('--token') || argv.some((a) => a.startsWith('--token=')) || Boolean(io.env[TOKEN_ENV]);
+  const tokenSent =
+    argv.includes('--token') || argv.some((a) => a.startsWith('--token=')) || Boolean(io.env[TOKEN_ENV]);
   io.err(explainCliError(error, { url, tokenSent }));
   return 1;
 }

@@ -31,13 +31,27 @@ const OPTIONS = {
 
 /** `a2a-commerce mcp-stdio`: serves one MCP connection on stdin/stdout until stdin ends or a signal. */
 export async function mcpStdio(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   // stdout carries the protocol: no TLS, no listening; everything human goes to stderr.
-  const config = resolveHostConfig({ ...values, 'log-level': values['log-level'] ?? io.env[ENV.logLevel] ?? 'warn', 'no-tls': true }, io.env);
+  const config = resolveHostConfig(
+    { ...values, 'log-level': values['log-level'] ?? io.env[ENV.logLevel] ?? 'warn', 'no-tls': true },
+    io.env,
+  );
   const logger = createJsonLogger({ level: config.logLevel, write: (line) => io.err(line) });
   const modules = defaultModules(config).filter((m) => m.name === 'acmp');
-  const session = await serveStdioHost(config, { modules, stdin: process.stdin, stdout: process.stdout, token: io.env.A2AC_TOKEN, logger });
+  const session = await serveStdioHost(config, {
+    modules,
+    stdin: process.stdin,
+    stdout: process.stdout,
+    token: io.env.A2AC_TOKEN,
+    logger,
+  });
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
     void session.closed.then(stop);

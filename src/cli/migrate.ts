@@ -24,13 +24,16 @@ export async function migrate(argv: string[], io: CliIo): Promise<number> {
   const database = openDatabase({ url: storage.db, dataDir: storage.dataDir });
   try {
     // The bindings' tables do not depend on TLS or tokens: their modules are built from a neutral config.
-    const modules = storageModules(resolveHostConfig({ db: storage.db, 'data-dir': storage.dataDir, 'no-tls': true }, {}));
+    const modules = storageModules(
+      resolveHostConfig({ db: storage.db, 'data-dir': storage.dataDir, 'no-tls': true }, {}),
+    );
     const applied = await migrateAll(database, modules);
-    io.out(`migrated ${database.location}: SDK stores up to date; ${applied.length} binding migration(s) applied`);
+    io.out(
+      `migrated ${database.location}: SDK stores up to date; ${applied.length} binding migration(s) applied`,
+    );
     for (const name of applied) io.out(`  applied ${name}`);
     return 0;
   } finally {
     await database.close();
   }
 }
-

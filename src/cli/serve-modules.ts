@@ -30,21 +30,41 @@ export const SERVE_MODULE_OPTIONS = {
   'escrow-claim-delay-ms': { type: 'string' },
 } as const;
 
-type Flags = { [K in keyof typeof SERVE_MODULE_OPTIONS]?: (typeof SERVE_MODULE_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+type Flags = {
+  [K in keyof typeof SERVE_MODULE_OPTIONS]?: (typeof SERVE_MODULE_OPTIONS)[K]['type'] extends 'boolean'
+    ? boolean
+    : string;
+};
 
 /** The host modules the serve flags select. @throws UsageError for unknown modules or malformed values. */
-export function modulesFromFlags(flags: Flags, config: HostConfig, env: Record<string, string | undefined>): HostModule[] {
-  const names = (flags.modules ?? 'acmp,acpspec').split(',').map((n) => n.trim()).filter((n) => n !== '');
-  for (const name of names) if (!(MODULE_NAMES as readonly string[]).includes(name)) throw new UsageError(`unknown module "${name}" (use ${MODULE_NAMES.join(', ')})`);
+export function modulesFromFlags(
+  flags: Flags,
+  config: HostConfig,
+  env: Record<string, string | undefined>,
+): HostModule[] {
+  const names = (flags.modules ?? 'acmp,acpspec')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  for (const name of names)
+    if (!(MODULE_NAMES as readonly string[]).includes(name))
+      throw new UsageError(`unknown module "${name}" (use ${MODULE_NAMES.join(', ')})`);
   const modules = new Set(names as ModuleName[]);
   if (flags.escrow === true) modules.add('escrow');
   const settings: Partial<EscrowSettings> = {
-    ...(flags['escrow-window-ms'] === undefined ? {} : { defaultChallengeWindowMs: ms('--escrow-window-ms', flags['escrow-window-ms']) }),
-    ...(flags['escrow-dispute-deadline-ms'] === undefined ? {} : { disputeDeadlineMs: ms('--escrow-dispute-deadline-ms', flags['escrow-dispute-deadline-ms']) }),
-    ...(flags['escrow-dispute-default'] === undefined ? {} : { defaultOutcome: outcome(flags['escrow-dispute-default']) }),
+    ...(flags['escrow-window-ms'] === undefined
+      ? {}
+      : { defaultChallengeWindowMs: ms('--escrow-window-ms', flags['escrow-window-ms']) }),
+    ...(flags['escrow-dispute-deadline-ms'] === undefined
+      ? {}
+      : { disputeDeadlineMs: ms('--escrow-dispute-deadline-ms', flags['escrow-dispute-deadline-ms']) }),
+    ...(flags['escrow-dispute-default'] === undefined
+      ? {}
+      : { defaultOutcome: outcome(flags['escrow-dispute-default']) }),
   };
   const agentUrl = flags['escrow-agent'];
-  if ((agentUrl === undefined) !== (flags['escrow-payee'] === undefined)) throw new UsageError('--escrow-agent and --escrow-payee go together');
+  if ((agentUrl === undefined) !== (flags['escrow-payee'] === undefined))
+    throw new UsageError('--escrow-agent and --escrow-payee go together');
   const escrowAgent =
     agentUrl === undefined
       ? undefined
@@ -53,9 +73,15 @@ export function modulesFromFlags(flags: Flags, config: HostConfig, env: Record<s
           payeeId: flags['escrow-payee']!,
           token: env[ESCROW_TOKEN_ENV] || undefined,
           ...(flags['escrow-ca'] ? { caCert: readFileSync(flags['escrow-ca'], 'utf8') } : {}),
-          ...(flags['escrow-claim-delay-ms'] === undefined ? {} : { claimDelayMs: ms('--escrow-claim-delay-ms', flags['escrow-claim-delay-ms']) }),
+          ...(flags['escrow-claim-delay-ms'] === undefined
+            ? {}
+            : { claimDelayMs: ms('--escrow-claim-delay-ms', flags['escrow-claim-delay-ms']) }),
         };
-  return selectModules(config, { modules: [...modules], escrowSettings: settings, ...(escrowAgent ? { escrowAgent } : {}) });
+  return selectModules(config, {
+    modules: [...modules],
+    escrowSettings: settings,
+    ...(escrowAgent ? { escrowAgent } : {}),
+  });
 }
 
 function ms(flag: string, value: string): number {
@@ -64,6 +90,7 @@ function ms(flag: string, value: string): number {
 }
 
 function outcome(value: string): DisputeDefault {
-  if (value !== 'refund_buyer' && value !== 'pay_claim') throw new UsageError('--escrow-dispute-default must be refund_buyer or pay_claim');
+  if (value !== 'refund_buyer' && value !== 'pay_claim')
+    throw new UsageError('--escrow-dispute-default must be refund_buyer or pay_claim');
   return value;
 }

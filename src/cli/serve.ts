@@ -52,7 +52,12 @@ export const SERVE_OPTIONS = {
 
 /** `a2a-commerce serve`: runs the host until SIGINT/SIGTERM. */
 export async function serve(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: SERVE_OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: SERVE_OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   const { migrate, modules, escrow, ...rest } = values;
   const {
@@ -65,7 +70,15 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'escrow-claim-delay-ms': claimDelay,
     ...flags
   } = rest;
-  const moduleFlags = { 'escrow-window-ms': windowMs, 'escrow-dispute-deadline-ms': deadlineMs, 'escrow-dispute-default': disputeDefault, 'escrow-agent': agent, 'escrow-payee': payee, 'escrow-ca': ca, 'escrow-claim-delay-ms': claimDelay };
+  const moduleFlags = {
+    'escrow-window-ms': windowMs,
+    'escrow-dispute-deadline-ms': deadlineMs,
+    'escrow-dispute-default': disputeDefault,
+    'escrow-agent': agent,
+    'escrow-payee': payee,
+    'escrow-ca': ca,
+    'escrow-claim-delay-ms': claimDelay,
+  };
   const config = resolveHostConfig(flags, io.env);
   const logger = createJsonLogger({ level: config.logLevel, write: (line) => io.err(line) });
   const selected = modulesFromFlags({ ...moduleFlags, modules, escrow }, config, io.env);
@@ -73,7 +86,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   io.out(`a2a-commerce listening on ${host.url} (card: ${host.url}/.well-known/agent-card.json)`);
   if (host.grpcUrl) io.out(`a2a-commerce serving gRPC on ${host.grpcUrl}${host.tls ? ' (TLS)' : ''}`);
   if (config.tls.mode === 'self-signed') {
-    io.out(`  self-signed certificate: clients trust it with --data-dir ${config.dataDir}, e.g. a2a-commerce card ${host.url} --data-dir ${config.dataDir}`);
+    io.out(
+      `  self-signed certificate: clients trust it with --data-dir ${config.dataDir}, e.g. a2a-commerce card ${host.url} --data-dir ${config.dataDir}`,
+    );
   }
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();

@@ -1,4 +1,9 @@
-import { a2aTaskIds, acmpCapabilityOf, createA2AAcmpTransport, createAcmpBuyer as createA2AAcmpBuyer } from '../a2a/acmp/buyer.js';
+import {
+  a2aTaskIds,
+  acmpCapabilityOf,
+  createA2AAcmpTransport,
+  createAcmpBuyer as createA2AAcmpBuyer,
+} from '../a2a/acmp/buyer.js';
 import type { AgentCard } from '../a2a/binding.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../a2a/client.js';
 import type { AcmpBuyerCore } from '../acmp/buyer.js';
@@ -86,7 +91,11 @@ async function overA2A(options: PickAcmpBuyerOptions): Promise<PickedAcmpBuyer> 
     card,
     invoke: (input, call) => buyer.invoke(input, call),
     stream: (input, call) => buyer.stream(input, call),
-    cancel: (taskId, call) => transport.cancel({ task_id: taskId, ...(call?.reason !== undefined ? { reason: call.reason } : {}) }, { signal: call?.signal }),
+    cancel: (taskId, call) =>
+      transport.cancel(
+        { task_id: taskId, ...(call?.reason !== undefined ? { reason: call.reason } : {}) },
+        { signal: call?.signal },
+      ),
     close: () => Promise.resolve(),
   };
 }
@@ -96,7 +105,13 @@ function offeredOn(card: AgentCard): void {
   try {
     acmpCapabilityOf(card);
   } catch (cause) {
-    throw cause instanceof AcmpError ? cause : new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'the agent card advertises no ACMP provider extension' }, { cause });
+    throw cause instanceof AcmpError
+      ? cause
+      : new AcmpError(
+          ACMP_CODE.featureUnsupported,
+          { detail: 'the agent card advertises no ACMP provider extension' },
+          { cause },
+        );
   }
 }
 
@@ -109,7 +124,11 @@ async function agentCard(base: string, options: A2AConnectOptions): Promise<Agen
     return await fetchAgentCard(base, options);
   } catch (error) {
     if (error instanceof TypeError) throw error;
-    throw new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'no A2A agent card at this URL' }, { cause: error });
+    throw new AcmpError(
+      ACMP_CODE.featureUnsupported,
+      { detail: 'no A2A agent card at this URL' },
+      { cause: error },
+    );
   }
 }
 

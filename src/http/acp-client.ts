@@ -80,7 +80,8 @@ export function createAcpHttpClient(options: AcpHttpOptions): AcpHttpClient {
         body: bytes,
       });
       const ack = parseBody(body)[ACP_PART_KEYS.ack];
-      if (ack === undefined) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an acp_ack');
+      if (ack === undefined)
+        throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an acp_ack');
       return parseAck(ack);
     },
     async requestState(transactionId: string): Promise<unknown> {
@@ -172,7 +173,8 @@ function parseSseEvent(block: string): SequencedAcpEvent | undefined {
     throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver sent an event that is not JSON');
   }
   const seq = Number(id);
-  if (!Number.isSafeInteger(seq)) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver sent an event without a sequence number');
+  if (!Number.isSafeInteger(seq))
+    throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver sent an event without a sequence number');
   return { ...parseEvent(parsed), seq };
 }
 

@@ -61,14 +61,20 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
       if (!check.ok || check.value === undefined) {
         const outOfProfile = !check.ok && check.problem !== 'utf8' && check.problem !== 'syntax';
         const message = outOfProfile ? "a JSON value is outside the receiver's limits" : 'body is not JSON';
-        fail(res, new AcpError('ACP_SCHEMA_INVALID', message, check.ok ? undefined : { rule: check.problem }));
+        fail(
+          res,
+          new AcpError('ACP_SCHEMA_INVALID', message, check.ok ? undefined : { rule: check.problem }),
+        );
         return;
       }
       const envelope: unknown = check.value;
       const envelopeId = isJsonObject(envelope) ? envelope.envelope_id : undefined;
       try {
         const before = Date.now();
-        const ack = await options.receiver.ingest(envelope, { secure: options.secure, caller: options.callerOf(req) });
+        const ack = await options.receiver.ingest(envelope, {
+          secure: options.secure,
+          caller: options.callerOf(req),
+        });
         logger.debug('acp.http.ingested', { transaction_id: ack.transaction_id, ms: Date.now() - before });
         sendCanonical(res, 200, { [ACP_PART_KEYS.ack]: ack });
       } catch (error) {
@@ -78,7 +84,9 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
   );
   router.get('/transactions/:id/state', async (req: Request, res: Response) => {
     try {
-      const { bytes } = await options.receiver.state(String(req.params.id), { caller: options.callerOf(req) });
+      const { bytes } = await options.receiver.state(String(req.params.id), {
+        caller: options.callerOf(req),
+      });
       res.status(200).type(ACP_MEDIA_TYPE).send(bytes);
     } catch (error) {
       fail(res, error);
@@ -89,13 +97,22 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
     const lastEventId = req.get('last-event-id');
     const after = Number(req.query.after ?? lastEventId ?? 0);
     const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
-    if (!Number.isSafeInteger(after) || after < 0 || (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1))) {
+    if (
+      !Number.isSafeInteger(after) ||
+      after < 0 ||
+      (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1))
+    ) {
       fail(res, new AcpError('ACP_SCHEMA_INVALID', 'after and limit must be non-negative integers'));
       return;
     }
     try {
       if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
-        await follow(res, options.receiver, { id, after, caller: options.callerOf(req) }, options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS);
+        await follow(
+          res,
+          options.receiver,
+          { id, after, caller: options.callerOf(req) },
+          options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,
+        );
         return;
       }
       const page = await options.receiver.events(id, { after, limit, caller: options.callerOf(req) });
@@ -106,7 +123,9 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
     }
   });
   // Errors Express raises about the request itself (a path segment that is not valid percent-encoding).
-  router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => fail(res, requestError(error)));
+  router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) =>
+    fail(res, requestError(error)),
+  );
   app.use(ACP_HTTP_PREFIX, router);
 }
 

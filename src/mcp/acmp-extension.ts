@@ -27,7 +27,10 @@ export const MAX_TASK_ID_LENGTH = 36;
  * `initialize` answers also carry it under the Layer 1 §1 key `acmp`, where buyers written against the
  * handshake-era text look for it (docs/acmp-mcp-binding.md §2).
  */
-export function acmpMcpCapabilities(capability: CapabilityObject, era: 'modern' | 'legacy'): ServerCapabilities {
+export function acmpMcpCapabilities(
+  capability: CapabilityObject,
+  era: 'modern' | 'legacy',
+): ServerCapabilities {
   // The capability object is plain JSON (built by the provider core from booleans, strings and numbers).
   const settings = capability as unknown as JSONObject;
   const extensions = { [ACMP_MCP_EXTENSION_ID]: settings };
@@ -46,5 +49,7 @@ export function acmpCapabilityOfMcp(capabilities: unknown): CapabilityObject {
     const parsed = CapabilityObjectSchema.safeParse(candidate);
     if (parsed.success && parsed.data.role === 'provider') return parsed.data;
   }
-  throw new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'the MCP server advertises no ACMP provider extension' });
+  throw new AcmpError(ACMP_CODE.featureUnsupported, {
+    detail: 'the MCP server advertises no ACMP provider extension',
+  });
 }

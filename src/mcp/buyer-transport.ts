@@ -39,7 +39,10 @@ export interface InvokeStreamEnds {
  * Installs the client's `fallbackNotificationHandler`: it runs in arrival order, before the response that
  * follows the notifications, so chunks are never overtaken by their result.
  */
-export function createMcpAcmpTransport(client: Client, watch: { streamEnds?: InvokeStreamEnds } = {}): AcmpBuyerTransport {
+export function createMcpAcmpTransport(
+  client: Client,
+  watch: { streamEnds?: InvokeStreamEnds } = {},
+): AcmpBuyerTransport {
   const sinks = new Map<string, Set<Sink>>();
   client.fallbackNotificationHandler = (notification) => {
     const event = notificationEvent(notification.method, notification.params);
@@ -62,28 +65,33 @@ export function createMcpAcmpTransport(client: Client, watch: { streamEnds?: Inv
       // The SDK leaves a request pending when its stream ends without the response (a host that stopped or
       // died): that is a transport failure the buyer core retries with the same task_id.
       const offEnd = watch.streamEnds?.subscribe(params.task_id, () => {
-        setTimeout(() => queue.fail(new LocalError('STREAM_CLOSED', 'the invoke stream ended without a result')), STREAM_END_GRACE_MS);
+        setTimeout(
+          () => queue.fail(new LocalError('STREAM_CLOSED', 'the invoke stream ended without a result')),
+          STREAM_END_GRACE_MS,
+        );
       });
       unsubscribe = () => {
         offEvents();
         offEnd?.();
       };
       const timeout = Math.min(resolveInvoke(params).timeoutMs + SDK_TIMEOUT_MARGIN_MS, MAX_TIMER_MS);
-      client.request({ method: ACMP_METHOD.invoke, params }, RawResult, { signal: options.signal, timeout }).then(
-        (raw) => {
-          queue.push(resultEvent(raw, params.task_id));
-          queue.end();
-          unsubscribe();
-        },
-        (error: unknown) => {
-          unsubscribe();
-          const failure = classify(error);
-          if (failure instanceof AcmpError) {
-            queue.push({ kind: 'error', error: failure.toObject() });
+      client
+        .request({ method: ACMP_METHOD.invoke, params }, RawResult, { signal: options.signal, timeout })
+        .then(
+          (raw) => {
+            queue.push(resultEvent(raw, params.task_id));
             queue.end();
-          } else queue.fail(failure);
-        },
-      );
+            unsubscribe();
+          },
+          (error: unknown) => {
+            unsubscribe();
+            const failure = classify(error);
+            if (failure instanceof AcmpError) {
+              queue.push({ kind: 'error', error: failure.toObject() });
+              queue.end();
+            } else queue.fail(failure);
+          },
+        );
       return queue;
     },
     async cancel(params: CancelParams, options?: { signal?: AbortSignal }): Promise<void> {
@@ -94,7 +102,10 @@ export function createMcpAcmpTransport(client: Client, watch: { streamEnds?: Inv
 }
 
 /** The provider event a notification carries; `undefined` for anything else (or a malformed one). */
-function notificationEvent(method: string, params: unknown): Extract<AcmpEvent, { kind: 'chunk' | 'heartbeat' }> | undefined {
+function notificationEvent(
+  method: string,
+  params: unknown,
+): Extract<AcmpEvent, { kind: 'chunk' | 'heartbeat' }> | undefined {
   if (method === ACMP_METHOD.streamChunk) {
     const parsed = StreamChunkParamsSchema.safeParse(withoutMeta(params));
     return parsed.success ? { kind: 'chunk', params: parsed.data } : undefined;
@@ -110,7 +121,11 @@ function notificationEvent(method: string, params: unknown): Extract<AcmpEvent, 
 function resultEvent(raw: Record<string, unknown>, taskId: string): AcmpEvent {
   const parsed = AcmpResultSchema.safeParse(withoutMeta(raw));
   if (parsed.success) return { kind: 'result', result: parsed.data };
-  const error = new AcmpError(ACMP_CODE.internal, { task_id: taskId, reason: 'malformed_result' }, { message: 'Provider protocol violation' });
+  const error = new AcmpError(
+    ACMP_CODE.internal,
+    { task_id: taskId, reason: 'malformed_result' },
+    { message: 'Provider protocol violation' },
+  );
   return { kind: 'error', error: error.toObject() };
 }
 
@@ -124,9 +139,14 @@ function classify(error: unknown): unknown {
     if (acmpErrorSpec(error.code) !== undefined || (error.code <= -33000 && error.code > -34000)) {
       return new AcmpError(error.code, error.data, { message: error.message });
     }
-    return new LocalError('REFUSED', `the provider refused the call: ${error.code} ${error.message}`, { cause: error });
+    return new LocalError('REFUSED', `the provider refused the call: ${error.code} ${error.message}`, {
+      cause: error,
+    });
   }
-  if (error instanceof UnauthorizedError || (error instanceof SdkHttpError && error.status >= 400 && error.status < 500)) {
+  if (
+    error instanceof UnauthorizedError ||
+    (error instanceof SdkHttpError && error.status >= 400 && error.status < 500)
+  ) {
     return new LocalError('REFUSED', 'the provider refused the call (HTTP 4xx)', { cause: error });
   }
   return error;
@@ -164,7 +184,11 @@ export class InvokeStreamWatch implements InvokeStreamEnds {
       const ended = (): void => {
         for (const listener of [...(this.listeners.get(taskId) ?? [])]) listener();
       };
-      return new Response(watchedBody(response.body, ended), { status: response.status, statusText: response.statusText, headers: response.headers });
+      return new Response(watchedBody(response.body, ended), {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
     };
   }
 }
@@ -174,7 +198,8 @@ function invokeTaskIdOf(body: unknown): string | undefined {
   if (typeof body !== 'string' || !body.includes(ACMP_METHOD.invoke)) return undefined;
   try {
     const message: unknown = JSON.parse(body);
-    if (!isJsonObject(message) || message.method !== ACMP_METHOD.invoke || !isJsonObject(message.params)) return undefined;
+    if (!isJsonObject(message) || message.method !== ACMP_METHOD.invoke || !isJsonObject(message.params))
+      return undefined;
     return typeof message.params.task_id === 'string' ? message.params.task_id : undefined;
   } catch {
     return undefined;

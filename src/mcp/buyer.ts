@@ -1,4 +1,12 @@
-import { Client, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, UnauthorizedError, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createAcmpBuyerCore, type AcmpBuyerCore } from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
@@ -12,7 +20,12 @@ import { createMcpAcmpTransport, InvokeStreamWatch } from './buyer-transport.js'
 /** How to reach an MCP server: its Streamable HTTP endpoint, or a command to run over stdio. */
 export type McpEndpoint =
   | { readonly url: string }
-  | { readonly command: string; readonly args?: readonly string[]; readonly env?: Record<string, string>; readonly cwd?: string };
+  | {
+      readonly command: string;
+      readonly args?: readonly string[];
+      readonly env?: Record<string, string>;
+      readonly cwd?: string;
+    };
 
 /** Which MCP era the buyer speaks: probe `server/discover` and fall back (`auto`), 2026-07-28 only, or 2025's `initialize`. */
 export type McpEra = 'auto' | 'modern' | 'legacy';
@@ -51,7 +64,12 @@ export interface McpAcmpBuyer extends AcmpBuyerCore {
  */
 export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Promise<McpAcmpBuyer> {
   const era = options.era ?? 'auto';
-  const client = new Client({ name: 'a2a-commerce', version: '0.1.0' }, era === 'legacy' ? {} : { versionNegotiation: { mode: era === 'auto' ? 'auto' : { pin: MCP_PROTOCOL_VERSION } } });
+  const client = new Client(
+    { name: 'a2a-commerce', version: '0.1.0' },
+    era === 'legacy'
+      ? {}
+      : { versionNegotiation: { mode: era === 'auto' ? 'auto' : { pin: MCP_PROTOCOL_VERSION } } },
+  );
   const watch = new InvokeStreamWatch();
   const transport = createMcpAcmpTransport(client, { streamEnds: watch });
   try {
@@ -79,7 +97,10 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
     invoke: core.invoke.bind(core),
     stream: core.stream.bind(core),
     cancel: (taskId, callOptions) =>
-      transport.cancel({ task_id: taskId, ...(callOptions?.reason !== undefined ? { reason: callOptions.reason } : {}) }, { signal: callOptions?.signal }),
+      transport.cancel(
+        { task_id: taskId, ...(callOptions?.reason !== undefined ? { reason: callOptions.reason } : {}) },
+        { signal: callOptions?.signal },
+      ),
     close: () => client.close(),
   };
 }
@@ -93,8 +114,18 @@ function clientTransport(options: McpBuyerConnectOptions, watch: InvokeStreamWat
     });
   }
   // Layer 1 §5.1: over stdio the token travels in the server's environment.
-  const env = { ...getDefaultEnvironment(), ...endpoint.env, ...(token !== undefined ? { A2AC_TOKEN: token } : {}) };
-  return new StdioClientTransport({ command: endpoint.command, args: [...(endpoint.args ?? [])], env, ...(endpoint.cwd !== undefined ? { cwd: endpoint.cwd } : {}), stderr: 'ignore' });
+  const env = {
+    ...getDefaultEnvironment(),
+    ...endpoint.env,
+    ...(token !== undefined ? { A2AC_TOKEN: token } : {}),
+  };
+  return new StdioClientTransport({
+    command: endpoint.command,
+    args: [...(endpoint.args ?? [])],
+    env,
+    ...(endpoint.cwd !== undefined ? { cwd: endpoint.cwd } : {}),
+    stderr: 'ignore',
+  });
 }
 
 /**
@@ -102,11 +133,21 @@ function clientTransport(options: McpBuyerConnectOptions, watch: InvokeStreamWat
  * speak to offers no ACMP over MCP (-33007); anything else (connection refused) is reported as is.
  */
 function connectFailure(error: unknown): unknown {
-  if (error instanceof UnauthorizedError || (error instanceof SdkHttpError && (error.status === 401 || error.status === 403))) {
+  if (
+    error instanceof UnauthorizedError ||
+    (error instanceof SdkHttpError && (error.status === 401 || error.status === 403))
+  ) {
     return new LocalError('REFUSED', 'the MCP server refused the credentials', { cause: error });
   }
-  if ((error instanceof SdkHttpError && error.status >= 400 && error.status < 500) || (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)) {
-    return new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'no MCP server speaking ACMP at this endpoint' }, { cause: error });
+  if (
+    (error instanceof SdkHttpError && error.status >= 400 && error.status < 500) ||
+    (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)
+  ) {
+    return new AcmpError(
+      ACMP_CODE.featureUnsupported,
+      { detail: 'no MCP server speaking ACMP at this endpoint' },
+      { cause: error },
+    );
   }
   return error;
 }

@@ -16,7 +16,10 @@ export interface McpHttpGuards {
 }
 
 /** Options of {@link mountAcmpMcp}. */
-export interface AcmpMcpEndpointOptions extends Omit<AcmpMcpServerOptions, 'scopeOf' | 'connectionCloseCancels'> {
+export interface AcmpMcpEndpointOptions extends Omit<
+  AcmpMcpServerOptions,
+  'scopeOf' | 'connectionCloseCancels'
+> {
   guards: McpHttpGuards;
   /** Browser origins allowed to call (the host's own); any other `Origin` is refused with 403. */
   allowedOrigins: () => readonly string[];
@@ -45,7 +48,11 @@ export function mountAcmpMcp(app: Express, options: AcmpMcpEndpointOptions): Acm
     scopeOf: (context) => ({ tenant: '', agent: context.authInfo?.clientId ?? ANONYMOUS_IDENTITY }),
   });
   const onerror = (error: Error): void => logger.debug('mcp.request_rejected', { error: error.name });
-  const handler = createMcpHandler(factory, { legacy: 'stateless', maxRequestBodySize: guards.bodyLimitBytes, onerror });
+  const handler = createMcpHandler(factory, {
+    legacy: 'stateless',
+    maxRequestBodySize: guards.bodyLimitBytes,
+    onerror,
+  });
   const node = toNodeHandler(handler, { maxRequestBodySize: guards.bodyLimitBytes, onerror });
   const serve = (req: Request, res: Response): void => {
     // The identity travels as the SDK's pass-through authInfo; the credential itself never does.
@@ -67,6 +74,8 @@ function originCheck(allowed: () => readonly string[]): RequestHandler {
       next();
       return;
     }
-    res.status(403).json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Origin not allowed' } });
+    res
+      .status(403)
+      .json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Origin not allowed' } });
   };
 }

@@ -1,4 +1,11 @@
-import { McpServer, SdkError, SdkErrorCode, type McpRequestContext, type McpServerFactory, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  SdkError,
+  SdkErrorCode,
+  type McpRequestContext,
+  type McpServerFactory,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ACMP_METHOD } from '../acmp/constants.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from '../acmp/errors.js';
@@ -78,11 +85,17 @@ class AcmpMcpMethods {
 
   register(mcp: McpServer): void {
     const server = mcp.server;
-    server.setRequestHandler(ACMP_METHOD.invoke, { params: RawParams }, (params, ctx) => this.guard(() => this.invoke(params, ctx)));
+    server.setRequestHandler(ACMP_METHOD.invoke, { params: RawParams }, (params, ctx) =>
+      this.guard(() => this.invoke(params, ctx)),
+    );
     // Layer 1 §3.7: acmp/cancel is a notification; the request form is also answered, for clients whose
     // SDK prefers requests (an empty result once the cancel is stored, -32602 for an unknown task).
-    server.setNotificationHandler(ACMP_METHOD.cancel, { params: RawParams }, (params) => this.cancelNotification(params));
-    server.setRequestHandler(ACMP_METHOD.cancel, { params: RawParams }, (params) => this.guard(() => this.cancelRequest(params)));
+    server.setNotificationHandler(ACMP_METHOD.cancel, { params: RawParams }, (params) =>
+      this.cancelNotification(params),
+    );
+    server.setRequestHandler(ACMP_METHOD.cancel, { params: RawParams }, (params) =>
+      this.guard(() => this.cancelRequest(params)),
+    );
     // Layer 1 §1: acmp/inputChunk is not in `accepts`; as a notification it is ignored (MCP answers none),
     // as a request it is refused like over A2A.
     server.setRequestHandler(ACMP_METHOD.inputChunk, { params: RawParams }, () =>
@@ -95,7 +108,9 @@ class AcmpMcpMethods {
     const invoke = parseInvoke(withoutMeta(raw));
     const taskId = invoke.params.task_id;
     if (taskId.length > MAX_TASK_ID_LENGTH) {
-      throw new AcmpError(ACMP_CODE.invalidParams, { detail: `task_id is longer than ${MAX_TASK_ID_LENGTH} characters` });
+      throw new AcmpError(ACMP_CODE.invalidParams, {
+        detail: `task_id is longer than ${MAX_TASK_ID_LENGTH} characters`,
+      });
     }
     const detach = new AbortController();
     const admission = await this.admit(invoke, detach.signal);
@@ -134,7 +149,10 @@ class AcmpMcpMethods {
 
   private admit(invoke: ParsedInvoke, signal: AbortSignal): Promise<Admission> {
     const request = JSON.stringify({ method: ACMP_METHOD.invoke, params: invoke.params });
-    return this.provider.admit({ invoke, scope: this.scope, contextId: this.ids.newId('ctx'), request }, { canStream: true, signal });
+    return this.provider.admit(
+      { invoke, scope: this.scope, contextId: this.ids.newId('ctx'), request },
+      { canStream: true, signal },
+    );
   }
 
   /**
@@ -157,7 +175,8 @@ class AcmpMcpMethods {
   private async cancelRequest(raw: Record<string, unknown>): Promise<Record<string, never>> {
     const { task_id: taskId } = parseCancelParams(withoutMeta(raw));
     const outcome = await this.provider.cancelTask(taskId, this.scope, 'completed');
-    if (outcome.kind === 'unknown') throw new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'unknown task' });
+    if (outcome.kind === 'unknown')
+      throw new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'unknown task' });
     return {};
   }
 

@@ -135,7 +135,9 @@ describe('the gRPC port (docs/host.md "gRPC")', () => {
 
   it('refuses a port that is not one', () => {
     expect(refusal({ 'grpc-port': 'grpc' })).toBe('CONFIG_INVALID: gRPC port must be an integer, got "grpc"');
-    expect(refusal({ 'grpc-port': '70000' })).toBe('CONFIG_INVALID: gRPC port must be between 0 and 65535, got 70000');
+    expect(refusal({ 'grpc-port': '70000' })).toBe(
+      'CONFIG_INVALID: gRPC port must be between 0 and 65535, got 70000',
+    );
   });
 });
 
@@ -143,6 +145,8 @@ describe('tokens built by library callers', () => {
   it('names an unset environment variable instead of crashing', () => {
     // What `token: [process.env.AGENT_TOKEN!]` passes when AGENT_TOKEN is unset.
     const flags = { token: [undefined as unknown as string] };
-    expect(refusal(flags)).toMatch(/token entry 1 is undefined, not a string: is the environment variable it comes from set\?/);
+    expect(refusal(flags)).toMatch(
+      /token entry 1 is undefined, not a string: is the environment variable it comes from set\?/,
+    );
   });
 });

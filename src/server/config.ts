@@ -4,7 +4,8 @@ import { parseBearerToken, type BearerToken } from '../shared/identity.js';
 import type { LogLevel } from '../shared/logger.js';
 
 /** How the host serves TLS. */
-export type TlsConfig = { mode: 'off' } | { mode: 'files'; cert: string; key: string } | { mode: 'self-signed' };
+export type TlsConfig =
+  { mode: 'off' } | { mode: 'files'; cert: string; key: string } | { mode: 'self-signed' };
 
 /** The host's whole configuration, typed. */
 export interface HostConfig {
@@ -68,7 +69,12 @@ export const ENV = {
   pushAllow: 'A2AC_PUSH_ALLOW',
 } as const;
 
-export const DEFAULTS = { host: '127.0.0.1', port: 8443, dataDir: '.data', bodyLimitBytes: 1024 * 1024 } as const;
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8443,
+  dataDir: '.data',
+  bodyLimitBytes: 1024 * 1024,
+} as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
@@ -105,14 +111,19 @@ export function parseSize(name: string, value: string): number {
  * @throws LocalError `CONFIG_INVALID` with a message naming the setting.
  */
 export function resolveHostConfig(flags: HostFlags, env: Record<string, string | undefined>): HostConfig {
-  const pick = (flag: string | undefined, key: keyof typeof ENV): string | undefined => flag ?? (env[ENV[key]] || undefined);
+  const pick = (flag: string | undefined, key: keyof typeof ENV): string | undefined =>
+    flag ?? (env[ENV[key]] || undefined);
   const port = pick(flags.port, 'port');
   const grpcPort = pick(flags['grpc-port'], 'grpcPort');
-  const tokens = resolveTokens(flags.token ?? env[ENV.tokens]?.split(','), pick(flags['tokens-file'], 'tokensFile'));
+  const tokens = resolveTokens(
+    flags.token ?? env[ENV.tokens]?.split(','),
+    pick(flags['tokens-file'], 'tokensFile'),
+  );
   const logLevel = (pick(flags['log-level'], 'logLevel') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) fail(`log level must be one of ${LOG_LEVELS.join(', ')}`);
   const publicUrl = pick(flags['public-url'], 'publicUrl');
-  if (publicUrl !== undefined && !/^https?:\/\/[^/]+$/.test(publicUrl)) fail('public URL must be scheme://host[:port] with no path');
+  if (publicUrl !== undefined && !/^https?:\/\/[^/]+$/.test(publicUrl))
+    fail('public URL must be scheme://host[:port] with no path');
   const bodyLimit = pick(flags['body-limit'], 'bodyLimit');
   return {
     host: pick(flags.host, 'host') ?? DEFAULTS.host,
@@ -133,7 +144,13 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
 function resolveTls(flags: HostFlags, env: Record<string, string | undefined>): TlsConfig {
   // A flag wins over its variable: the TLS mode comes from the flags when any TLS flag is given, and only
   // otherwise from the environment.
-  const fromFlags = tlsChoice(flags['tls-cert'], flags['tls-key'], flags['tls-self-signed'], flags['no-tls'], 'flags');
+  const fromFlags = tlsChoice(
+    flags['tls-cert'],
+    flags['tls-key'],
+    flags['tls-self-signed'],
+    flags['no-tls'],
+    'flags',
+  );
   if (fromFlags) return fromFlags;
   const fromEnv = tlsChoice(
     env[ENV.tlsCert] || undefined,
@@ -153,9 +170,12 @@ function tlsChoice(
   noTls: boolean | undefined,
   source: string,
 ): TlsConfig | undefined {
-  const chosen = [cert !== undefined || key !== undefined, selfSigned === true, noTls === true].filter(Boolean).length;
+  const chosen = [cert !== undefined || key !== undefined, selfSigned === true, noTls === true].filter(
+    Boolean,
+  ).length;
   if (chosen > 1) fail(`choose one of --tls-cert/--tls-key, --tls-self-signed and --no-tls (${source})`);
-  if ((cert === undefined) !== (key === undefined)) fail(`--tls-cert and --tls-key must be given together (${source})`);
+  if ((cert === undefined) !== (key === undefined))
+    fail(`--tls-cert and --tls-key must be given together (${source})`);
   if (cert !== undefined && key !== undefined) return { mode: 'files', cert, key };
   if (noTls) return { mode: 'off' };
   if (selfSigned) return { mode: 'self-signed' };
@@ -171,9 +191,15 @@ function resolveTokens(entries: string[] | undefined, file: string | undefined):
   // Library callers build the list themselves (`token: [process.env.X]`): an unset variable is a mistake
   // to name, not a crash.
   for (const [i, e] of (entries ?? []).entries()) {
-    if (typeof e !== 'string') fail(`token entry ${i + 1} is ${String(e)}, not a string: is the environment variable it comes from set?`);
+    if (typeof e !== 'string')
+      fail(
+        `token entry ${i + 1} is ${String(e)}, not a string: is the environment variable it comes from set?`,
+      );
   }
-  const listed = (entries ?? []).map((e) => e.trim()).filter((e) => e !== '').map((e) => ({ entry: e, where: '--token/A2AC_TOKENS' }));
+  const listed = (entries ?? [])
+    .map((e) => e.trim())
+    .filter((e) => e !== '')
+    .map((e) => ({ entry: e, where: '--token/A2AC_TOKENS' }));
   const all = [...listed, ...(file === undefined ? [] : readTokensFile(file))];
   const tokens = all.map(({ entry, where }) => {
     const parsed = parseBearerToken(entry);
@@ -183,7 +209,8 @@ function resolveTokens(entries: string[] | undefined, file: string | undefined):
   const identities = new Set<string>();
   for (const t of tokens) {
     if (secrets.has(t.secret)) fail('the same secret is listed more than once');
-    if (identities.has(t.identity)) fail(`token name "${t.identity.replace(/^agent:/, '')}" is used more than once`);
+    if (identities.has(t.identity))
+      fail(`token name "${t.identity.replace(/^agent:/, '')}" is used more than once`);
     secrets.add(t.secret);
     identities.add(t.identity);
   }
@@ -205,7 +232,9 @@ function readTokensFile(path: string): { entry: string; where: string }[] {
   } catch (error) {
     if (error instanceof LocalError) throw error;
     const code = (error as { code?: unknown }).code;
-    return fail(`cannot read tokens file ${path}${typeof code === 'string' ? ` (${code})` : ''}: check --tokens-file / ${ENV.tokensFile}`);
+    return fail(
+      `cannot read tokens file ${path}${typeof code === 'string' ? ` (${code})` : ''}: check --tokens-file / ${ENV.tokensFile}`,
+    );
   }
   return text.split('\n').flatMap((line, i) => {
     const entry = line.trim();
@@ -218,7 +247,10 @@ export function resolveStorageConfig(
   flags: { db?: string; 'data-dir'?: string },
   env: Record<string, string | undefined>,
 ): { db: string | undefined; dataDir: string } {
-  return { db: flags.db ?? (env[ENV.db] || undefined), dataDir: flags['data-dir'] ?? (env[ENV.dataDir] || DEFAULTS.dataDir) };
+  return {
+    db: flags.db ?? (env[ENV.db] || undefined),
+    dataDir: flags['data-dir'] ?? (env[ENV.dataDir] || DEFAULTS.dataDir),
+  };
 }
 
 /** Webhook origins (`https://hooks.example.com`), normalised; anything but an http(s) origin is refused. */

@@ -24,7 +24,8 @@ export interface AgentIdentity {
 
 export const DEFAULT_IDENTITY: AgentIdentity = {
   name: 'a2a-commerce host',
-  description: 'Commerce protocols over A2A: ACMP (compute market) and ACPspec (automotive transaction state).',
+  description:
+    'Commerce protocols over A2A: ACMP (compute market) and ACPspec (automotive transaction state).',
   version: '0.1.0',
 };
 
@@ -119,7 +120,9 @@ export function createApp(deps: AppDeps): App {
     }
     if (status !== undefined) {
       // Express's own refusals (a path segment that is not valid percent-encoding, …) stay 4xx.
-      res.status(status).json({ error: { code: status, status: STATUS_NAMES[status] ?? 'INVALID_ARGUMENT', message: 'Bad request' } });
+      res.status(status).json({
+        error: { code: status, status: STATUS_NAMES[status] ?? 'INVALID_ARGUMENT', message: 'Bad request' },
+      });
       return;
     }
     res.status(500).json({ error: { code: 500, status: 'INTERNAL', message: 'Internal error' } });
@@ -128,7 +131,12 @@ export function createApp(deps: AppDeps): App {
 }
 
 /** google.rpc code names of the 4xx statuses that are not INVALID_ARGUMENT. */
-const STATUS_NAMES: Record<number, string> = { 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 413: 'RESOURCE_EXHAUSTED' };
+const STATUS_NAMES: Record<number, string> = {
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  413: 'RESOURCE_EXHAUSTED',
+};
 
 /** The 4xx status of an error Express or its parsers raised about the request (http-errors), if any. */
 function clientErrorStatus(err: unknown): number | undefined {

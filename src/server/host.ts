@@ -5,7 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import type { AgentExecutor } from '../a2a/binding.js';
 import { startGrpcFront, type GrpcFront } from '../a2a/grpc-front.js';
-import { createSdkStores, migrateSdkStores, pendingSdkStoreMigrations, SDK_OWNER_COLUMNS } from '../a2a/sdk-stores.js';
+import {
+  createSdkStores,
+  migrateSdkStores,
+  pendingSdkStoreMigrations,
+  SDK_OWNER_COLUMNS,
+} from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
@@ -17,7 +22,13 @@ import { ownerIdentityMigration, type OwnerColumn } from '../storage/owner-colum
 import type { HostConfig } from './config.js';
 import { createApp, type AgentIdentity } from './create-app.js';
 import type { HostModule, ModuleParts } from './module.js';
-import { readTlsFiles, selfSignedCertificate, selfSignedPaths, type SelfSigned, type TlsMaterial } from './tls.js';
+import {
+  readTlsFiles,
+  selfSignedCertificate,
+  selfSignedPaths,
+  type SelfSigned,
+  type TlsMaterial,
+} from './tls.js';
 
 /** A running host. */
 export interface RunningHost {
@@ -81,7 +92,8 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
             dataDir: config.dataDir,
             onIdleError: (error) => logger.warn('db.idle_connection_lost', errorFields(error)),
           });
-    if (database) await prepareDatabase(database, modules, database.dialect === 'sqlite' || options.migrate === true);
+    if (database)
+      await prepareDatabase(database, modules, database.dialect === 'sqlite' || options.migrate === true);
     let baseUrl = config.publicUrl ?? '';
     let grpcUrl: string | undefined;
     const context = {
@@ -107,26 +119,49 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
       logger,
       clock: context.clock,
     });
-    server = tls ? createHttpsServer({ cert: tls.material.cert, key: tls.material.key }, app) : createHttpServer(app);
+    server = tls
+      ? createHttpsServer({ cert: tls.material.cert, key: tls.material.key }, app)
+      : createHttpServer(app);
     const listening = server;
     await listen(listening, config);
     tls?.save();
     const { port } = listening.address() as AddressInfo;
-    const hostPart = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+    const hostPart = config.host.includes(':')
+      ? `[${config.host}]`
+      : config.host === '0.0.0.0'
+        ? '127.0.0.1'
+        : config.host;
     baseUrl = config.publicUrl ?? `${tls ? 'https' : 'http'}://${hostPart}:${port}`;
     if (config.grpcPort !== undefined) {
       // The same handler, tokens, body limit and certificate as the HTTP interfaces.
       const front = await startGrpcFront(
         { host: config.host, port: config.grpcPort },
-        { handler, tokens: config.tokens, maxMessageBytes: config.bodyLimitBytes, tls: tls?.material, logger },
+        {
+          handler,
+          tokens: config.tokens,
+          maxMessageBytes: config.bodyLimitBytes,
+          tls: tls?.material,
+          logger,
+        },
       );
       grpc = front;
       grpcUrl = `${config.publicUrl ? new URL(config.publicUrl).hostname : hostPart}:${front.port}`;
     }
-    logger.info('host.listening', { url: baseUrl, grpc: grpcUrl, store: database?.dialect ?? 'memory', tls: tls !== undefined });
+    logger.info('host.listening', {
+      url: baseUrl,
+      grpc: grpcUrl,
+      store: database?.dialect ?? 'memory',
+      tls: tls !== undefined,
+    });
     const front = grpc;
     const db = database;
-    return { url: baseUrl, grpcUrl, database: db, tls: tls?.material, close: () => shutdown(listening, front, grace, started, db, stopping) };
+    return {
+      url: baseUrl,
+      grpcUrl,
+      database: db,
+      tls: tls?.material,
+      close: () => shutdown(listening, front, grace, started, db, stopping),
+    };
   } catch (error) {
     await shutdown(server, grpc, grace, started, database, stopping);
     removeQuietly(created);
@@ -139,7 +174,11 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
  * now when `migrate` is set, otherwise the host refuses to start with the exact command to run.
  * @throws LocalError `DATABASE_UNAVAILABLE`, `DATABASE_NOT_MIGRATED`, or `CONFIG_INVALID` when a migration fails.
  */
-async function prepareDatabase(database: Database, modules: readonly HostModule[], migrate: boolean): Promise<void> {
+async function prepareDatabase(
+  database: Database,
+  modules: readonly HostModule[],
+  migrate: boolean,
+): Promise<void> {
   await probeDatabase(database);
   if (migrate) {
     await migrateAll(database, modules);
@@ -179,7 +218,9 @@ async function listen(server: Server, config: HostConfig): Promise<void> {
           : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
             ? `--host ${config.host} is not an address of this machine: use 127.0.0.1, 0.0.0.0 or one of its addresses`
             : `check --host and --port`;
-    throw new LocalError('CONFIG_INVALID', `cannot listen on ${where} (${String(code ?? cause)}): ${fix}`, { cause });
+    throw new LocalError('CONFIG_INVALID', `cannot listen on ${where} (${String(code ?? cause)}): ${fix}`, {
+      cause,
+    });
   }
 }
 
@@ -205,7 +246,8 @@ function pathsThisStartMayCreate(config: HostConfig): string[] {
     const target = resolveDatabaseTarget(config.db, config.dataDir);
     if (target.dialect === 'sqlite' && target.file !== ':memory:') {
       candidates.push(dirname(target.file));
-      if (!existsSync(target.file)) candidates.push(...['', '-wal', '-shm', '-journal'].map((suffix) => target.file + suffix));
+      if (!existsSync(target.file))
+        candidates.push(...['', '-wal', '-shm', '-journal'].map((suffix) => target.file + suffix));
     }
   }
   const created = new Set<string>();

@@ -41,10 +41,23 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 export function selectModules(config: HostConfig, selection: ModuleSelection): HostModule[] {
   const wanted = new Set(selection.modules);
   const modules: HostModule[] = [];
-  if (wanted.has('escrow')) modules.push(escrowModule({ settings: selection.escrowSettings, allowPlaintext: LOOPBACK.has(config.host) && config.publicUrl === undefined }));
+  if (wanted.has('escrow'))
+    modules.push(
+      escrowModule({
+        settings: selection.escrowSettings,
+        allowPlaintext: LOOPBACK.has(config.host) && config.publicUrl === undefined,
+      }),
+    );
   if (wanted.has('acmp')) {
     const negotiation = { sessions: true };
-    modules.push(acmpModule({ capabilities: demoCapabilities(), providerId: 'agent:a2a-commerce-demo:local', negotiation, ...(selection.escrowAgent ? { escrowAgent: selection.escrowAgent } : {}) }));
+    modules.push(
+      acmpModule({
+        capabilities: demoCapabilities(),
+        providerId: 'agent:a2a-commerce-demo:local',
+        negotiation,
+        ...(selection.escrowAgent ? { escrowAgent: selection.escrowAgent } : {}),
+      }),
+    );
   }
   if (wanted.has('acpspec')) modules.push(acpModule({ producer: { ...DEFAULT_ACP_PRODUCER } }));
   return modules;
@@ -52,5 +65,8 @@ export function selectModules(config: HostConfig, selection: ModuleSelection): H
 
 /** Every module with tables, for `migrate` and `reassign` (a table that does not exist is skipped). */
 export function storageModules(config: HostConfig): HostModule[] {
-  return [...selectModules(config, { modules: MODULE_NAMES }), { name: 'acmp-escrow', migrations: [acmpEscrowMigrations], start: () => ({}) }];
+  return [
+    ...selectModules(config, { modules: MODULE_NAMES }),
+    { name: 'acmp-escrow', migrations: [acmpEscrowMigrations], start: () => ({}) },
+  ];
 }

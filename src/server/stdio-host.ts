@@ -30,7 +30,11 @@ export interface StdioHostOptions {
 export function stdioCaller(config: Pick<HostConfig, 'tokens'>, token: string | undefined): string {
   if (config.tokens.length === 0) return ANONYMOUS_IDENTITY;
   const identity = token === undefined || token === '' ? undefined : identityOfSecret(config.tokens, token);
-  if (identity === undefined) throw new LocalError('REFUSED', token ? 'A2AC_TOKEN is not an accepted token' : 'this host accepts bearer tokens: set A2AC_TOKEN');
+  if (identity === undefined)
+    throw new LocalError(
+      'REFUSED',
+      token ? 'A2AC_TOKEN is not an accepted token' : 'this host accepts bearer tokens: set A2AC_TOKEN',
+    );
   return identity;
 }
 
@@ -46,7 +50,11 @@ export async function serveStdioHost(config: HostConfig, options: StdioHostOptio
   const database =
     config.db === 'memory'
       ? undefined
-      : openDatabase({ url: config.db, dataDir: config.dataDir, onIdleError: (error) => logger.warn('db.idle_connection_lost', errorFields(error)) });
+      : openDatabase({
+          url: config.db,
+          dataDir: config.dataDir,
+          onIdleError: (error) => logger.warn('db.idle_connection_lost', errorFields(error)),
+        });
   const stopping = new AbortController();
   const started: ModuleParts[] = [];
   const close = async (): Promise<void> => {
@@ -59,7 +67,15 @@ export async function serveStdioHost(config: HostConfig, options: StdioHostOptio
   };
   try {
     if (database?.dialect === 'sqlite') await migrateAll(database, options.modules);
-    const context = { database, logger, ids: options.ids ?? systemIds, clock: options.clock ?? systemClock, secure: false, baseUrl: () => '', stopping: stopping.signal };
+    const context = {
+      database,
+      logger,
+      ids: options.ids ?? systemIds,
+      clock: options.clock ?? systemClock,
+      secure: false,
+      baseUrl: () => '',
+      stopping: stopping.signal,
+    };
     for (const m of options.modules) started.push(await m.start(context));
     const server = started.find((p) => p.serveStdio !== undefined);
     if (!server?.serveStdio) throw new LocalError('CONFIG_INVALID', 'no module serves MCP over stdio');

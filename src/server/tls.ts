@@ -82,7 +82,9 @@ function readPem(path: string, what: string): string {
     return readFileSync(path, 'utf8');
   } catch (cause) {
     const code = (cause as { code?: unknown }).code;
-    throw new LocalError('CONFIG_INVALID', `cannot read the ${what} ${path} (${String(code ?? cause)})`, { cause });
+    throw new LocalError('CONFIG_INVALID', `cannot read the ${what} ${path} (${String(code ?? cause)})`, {
+      cause,
+    });
   }
 }
 
@@ -115,7 +117,10 @@ export function readTlsFiles(certPath: string, keyPath: string): TlsMaterial {
     );
   }
   if (!x509.checkPrivateKey(keyObject)) {
-    throw new LocalError('CONFIG_INVALID', `--tls-key ${keyPath} is not the private key of --tls-cert ${certPath}`);
+    throw new LocalError(
+      'CONFIG_INVALID',
+      `--tls-key ${keyPath} is not the private key of --tls-cert ${certPath}`,
+    );
   }
   return { cert, key };
 }

@@ -33,7 +33,10 @@ export function deadlineSignal(ms: number | undefined, ...signals: (AbortSignal 
   const inputs = signals.filter((s): s is AbortSignal => s !== undefined);
   if (ms === undefined) return AbortSignal.any(inputs);
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new LocalError('TIMEOUT', `deadline of ${ms} ms passed`)), ms);
+  const timer = setTimeout(
+    () => controller.abort(new LocalError('TIMEOUT', `deadline of ${ms} ms passed`)),
+    ms,
+  );
   timer.unref?.();
   const combined = AbortSignal.any([...inputs, controller.signal]);
   // Whichever input ends it, the timer goes with it (a cancelled hour-long deadline holds nothing).

@@ -83,5 +83,6 @@ export function parseBearerToken(entry: string): BearerToken | { refused: string
  */
 export function identityOfSecret(tokens: readonly BearerToken[], secret: string): string | undefined {
   const presented = createHash('sha256').update(secret).digest();
-  return tokens.find((t) => timingSafeEqual(createHash('sha256').update(t.secret).digest(), presented))?.identity;
+  return tokens.find((t) => timingSafeEqual(createHash('sha256').update(t.secret).digest(), presented))
+    ?.identity;
 }

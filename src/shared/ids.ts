@@ -56,5 +56,6 @@ export const systemIds: IdSource = {
  * {@link systemIds}. The same scheme as the A2A buyer's `a2aTaskIds`.
  */
 export const boundedTaskIds: IdSource = {
-  newId: (prefix) => (prefix === 'task' ? `task_${uuidv7().replaceAll('-', '').slice(0, 31)}` : systemIds.newId(prefix)),
+  newId: (prefix) =>
+    prefix === 'task' ? `task_${uuidv7().replaceAll('-', '').slice(0, 31)}` : systemIds.newId(prefix),
 };

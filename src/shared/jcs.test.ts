@@ -3,7 +3,10 @@ import { canonicalJson, canonicalJsonShared } from './jcs.js';
 
 describe('canonicalJsonShared (RFC 8785 with shared subtrees)', () => {
   const values: [string, unknown][] = [
-    ['a nested object with unsorted keys', { b: 1, a: { d: [1, 'x', { z: null, y: true }], c: 'é' }, '\u00e9': 2, A: 0 }],
+    [
+      'a nested object with unsorted keys',
+      { b: 1, a: { d: [1, 'x', { z: null, y: true }], c: 'é' }, '\u00e9': 2, A: 0 },
+    ],
     ['members whose value is undefined', { a: undefined, b: { c: undefined, d: 1 } }],
     ['undefined array items', [undefined, 1, [undefined]]],
     ['an object with toJSON', { when: new Date(0), nested: { also: new Date(1) } }],

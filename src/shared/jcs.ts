@@ -41,7 +41,8 @@ export function sha256Jcs(value: unknown): string {
  * @throws LocalError `INVALID_STATE` as {@link canonicalJson}.
  */
 export function canonicalJsonShared(value: unknown, memo: WeakMap<object, string>, depth = 3): string {
-  if (value === null || typeof value !== 'object' || depth <= 0 || hasToJson(value)) return canonicalJson(value);
+  if (value === null || typeof value !== 'object' || depth <= 0 || hasToJson(value))
+    return canonicalJson(value);
   const cached = memo.get(value);
   if (cached !== undefined) return cached;
   let text: string;

@@ -40,7 +40,10 @@ export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() 
 export function errorFields(error: unknown): LogFields {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    return { error_name: error.name, error_code: typeof code === 'string' || typeof code === 'number' ? code : undefined };
+    return {
+      error_name: error.name,
+      error_code: typeof code === 'string' || typeof code === 'number' ? code : undefined,
+    };
   }
   return { error_name: typeof error };
 }

@@ -74,7 +74,16 @@ export class KyselyAgreementStore implements AgreementStore {
   async accept(agreement: Agreement): Promise<AcceptOutcome> {
     const inserted = await this.run(
       `INSERT INTO acmp_agreements (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL) ON CONFLICT DO NOTHING`,
-      [agreement.offerKey, agreement.offerId, agreement.scope.tenant, agreement.scope.agent, JSON.stringify(agreement.terms), agreement.escrowId, agreement.acceptedAt, agreement.invokeBy],
+      [
+        agreement.offerKey,
+        agreement.offerId,
+        agreement.scope.tenant,
+        agreement.scope.agent,
+        JSON.stringify(agreement.terms),
+        agreement.escrowId,
+        agreement.acceptedAt,
+        agreement.invokeBy,
+      ],
     );
     if (Number(inserted.numAffectedRows ?? 0n) === 1) return { kind: 'accepted' };
     const existing = await this.get(agreement.offerKey);
@@ -82,12 +91,16 @@ export class KyselyAgreementStore implements AgreementStore {
   }
 
   async get(offerKey: string): Promise<Agreement | undefined> {
-    const { rows } = await this.run(`SELECT ${COLUMNS} FROM acmp_agreements WHERE offer_key = $1`, [offerKey]);
+    const { rows } = await this.run(`SELECT ${COLUMNS} FROM acmp_agreements WHERE offer_key = $1`, [
+      offerKey,
+    ]);
     return rows[0] === undefined ? undefined : decode(rows[0]);
   }
 
   async byEscrow(escrowId: string): Promise<Agreement | undefined> {
-    const { rows } = await this.run(`SELECT ${COLUMNS} FROM acmp_agreements WHERE escrow_id = $1`, [escrowId]);
+    const { rows } = await this.run(`SELECT ${COLUMNS} FROM acmp_agreements WHERE escrow_id = $1`, [
+      escrowId,
+    ]);
     return rows[0] === undefined ? undefined : decode(rows[0]);
   }
 
@@ -100,18 +113,27 @@ export class KyselyAgreementStore implements AgreementStore {
   }
 
   async unconsume(offerKey: string, taskId: string): Promise<void> {
-    await this.run(`UPDATE acmp_agreements SET consumed_by = NULL WHERE offer_key = $1 AND consumed_by = $2`, [offerKey, taskId]);
+    await this.run(
+      `UPDATE acmp_agreements SET consumed_by = NULL WHERE offer_key = $1 AND consumed_by = $2`,
+      [offerKey, taskId],
+    );
   }
 
   private async loadKey(): Promise<Buffer> {
-    await this.run(`INSERT INTO acmp_settings (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING`, ['offer_key', randomBytes(32).toString('base64url')]);
+    await this.run(`INSERT INTO acmp_settings (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+      'offer_key',
+      randomBytes(32).toString('base64url'),
+    ]);
     const { rows } = await this.run(`SELECT value FROM acmp_settings WHERE name = $1`, ['offer_key']);
     const parsed = z.object({ value: z.string().min(43) }).safeParse(rows[0]);
     if (!parsed.success) throw new LocalError('INVALID_STATE', 'acmp_settings has no usable offer key');
     return Buffer.from(parsed.data.value, 'base64url');
   }
 
-  private run(text: string, params: readonly unknown[]): Promise<{ rows: unknown[]; numAffectedRows?: bigint }> {
+  private run(
+    text: string,
+    params: readonly unknown[],
+  ): Promise<{ rows: unknown[]; numAffectedRows?: bigint }> {
     return this.db.executeQuery(compileSql(this.dialect, text, params));
   }
 }
@@ -119,7 +141,8 @@ export class KyselyAgreementStore implements AgreementStore {
 function decode(row: unknown): Agreement {
   const parsed = AgreementRow.safeParse(row);
   const terms = parsed.success ? OfferTermsSchema.safeParse(JSON.parse(parsed.data.terms)) : undefined;
-  if (!parsed.success || !terms?.success) throw new LocalError('INVALID_STATE', 'acmp_agreements row is malformed');
+  if (!parsed.success || !terms?.success)
+    throw new LocalError('INVALID_STATE', 'acmp_agreements row is malformed');
   const r = parsed.data;
   return {
     offerKey: r.offer_key,

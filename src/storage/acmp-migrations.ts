@@ -28,7 +28,11 @@ const createTasks: Migration = {
       .addColumn('outcome', 'text')
       .addColumn('finished_at', 'bigint')
       .execute();
-    await db.schema.createIndex('acmp_tasks_state_alive').on('acmp_tasks').columns(['state', 'alive_at']).execute();
+    await db.schema
+      .createIndex('acmp_tasks_state_alive')
+      .on('acmp_tasks')
+      .columns(['state', 'alive_at'])
+      .execute();
   },
   async down(db: Kysely<any>): Promise<void> {
     await db.schema.dropTable('acmp_tasks').execute();
@@ -75,7 +79,11 @@ const oneRecord: Migration = {
     await db.schema.dropIndex('acmp_tasks_state_alive').execute();
     await db.schema.alterTable('acmp_tasks').dropColumn('alive_at').execute();
     await db.schema.alterTable('acmp_tasks').dropColumn('cancel_requested').execute();
-    await db.schema.createIndex('acmp_tasks_running').on('acmp_tasks').columns(['state', 'host_id']).execute();
+    await db.schema
+      .createIndex('acmp_tasks_running')
+      .on('acmp_tasks')
+      .columns(['state', 'host_id'])
+      .execute();
     await db.schema
       .createIndex('acmp_tasks_scope')
       .on('acmp_tasks')
@@ -95,7 +103,10 @@ const LegacySdkRow = z.object({
 
 /** Completes rows stored before one-record from the SDK's `tasks` table and moves stored chunks out. */
 async function moveLegacyRows(db: Kysely<any>): Promise<void> {
-  const rows = (await db.selectFrom('acmp_tasks').select(['task_id', 'outcome', 'created_at', 'finished_at']).execute()) as {
+  const rows = (await db
+    .selectFrom('acmp_tasks')
+    .select(['task_id', 'outcome', 'created_at', 'finished_at'])
+    .execute()) as {
     task_id: string;
     outcome: string | null;
     created_at: number | string;
@@ -104,17 +115,29 @@ async function moveLegacyRows(db: Kysely<any>): Promise<void> {
   const sdkTable = await hasTable(db, 'tasks');
   for (const row of rows) {
     const updates: Record<string, unknown> = { updated_at: Number(row.finished_at ?? row.created_at) };
-    const sdk = sdkTable ? LegacySdkRow.safeParse(await db.selectFrom('tasks').selectAll().where('id', '=', row.task_id).executeTakeFirst()) : undefined;
+    const sdk = sdkTable
+      ? LegacySdkRow.safeParse(
+          await db.selectFrom('tasks').selectAll().where('id', '=', row.task_id).executeTakeFirst(),
+        )
+      : undefined;
     if (sdk?.success) {
       const first = firstHistoryMessage(sdk.data.history);
-      Object.assign(updates, { tenant: sdk.data.tenant, agent: sdk.data.owner, context_id: sdk.data.context_id, request: first });
+      Object.assign(updates, {
+        tenant: sdk.data.tenant,
+        agent: sdk.data.owner,
+        context_id: sdk.data.context_id,
+        request: first,
+      });
       updates.end_state = sdk.data.status_state === 'TASK_STATE_CANCELED' ? 'canceled' : 'completed';
     } else updates.end_state = 'completed';
     const outcome = row.outcome === null ? undefined : LegacyOutcome.safeParse(JSON.parse(row.outcome));
     if (outcome?.success && outcome.data.chunks) {
       const { chunks, ...rest } = outcome.data;
       for (const [seq, chunk] of chunks.entries()) {
-        await db.insertInto('acmp_task_chunks').values({ task_id: row.task_id, seq, chunk: JSON.stringify(chunk) }).execute();
+        await db
+          .insertInto('acmp_task_chunks')
+          .values({ task_id: row.task_id, seq, chunk: JSON.stringify(chunk) })
+          .execute();
       }
       Object.assign(updates, { outcome: JSON.stringify(rest), chunk_count: chunks.length });
     }
@@ -143,7 +166,10 @@ export const acmpMigrations: MigrationSet = {
     '0001_acmp_tasks': createTasks,
     '0002_one_record': oneRecord,
     // Owners copied from the SDK's rows by 0002 may still name a token by its position.
-    '0003_owner_identities': ownerIdentityMigration([{ table: 'acmp_tasks', column: 'agent' }], ['', 'unknown']),
+    '0003_owner_identities': ownerIdentityMigration(
+      [{ table: 'acmp_tasks', column: 'agent' }],
+      ['', 'unknown'],
+    ),
     '0004_agreements': agreementsMigration,
     '0005_sessions': sessionsMigration,
   },

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { PayloadSchema, type Payload } from '../acmp/messages.js';
-import { TaskOutcomeSchema, type AcmpTaskRecord, type TaskOutcome, type TaskSignal } from '../acmp/task-store.js';
+import {
+  TaskOutcomeSchema,
+  type AcmpTaskRecord,
+  type TaskOutcome,
+  type TaskSignal,
+} from '../acmp/task-store.js';
 import { LocalError } from '../shared/errors.js';
 
 /** The columns of a task record, in the order {@link decodeTaskRow} reads them. */
@@ -50,7 +55,10 @@ export function decodeTaskRow(row: unknown, written?: TaskOutcome): AcmpTaskReco
   };
   if (r.state === 'running') return { ...base, state: 'running' };
   // The outcome this process just wrote (RETURNING of its own compare-and-set) needs no parsing back.
-  const outcome = written !== undefined ? { success: true as const, data: written } : TaskOutcomeSchema.safeParse(parseJson(r.outcome));
+  const outcome =
+    written !== undefined
+      ? { success: true as const, data: written }
+      : TaskOutcomeSchema.safeParse(parseJson(r.outcome));
   if (!outcome.success || r.end_state === null || r.finished_at === null) {
     throw new LocalError('INVALID_STATE', 'acmp_tasks row is finished without a well-formed outcome');
   }
@@ -89,7 +97,12 @@ export function encodeSignal(signal: TaskSignal): string {
     case 'chunks':
       return JSON.stringify({ k: 'c', t: signal.taskId, n: signal.count });
     case 'heartbeat':
-      return JSON.stringify({ k: 'h', t: signal.taskId, p: signal.progress, d: signal.detail?.slice(0, MAX_DETAIL) });
+      return JSON.stringify({
+        k: 'h',
+        t: signal.taskId,
+        p: signal.progress,
+        d: signal.detail?.slice(0, MAX_DETAIL),
+      });
     case 'finished':
     case 'resync':
       return JSON.stringify({ k: 'f', t: signal.taskId });
@@ -105,7 +118,12 @@ export function decodeSignal(payload: string): TaskSignal | undefined {
     case 'c':
       return { kind: 'chunks', taskId: s.t, count: s.n };
     case 'h':
-      return { kind: 'heartbeat', taskId: s.t, ...(s.p !== undefined ? { progress: s.p } : {}), ...(s.d !== undefined ? { detail: s.d } : {}) };
+      return {
+        kind: 'heartbeat',
+        taskId: s.t,
+        ...(s.p !== undefined ? { progress: s.p } : {}),
+        ...(s.d !== undefined ? { detail: s.d } : {}),
+      };
     case 'f':
       return { kind: 'finished', taskId: s.t };
   }

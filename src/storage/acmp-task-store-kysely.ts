@@ -69,7 +69,18 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     const inserted = await this.run(
       `INSERT INTO acmp_tasks (task_id, tenant, agent, params_hash, context_id, request, host_id, state, created_at, deadline_at, updated_at, chunk_count)
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'running', $8, $9, $10, 0) ON CONFLICT (task_id) DO NOTHING`,
-      [task.taskId, task.scope.tenant, task.scope.agent, task.paramsHash, task.contextId, task.request, task.hostId, task.createdAt, task.deadlineAt, task.createdAt],
+      [
+        task.taskId,
+        task.scope.tenant,
+        task.scope.agent,
+        task.paramsHash,
+        task.contextId,
+        task.request,
+        task.hostId,
+        task.createdAt,
+        task.deadlineAt,
+        task.createdAt,
+      ],
     );
     if (Number(inserted.numAffectedRows ?? 0n) === 1) return { claimed: true };
     // Scope and params hash never change once inserted, so this read decides as the insert would have.
@@ -84,18 +95,32 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
   }
 
   async chunks(taskId: string, from: number): Promise<Payload[]> {
-    const { rows } = await this.run(`SELECT chunk FROM acmp_task_chunks WHERE task_id = $1 AND seq >= $2 ORDER BY seq`, [taskId, from]);
+    const { rows } = await this.run(
+      `SELECT chunk FROM acmp_task_chunks WHERE task_id = $1 AND seq >= $2 ORDER BY seq`,
+      [taskId, from],
+    );
     return rows.map(decodeChunk);
   }
 
-  async appendChunks(taskId: string, hostId: string, from: number, chunks: readonly Payload[]): Promise<boolean> {
+  async appendChunks(
+    taskId: string,
+    hostId: string,
+    from: number,
+    chunks: readonly Payload[],
+  ): Promise<boolean> {
     if (chunks.length === 0) return true;
     const count = from + chunks.length;
     const n = chunks.length * 2;
     const values = chunks.map((_, i) => `($1::text, $${i * 2 + 2}::integer, $${i * 2 + 3}::text)`).join(', ');
     const guard = `UPDATE acmp_tasks SET chunk_count = $${n + 2}
       WHERE task_id = $1 AND state = 'running' AND host_id = $${n + 3} AND chunk_count = $${n + 4} RETURNING task_id`;
-    const params = [taskId, ...chunks.flatMap((chunk, i) => [from + i, JSON.stringify(chunk)]), count, hostId, from];
+    const params = [
+      taskId,
+      ...chunks.flatMap((chunk, i) => [from + i, JSON.stringify(chunk)]),
+      count,
+      hostId,
+      from,
+    ];
     if (this.dialect === 'postgres') {
       // One statement: the guard, the chunk rows and the signal commit together or not at all.
       const { rows } = await this.run(
@@ -109,14 +134,19 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     }
     const moved = await this.db.transaction().execute(async (trx) => {
       if ((await trx.executeQuery(compileSql('sqlite', guard, params))).rows.length !== 1) return false;
-      await trx.executeQuery(compileSql('sqlite', `INSERT INTO acmp_task_chunks (task_id, seq, chunk) VALUES ${values}`, params));
+      await trx.executeQuery(
+        compileSql('sqlite', `INSERT INTO acmp_task_chunks (task_id, seq, chunk) VALUES ${values}`, params),
+      );
       return true;
     });
     if (moved) this.hub.emit({ kind: 'chunks', taskId, count });
     return moved;
   }
 
-  async finish(taskId: string, finish: FinishTask): Promise<{ won: boolean; record: AcmpTaskRecord } | undefined> {
+  async finish(
+    taskId: string,
+    finish: FinishTask,
+  ): Promise<{ won: boolean; record: AcmpTaskRecord } | undefined> {
     const update = `UPDATE acmp_tasks SET state = 'finished', outcome = $1, end_state = $2, finished_at = $3, updated_at = $3
       WHERE task_id = $4 AND state = 'running'${finish.hostId === undefined ? '' : ' AND host_id = $5'} RETURNING ${TASK_COLUMNS}`;
     const params: unknown[] = [JSON.stringify(finish.outcome), finish.end, finish.at, taskId];
@@ -124,7 +154,10 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     const signal = encodeSignal({ kind: 'finished', taskId });
     const { rows } =
       this.dialect === 'postgres'
-        ? await this.run(`WITH done AS (${update}) SELECT done.*, pg_notify('${ACMP_SIGNAL_CHANNEL}', $${params.length + 1}) AS signal FROM done`, [...params, signal])
+        ? await this.run(
+            `WITH done AS (${update}) SELECT done.*, pg_notify('${ACMP_SIGNAL_CHANNEL}', $${params.length + 1}) AS signal FROM done`,
+            [...params, signal],
+          )
         : await this.run(update, params);
     if (rows[0] !== undefined) {
       if (this.dialect !== 'postgres') this.hub.emit({ kind: 'finished', taskId });
@@ -135,13 +168,19 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
   }
 
   heartbeat(taskId: string, progress?: number, detail?: string): void {
-    const signal: TaskSignal = { kind: 'heartbeat', taskId, ...(progress !== undefined ? { progress } : {}), ...(detail !== undefined ? { detail } : {}) };
+    const signal: TaskSignal = {
+      kind: 'heartbeat',
+      taskId,
+      ...(progress !== undefined ? { progress } : {}),
+      ...(detail !== undefined ? { detail } : {}),
+    };
     if (this.dialect !== 'postgres') {
       this.hub.emit(signal);
       return;
     }
-    this.run(`SELECT pg_notify('${ACMP_SIGNAL_CHANNEL}', $1)`, [encodeSignal(signal)]).catch((error: unknown) =>
-      this.logger.warn('acmp.heartbeat_signal_failed', { task_id: taskId, ...errorFields(error) }),
+    this.run(`SELECT pg_notify('${ACMP_SIGNAL_CHANNEL}', $1)`, [encodeSignal(signal)]).catch(
+      (error: unknown) =>
+        this.logger.warn('acmp.heartbeat_signal_failed', { task_id: taskId, ...errorFields(error) }),
     );
   }
 
@@ -157,11 +196,16 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     if (query.updatedAfter !== undefined) where.push(`updated_at > ${next(query.updatedAfter)}`);
     if (query.state === 'running') where.push(`state = 'running'`);
     else if (query.state !== undefined) where.push(`state = 'finished' AND end_state = ${next(query.state)}`);
-    const counted = await this.run(`SELECT COUNT(*) AS total FROM acmp_tasks WHERE ${where.join(' AND ')}`, params);
+    const counted = await this.run(
+      `SELECT COUNT(*) AS total FROM acmp_tasks WHERE ${where.join(' AND ')}`,
+      params,
+    );
     const after = query.after;
     if (after) {
       const at = next(after.updatedAt);
-      where.push(`(updated_at < ${at} OR (updated_at = ${next(after.updatedAt)} AND task_id < ${next(after.taskId)}))`);
+      where.push(
+        `(updated_at < ${at} OR (updated_at = ${next(after.updatedAt)} AND task_id < ${next(after.taskId)}))`,
+      );
     }
     const { rows } = await this.run(
       `SELECT ${TASK_COLUMNS} FROM acmp_tasks WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, task_id DESC LIMIT ${next(query.limit)}`,

@@ -14,14 +14,33 @@ const A = { tenant: '', agent: 'agent:a' };
 const B = { tenant: '', agent: 'agent:b' };
 
 function task(taskId: string, overrides: Partial<NewAcmpTask> = {}): NewAcmpTask {
-  return { taskId, scope: A, paramsHash: 'sha256:p', contextId: 'ctx_1', request: '{"m":1}', hostId: 'host-1', createdAt: 1000, deadlineAt: 31_000, ...overrides };
+  return {
+    taskId,
+    scope: A,
+    paramsHash: 'sha256:p',
+    contextId: 'ctx_1',
+    request: '{"m":1}',
+    hostId: 'host-1',
+    createdAt: 1000,
+    deadlineAt: 31_000,
+    ...overrides,
+  };
 }
 
 const result: TaskOutcome = {
   kind: 'result',
-  result: { task_id: 't', output: { type: 'text', data: 'ok' }, output_streamed: false, tokens_used: 1, cost_cu: 0.001 },
+  result: {
+    task_id: 't',
+    output: { type: 'text', data: 'ok' },
+    output_streamed: false,
+    tokens_used: 1,
+    cost_cu: 0.001,
+  },
 };
-const cancelled: TaskOutcome = { kind: 'error', error: { code: -33004, message: 'Task cancelled', data: { task_id: 't' } } };
+const cancelled: TaskOutcome = {
+  kind: 'error',
+  error: { code: -33004, message: 'Task cancelled', data: { task_id: 't' } },
+};
 
 let counter = 0;
 const id = (): string => `task_contract_${process.pid}_${Date.now()}_${++counter}`;
@@ -54,14 +73,27 @@ for (const [name, harness] of harnesses) {
     it('claims a task id once; a second claim returns the stored record with its scope and params hash', async () => {
       const taskId = id();
       expect(await store.claim(task(taskId))).toEqual({ claimed: true });
-      const again = await store.claim(task(taskId, { scope: B, paramsHash: 'sha256:other', hostId: 'host-2' }));
+      const again = await store.claim(
+        task(taskId, { scope: B, paramsHash: 'sha256:other', hostId: 'host-2' }),
+      );
       expect(again.claimed).toBe(false);
-      expect(again.claimed === false && again.existing).toMatchObject({ taskId, scope: A, paramsHash: 'sha256:p', hostId: 'host-1', state: 'running', contextId: 'ctx_1', request: '{"m":1}', chunkCount: 0 });
+      expect(again.claimed === false && again.existing).toMatchObject({
+        taskId,
+        scope: A,
+        paramsHash: 'sha256:p',
+        hostId: 'host-1',
+        state: 'running',
+        contextId: 'ctx_1',
+        request: '{"m":1}',
+        chunkCount: 0,
+      });
     });
 
     it('lets exactly one of many concurrent claims win', async () => {
       const taskId = id();
-      const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => store.claim(task(taskId, { hostId: `host-${i}` }))));
+      const claims = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.claim(task(taskId, { hostId: `host-${i}` }))),
+      );
       expect(claims.filter((c) => c.claimed)).toHaveLength(1);
     });
 
@@ -69,17 +101,29 @@ for (const [name, harness] of harnesses) {
       const taskId = id();
       await store.claim(task(taskId));
       const first = await store.finish(taskId, { outcome: cancelled, end: 'canceled', at: 2000 });
-      expect(first).toMatchObject({ won: true, record: { state: 'finished', outcome: cancelled, end: 'canceled', finishedAt: 2000, updatedAt: 2000 } });
-      const second = await store.finish(taskId, { outcome: result, end: 'completed', at: 3000, hostId: 'host-1' });
+      expect(first).toMatchObject({
+        won: true,
+        record: { state: 'finished', outcome: cancelled, end: 'canceled', finishedAt: 2000, updatedAt: 2000 },
+      });
+      const second = await store.finish(taskId, {
+        outcome: result,
+        end: 'completed',
+        at: 3000,
+        hostId: 'host-1',
+      });
       expect(second).toMatchObject({ won: false, record: { outcome: cancelled, end: 'canceled' } });
       expect(await store.get(taskId)).toMatchObject({ outcome: cancelled, end: 'canceled' });
-      expect(await store.finish('task_missing_' + taskId, { outcome: result, end: 'completed', at: 1 })).toBeUndefined();
+      expect(
+        await store.finish('task_missing_' + taskId, { outcome: result, end: 'completed', at: 1 }),
+      ).toBeUndefined();
     });
 
     it('refuses an owner-conditioned finish from another host', async () => {
       const taskId = id();
       await store.claim(task(taskId));
-      expect((await store.finish(taskId, { outcome: result, end: 'completed', at: 2000, hostId: 'host-2' }))?.won).toBe(false);
+      expect(
+        (await store.finish(taskId, { outcome: result, end: 'completed', at: 2000, hostId: 'host-2' }))?.won,
+      ).toBe(false);
       expect((await store.get(taskId))?.state).toBe('running');
     });
 
@@ -115,7 +159,10 @@ for (const [name, harness] of harnesses) {
     it('lists one scope newest first, filtered and paged by cursor', async () => {
       const agent = { tenant: 't-' + id(), agent: 'agent:lister' };
       const ids = [id(), id(), id()];
-      for (const [i, taskId] of ids.entries()) await store.claim(task(taskId, { scope: agent, createdAt: 1000 + i, contextId: i === 0 ? 'ctx_x' : 'ctx_y' }));
+      for (const [i, taskId] of ids.entries())
+        await store.claim(
+          task(taskId, { scope: agent, createdAt: 1000 + i, contextId: i === 0 ? 'ctx_x' : 'ctx_y' }),
+        );
       await store.claim(task(id(), { scope: { ...agent, agent: 'agent:other' } }));
       await store.finish(ids[0]!, { outcome: result, end: 'completed', at: 5000 });
       const all = await store.list(agent, { limit: 10 });
@@ -124,10 +171,14 @@ for (const [name, harness] of harnesses) {
       const page = await store.list(agent, { limit: 1, after: { updatedAt: 5000, taskId: ids[0]! } });
       expect(page.records.map((r) => r.taskId)).toEqual([ids[2]]);
       expect((await store.list(agent, { limit: 10, state: 'running' })).records).toHaveLength(2);
-      expect((await store.list(agent, { limit: 10, state: 'completed' })).records.map((r) => r.taskId)).toEqual([ids[0]]);
+      expect(
+        (await store.list(agent, { limit: 10, state: 'completed' })).records.map((r) => r.taskId),
+      ).toEqual([ids[0]]);
       expect((await store.list(agent, { limit: 10, state: 'canceled' })).total).toBe(0);
       expect((await store.list(agent, { limit: 10, contextId: 'ctx_y' })).total).toBe(2);
-      expect((await store.list(agent, { limit: 10, updatedAfter: 1001 })).records.map((r) => r.taskId)).toEqual([ids[0], ids[2]]);
+      expect(
+        (await store.list(agent, { limit: 10, updatedAfter: 1001 })).records.map((r) => r.taskId),
+      ).toEqual([ids[0], ids[2]]);
     });
 
     it('reports running tasks of silent or unknown hosts as orphans, and lost tasks of a host', async () => {

@@ -31,7 +31,9 @@ export function legacyBodyText(stateText: string): string {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return stateText;
   const record = parsed as Record<string, unknown>;
-  return canonicalJson(Object.fromEntries(BODY_KEYS.filter((key) => key in record).map((key) => [key, record[key]])));
+  return canonicalJson(
+    Object.fromEntries(BODY_KEYS.filter((key) => key in record).map((key) => [key, record[key]])),
+  );
 }
 
 /** Moves every transaction's state body into acp_states. */
@@ -48,7 +50,13 @@ export async function splitLegacyStates(db: AnyDb): Promise<void> {
     if (rows.length === 0) return;
     await db
       .insertInto('acp_states')
-      .values(rows.map((row) => ({ transaction_id: row.transaction_id, version: Number(row.version), body: legacyBodyText(row.state_body) })))
+      .values(
+        rows.map((row) => ({
+          transaction_id: row.transaction_id,
+          version: Number(row.version),
+          body: legacyBodyText(row.state_body),
+        })),
+      )
       .execute();
     after = rows[rows.length - 1]!.transaction_id;
   }
@@ -61,7 +69,12 @@ export async function canonicaliseEvents(db: AnyDb): Promise<void> {
     const rows = (await db
       .selectFrom('acp_events')
       .select(['transaction_id', 'seq', 'body'])
-      .where((eb) => eb.or([eb('transaction_id', '>', after.transaction_id), eb.and([eb('transaction_id', '=', after.transaction_id), eb('seq', '>', after.seq)])]))
+      .where((eb) =>
+        eb.or([
+          eb('transaction_id', '>', after.transaction_id),
+          eb.and([eb('transaction_id', '=', after.transaction_id), eb('seq', '>', after.seq)]),
+        ]),
+      )
       .orderBy('transaction_id')
       .orderBy('seq')
       .limit(PAGE)
@@ -70,7 +83,12 @@ export async function canonicaliseEvents(db: AnyDb): Promise<void> {
     for (const row of rows) {
       const text = canonicalText(row.body);
       if (text !== row.body) {
-        await db.updateTable('acp_events').set({ body: text }).where('transaction_id', '=', row.transaction_id).where('seq', '=', row.seq).execute();
+        await db
+          .updateTable('acp_events')
+          .set({ body: text })
+          .where('transaction_id', '=', row.transaction_id)
+          .where('seq', '=', row.seq)
+          .execute();
       }
     }
     const last = rows[rows.length - 1]!;
@@ -98,7 +116,13 @@ export async function joinStates(db: AnyDb): Promise<void> {
       .where('t.transaction_id', '>', after)
       .orderBy('t.transaction_id')
       .limit(PAGE)
-      .execute()) as { transaction_id: string; state_envelope_id: string; updated_at: string; event_count: number; body: string }[];
+      .execute()) as {
+      transaction_id: string;
+      state_envelope_id: string;
+      updated_at: string;
+      event_count: number;
+      body: string;
+    }[];
     if (rows.length === 0) return;
     for (const row of rows) {
       const events = (await db
@@ -108,14 +132,27 @@ export async function joinStates(db: AnyDb): Promise<void> {
         .where('seq', '<=', Number(row.event_count))
         .orderBy('seq')
         .execute()) as { body: string }[];
-      const meta = { envelopeId: row.state_envelope_id, transactionId: row.transaction_id, producedAt: row.updated_at };
+      const meta = {
+        envelopeId: row.state_envelope_id,
+        transactionId: row.transaction_id,
+        producedAt: row.updated_at,
+      };
       let text: string;
       try {
-        text = composeStateText(meta, decodeStateBody(row.body), events.map((e) => e.body), memo);
+        text = composeStateText(
+          meta,
+          decodeStateBody(row.body),
+          events.map((e) => e.body),
+          memo,
+        );
       } catch {
         text = row.body;
       }
-      await db.updateTable('acp_transactions').set({ state_body: text }).where('transaction_id', '=', row.transaction_id).execute();
+      await db
+        .updateTable('acp_transactions')
+        .set({ state_body: text })
+        .where('transaction_id', '=', row.transaction_id)
+        .execute();
     }
     after = rows[rows.length - 1]!.transaction_id;
   }

@@ -154,7 +154,11 @@ const stateParts: Migration = {
     await db.schema.dropIndex('acp_envelopes_state_idx').execute();
   },
   async down(db: Kysely<unknown>): Promise<void> {
-    await db.schema.createIndex('acp_envelopes_state_idx').on('acp_envelopes').columns(['transaction_id', 'state_envelope_id']).execute();
+    await db.schema
+      .createIndex('acp_envelopes_state_idx')
+      .on('acp_envelopes')
+      .columns(['transaction_id', 'state_envelope_id'])
+      .execute();
     await db.schema
       .alterTable('acp_transactions')
       .addColumn('state_body', 'text', (c) => c.notNull().defaultTo(''))

@@ -55,13 +55,23 @@ export class KyselyTransactionStore implements TransactionStore {
     const write =
       sqlite === undefined
         ? (batch: readonly IngestCommit[]) =>
-            this.db.transaction().execute((trx) => writeBatch(trx, (name, parameters, build) => this.shapes.run(trx, name, parameters, build), batch))
-        : (batch: readonly IngestCommit[]) => inSqliteTransaction(this.db, sqlite, this.shapes, statements, (run) => writeBatch(this.db, run, batch));
-    this.committer = new GroupCommitter(
-      write,
-      (commit) => commit.transactionId,
-      { maxBatch: options.groupCommit?.maxBatch ?? 32, lanes: options.groupCommit?.lanes ?? 1 },
-    );
+            this.db
+              .transaction()
+              .execute((trx) =>
+                writeBatch(
+                  trx,
+                  (name, parameters, build) => this.shapes.run(trx, name, parameters, build),
+                  batch,
+                ),
+              )
+        : (batch: readonly IngestCommit[]) =>
+            inSqliteTransaction(this.db, sqlite, this.shapes, statements, (run) =>
+              writeBatch(this.db, run, batch),
+            );
+    this.committer = new GroupCommitter(write, (commit) => commit.transactionId, {
+      maxBatch: options.groupCommit?.maxBatch ?? 32,
+      lanes: options.groupCommit?.lanes ?? 1,
+    });
   }
 
   async findEnvelope(envelopeId: string): Promise<StoredEnvelope | undefined> {
@@ -102,17 +112,31 @@ export class KyselyTransactionStore implements TransactionStore {
     if (row === undefined) return undefined;
     const head = decodeHead(row);
     // Events are append-only: those up to the head's count are exactly the head's stream.
-    const { rows: events } = await this.shapes.run(this.db, 'stateEvents', [transactionId, head.eventCount], () =>
-      this.db.selectFrom('acp_events').select('body').where('transaction_id', '=', transactionId).where('seq', '<=', head.eventCount).orderBy('seq'),
+    const { rows: events } = await this.shapes.run(
+      this.db,
+      'stateEvents',
+      [transactionId, head.eventCount],
+      () =>
+        this.db
+          .selectFrom('acp_events')
+          .select('body')
+          .where('transaction_id', '=', transactionId)
+          .where('seq', '<=', head.eventCount)
+          .orderBy('seq'),
     );
-    if (events.length !== head.eventCount) throw new LocalError('INVALID_STATE', 'the stored event stream does not match its head');
+    if (events.length !== head.eventCount)
+      throw new LocalError('INVALID_STATE', 'the stored event stream does not match its head');
     const eventTexts = events.map((e) => e.body);
     return { head, body: decodeStateBody(row.body), events: decodeStoredEvents(eventTexts), eventTexts };
   }
 
   async isKnownEnvelope(transactionId: string, envelopeId: string): Promise<boolean> {
     const { rows } = await this.shapes.run(this.db, 'isKnownEnvelope', [envelopeId, transactionId], () =>
-      this.db.selectFrom('acp_envelope_ids').select('role').where('envelope_id', '=', envelopeId).where('transaction_id', '=', transactionId),
+      this.db
+        .selectFrom('acp_envelope_ids')
+        .select('role')
+        .where('envelope_id', '=', envelopeId)
+        .where('transaction_id', '=', transactionId),
     );
     return rows.length > 0;
   }
@@ -128,14 +152,18 @@ export class KyselyTransactionStore implements TransactionStore {
   }
 
   async events(transactionId: string, options: { after: number; limit: number }): Promise<SequencedEvent[]> {
-    const { rows } = await this.shapes.run(this.db, 'events', [transactionId, options.after, options.limit], () =>
-      this.db
-        .selectFrom('acp_events')
-        .select(['seq', 'body'])
-        .where('transaction_id', '=', transactionId)
-        .where('seq', '>', options.after)
-        .orderBy('seq')
-        .limit(options.limit),
+    const { rows } = await this.shapes.run(
+      this.db,
+      'events',
+      [transactionId, options.after, options.limit],
+      () =>
+        this.db
+          .selectFrom('acp_events')
+          .select(['seq', 'body'])
+          .where('transaction_id', '=', transactionId)
+          .where('seq', '>', options.after)
+          .orderBy('seq')
+          .limit(options.limit),
     );
     const events = decodeStoredEvents(rows.map((row) => row.body));
     return rows.map((row, i) => ({ seq: Number(row.seq), event: events[i]! }));
@@ -146,7 +174,10 @@ export class KyselyTransactionStore implements TransactionStore {
  * The store for an open database with the defaults that suit its dialect: on SQLite, batches written on
  * the raw handle; on PostgreSQL, four batches at once (each on its own pool connection).
  */
-export function createKyselyTransactionStore(database: Database, options: KyselyTransactionStoreOptions = {}): KyselyTransactionStore {
+export function createKyselyTransactionStore(
+  database: Database,
+  options: KyselyTransactionStoreOptions = {},
+): KyselyTransactionStore {
   return new KyselyTransactionStore(database.db, {
     sqlite: database.sqlite,
     ...options,
@@ -154,10 +185,20 @@ export function createKyselyTransactionStore(database: Database, options: Kysely
   });
 }
 
-const HEAD_COLUMNS = ['transaction_id', 'version', 'head_envelope_id', 'state_envelope_id', 'event_count', 'updated_at', 'owner'] as const;
+const HEAD_COLUMNS = [
+  'transaction_id',
+  'version',
+  'head_envelope_id',
+  'state_envelope_id',
+  'event_count',
+  'updated_at',
+  'owner',
+] as const;
 
 /** Decodes a head row (numbers may come back as strings or bigints from a driver). */
-function decodeHead(row: Pick<AcpTables['acp_transactions'], (typeof HEAD_COLUMNS)[number]>): TransactionHead {
+function decodeHead(
+  row: Pick<AcpTables['acp_transactions'], (typeof HEAD_COLUMNS)[number]>,
+): TransactionHead {
   const version = Number(row.version);
   const eventCount = Number(row.event_count);
   if (!Number.isSafeInteger(version) || version < 1 || !Number.isSafeInteger(eventCount) || eventCount < 0) {
@@ -185,11 +226,22 @@ function decodeEnvelopeIdRow(row: {
 }): EnvelopeIdUse {
   if (row.role === ENVELOPE_ID_ROLES.state) return { role: 'state', transactionId: row.transaction_id };
   const kind = ACP_KINDS.find((k) => k === row.kind);
-  if (row.role !== ENVELOPE_ID_ROLES.ingested || kind === undefined || row.body === null || row.state_envelope_id === null) {
+  if (
+    row.role !== ENVELOPE_ID_ROLES.ingested ||
+    kind === undefined ||
+    row.body === null ||
+    row.state_envelope_id === null
+  ) {
     throw new LocalError('INVALID_STATE', 'acp_envelope_ids row does not match acp_envelopes');
   }
   return {
     role: 'ingested',
-    envelope: { envelopeId: row.envelope_id, transactionId: row.transaction_id, kind, text: row.body, stateEnvelopeId: row.state_envelope_id },
+    envelope: {
+      envelopeId: row.envelope_id,
+      transactionId: row.transaction_id,
+      kind,
+      text: row.body,
+      stateEnvelopeId: row.state_envelope_id,
+    },
   };
 }

@@ -44,12 +44,20 @@ export class MemoryTransactionStore implements TransactionStore {
     const head = this.heads.get(transactionId);
     if (head === undefined) return Promise.resolve(undefined);
     const body = this.bodies.get(transactionId);
-    if (body === undefined) return Promise.reject(new LocalError('INVALID_STATE', 'a transaction head without its state body'));
+    if (body === undefined)
+      return Promise.reject(new LocalError('INVALID_STATE', 'a transaction head without its state body'));
     const eventTexts = (this.streams.get(transactionId) ?? []).slice(0, head.eventCount);
     try {
-      return Promise.resolve({ head, body: decodeStateBody(body), events: decodeStoredEvents(eventTexts), eventTexts });
+      return Promise.resolve({
+        head,
+        body: decodeStateBody(body),
+        events: decodeStoredEvents(eventTexts),
+        eventTexts,
+      });
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new LocalError('INVALID_STATE', 'stored state does not decode'));
+      return Promise.reject(
+        error instanceof Error ? error : new LocalError('INVALID_STATE', 'stored state does not decode'),
+      );
     }
   }
 
@@ -63,7 +71,8 @@ export class MemoryTransactionStore implements TransactionStore {
     const used = ids[0] === ids[1] || ids.some((id) => this.envelopes.has(id) || this.stateIds.has(id));
     if (used) return Promise.resolve({ ok: false, reason: 'duplicate' });
     const head = this.heads.get(transactionId);
-    if ((head?.version ?? 0) !== commit.expectedVersion) return Promise.resolve({ ok: false, reason: 'stale' });
+    if ((head?.version ?? 0) !== commit.expectedVersion)
+      return Promise.resolve({ ok: false, reason: 'stale' });
     const stream = this.streams.get(transactionId) ?? [];
     if (stream.length + 1 !== commit.firstSeq) return Promise.resolve({ ok: false, reason: 'stale' });
     if (head === undefined && commit.state.body === undefined) {

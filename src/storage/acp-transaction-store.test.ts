@@ -6,17 +6,33 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
 import { migrateSets } from './migrations.js';
 import { MemoryTransactionStore } from './acp-transaction-store-memory.js';
-import { acpMigrations, createKyselyTransactionStore, KyselyTransactionStore } from './acp-transaction-store-kysely.js';
+import {
+  acpMigrations,
+  createKyselyTransactionStore,
+  KyselyTransactionStore,
+} from './acp-transaction-store-kysely.js';
 import { transactionStoreContract } from '../../test/helpers/acp-store-contract.js';
-import { delta, envelopeIdFor, eventOp, leadState, RECEIVER_AGENT_ID, snapshot } from '../../test/helpers/acp-builders.js';
+import {
+  delta,
+  envelopeIdFor,
+  eventOp,
+  leadState,
+  RECEIVER_AGENT_ID,
+  snapshot,
+} from '../../test/helpers/acp-builders.js';
 import { createAcpReceiver } from '../acpspec/receiver.js';
 import { Migrator } from 'kysely';
 import { composeStateText } from '../acpspec/state-body.js';
 import { canonicalJson } from '../shared/jcs.js';
 
-transactionStoreContract('memory', () => Promise.resolve({ store: new MemoryTransactionStore(), close: () => Promise.resolve() }));
+transactionStoreContract('memory', () =>
+  Promise.resolve({ store: new MemoryTransactionStore(), close: () => Promise.resolve() }),
+);
 
-for (const [name, raw] of [['sqlite (through Kysely)', false], ['sqlite (batches on the raw handle)', true]] as const) {
+for (const [name, raw] of [
+  ['sqlite (through Kysely)', false],
+  ['sqlite (batches on the raw handle)', true],
+] as const) {
   transactionStoreContract(name, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'acp-store-'));
     const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
@@ -62,7 +78,15 @@ describe('acp migrations 0002_transaction_owner and 0003_owner_identities', () =
       await migrateSets(database, [{ id: 'acp', migrations: { '0001_initial': first } }]);
       await database.db
         .insertInto('acp_transactions')
-        .values({ transaction_id: 'tx-old', version: 1, head_envelope_id: 'e1', state_envelope_id: 's1', state_body: '{}', event_count: 0, updated_at: 'now' })
+        .values({
+          transaction_id: 'tx-old',
+          version: 1,
+          head_envelope_id: 'e1',
+          state_envelope_id: 's1',
+          state_body: '{}',
+          event_count: 0,
+          updated_at: 'now',
+        })
         .execute();
       await migrateSets(database, [acpMigrations]);
       expect((await new KyselyTransactionStore(database.db).head('tx-old'))?.owner).toBe('anonymous');
@@ -79,10 +103,20 @@ describe('acp migration 0003_envelope_ids', () => {
     const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
     try {
       const { '0001_initial': first, '0002_transaction_owner': second } = acpMigrations.migrations;
-      await migrateSets(database, [{ id: 'acp', migrations: { '0001_initial': first!, '0002_transaction_owner': second! } }]);
+      await migrateSets(database, [
+        { id: 'acp', migrations: { '0001_initial': first!, '0002_transaction_owner': second! } },
+      ]);
       await database.db
         .insertInto('acp_envelopes')
-        .values({ envelope_id: 'e1', transaction_id: 'tx-old', kind: 'snapshot', parent_envelope_id: null, state_envelope_id: 's1', received_at: 'now', body: '{}' })
+        .values({
+          envelope_id: 'e1',
+          transaction_id: 'tx-old',
+          kind: 'snapshot',
+          parent_envelope_id: null,
+          state_envelope_id: 's1',
+          received_at: 'now',
+          body: '{}',
+        })
         .execute();
       await migrateSets(database, [acpMigrations]);
       const store = new KyselyTransactionStore(database.db);
@@ -103,18 +137,44 @@ describe('acp migration 0005_state_parts (issue 10)', () => {
       const { '0005_state_parts': parts, ...before } = acpMigrations.migrations;
       await migrateSets(database, [{ id: 'acp', migrations: before }]);
       const state = leadState();
-      const snapshotText = canonicalJson({ ...snapshot({ transaction_id: 'tx-old', envelope_id: envelopeIdFor(7), state }), producer: { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' } });
+      const snapshotText = canonicalJson({
+        ...snapshot({ transaction_id: 'tx-old', envelope_id: envelopeIdFor(7), state }),
+        producer: { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' },
+      });
       await database.db
         .insertInto('acp_transactions')
-        .values({ transaction_id: 'tx-old', version: 1, head_envelope_id: envelopeIdFor(6), state_envelope_id: envelopeIdFor(7), state_body: snapshotText, event_count: 1, updated_at: '2025-06-01T12:00:00Z', owner: 'anonymous' })
+        .values({
+          transaction_id: 'tx-old',
+          version: 1,
+          head_envelope_id: envelopeIdFor(6),
+          state_envelope_id: envelopeIdFor(7),
+          state_body: snapshotText,
+          event_count: 1,
+          updated_at: '2025-06-01T12:00:00Z',
+          owner: 'anonymous',
+        })
         .execute();
       // Stored before: not canonical (keys in insertion order).
-      await database.db.insertInto('acp_events').values({ transaction_id: 'tx-old', seq: 1, event_id: state.events[0]!.event_id, body: JSON.stringify(state.events[0]) }).execute();
+      await database.db
+        .insertInto('acp_events')
+        .values({
+          transaction_id: 'tx-old',
+          seq: 1,
+          event_id: state.events[0]!.event_id,
+          body: JSON.stringify(state.events[0]),
+        })
+        .execute();
       expect(parts).toBeDefined();
       await migrateSets(database, [acpMigrations]);
       const stored = (await new KyselyTransactionStore(database.db).state('tx-old'))!;
-      const meta = { envelopeId: envelopeIdFor(7), transactionId: 'tx-old', producedAt: '2025-06-01T12:00:00Z' };
-      const composed = JSON.parse(composeStateText(meta, stored.body, stored.eventTexts, new WeakMap())) as Record<string, unknown>;
+      const meta = {
+        envelopeId: envelopeIdFor(7),
+        transactionId: 'tx-old',
+        producedAt: '2025-06-01T12:00:00Z',
+      };
+      const composed = JSON.parse(
+        composeStateText(meta, stored.body, stored.eventTexts, new WeakMap()),
+      ) as Record<string, unknown>;
       expect(canonicalJson(composed)).toBe(snapshotText);
       expect(stored.eventTexts).toEqual([canonicalJson(state.events[0])]);
     } finally {
@@ -130,10 +190,21 @@ describe('acp migration 0005_state_parts, down', () => {
     const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
     try {
       await migrateSets(database, [acpMigrations]);
-      const receiver = createAcpReceiver({ store: createKyselyTransactionStore(database), accepts: ['snapshot', 'delta'], receiverAgentId: RECEIVER_AGENT_ID, producer: { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' } });
-      const base = snapshot({ transaction_id: 'tx-down', envelope_id: envelopeIdFor(0x500), state: leadState() });
+      const receiver = createAcpReceiver({
+        store: createKyselyTransactionStore(database),
+        accepts: ['snapshot', 'delta'],
+        receiverAgentId: RECEIVER_AGENT_ID,
+        producer: { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' },
+      });
+      const base = snapshot({
+        transaction_id: 'tx-down',
+        envelope_id: envelopeIdFor(0x500),
+        state: leadState(),
+      });
       await receiver.ingest(base, { secure: true });
-      await receiver.ingest(delta(base, [eventOp('ev-down')], { envelope_id: envelopeIdFor(0x501) }), { secure: true });
+      await receiver.ingest(delta(base, [eventOp('ev-down')], { envelope_id: envelopeIdFor(0x501) }), {
+        secure: true,
+      });
       const { bytes } = await receiver.state('tx-down');
       const migrator = new Migrator({
         db: database.db,
@@ -143,7 +214,11 @@ describe('acp migration 0005_state_parts, down', () => {
       });
       const { error } = await migrator.migrateDown();
       expect(error).toBeUndefined();
-      const row = (await database.db.selectFrom('acp_transactions').select('state_body').where('transaction_id', '=', 'tx-down').executeTakeFirst()) as { state_body: string };
+      const row = (await database.db
+        .selectFrom('acp_transactions')
+        .select('state_body')
+        .where('transaction_id', '=', 'tx-down')
+        .executeTakeFirst()) as { state_body: string };
       expect(row.state_body).toBe(bytes.toString('utf8'));
     } finally {
       await database.close();

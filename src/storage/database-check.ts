@@ -35,7 +35,10 @@ export function describeDatabaseFailure(error: unknown, where: string): Database
   const host = url ? `${url.hostname}:${url.port || '5432'}` : where;
   switch (code ?? '') {
     case 'ECONNREFUSED':
-      return { cause, fix: `nothing listens at ${host}: start PostgreSQL there, or fix the host and port in --db` };
+      return {
+        cause,
+        fix: `nothing listens at ${host}: start PostgreSQL there, or fix the host and port in --db`,
+      };
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return { cause, fix: `the host name in --db does not resolve: fix it` };
@@ -48,7 +51,7 @@ export function describeDatabaseFailure(error: unknown, where: string): Database
       };
     case '28P01':
     case '28000':
-      return { cause, fix: 'fix the user name or password in --db (or the server\'s pg_hba.conf)' };
+      return { cause, fix: "fix the user name or password in --db (or the server's pg_hba.conf)" };
     case '42P01':
       return { cause, fix: 'the tables are missing: run a2a-commerce migrate --db <url>' };
     default:
@@ -60,18 +63,28 @@ export function describeDatabaseFailure(error: unknown, where: string): Database
  * Checks that the database answers a query: reachable, credentials accepted, the database exists.
  * @throws LocalError `DATABASE_UNAVAILABLE` whose message names the database, the cause and the fix.
  */
-export async function probeDatabase(database: Database, options: { signal?: AbortSignal } = {}): Promise<void> {
+export async function probeDatabase(
+  database: Database,
+  options: { signal?: AbortSignal } = {},
+): Promise<void> {
   options.signal?.throwIfAborted();
   try {
     await sql`select 1`.execute(database.db);
   } catch (error) {
     const { cause, fix } = describeDatabaseFailure(error, database.location);
-    throw new LocalError('DATABASE_UNAVAILABLE', `cannot use the database ${database.location}: ${cause}; ${fix}`, { cause: error });
+    throw new LocalError(
+      'DATABASE_UNAVAILABLE',
+      `cannot use the database ${database.location}: ${cause}; ${fix}`,
+      { cause: error },
+    );
   }
 }
 
 /** The migrations of `sets` not yet applied to the database, as `<set>/<name>`, in order. */
-export async function pendingMigrations(database: Database, sets: readonly MigrationSet[]): Promise<string[]> {
+export async function pendingMigrations(
+  database: Database,
+  sets: readonly MigrationSet[],
+): Promise<string[]> {
   const pending: string[] = [];
   for (const set of sets) {
     const migrator = new Migrator({
@@ -79,7 +92,8 @@ export async function pendingMigrations(database: Database, sets: readonly Migra
       provider: { getMigrations: () => Promise.resolve(set.migrations) },
       migrationTableName: migrationTableOf(set),
     });
-    for (const m of await migrator.getMigrations()) if (m.executedAt === undefined) pending.push(`${set.id}/${m.name}`);
+    for (const m of await migrator.getMigrations())
+      if (m.executedAt === undefined) pending.push(`${set.id}/${m.name}`);
   }
   return pending;
 }

@@ -7,7 +7,11 @@ describe.skipIf(!process.env.TEST_PG_URL)('openDatabase on PostgreSQL', () => {
   it('survives the server dropping an idle pooled connection, reports it, and reconnects', async () => {
     let lost: (error: Error) => void = () => {};
     const reported = new Promise<Error>((resolve) => (lost = resolve));
-    const database = openDatabase({ url: process.env.TEST_PG_URL!, dataDir: '.', onIdleError: (error) => lost(error) });
+    const database = openDatabase({
+      url: process.env.TEST_PG_URL!,
+      dataDir: '.',
+      onIdleError: (error) => lost(error),
+    });
     try {
       const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.db);
       const admin = new pg.Client({ connectionString: process.env.TEST_PG_URL });

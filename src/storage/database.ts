@@ -80,7 +80,11 @@ export function resolveDatabaseTarget(url: string | undefined, dataDir: string):
   }
   if (scheme === 'sqlite') {
     const file = url.slice(url.indexOf(':') + 1).replace(/^\/\//, '');
-    if (file === '') throw new LocalError('CONFIG_INVALID', `--db "${url}" names no file: write sqlite:<file>, e.g. sqlite:.data/agent.sqlite`);
+    if (file === '')
+      throw new LocalError(
+        'CONFIG_INVALID',
+        `--db "${url}" names no file: write sqlite:<file>, e.g. sqlite:.data/agent.sqlite`,
+      );
     return { dialect: 'sqlite', file };
   }
   throw new LocalError(
@@ -101,7 +105,11 @@ export function openDatabase(options: DatabaseOptions): Database {
   const target = resolveDatabaseTarget(options.url, options.dataDir);
   if (target.dialect === 'postgres') {
     const url = target.url;
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 10_000,
+    });
     // An idle pooled connection that the server drops (restart, failover, admin termination) is emitted as
     // a pool 'error'; unheard, it would crash the process. The pool discards that client and the next
     // query opens a new one, so the event is only reported.
@@ -112,7 +120,8 @@ export function openDatabase(options: DatabaseOptions): Database {
   const file = target.file;
   const sqlite = openSqlite(file);
   // Checkpoints mostly on a worker thread, not inside commits on the event loop (sqlite-checkpointer.ts).
-  const checkpointer = file === ':memory:' ? undefined : startBackgroundCheckpoints(sqlite, file, options.onIdleError);
+  const checkpointer =
+    file === ':memory:' ? undefined : startBackgroundCheckpoints(sqlite, file, options.onIdleError);
   const db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
@@ -163,7 +172,11 @@ const WAL_AUTOCHECKPOINT_PAGES = 16_384;
  * then finds little left to copy and lets the WAL start over. A commit thus rarely waits for a checkpoint,
  * and the WAL stays bounded even under a writer that never pauses.
  */
-function startBackgroundCheckpoints(sqlite: BetterSqlite3.Database, file: string, onError: ((error: Error) => void) | undefined): Checkpointer {
+function startBackgroundCheckpoints(
+  sqlite: BetterSqlite3.Database,
+  file: string,
+  onError: ((error: Error) => void) | undefined,
+): Checkpointer {
   sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   return startCheckpointer(file, (message) => onError?.(new Error(`SQLite checkpoint failed: ${message}`)));
 }

@@ -50,11 +50,22 @@ const createTables: Migration = {
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .addColumn('next_due_at', 'bigint')
       // Conservation at the row: nothing leaves an escrow that was not locked into it.
-      .addCheckConstraint('escrows_conserve', sql`released >= 0 AND reclaimed >= 0 AND released + reclaimed <= locked`)
+      .addCheckConstraint(
+        'escrows_conserve',
+        sql`released >= 0 AND reclaimed >= 0 AND released + reclaimed <= locked`,
+      )
       .execute();
     await db.schema.createIndex('escrows_due').on('escrows').column('next_due_at').execute();
-    await db.schema.createIndex('escrows_buyer').on('escrows').columns(['tenant', 'buyer', 'updated_at', 'escrow_id']).execute();
-    await db.schema.createIndex('escrows_payee').on('escrows').columns(['tenant', 'payee', 'updated_at', 'escrow_id']).execute();
+    await db.schema
+      .createIndex('escrows_buyer')
+      .on('escrows')
+      .columns(['tenant', 'buyer', 'updated_at', 'escrow_id'])
+      .execute();
+    await db.schema
+      .createIndex('escrows_payee')
+      .on('escrows')
+      .columns(['tenant', 'payee', 'updated_at', 'escrow_id'])
+      .execute();
     await db.schema
       .createTable('escrow_ops')
       .addColumn('tenant', 'text', (c) => c.notNull())
@@ -79,7 +90,11 @@ const createTables: Migration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('paid_at', 'bigint')
       .execute();
-    await db.schema.createIndex('escrow_payouts_pending').on('escrow_payouts').columns(['paid_at', 'created_at']).execute();
+    await db.schema
+      .createIndex('escrow_payouts_pending')
+      .on('escrow_payouts')
+      .columns(['paid_at', 'created_at'])
+      .execute();
     await db.schema
       .createTable('escrow_events')
       .addColumn('escrow_id', 'text', (c) => c.notNull())
@@ -92,7 +107,8 @@ const createTables: Migration = {
       .execute();
   },
   async down(db: Kysely<any>): Promise<void> {
-    for (const table of ['escrow_events', 'escrow_payouts', 'escrow_ops', 'escrows', 'escrow_accounts']) await db.schema.dropTable(table).execute();
+    for (const table of ['escrow_events', 'escrow_payouts', 'escrow_ops', 'escrows', 'escrow_accounts'])
+      await db.schema.dropTable(table).execute();
   },
 };
 /* eslint-enable @typescript-eslint/no-explicit-any */

@@ -2,7 +2,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReservationStore } from '../acmp/escrow/reservations.js';
 import { openDatabase } from './database.js';
-import { acmpEscrowMigrations, KyselyReservationStore, MemoryReservationStore } from './escrow-reservations.js';
+import {
+  acmpEscrowMigrations,
+  KyselyReservationStore,
+  MemoryReservationStore,
+} from './escrow-reservations.js';
 import { migrateSets } from './migrations.js';
 import { cleanup, onCleanup, tempDir } from '../../test/helpers/host.js';
 import { freshPgDatabase } from '../../test/helpers/pg.js';
@@ -20,26 +24,48 @@ function contract(name: string, open: () => Promise<ReservationStore>): void {
   describe(`provider escrow reservations on ${name} (one escrow backs one task)`, () => {
     it('holds an escrow for the first task; a retry of that task sees its own reservation', async () => {
       const store = await open();
-      expect(await store.reserve('esc_1', 'task_a', 5n, 1)).toMatchObject({ taskId: 'task_a', state: 'reserved' });
+      expect(await store.reserve('esc_1', 'task_a', 5n, 1)).toMatchObject({
+        taskId: 'task_a',
+        state: 'reserved',
+      });
       expect(await store.reserve('esc_1', 'task_b', 5n, 2)).toMatchObject({ taskId: 'task_a' });
       expect(await store.reserve('esc_1', 'task_a', 5n, 3)).toMatchObject({ taskId: 'task_a', createdAt: 1 });
     });
 
     it('of concurrent reservations for different tasks exactly one wins', async () => {
       const store = await open();
-      const held = await Promise.all(Array.from({ length: 20 }, (_, i) => store.reserve('esc_2', `task_${i}`, 1n, i)));
+      const held = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.reserve('esc_2', `task_${i}`, 1n, i)),
+      );
       expect(new Set(held.map((r) => r.taskId)).size).toBe(1);
     });
 
     it('moves states by compare-and-set, and a void reservation gives the escrow up', async () => {
       const store = await open();
       await store.reserve('esc_3', 'task_a', 5n, 1);
-      expect(await store.update('esc_3', 'reserved', { state: 'delivered', amount: 3n, proof: { hash: 'h' }, claimAfter: 10 })).toBe(true);
+      expect(
+        await store.update('esc_3', 'reserved', {
+          state: 'delivered',
+          amount: 3n,
+          proof: { hash: 'h' },
+          claimAfter: 10,
+        }),
+      ).toBe(true);
       expect(await store.update('esc_3', 'reserved', { state: 'void' })).toBe(false);
-      expect(await store.get('esc_3')).toMatchObject({ state: 'delivered', amount: 3n, proof: { hash: 'h' }, claimAfter: 10 });
+      expect(await store.get('esc_3')).toMatchObject({
+        state: 'delivered',
+        amount: 3n,
+        proof: { hash: 'h' },
+        claimAfter: 10,
+      });
       expect(await store.inState('delivered', 10)).toHaveLength(1);
       await store.update('esc_3', 'delivered', { state: 'void' });
-      expect(await store.reserve('esc_3', 'task_b', 4n, 5)).toMatchObject({ taskId: 'task_b', state: 'reserved', amount: 4n, proof: null });
+      expect(await store.reserve('esc_3', 'task_b', 4n, 5)).toMatchObject({
+        taskId: 'task_b',
+        state: 'reserved',
+        amount: 4n,
+        proof: null,
+      });
     });
   });
 }

@@ -20,13 +20,20 @@ const createReservations: Migration = {
       .addColumn('claim_after', 'bigint')
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('acmp_escrow_reservations_state').on('acmp_escrow_reservations').columns(['state', 'created_at']).execute();
+    await db.schema
+      .createIndex('acmp_escrow_reservations_state')
+      .on('acmp_escrow_reservations')
+      .columns(['state', 'created_at'])
+      .execute();
   },
 };
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** The provider-side escrow tables (reservations), applied with the ACMP module when it checks escrows. */
-export const acmpEscrowMigrations: MigrationSet = { id: 'acmp_escrow', migrations: { '0001_reservations': createReservations } };
+export const acmpEscrowMigrations: MigrationSet = {
+  id: 'acmp_escrow',
+  migrations: { '0001_reservations': createReservations },
+};
 
 const Big = z.union([z.number().int(), z.string().regex(/^-?\d+$/)]).transform((v) => BigInt(v));
 const RowSchema = z.object({
@@ -43,7 +50,15 @@ function decode(row: unknown): Reservation {
   const parsed = RowSchema.safeParse(row);
   if (!parsed.success) throw new LocalError('INVALID_STATE', 'acmp_escrow_reservations row is malformed');
   const r = parsed.data;
-  return { escrowId: r.escrow_id, taskId: r.task_id, state: r.state, amount: r.amount, proof: r.proof === null ? null : (JSON.parse(r.proof) as Reservation['proof']), claimAfter: r.claim_after, createdAt: r.created_at };
+  return {
+    escrowId: r.escrow_id,
+    taskId: r.task_id,
+    state: r.state,
+    amount: r.amount,
+    proof: r.proof === null ? null : (JSON.parse(r.proof) as Reservation['proof']),
+    claimAfter: r.claim_after,
+    createdAt: r.created_at,
+  };
 }
 
 /**
@@ -73,22 +88,35 @@ export class KyselyReservationStore implements ReservationStore {
   }
 
   async inState(state: ReservationState, limit: number): Promise<Reservation[]> {
-    const { rows } = await this.run(`SELECT * FROM acmp_escrow_reservations WHERE state = $1 ORDER BY created_at LIMIT $2`, [state, limit]);
+    const { rows } = await this.run(
+      `SELECT * FROM acmp_escrow_reservations WHERE state = $1 ORDER BY created_at LIMIT $2`,
+      [state, limit],
+    );
     return rows.map(decode);
   }
 
-  async update(escrowId: string, from: ReservationState, to: Parameters<ReservationStore['update']>[2]): Promise<boolean> {
+  async update(
+    escrowId: string,
+    from: ReservationState,
+    to: Parameters<ReservationStore['update']>[2],
+  ): Promise<boolean> {
     const params: unknown[] = [escrowId, from, to.state];
     const sets = ['state = $3'];
     if (to.amount !== undefined) sets.push(`amount = $${params.push(to.amount)}`);
-    if (to.proof !== undefined) sets.push(`proof = $${params.push(to.proof === null ? null : encodeJson(to.proof))}`);
+    if (to.proof !== undefined)
+      sets.push(`proof = $${params.push(to.proof === null ? null : encodeJson(to.proof))}`);
     if (to.claimAfter !== undefined) sets.push(`claim_after = $${params.push(to.claimAfter)}`);
-    const { numAffectedRows } = await this.run(`UPDATE acmp_escrow_reservations SET ${sets.join(', ')} WHERE escrow_id = $1 AND state = $2`, params);
+    const { numAffectedRows } = await this.run(
+      `UPDATE acmp_escrow_reservations SET ${sets.join(', ')} WHERE escrow_id = $1 AND state = $2`,
+      params,
+    );
     return Number(numAffectedRows ?? 0n) === 1;
   }
 
   async get(escrowId: string): Promise<Reservation | undefined> {
-    const { rows } = await this.run(`SELECT * FROM acmp_escrow_reservations WHERE escrow_id = $1`, [escrowId]);
+    const { rows } = await this.run(`SELECT * FROM acmp_escrow_reservations WHERE escrow_id = $1`, [
+      escrowId,
+    ]);
     return rows[0] === undefined ? undefined : decode(rows[0]);
   }
 
@@ -104,7 +132,16 @@ export class MemoryReservationStore implements ReservationStore {
 
   reserve(escrowId: string, taskId: string, amount: bigint, at: number): Promise<Reservation> {
     const held = this.rows.get(escrowId);
-    if (!held || held.state === 'void') this.rows.set(escrowId, { escrowId, taskId, state: 'reserved', amount, proof: null, claimAfter: null, createdAt: at });
+    if (!held || held.state === 'void')
+      this.rows.set(escrowId, {
+        escrowId,
+        taskId,
+        state: 'reserved',
+        amount,
+        proof: null,
+        claimAfter: null,
+        createdAt: at,
+      });
     return Promise.resolve(this.rows.get(escrowId)!);
   }
 
@@ -112,7 +149,11 @@ export class MemoryReservationStore implements ReservationStore {
     return Promise.resolve([...this.rows.values()].filter((r) => r.state === state).slice(0, limit));
   }
 
-  update(escrowId: string, from: ReservationState, to: Parameters<ReservationStore['update']>[2]): Promise<boolean> {
+  update(
+    escrowId: string,
+    from: ReservationState,
+    to: Parameters<ReservationStore['update']>[2],
+  ): Promise<boolean> {
     const row = this.rows.get(escrowId);
     if (row?.state !== from) return Promise.resolve(false);
     this.rows.set(escrowId, { ...row, ...to });

@@ -16,7 +16,13 @@ const Int = Big.transform(Number);
 const Bool = z.union([z.number(), z.boolean()]).transform((v) => v === true || v === 1);
 
 /** A claim as stored (JSON text; amounts as decimal strings of nano-CU). */
-const ClaimJson = z.object({ amount: Big, taskId: z.string(), proof: z.json(), filedAt: z.number(), windowEndsAt: z.number() });
+const ClaimJson = z.object({
+  amount: Big,
+  taskId: z.string(),
+  proof: z.json(),
+  filedAt: z.number(),
+  windowEndsAt: z.number(),
+});
 const DisputeJson = z.object({
   reason: z.string(),
   evidence: z.json(),
@@ -24,7 +30,9 @@ const DisputeJson = z.object({
   deadlineAt: z.number(),
   claim: ClaimJson,
   defaultOutcome: z.enum(['refund_buyer', 'pay_claim']).default('refund_buyer'),
-  resolution: z.object({ toPayee: Big, toBuyer: Big, by: z.enum(['operator', 'default']), at: z.number() }).nullable(),
+  resolution: z
+    .object({ toPayee: Big, toBuyer: Big, by: z.enum(['operator', 'default']), at: z.number() })
+    .nullable(),
 });
 
 const EscrowRowSchema = z.object({
@@ -76,7 +84,11 @@ export function decodeEscrowRow(row: unknown): EscrowRecord {
     agreedPrice: r.agreed_price,
     tier: r.tier,
     claim: claim && { ...claim, proof: claim.proof },
-    dispute: dispute && { ...dispute, evidence: dispute.evidence, claim: { ...dispute.claim, proof: dispute.claim.proof } },
+    dispute: dispute && {
+      ...dispute,
+      evidence: dispute.evidence,
+      claim: { ...dispute.claim, proof: dispute.claim.proof },
+    },
     claimedTasks: json(z.array(z.string()), r.claimed_tasks),
     settled: r.settled,
     expired: r.expired,
@@ -114,7 +126,13 @@ export function decodeOpRow(row: unknown): StoredOp {
   const r = parsed.data;
   const outcome = json(OutcomeJson, r.outcome);
   return {
-    key: { tenant: r.tenant, party: r.party, method: r.method as StoredOp['key']['method'], scope: r.scope, opRef: r.op_ref },
+    key: {
+      tenant: r.tenant,
+      party: r.party,
+      method: r.method as StoredOp['key']['method'],
+      scope: r.scope,
+      opRef: r.op_ref,
+    },
     paramsHash: r.params_hash,
     // Decoded by the schemas above; JSON values are what z.json() admits.
     outcome: outcome,
@@ -123,24 +141,54 @@ export function decodeOpRow(row: unknown): StoredOp {
   };
 }
 
-const PayoutRowSchema = z.object({ payout_id: z.string(), escrow_id: z.string(), tenant: z.string(), account: z.string(), amount: Big, kind: z.enum(['release', 'auto_release', 'reclaim', 'expiry', 'resolution']), created_at: Int });
+const PayoutRowSchema = z.object({
+  payout_id: z.string(),
+  escrow_id: z.string(),
+  tenant: z.string(),
+  account: z.string(),
+  amount: Big,
+  kind: z.enum(['release', 'auto_release', 'reclaim', 'expiry', 'resolution']),
+  created_at: Int,
+});
 
 /** Decodes a row of `escrow_payouts`. */
 export function decodePayoutRow(row: unknown): Payout {
   const parsed = PayoutRowSchema.safeParse(row);
   if (!parsed.success) throw new LocalError('INVALID_STATE', 'escrow_payouts row is malformed');
   const r = parsed.data;
-  return { payoutId: r.payout_id, escrowId: r.escrow_id, tenant: r.tenant, account: r.account, amount: r.amount, kind: r.kind, at: r.created_at };
+  return {
+    payoutId: r.payout_id,
+    escrowId: r.escrow_id,
+    tenant: r.tenant,
+    account: r.account,
+    amount: r.amount,
+    kind: r.kind,
+    at: r.created_at,
+  };
 }
 
-const EventRowSchema = z.object({ escrow_id: z.string(), seq: Int, kind: z.string(), actor: z.string(), at: Int, data: z.string() });
+const EventRowSchema = z.object({
+  escrow_id: z.string(),
+  seq: Int,
+  kind: z.string(),
+  actor: z.string(),
+  at: Int,
+  data: z.string(),
+});
 
 /** Decodes a row of `escrow_events`. */
 export function decodeEventRow(row: unknown): EscrowEvent {
   const parsed = EventRowSchema.safeParse(row);
   if (!parsed.success) throw new LocalError('INVALID_STATE', 'escrow_events row is malformed');
   const r = parsed.data;
-  return { escrowId: r.escrow_id, seq: r.seq, kind: r.kind, actor: r.actor, at: r.at, data: json(z.json(), r.data) };
+  return {
+    escrowId: r.escrow_id,
+    seq: r.seq,
+    kind: r.kind,
+    actor: r.actor,
+    at: r.at,
+    data: json(z.json(), r.data),
+  };
 }
 
 /** A bigint column value (amount sums, balances). */

@@ -1,11 +1,23 @@
 import type { Kysely } from 'kysely';
 import type { EscrowRecord } from '../acmp/escrow/record.js';
-import type { EscrowListQuery, EscrowParty, EscrowStore, EscrowTx, LedgerTotals } from '../acmp/escrow/store.js';
+import type {
+  EscrowListQuery,
+  EscrowParty,
+  EscrowStore,
+  EscrowTx,
+  LedgerTotals,
+} from '../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
 import { ESCROW_SIGNAL_CHANNEL, KyselyEscrowTx, type Rows } from './escrow-tx-kysely.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import type { Database, SqlDialect } from './database.js';
-import { decodeBig, decodeEscrowRow, decodeEventRow, decodePayoutRow, ESCROW_COLUMNS } from './escrow-rows.js';
+import {
+  decodeBig,
+  decodeEscrowRow,
+  decodeEventRow,
+  decodePayoutRow,
+  ESCROW_COLUMNS,
+} from './escrow-rows.js';
 import { PgListener } from './pg-listener.js';
 import { compileSql } from './sql-text.js';
 
@@ -86,36 +98,60 @@ export class KyselyEscrowStore implements EscrowStore {
     return rows[0] === undefined ? undefined : decodeEscrowRow(rows[0]);
   }
 
-  async list(party: EscrowParty, query: EscrowListQuery): Promise<{ records: EscrowRecord[]; total: number }> {
+  async list(
+    party: EscrowParty,
+    query: EscrowListQuery,
+  ): Promise<{ records: EscrowRecord[]; total: number }> {
     const params: unknown[] = [party.tenant, party.identity];
     const next = (value: unknown): string => `$${params.push(value)}`;
     const where = ['tenant = $1', '(buyer = $2 OR payee = $2)'];
     if (query.closed !== undefined) where.push(query.closed ? `state = 'closed'` : `state <> 'closed'`);
     if (query.contextId !== undefined) where.push(`context_id = ${next(query.contextId)}`);
     if (query.updatedAfter !== undefined) where.push(`updated_at > ${next(query.updatedAfter)}`);
-    const counted = await this.run(`SELECT COUNT(*) AS total FROM escrows WHERE ${where.join(' AND ')}`, params);
+    const counted = await this.run(
+      `SELECT COUNT(*) AS total FROM escrows WHERE ${where.join(' AND ')}`,
+      params,
+    );
     if (query.after) {
       const at = next(query.after.updatedAt);
-      where.push(`(updated_at < ${at} OR (updated_at = ${next(query.after.updatedAt)} AND escrow_id < ${next(query.after.escrowId)}))`);
+      where.push(
+        `(updated_at < ${at} OR (updated_at = ${next(query.after.updatedAt)} AND escrow_id < ${next(query.after.escrowId)}))`,
+      );
     }
-    const { rows } = await this.run(`SELECT ${ESCROW_COLUMNS} FROM escrows WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, escrow_id DESC LIMIT ${next(query.limit)}`, params);
-    return { records: rows.map(decodeEscrowRow), total: Number(decodeBig((counted.rows[0] as { total?: unknown } | undefined)?.total)) };
+    const { rows } = await this.run(
+      `SELECT ${ESCROW_COLUMNS} FROM escrows WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, escrow_id DESC LIMIT ${next(query.limit)}`,
+      params,
+    );
+    return {
+      records: rows.map(decodeEscrowRow),
+      total: Number(decodeBig((counted.rows[0] as { total?: unknown } | undefined)?.total)),
+    };
   }
 
   async due(now: number, limit: number): Promise<string[]> {
-    const { rows } = await this.run(`SELECT escrow_id FROM escrows WHERE next_due_at IS NOT NULL AND next_due_at <= $1 ORDER BY next_due_at LIMIT $2`, [now, limit]);
+    const { rows } = await this.run(
+      `SELECT escrow_id FROM escrows WHERE next_due_at IS NOT NULL AND next_due_at <= $1 ORDER BY next_due_at LIMIT $2`,
+      [now, limit],
+    );
     return rows.map((r) => String((r as { escrow_id: unknown }).escrow_id));
   }
 
   async pendingPayouts(limit: number): Promise<Payout[]> {
-    const { rows } = await this.run(`SELECT * FROM escrow_payouts WHERE paid_at IS NULL ORDER BY created_at, payout_id LIMIT $1`, [limit]);
+    const { rows } = await this.run(
+      `SELECT * FROM escrow_payouts WHERE paid_at IS NULL ORDER BY created_at, payout_id LIMIT $1`,
+      [limit],
+    );
     return rows.map(decodePayoutRow);
   }
 
   async applyPayout(payoutId: string, at: number): Promise<boolean> {
     return this.withTx(async (db) => {
       // Marking paid and crediting commit together; the conditional UPDATE makes the payout happen once.
-      const { rows } = await this.run(`UPDATE escrow_payouts SET paid_at = $2 WHERE payout_id = $1 AND paid_at IS NULL RETURNING tenant, account, amount`, [payoutId, at], db);
+      const { rows } = await this.run(
+        `UPDATE escrow_payouts SET paid_at = $2 WHERE payout_id = $1 AND paid_at IS NULL RETURNING tenant, account, amount`,
+        [payoutId, at],
+        db,
+      );
       const row = rows[0] as { tenant: string; account: string; amount: unknown } | undefined;
       if (!row) return false;
       await this.creditIn(db, row.tenant, row.account, decodeBig(row.amount), false);
@@ -128,12 +164,16 @@ export class KyselyEscrowStore implements EscrowStore {
   }
 
   async balance(tenant: string, account: string): Promise<bigint> {
-    const { rows } = await this.run(`SELECT balance FROM escrow_accounts WHERE tenant = $1 AND account = $2`, [tenant, account]);
+    const { rows } = await this.run(
+      `SELECT balance FROM escrow_accounts WHERE tenant = $1 AND account = $2`,
+      [tenant, account],
+    );
     return decodeBig((rows[0] as { balance?: unknown } | undefined)?.balance);
   }
 
   async totals(): Promise<LedgerTotals> {
-    const one = async (text: string): Promise<bigint> => decodeBig((((await this.run(text, [])).rows[0] ?? {}) as { v?: unknown }).v);
+    const one = async (text: string): Promise<bigint> =>
+      decodeBig((((await this.run(text, [])).rows[0] ?? {}) as { v?: unknown }).v);
     return {
       balances: await one(`SELECT SUM(balance) AS v FROM escrow_accounts`),
       credits: await one(`SELECT SUM(credited) AS v FROM escrow_accounts`),
@@ -143,7 +183,9 @@ export class KyselyEscrowStore implements EscrowStore {
   }
 
   async events(escrowId: string): Promise<EscrowEvent[]> {
-    const { rows } = await this.run(`SELECT * FROM escrow_events WHERE escrow_id = $1 ORDER BY seq`, [escrowId]);
+    const { rows } = await this.run(`SELECT * FROM escrow_events WHERE escrow_id = $1 ORDER BY seq`, [
+      escrowId,
+    ]);
     return rows.map(decodeEventRow);
   }
 
@@ -157,8 +199,18 @@ export class KyselyEscrowStore implements EscrowStore {
     };
   }
 
-  private async creditIn(db: Db, tenant: string, account: string, amount: bigint, credited: boolean): Promise<bigint> {
-    await this.run(`INSERT INTO escrow_accounts (tenant, account, balance, credited) VALUES ($1, $2, 0, 0) ON CONFLICT (tenant, account) DO NOTHING`, [tenant, account], db);
+  private async creditIn(
+    db: Db,
+    tenant: string,
+    account: string,
+    amount: bigint,
+    credited: boolean,
+  ): Promise<bigint> {
+    await this.run(
+      `INSERT INTO escrow_accounts (tenant, account, balance, credited) VALUES ($1, $2, 0, 0) ON CONFLICT (tenant, account) DO NOTHING`,
+      [tenant, account],
+      db,
+    );
     const { rows } = await this.run(
       `UPDATE escrow_accounts SET balance = balance + $3, credited = credited + $4 WHERE tenant = $1 AND account = $2 RETURNING balance`,
       [tenant, account, amount, credited ? amount : 0n],

@@ -1,5 +1,13 @@
 import { nextDueOf, remainingOf, type EscrowRecord } from '../acmp/escrow/record.js';
-import type { EscrowListQuery, EscrowParty, EscrowStore, EscrowTx, LedgerTotals, OpKey, StoredOp } from '../acmp/escrow/store.js';
+import type {
+  EscrowListQuery,
+  EscrowParty,
+  EscrowStore,
+  EscrowTx,
+  LedgerTotals,
+  OpKey,
+  StoredOp,
+} from '../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
 
 interface Account {
@@ -41,8 +49,14 @@ export class MemoryEscrowStore implements EscrowStore {
     const payouts: Payout[] = [];
     const events: EscrowEvent[] = [];
     const tx: EscrowTx = {
-      account: (tenant, account) => Promise.resolve(balances.get(accountId(tenant, account)) ?? this.accounts.get(accountId(tenant, account))?.balance ?? 0n),
-      setBalance: (tenant, account, balance) => Promise.resolve(void balances.set(accountId(tenant, account), balance)),
+      account: (tenant, account) =>
+        Promise.resolve(
+          balances.get(accountId(tenant, account)) ??
+            this.accounts.get(accountId(tenant, account))?.balance ??
+            0n,
+        ),
+      setBalance: (tenant, account, balance) =>
+        Promise.resolve(void balances.set(accountId(tenant, account), balance)),
       escrow: (id) => Promise.resolve(escrows.get(id) ?? this.escrows.get(id)),
       insertEscrow: (record) => Promise.resolve(void escrows.set(record.escrowId, record)),
       updateEscrow: (record) => Promise.resolve(void escrows.set(record.escrowId, record)),
@@ -58,8 +72,10 @@ export class MemoryEscrowStore implements EscrowStore {
     }
     for (const [id, record] of escrows) this.escrows.set(id, record);
     for (const [id, op] of ops) this.ops.set(id, op);
-    for (const payout of payouts) if (!this.payouts.has(payout.payoutId)) this.payouts.set(payout.payoutId, { payout, paidAt: null });
-    for (const event of events) this.eventLog.set(event.escrowId, [...(this.eventLog.get(event.escrowId) ?? []), event]);
+    for (const payout of payouts)
+      if (!this.payouts.has(payout.payoutId)) this.payouts.set(payout.payoutId, { payout, paidAt: null });
+    for (const event of events)
+      this.eventLog.set(event.escrowId, [...(this.eventLog.get(event.escrowId) ?? []), event]);
     for (const id of escrows.keys()) this.signal(id);
     return result;
   }
@@ -76,7 +92,12 @@ export class MemoryEscrowStore implements EscrowStore {
       .filter((r) => query.updatedAfter === undefined || r.updatedAt > query.updatedAfter)
       .sort((a, b) => b.updatedAt - a.updatedAt || (a.escrowId < b.escrowId ? 1 : -1));
     const after = query.after;
-    const page = after ? mine.filter((r) => r.updatedAt < after.updatedAt || (r.updatedAt === after.updatedAt && r.escrowId < after.escrowId)) : mine;
+    const page = after
+      ? mine.filter(
+          (r) =>
+            r.updatedAt < after.updatedAt || (r.updatedAt === after.updatedAt && r.escrowId < after.escrowId),
+        )
+      : mine;
     return Promise.resolve({ records: page.slice(0, query.limit), total: mine.length });
   }
 
@@ -89,7 +110,12 @@ export class MemoryEscrowStore implements EscrowStore {
   }
 
   pendingPayouts(limit: number): Promise<Payout[]> {
-    return Promise.resolve([...this.payouts.values()].filter((p) => p.paidAt === null).slice(0, limit).map((p) => p.payout));
+    return Promise.resolve(
+      [...this.payouts.values()]
+        .filter((p) => p.paidAt === null)
+        .slice(0, limit)
+        .map((p) => p.payout),
+    );
   }
 
   applyPayout(payoutId: string, at: number): Promise<boolean> {

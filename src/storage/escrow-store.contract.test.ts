@@ -10,7 +10,9 @@ import { freshPgDatabase } from '../../test/helpers/pg.js';
 
 afterEach(cleanup);
 
-async function kysely(url: string): Promise<{ store: KyselyEscrowStore; reopen: () => Promise<KyselyEscrowStore> }> {
+async function kysely(
+  url: string,
+): Promise<{ store: KyselyEscrowStore; reopen: () => Promise<KyselyEscrowStore> }> {
   const open = async (): Promise<KyselyEscrowStore> => {
     const database: Database = openDatabase({ url, dataDir: '.' });
     await migrateSets(database, [escrowMigrations]);

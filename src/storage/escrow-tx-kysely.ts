@@ -29,17 +29,30 @@ export class KyselyEscrowTx implements EscrowTx {
   }
 
   async account(tenant: string, account: string): Promise<bigint> {
-    await this.run(`INSERT INTO escrow_accounts (tenant, account, balance, credited) VALUES ($1, $2, 0, 0) ON CONFLICT (tenant, account) DO NOTHING`, [tenant, account]);
-    const { rows } = await this.run(`SELECT balance FROM escrow_accounts WHERE tenant = $1 AND account = $2${this.lock}`, [tenant, account]);
+    await this.run(
+      `INSERT INTO escrow_accounts (tenant, account, balance, credited) VALUES ($1, $2, 0, 0) ON CONFLICT (tenant, account) DO NOTHING`,
+      [tenant, account],
+    );
+    const { rows } = await this.run(
+      `SELECT balance FROM escrow_accounts WHERE tenant = $1 AND account = $2${this.lock}`,
+      [tenant, account],
+    );
     return decodeBig((rows[0] as { balance?: unknown } | undefined)?.balance);
   }
 
   async setBalance(tenant: string, account: string, balance: bigint): Promise<void> {
-    await this.run(`UPDATE escrow_accounts SET balance = $3 WHERE tenant = $1 AND account = $2`, [tenant, account, balance]);
+    await this.run(`UPDATE escrow_accounts SET balance = $3 WHERE tenant = $1 AND account = $2`, [
+      tenant,
+      account,
+      balance,
+    ]);
   }
 
   async escrow(escrowId: string): Promise<EscrowRecord | undefined> {
-    const { rows } = await this.run(`SELECT ${ESCROW_COLUMNS} FROM escrows WHERE escrow_id = $1${this.lock}`, [escrowId]);
+    const { rows } = await this.run(
+      `SELECT ${ESCROW_COLUMNS} FROM escrows WHERE escrow_id = $1${this.lock}`,
+      [escrowId],
+    );
     return rows[0] === undefined ? undefined : decodeEscrowRow(rows[0]);
   }
 
@@ -52,7 +65,10 @@ export class KyselyEscrowTx implements EscrowTx {
   }
 
   async op(key: OpKey): Promise<StoredOp | undefined> {
-    const { rows } = await this.run(`SELECT * FROM escrow_ops WHERE tenant = $1 AND party = $2 AND method = $3 AND scope = $4 AND op_ref = $5`, opKeyValues(key));
+    const { rows } = await this.run(
+      `SELECT * FROM escrow_ops WHERE tenant = $1 AND party = $2 AND method = $3 AND scope = $4 AND op_ref = $5`,
+      opKeyValues(key),
+    );
     return rows[0] === undefined ? undefined : decodeOpRow(rows[0]);
   }
 
@@ -74,19 +90,31 @@ export class KyselyEscrowTx implements EscrowTx {
 
   async addEvents(events: readonly EscrowEvent[]): Promise<void> {
     for (const e of events) {
-      await this.run(`INSERT INTO escrow_events (escrow_id, seq, kind, actor, at, data) VALUES ($1, $2, $3, $4, $5, $6)`, [e.escrowId, e.seq, e.kind, e.actor, e.at, encodeJson(e.data)]);
+      await this.run(
+        `INSERT INTO escrow_events (escrow_id, seq, kind, actor, at, data) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [e.escrowId, e.seq, e.kind, e.actor, e.at, encodeJson(e.data)],
+      );
     }
   }
 
   private async write(record: EscrowRecord, insert: boolean): Promise<void> {
     const values = escrowValues(record);
     if (insert) {
-      await this.run(`INSERT INTO escrows (${ESCROW_COLUMNS}, next_due_at) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`, values);
+      await this.run(
+        `INSERT INTO escrows (${ESCROW_COLUMNS}, next_due_at) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`,
+        values,
+      );
     } else {
-      const sets = ESCROW_COLUMNS.split(', ').slice(1).map((c, i) => `${c} = $${i + 2}`);
-      await this.run(`UPDATE escrows SET ${sets.join(', ')}, next_due_at = $${values.length} WHERE escrow_id = $1`, values);
+      const sets = ESCROW_COLUMNS.split(', ')
+        .slice(1)
+        .map((c, i) => `${c} = $${i + 2}`);
+      await this.run(
+        `UPDATE escrows SET ${sets.join(', ')}, next_due_at = $${values.length} WHERE escrow_id = $1`,
+        values,
+      );
     }
-    if (this.dialect === 'postgres') await this.run(`SELECT pg_notify('${ESCROW_SIGNAL_CHANNEL}', $1)`, [record.escrowId]);
+    if (this.dialect === 'postgres')
+      await this.run(`SELECT pg_notify('${ESCROW_SIGNAL_CHANNEL}', $1)`, [record.escrowId]);
     this.changed.add(record.escrowId);
   }
 }
@@ -98,7 +126,27 @@ function opKeyValues(key: OpKey): unknown[] {
 /** The row values of a record in {@link ESCROW_COLUMNS} order, then `next_due_at`. */
 function escrowValues(r: EscrowRecord): unknown[] {
   return [
-    r.escrowId, r.tenant, r.buyer, r.payee, r.contextId, r.state, r.locked, r.released, r.reclaimed, r.validUntil, r.challengeWindowMs, r.agreedPrice, r.tier,
-    r.claim && encodeJson(r.claim), r.dispute && encodeJson(r.dispute), JSON.stringify(r.claimedTasks), r.settled ? 1 : 0, r.expired ? 1 : 0, r.seq, r.createdAt, r.updatedAt, nextDueOf(r),
+    r.escrowId,
+    r.tenant,
+    r.buyer,
+    r.payee,
+    r.contextId,
+    r.state,
+    r.locked,
+    r.released,
+    r.reclaimed,
+    r.validUntil,
+    r.challengeWindowMs,
+    r.agreedPrice,
+    r.tier,
+    r.claim && encodeJson(r.claim),
+    r.dispute && encodeJson(r.dispute),
+    JSON.stringify(r.claimedTasks),
+    r.settled ? 1 : 0,
+    r.expired ? 1 : 0,
+    r.seq,
+    r.createdAt,
+    r.updatedAt,
+    nextDueOf(r),
   ];
 }

@@ -3,7 +3,10 @@ import { GroupCommitter } from './group-commit.js';
 
 type Item = { key: string; n: number };
 
-function recording(fail?: (batch: readonly Item[]) => boolean): { committer: GroupCommitter<Item, number>; batches: number[][] } {
+function recording(fail?: (batch: readonly Item[]) => boolean): {
+  committer: GroupCommitter<Item, number>;
+  batches: number[][];
+} {
   const batches: number[][] = [];
   const committer = new GroupCommitter<Item, number>(
     (batch) => {
@@ -27,13 +30,21 @@ describe('GroupCommitter (issue 10: group commit)', () => {
 
   it('never puts two items of one key in a batch, nor in two batches at once', async () => {
     const { committer, batches } = recording();
-    await Promise.all([{ key: 'a', n: 1 }, { key: 'a', n: 2 }, { key: 'b', n: 3 }].map((i) => committer.submit(i)));
+    await Promise.all(
+      [
+        { key: 'a', n: 1 },
+        { key: 'a', n: 2 },
+        { key: 'b', n: 3 },
+      ].map((i) => committer.submit(i)),
+    );
     expect(batches).toEqual([[1, 3], [2]]);
   });
 
   it('writes the items of a failed batch one by one, so only the bad one fails', async () => {
     const { committer, batches } = recording((batch) => batch.some((i) => i.n === 2));
-    const results = await Promise.all([1, 2, 3].map((n) => committer.submit({ key: `k${n}`, n }).catch((e: Error) => e.message)));
+    const results = await Promise.all(
+      [1, 2, 3].map((n) => committer.submit({ key: `k${n}`, n }).catch((e: Error) => e.message)),
+    );
     expect(results).toEqual([10, 'batch failed', 30]);
     expect(batches).toEqual([[1, 2, 3], [1], [2], [3]]);
     expect(committer.stats).toMatchObject({ queued: 0, lanesBusy: 0, batches: 1, items: 3 });

@@ -74,7 +74,7 @@ export class GroupCommitter<T, R> {
   /** The next batch: queued items in order, skipping a key already taken or in flight. */
   private take(): Waiting<T, R>[] {
     const batch: Waiting<T, R>[] = [];
-    for (let i = 0; i < this.queue.length && batch.length < this.options.maxBatch; ) {
+    for (let i = 0; i < this.queue.length && batch.length < this.options.maxBatch;) {
       const waiting = this.queue[i]!;
       const key = this.keyOf(waiting.item);
       if (this.busyKeys.has(key)) {

@@ -32,7 +32,9 @@ export async function migrateSets(database: Database, sets: readonly MigrationSe
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
       const reason = error instanceof Error ? error.message : 'unknown error';
-      throw new LocalError('CONFIG_INVALID', `migration ${set.id}/${failed} failed: ${reason}`, { cause: error });
+      throw new LocalError('CONFIG_INVALID', `migration ${set.id}/${failed} failed: ${reason}`, {
+        cause: error,
+      });
     }
     for (const r of results ?? []) if (r.status === 'Success') applied.push(`${set.id}/${r.migrationName}`);
   }

@@ -46,7 +46,8 @@ export class PgListener {
     if (this.closed) return;
     const client = new pg.Client({ connectionString: this.options.url });
     client.on('notification', (message) => {
-      if (message.channel === this.options.channel && message.payload !== undefined) this.options.onPayload(message.payload);
+      if (message.channel === this.options.channel && message.payload !== undefined)
+        this.options.onPayload(message.payload);
     });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, undefined));

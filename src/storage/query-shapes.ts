@@ -15,8 +15,13 @@ export class QueryShapes {
    * Runs the shape `name` on `db` (the store's Kysely instance or a transaction of it).
    * @throws LocalError `INVALID_STATE` when the builder's parameters differ from `parameters`.
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  async run<R>(db: Kysely<any>, name: string, parameters: readonly unknown[], build: () => Compilable<R>): Promise<QueryResult<R>> {
+  async run<R>(
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    db: Kysely<any>,
+    name: string,
+    parameters: readonly unknown[],
+    build: () => Compilable<R>,
+  ): Promise<QueryResult<R>> {
     return db.executeQuery<R>(CompiledQuery.raw(this.text(name, parameters, build), [...parameters]));
   }
 
@@ -29,8 +34,14 @@ export class QueryShapes {
     let text = this.texts.get(name);
     if (text === undefined) {
       const compiled = build().compile();
-      const same = compiled.parameters.length === parameters.length && compiled.parameters.every((p, i) => p === parameters[i]);
-      if (!same) throw new LocalError('INVALID_STATE', `query shape "${name}" binds other parameters than its builder`);
+      const same =
+        compiled.parameters.length === parameters.length &&
+        compiled.parameters.every((p, i) => p === parameters[i]);
+      if (!same)
+        throw new LocalError(
+          'INVALID_STATE',
+          `query shape "${name}" binds other parameters than its builder`,
+        );
       text = compiled.sql;
       this.texts.set(name, text);
     }

@@ -20,5 +20,8 @@ export function compileSql(dialect: SqlDialect, text: string, params: readonly u
     form = { sql, order };
     if (sqliteForms.size < 1_000) sqliteForms.set(text, form);
   }
-  return CompiledQuery.raw(form.sql, form.order.map((i) => params[i]));
+  return CompiledQuery.raw(
+    form.sql,
+    form.order.map((i) => params[i]),
+  );
 }

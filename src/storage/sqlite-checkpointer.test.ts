@@ -20,7 +20,10 @@ describe('SQLite checkpoints on a worker thread (issue 10)', () => {
     const errors: string[] = [];
     let caughtUp!: (frames: number) => void;
     const copied = new Promise<number>((resolve) => (caughtUp = resolve));
-    const checkpointer = startCheckpointer(file, (message) => errors.push(message), { intervalMs: 5, onCaughtUp: (frames) => caughtUp(frames) });
+    const checkpointer = startCheckpointer(file, (message) => errors.push(message), {
+      intervalMs: 5,
+      onCaughtUp: (frames) => caughtUp(frames),
+    });
     // ~1,000 frames, none checkpointed by the writer (wal_autocheckpoint = 0).
     expect(await copied).toBeGreaterThan(900);
     await checkpointer.stop();

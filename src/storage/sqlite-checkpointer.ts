@@ -51,10 +51,18 @@ export interface Checkpointer {
  * more durable (WAL mode: a commit is durable against a process crash once its frames are in the WAL).
  * `onError` hears of failed checkpoints (the next one retries).
  */
-export function startCheckpointer(file: string, onError: (message: string) => void, options: CheckpointerOptions = {}): Checkpointer {
+export function startCheckpointer(
+  file: string,
+  onError: (message: string) => void,
+  options: CheckpointerOptions = {},
+): Checkpointer {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { file, module: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs: options.intervalMs ?? 100 },
+    workerData: {
+      file,
+      module: createRequire(import.meta.url).resolve('better-sqlite3'),
+      intervalMs: options.intervalMs ?? 100,
+    },
     // No loader hooks or flags of the parent (e.g. tsx): the worker is plain CommonJS.
     execArgv: [],
   });

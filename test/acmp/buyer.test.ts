@@ -12,17 +12,30 @@ afterEach(async () => {
 });
 
 const TOKEN = 'acmp-buyer-token-0123456789';
-const SUMMARY_TEXT = 'Sales rose in March. The office moved. Profit improved strongly. Nothing else happened.';
+const SUMMARY_TEXT =
+  'Sales rose in March. The office moved. Profit improved strongly. Nothing else happened.';
 
 describe('v0.3 clients (A2A binding §1: data parts without a media type)', () => {
   for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
     it(`invokes and streams through the SDK's v0.3 ${transport} transport`, async () => {
       const host = await acmpHost();
       const buyer = await createAcmpBuyer({ agentUrl: host.url, protocolVersion: '0.3', transport });
-      const result = await buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'Revenue grew 12% YoY.' }, max_price_cu: 0.005, proof_method: 'result-hash' });
+      const result = await buyer.invoke({
+        capability: 'sentiment-analysis',
+        input: { type: 'text', data: 'Revenue grew 12% YoY.' },
+        max_price_cu: 0.005,
+        proof_method: 'result-hash',
+      });
       expect(result.output).toMatchObject({ data: { sentiment: 'positive' } });
       const kinds: string[] = [];
-      for await (const e of buyer.stream({ capability: 'summarize', input: { type: 'text', data: SUMMARY_TEXT }, max_price_cu: 1, stream: true, proof_method: 'result-hash' })) kinds.push(e.kind);
+      for await (const e of buyer.stream({
+        capability: 'summarize',
+        input: { type: 'text', data: SUMMARY_TEXT },
+        max_price_cu: 1,
+        stream: true,
+        proof_method: 'result-hash',
+      }))
+        kinds.push(e.kind);
       expect(kinds.filter((k) => k === 'chunk').length).toBeGreaterThan(0);
       expect(kinds.at(-1)).toBe('result');
     });
@@ -31,9 +44,24 @@ describe('v0.3 clients (A2A binding §1: data parts without a media type)', () =
   it('accepts a raw v0.3 message whose untyped data part has an ACMP root', async () => {
     const host = await acmpHost();
     const root = invokeRoot();
-    const message = { kind: 'message', messageId: 'm03', role: 'user', taskId: root.params.task_id, parts: [{ kind: 'data', data: root }] };
-    const res = await postJson(jsonRpcUrl(host), rpc('message/send', { message }), { 'X-A2A-Extensions': ACMP_EXTENSION_URI });
-    const task = (res.body as { result: { id: string; status: { state: string; message: { parts: { data: Record<string, unknown> }[] } } } }).result;
+    const message = {
+      kind: 'message',
+      messageId: 'm03',
+      role: 'user',
+      taskId: root.params.task_id,
+      parts: [{ kind: 'data', data: root }],
+    };
+    const res = await postJson(jsonRpcUrl(host), rpc('message/send', { message }), {
+      'X-A2A-Extensions': ACMP_EXTENSION_URI,
+    });
+    const task = (
+      res.body as {
+        result: {
+          id: string;
+          status: { state: string; message: { parts: { data: Record<string, unknown> }[] } };
+        };
+      }
+    ).result;
     expect(task.id).toBe(root.params.task_id);
     expect(task.status.state).toBe('completed');
     expect(task.status.message.parts[0]!.data.acmp_result).toBeDefined();
@@ -42,9 +70,19 @@ describe('v0.3 clients (A2A binding §1: data parts without a media type)', () =
   it('still refuses a v1.0 data part without the media type (-32600)', async () => {
     const host = await acmpHost();
     const root = invokeRoot();
-    const message = { message_id: 'm10', role: 'user', task_id: root.params.task_id, parts: [{ data: root }] };
-    const res = await postJson(jsonRpcUrl(host), rpc('SendMessage', { message }), { 'A2A-Version': '1.0', 'A2A-Extensions': ACMP_EXTENSION_URI });
-    const reply = (res.body as { result: { message: { parts: { data: { acmp_error: { code: number } } }[] } } }).result.message;
+    const message = {
+      message_id: 'm10',
+      role: 'user',
+      task_id: root.params.task_id,
+      parts: [{ data: root }],
+    };
+    const res = await postJson(jsonRpcUrl(host), rpc('SendMessage', { message }), {
+      'A2A-Version': '1.0',
+      'A2A-Extensions': ACMP_EXTENSION_URI,
+    });
+    const reply = (
+      res.body as { result: { message: { parts: { data: { acmp_error: { code: number } } }[] } } }
+    ).result.message;
     expect(reply.parts[0]!.data.acmp_error.code).toBe(-32600);
   });
 });
@@ -55,7 +93,9 @@ describe('the buyer never relies on an unadvertised feature (A2A binding §2)', 
     const host = await acmpHost({ capabilities: [capability], outputStreaming: false });
     const buyer = await createAcmpBuyer({ agentUrl: host.url });
     const fetchSpy = vi.spyOn(globalThis, 'fetch');
-    const failure = await buyer.invoke({ capability: 'count-runs', input: { type: 'text', data: 'x' }, stream: true }).catch((e: unknown) => e);
+    const failure = await buyer
+      .invoke({ capability: 'count-runs', input: { type: 'text', data: 'x' }, stream: true })
+      .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(AcmpError);
     expect(failure).toMatchObject({ code: -33007, data: { feature: 'output_streaming' } });
     expect(fetchSpy).not.toHaveBeenCalled();
@@ -65,7 +105,9 @@ describe('the buyer never relies on an unadvertised feature (A2A binding §2)', 
   it('refuses input_stream: true locally with -33007', async () => {
     const host = await acmpHost();
     const buyer = await createAcmpBuyer({ agentUrl: host.url });
-    await expect(buyer.invoke({ capability: 'summarize', input_stream: true })).rejects.toMatchObject({ code: -33007 });
+    await expect(buyer.invoke({ capability: 'summarize', input_stream: true })).rejects.toMatchObject({
+      code: -33007,
+    });
   });
 
   it('refuses an agent whose card has no ACMP provider extension with -33007', async () => {
@@ -80,14 +122,22 @@ describe('bearer auth', () => {
   it('invokes with a token against a host started with --token', async () => {
     const host = await acmpHost({ flags: { token: [TOKEN] } });
     const buyer = await createAcmpBuyer({ agentUrl: host.url, token: TOKEN });
-    const result = await buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'great results' }, max_price_cu: 0.005 });
+    const result = await buyer.invoke({
+      capability: 'sentiment-analysis',
+      input: { type: 'text', data: 'great results' },
+      max_price_cu: 0.005,
+    });
     expect(result.output).toMatchObject({ data: { sentiment: 'positive' } });
   });
 
   it('accepts the token in the { auth } shape too', async () => {
     const host = await acmpHost({ flags: { token: [TOKEN] } });
     const buyer = await createAcmpBuyer({ agentUrl: host.url, auth: { token: TOKEN } });
-    const result = await buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'good' }, max_price_cu: 0.005 });
+    const result = await buyer.invoke({
+      capability: 'sentiment-analysis',
+      input: { type: 'text', data: 'good' },
+      max_price_cu: 0.005,
+    });
     expect(result.cost_cu).toBeLessThanOrEqual(0.005);
   });
 
@@ -96,7 +146,9 @@ describe('bearer auth', () => {
     const host = await acmpHost({ capabilities: [capability], flags: { token: [TOKEN] } });
     // Retries stay at their default: a refusal must fail at once, not after the retry budget.
     const buyer = await createAcmpBuyer({ agentUrl: host.url, retryDelayMs: 60_000 });
-    await expect(buyer.invoke({ capability: 'count-runs', input: { type: 'text', data: 'x' } })).rejects.toMatchObject({
+    await expect(
+      buyer.invoke({ capability: 'count-runs', input: { type: 'text', data: 'x' } }),
+    ).rejects.toMatchObject({
       name: 'LocalError',
       code: 'REFUSED',
     });

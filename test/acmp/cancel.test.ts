@@ -23,15 +23,25 @@ import {
 
 afterEach(cleanup);
 
-async function tickerHost(transport: A2ATransport): Promise<{ host: RawHost; ticker: ReturnType<typeof tickerCapability> }> {
+async function tickerHost(
+  transport: A2ATransport,
+): Promise<{ host: RawHost; ticker: ReturnType<typeof tickerCapability> }> {
   const ticker = tickerCapability();
   const host = await acmpHost({ transport, capabilities: [ticker, ...demoCapabilities({ stepMs: 5 })] });
   return { host, ticker };
 }
 
 /** Streams a ticker invoke; calls `stop` once two chunks arrived; returns every ACMP root and the last state. */
-async function streamUntilStopped(host: RawHost, stop: (taskId: string) => Promise<unknown>): Promise<{ roots: Record<string, unknown>[]; state: string }> {
-  const root = invokeRoot({ capability: 'ticker', input: { type: 'text', data: 'go' }, stream: true, max_price_cu: 1 });
+async function streamUntilStopped(
+  host: RawHost,
+  stop: (taskId: string) => Promise<unknown>,
+): Promise<{ roots: Record<string, unknown>[]; state: string }> {
+  const root = invokeRoot({
+    capability: 'ticker',
+    input: { type: 'text', data: 'go' },
+    stream: true,
+    max_price_cu: 1,
+  });
   const roots: Record<string, unknown>[] = [];
   let state = '';
   let stopping: Promise<unknown> | undefined;
@@ -82,7 +92,10 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
 
     it('refuses a cancel whose Message.task_id differs from params.task_id', async () => {
       const { host } = await tickerHost(transport);
-      const message = acmpMessage({ acmp_method: 'acmp/cancel', params: { task_id: 'task_a' } }, { task_id: 'task_b' });
+      const message = acmpMessage(
+        { acmp_method: 'acmp/cancel', params: { task_id: 'task_a' } },
+        { task_id: 'task_b' },
+      );
       expect(replyError(await sendRaw(host, message))?.code).toBe(-32602);
     });
   });
@@ -90,11 +103,17 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
   describe('A2A CancelTask (A2A §3.1.5, A2A binding §3.4 exception)', () => {
     it('ends the task canceled, still delivers the -33004 payload, and stops the chunks', async () => {
       const { host, ticker } = await tickerHost(transport);
-      const client = await createA2AClient(await fetchAgentCard(host.url), { transport: clientTransport(transport) });
+      const client = await createA2AClient(await fetchAgentCard(host.url), {
+        transport: clientTransport(transport),
+      });
       let canceled: { state: string; root: unknown; yieldedAtCancel: number } | undefined;
       const { roots, state } = await streamUntilStopped(host, async (id) => {
         const task = await client.cancelTask({ tenant: '', id, metadata: undefined });
-        canceled = { state: taskStateName(task.status?.state), root: acmpRootOf(task.status?.message), yieldedAtCancel: ticker.yielded() };
+        canceled = {
+          state: taskStateName(task.status?.state),
+          root: acmpRootOf(task.status?.message),
+          yieldedAtCancel: ticker.yielded(),
+        };
       });
       expect(canceled?.state).toBe('canceled');
       expect(canceled?.root).toMatchObject({ kind: 'error', error: { code: -33004 } });
@@ -121,9 +140,15 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
 
     it('keeps the task canceled when the buyer retries the invoke afterwards', async () => {
       const { host } = await tickerHost(transport);
-      const root = invokeRoot({ capability: 'ticker', input: { type: 'text', data: 'go' }, stream: true, max_price_cu: 1 });
+      const root = invokeRoot({
+        capability: 'ticker',
+        input: { type: 'text', data: 'go' },
+        stream: true,
+        max_price_cu: 1,
+      });
       for await (const r of streamRaw(host, acmpMessage(root))) {
-        if (streamRoot(r)?.acmp_method === 'acmp/streamChunk') await callRaw(host, 'CancelTask', root.params.task_id as string);
+        if (streamRoot(r)?.acmp_method === 'acmp/streamChunk')
+          await callRaw(host, 'CancelTask', root.params.task_id as string);
       }
       const again = await sendRaw(host, acmpMessage({ ...root, params: { ...root.params, stream: false } }));
       expect(replyError(again)?.code).toBe(-33004);
@@ -148,12 +173,20 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
       const task = (await getTask(host, root.params.task_id as string)).result;
       expect(task?.status?.state).toBe('TASK_STATE_COMPLETED');
       expect(task?.status?.message?.parts[0]?.data).toEqual(sent);
-      expect(task?.history?.map((m) => Object.keys(m.parts[0]!.data!)[0])).toEqual(['acmp_method', 'acmp_result']);
+      expect(task?.history?.map((m) => Object.keys(m.parts[0]!.data!)[0])).toEqual([
+        'acmp_method',
+        'acmp_result',
+      ]);
     });
 
     it('returns the acmp_error part of an invoke that failed while running', async () => {
       const { host } = await tickerHost(transport);
-      const root = invokeRoot({ capability: 'slow-count', input: { type: 'json', data: { n: 10_000 } }, max_price_cu: 5, timeout_ms: 50 });
+      const root = invokeRoot({
+        capability: 'slow-count',
+        input: { type: 'json', data: { n: 10_000 } },
+        max_price_cu: 5,
+        timeout_ms: 50,
+      });
       await sendRaw(host, acmpMessage(root));
       const task = (await getTask(host, root.params.task_id as string)).result;
       expect(task?.status?.state).toBe('TASK_STATE_COMPLETED');
@@ -163,7 +196,7 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
     it('persists no chunks or heartbeats: history is [invoke, final]', async () => {
       const { host } = await tickerHost(transport);
       const { roots } = await streamUntilStopped(host, (id) => sendRaw(host, cancelMessage(id)));
-      const id = ((roots.find((r) => r.acmp_error)!.acmp_error as { data: { task_id: string } }).data).task_id;
+      const id = (roots.find((r) => r.acmp_error)!.acmp_error as { data: { task_id: string } }).data.task_id;
       const task = (await getTask(host, id)).result;
       expect(task?.history).toHaveLength(2);
     });

@@ -11,7 +11,9 @@ import { acmpHost, newTaskId } from './helpers.js';
 afterEach(cleanup);
 
 /** A capability that counts how often its price and its handler ran. */
-function countingCapability(inputSchema: AcmpCapability['inputSchema']): AcmpCapability & { priced: number; ran: number } {
+function countingCapability(
+  inputSchema: AcmpCapability['inputSchema'],
+): AcmpCapability & { priced: number; ran: number } {
   const capability = {
     id: 'double',
     description: 'Doubles a number.',
@@ -35,7 +37,10 @@ async function invokeError(url: string, capability: string, data: unknown): Prom
   const buyer = await createAcmpBuyer({ agentUrl: url });
   const error = await buyer
     .invoke({ task_id: newTaskId(), capability, input: { type: 'json', data }, max_price_cu: 1 })
-    .then(() => undefined, (e: unknown) => e);
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   expect(error).toBeInstanceOf(AcmpError);
   return error as AcmpError;
 }
@@ -44,28 +49,52 @@ describe('a capability input schema (checked before pricing or work, Layer 1 §3
   it.each([
     ['JSON Schema', { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] }],
     ['zod', z.object({ x: z.number() })],
-  ] as const)('refuses input failing a %s with -32602 and the reasons; nothing priced or run', async (_kind, schema) => {
-    const capability = countingCapability(schema as AcmpCapability['inputSchema']);
-    const host = await acmpHost({ capabilities: [capability] });
-    const error = await invokeError(host.url, 'double', { x: 'two' });
-    expect(error.code).toBe(-32602);
-    const data = error.data as { capability: string; issues: { path: string; message: string }[] };
-    expect(data.capability).toBe('double');
-    expect(data.issues).toEqual([expect.objectContaining({ path: '/input/data/x', message: expect.stringMatching(/number/) as unknown })]);
-    expect([capability.priced, capability.ran]).toEqual([0, 0]);
-  });
+  ] as const)(
+    'refuses input failing a %s with -32602 and the reasons; nothing priced or run',
+    async (_kind, schema) => {
+      const capability = countingCapability(schema as AcmpCapability['inputSchema']);
+      const host = await acmpHost({ capabilities: [capability] });
+      const error = await invokeError(host.url, 'double', { x: 'two' });
+      expect(error.code).toBe(-32602);
+      const data = error.data as { capability: string; issues: { path: string; message: string }[] };
+      expect(data.capability).toBe('double');
+      expect(data.issues).toEqual([
+        expect.objectContaining({
+          path: '/input/data/x',
+          message: expect.stringMatching(/number/) as unknown,
+        }),
+      ]);
+      expect([capability.priced, capability.ran]).toEqual([0, 0]);
+    },
+  );
 
   it('runs input that passes the schema', async () => {
-    const capability = countingCapability({ type: 'object', properties: { x: { type: 'number' } }, required: ['x'] });
+    const capability = countingCapability({
+      type: 'object',
+      properties: { x: { type: 'number' } },
+      required: ['x'],
+    });
     const host = await acmpHost({ capabilities: [capability] });
     const buyer = await createAcmpBuyer({ agentUrl: host.url });
-    const result = await buyer.invoke({ capability: 'double', input: { type: 'json', data: { x: 21 } }, max_price_cu: 1 });
+    const result = await buyer.invoke({
+      capability: 'double',
+      input: { type: 'json', data: { x: 21 } },
+      max_price_cu: 1,
+    });
     expect(result.output?.data).toEqual({ doubled: 42 });
   });
 
   it('lists allowed values of an enum', async () => {
     const host = await acmpHost({
-      capabilities: [{ ...countingCapability({ type: 'object', properties: { unit: { enum: ['cm', 'in'] } }, required: ['unit'] }) }],
+      capabilities: [
+        {
+          ...countingCapability({
+            type: 'object',
+            properties: { unit: { enum: ['cm', 'in'] } },
+            required: ['unit'],
+          }),
+        },
+      ],
     });
     const error = await invokeError(host.url, 'double', { unit: 'mm' });
     expect(JSON.stringify(error.data)).toContain('must be one of: \\"cm\\", \\"in\\"');

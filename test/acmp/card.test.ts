@@ -10,7 +10,10 @@ import { acmpHost, fixture } from './helpers.js';
 afterEach(cleanup);
 
 interface CardJson {
-  capabilities: { streaming: boolean; extensions: { uri: string; description: string; required?: boolean; params: unknown }[] };
+  capabilities: {
+    streaming: boolean;
+    extensions: { uri: string; description: string; required?: boolean; params: unknown }[];
+  };
   skills: { id: string; inputModes: string[]; outputModes: string[]; tags: string[] }[];
 }
 
@@ -62,7 +65,10 @@ describe('capability negotiation via the Agent Card (A2A binding §2)', () => {
 
   it('always declines input streaming (A2A binding §3.3)', async () => {
     const host = await acmpHost();
-    const params = acmpExtension(await cardOf(host)).params as { accepts: string[]; features: { input_streaming: boolean } };
+    const params = acmpExtension(await cardOf(host)).params as {
+      accepts: string[];
+      features: { input_streaming: boolean };
+    };
     expect(params.features.input_streaming).toBe(false);
     expect(params.accepts).not.toContain('acmp/inputChunk');
   });

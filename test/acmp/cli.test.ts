@@ -31,8 +31,13 @@ describe('a2a-commerce acmp capabilities', () => {
   it('prints JSON with --json, trusting the data dir certificate over TLS', async () => {
     const host = await acmpHost({ flags: { 'tls-self-signed': true } });
     const io = capture();
-    expect(await runCli(['acmp', 'capabilities', host.url, '--data-dir', host.config.dataDir, '--json'], io)).toBe(0);
-    const parsed = JSON.parse(io.stdout.join('\n')) as { capability: { role: string }; skills: { id: string }[] };
+    expect(
+      await runCli(['acmp', 'capabilities', host.url, '--data-dir', host.config.dataDir, '--json'], io),
+    ).toBe(0);
+    const parsed = JSON.parse(io.stdout.join('\n')) as {
+      capability: { role: string };
+      skills: { id: string }[];
+    };
     expect(parsed.capability.role).toBe('provider');
     expect(parsed.skills.map((s) => s.id)).toEqual(['sentiment-analysis', 'summarize', 'slow-count']);
   });
@@ -42,9 +47,28 @@ describe('a2a-commerce acmp invoke', () => {
   it('prints the result JSON and verifies the proof', async () => {
     const host = await acmpHost();
     const io = capture();
-    const code = await runCli(['acmp', 'invoke', host.url, '--capability', 'sentiment-analysis', '--input', 'Revenue grew 12% YoY.', '--max-price', '0.005', '--proof', 'result-hash'], io);
+    const code = await runCli(
+      [
+        'acmp',
+        'invoke',
+        host.url,
+        '--capability',
+        'sentiment-analysis',
+        '--input',
+        'Revenue grew 12% YoY.',
+        '--max-price',
+        '0.005',
+        '--proof',
+        'result-hash',
+      ],
+      io,
+    );
     expect(code).toBe(0);
-    const result = JSON.parse(io.stdout.join('\n')) as { output: Payload; proof: { hash: string }; cost_cu: number };
+    const result = JSON.parse(io.stdout.join('\n')) as {
+      output: Payload;
+      proof: { hash: string };
+      cost_cu: number;
+    };
     expect(result.output).toMatchObject({ data: { sentiment: 'positive' } });
     expect(result.cost_cu).toBeLessThanOrEqual(0.005);
     expect(io.stderr.join('\n')).toContain(`proof result-hash verified: ${resultHash(result.output)}`);
@@ -54,7 +78,23 @@ describe('a2a-commerce acmp invoke', () => {
     const host = await acmpHost();
     const io = capture();
     const text = 'Profit rose. The office moved. Sales improved strongly. Nothing else.';
-    const code = await runCli(['acmp', 'invoke', host.url, '--capability', 'summarize', '--input', text, '--max-price', '1', '--stream', '--proof', 'result-hash'], io);
+    const code = await runCli(
+      [
+        'acmp',
+        'invoke',
+        host.url,
+        '--capability',
+        'summarize',
+        '--input',
+        text,
+        '--max-price',
+        '1',
+        '--stream',
+        '--proof',
+        'result-hash',
+      ],
+      io,
+    );
     expect(code).toBe(0);
     expect(io.stderr.filter((l) => /^progress: .* chunk\(s\)/.test(l)).length).toBeGreaterThan(0);
     const result = JSON.parse(io.stdout.join('\n')) as { output_streamed: boolean; output: { type: string } };
@@ -65,17 +105,49 @@ describe('a2a-commerce acmp invoke', () => {
   it('reports heartbeat progress for a JSON input (slow-count)', async () => {
     const host = await acmpHost();
     const io = capture();
-    const code = await runCli(['acmp', 'invoke', host.url, '--capability', 'slow-count', '--input', '{"n":3}', '--input-type', 'json', '--max-price', '1'], io);
+    const code = await runCli(
+      [
+        'acmp',
+        'invoke',
+        host.url,
+        '--capability',
+        'slow-count',
+        '--input',
+        '{"n":3}',
+        '--input-type',
+        'json',
+        '--max-price',
+        '1',
+      ],
+      io,
+    );
     expect(code).toBe(0);
-    expect(io.stderr).toContain(`progress: ${(JSON.parse(io.stdout.join('\n')) as { task_id: string }).task_id} 100% counted 3 of 3`);
+    expect(io.stderr).toContain(
+      `progress: ${(JSON.parse(io.stdout.join('\n')) as { task_id: string }).task_id} 100% counted 3 of 3`,
+    );
   });
 
   it('exits 1 with the ACMP code on a budget rejection', async () => {
     const host = await acmpHost();
     const io = capture();
-    const code = await runCli(['acmp', 'invoke', host.url, '--capability', 'sentiment-analysis', '--input', 'x', '--max-price', '0.0000001'], io);
+    const code = await runCli(
+      [
+        'acmp',
+        'invoke',
+        host.url,
+        '--capability',
+        'sentiment-analysis',
+        '--input',
+        'x',
+        '--max-price',
+        '0.0000001',
+      ],
+      io,
+    );
     expect(code).toBe(1);
-    expect(io.stderr.join('\n')).toMatch(/^error -33001 \(budget_exceeded\): Budget exceeded: Minimum price for sentiment-analysis/m);
+    expect(io.stderr.join('\n')).toMatch(
+      /^error -33001 \(budget_exceeded\): Budget exceeded: Minimum price for sentiment-analysis/m,
+    );
     expect(io.stderr.join('\n')).toMatch(/raise --max-price to at least/);
     expect(io.stdout).toEqual([]);
   });
@@ -83,7 +155,17 @@ describe('a2a-commerce acmp invoke', () => {
   it('uses --token against a host with --token', async () => {
     const host = await acmpHost({ flags: { token: [TOKEN] } });
     const io = capture();
-    const args = ['acmp', 'invoke', host.url, '--capability', 'sentiment-analysis', '--input', 'good', '--max-price', '0.005'];
+    const args = [
+      'acmp',
+      'invoke',
+      host.url,
+      '--capability',
+      'sentiment-analysis',
+      '--input',
+      'good',
+      '--max-price',
+      '0.005',
+    ];
     expect(await runCli([...args, '--token', TOKEN], io)).toBe(0);
     expect(await runCli(args, capture())).not.toBe(0);
   });
@@ -100,16 +182,26 @@ describe('a2a-commerce acmp invoke', () => {
 });
 
 describe('progress line', () => {
-  const heartbeat = { kind: 'heartbeat', params: { task_id: 't1', progress: 0.42, detail: 'counted 42 of 100' } } as const;
+  const heartbeat = {
+    kind: 'heartbeat',
+    params: { task_id: 't1', progress: 0.42, detail: 'counted 42 of 100' },
+  } as const;
 
   it('draws one \\r-updated line on a terminal and ends it with a newline', () => {
     const written: string[] = [];
     const io = capture();
     const line = createProgressLine(io, true, (t) => written.push(t));
     line.update(heartbeat);
-    line.update({ kind: 'chunk', params: { task_id: 't1', seq: 0, chunk: { type: 'text', data: 'abc' }, final: true } });
+    line.update({
+      kind: 'chunk',
+      params: { task_id: 't1', seq: 0, chunk: { type: 'text', data: 'abc' }, final: true },
+    });
     line.done();
-    expect(written).toEqual(['\r\x1b[K… t1 42% counted 42 of 100', '\r\x1b[K… t1 1 chunk(s), 3 chars (final)', '\n']);
+    expect(written).toEqual([
+      '\r\x1b[K… t1 42% counted 42 of 100',
+      '\r\x1b[K… t1 1 chunk(s), 3 chars (final)',
+      '\n',
+    ]);
     expect(io.stderr).toEqual([]);
   });
 
@@ -124,6 +216,8 @@ describe('progress line', () => {
   });
 
   it('says "working" for a heartbeat without progress', () => {
-    expect(describeProgress({ kind: 'heartbeat', params: { task_id: 't1' } }, { chunks: 0, chars: 0 })).toBe('t1 working');
+    expect(describeProgress({ kind: 'heartbeat', params: { task_id: 't1' } }, { chunks: 0, chars: 0 })).toBe(
+      't1 working',
+    );
   });
 });

@@ -5,14 +5,23 @@ import { ACTIVATED, acmpHost, acmpMessage, invokeRoot, jsonRpcUrl, rpc, type Rpc
 
 afterEach(cleanup);
 
-async function send(host: { url: string }, message: unknown, configuration: Record<string, unknown>): Promise<RpcBody> {
-  return (await postJson(jsonRpcUrl(host), rpc('SendMessage', { message, configuration }), ACTIVATED)).body as RpcBody;
+async function send(
+  host: { url: string },
+  message: unknown,
+  configuration: Record<string, unknown>,
+): Promise<RpcBody> {
+  return (await postJson(jsonRpcUrl(host), rpc('SendMessage', { message, configuration }), ACTIVATED))
+    .body as RpcBody;
 }
 
 describe('SendMessageConfiguration on ACMP invokes (A2A §3.2.2, §3.2.4)', () => {
   it('returnImmediately answers with the working task; the invoke still runs to completion', async () => {
     const host = await acmpHost({ heartbeatIntervalMs: 50 });
-    const root = invokeRoot({ capability: 'slow-count', input: { type: 'json', data: { n: 40 } }, max_price_cu: 1 });
+    const root = invokeRoot({
+      capability: 'slow-count',
+      input: { type: 'json', data: { n: 40 } },
+      max_price_cu: 1,
+    });
     const body = await send(host, acmpMessage(root), { returnImmediately: true });
     const taskId = String(root.params.task_id);
     expect(body.result?.task?.id).toBe(taskId);

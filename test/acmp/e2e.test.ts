@@ -23,11 +23,17 @@ describe.each(A2A_TRANSPORTS)('ACMP over A2A end to end (%s)', (transport) => {
   it('streams summarize chunks', async () => {
     const host = await acmpHost({ transport });
     // Over the HTTP side this one takes HTTP+JSON, so the third transport is covered too.
-    const buyer = await createAcmpBuyer({ agentUrl: host.url, transport: transport === 'grpc' ? 'GRPC' : 'HTTP+JSON' });
+    const buyer = await createAcmpBuyer({
+      agentUrl: host.url,
+      transport: transport === 'grpc' ? 'GRPC' : 'HTTP+JSON',
+    });
     const kinds: string[] = [];
     for await (const ev of buyer.stream({
       capability: 'summarize',
-      input: { type: 'text', data: 'First sentence here. Second one is longer and matters more. Third closes it. Fourth adds detail.' },
+      input: {
+        type: 'text',
+        data: 'First sentence here. Second one is longer and matters more. Third closes it. Fourth adds detail.',
+      },
       max_price_cu: 1,
       stream: true,
       proof_method: 'result-hash',

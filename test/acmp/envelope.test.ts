@@ -3,7 +3,17 @@ import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
 import type { InvokeParams } from '../../src/acmp/messages.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { cleanup } from '../helpers/host.js';
-import { acmpHost, acmpMessage, fixture, invokeRoot, replyError, replyRoot, sendRaw, V1, type WireMessage } from './helpers.js';
+import {
+  acmpHost,
+  acmpMessage,
+  fixture,
+  invokeRoot,
+  replyError,
+  replyRoot,
+  sendRaw,
+  V1,
+  type WireMessage,
+} from './helpers.js';
 
 afterEach(cleanup);
 
@@ -67,7 +77,10 @@ describe('envelope: the seed message (A2A binding §1)', () => {
   it('places nothing in Message.metadata (A2A binding §3.1)', async () => {
     const { host } = await recordingHost();
     const task = (await sendRaw(host, seed)).result?.task;
-    const messages: WireMessage[] = [...(task?.history ?? []), ...(task?.status.message ? [task.status.message] : [])];
+    const messages: WireMessage[] = [
+      ...(task?.history ?? []),
+      ...(task?.status.message ? [task.status.message] : []),
+    ];
     expect(messages.length).toBeGreaterThan(1);
     for (const m of messages) expect(m.metadata).toBeUndefined();
   });
@@ -85,7 +98,11 @@ describe('envelope: the seed message (A2A binding §1)', () => {
 describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payloads")', () => {
   it('refuses a data part with another media type with -32600', async () => {
     const { host, received } = await recordingHost();
-    const message = { ...seed, task_id: 'task_mt', parts: [{ data: invokeRoot({ task_id: 'task_mt' }), media_type: 'application/json' }] };
+    const message = {
+      ...seed,
+      task_id: 'task_mt',
+      parts: [{ data: invokeRoot({ task_id: 'task_mt' }), media_type: 'application/json' }],
+    };
     const body = await sendRaw(host, message);
     expect(replyError(body)?.code).toBe(-32600);
     expect(body.result?.message?.role).toBe('ROLE_AGENT');
@@ -100,7 +117,17 @@ describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payl
 
   it('refuses a root that is not an object-with-method with -32600', async () => {
     const { host } = await recordingHost();
-    expect(replyError(await sendRaw(host, acmpMessage({ params: { task_id: 't' } }, { parts: [{ data: { params: {} }, media_type: 'application/acmp+json' }] })))?.code).toBe(-32600);
+    expect(
+      replyError(
+        await sendRaw(
+          host,
+          acmpMessage(
+            { params: { task_id: 't' } },
+            { parts: [{ data: { params: {} }, media_type: 'application/acmp+json' }] },
+          ),
+        ),
+      )?.code,
+    ).toBe(-32600);
   });
 
   it('refuses an ACMP message with more than one part with -32600', async () => {
@@ -112,12 +139,18 @@ describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payl
 
   it('refuses an unknown ACMP method with -32601', async () => {
     const { host } = await recordingHost();
-    expect(replyError(await sendRaw(host, acmpMessage({ acmp_method: 'acmp/frobnicate', params: { task_id: 't' } })))?.code).toBe(-32601);
+    expect(
+      replyError(
+        await sendRaw(host, acmpMessage({ acmp_method: 'acmp/frobnicate', params: { task_id: 't' } })),
+      )?.code,
+    ).toBe(-32601);
   });
 
   it('refuses invoke params that fail the schema with -32602 and no values in data', async () => {
     const { host } = await recordingHost();
-    const error = replyError(await sendRaw(host, acmpMessage(invokeRoot({ max_price_cu: 'a secret string' }))));
+    const error = replyError(
+      await sendRaw(host, acmpMessage(invokeRoot({ max_price_cu: 'a secret string' }))),
+    );
     expect(error?.code).toBe(-32602);
     expect(JSON.stringify(error)).not.toContain('a secret string');
   });
@@ -135,7 +168,10 @@ describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payl
 
   it('refuses a task_id longer than 36 characters with -32602 (the SDK task store limit)', async () => {
     const { host, received } = await recordingHost();
-    const body = await sendRaw(host, acmpMessage(invokeRoot({ task_id: `task_${'x'.repeat(32)}`, escrow_id: 'esc_1' })));
+    const body = await sendRaw(
+      host,
+      acmpMessage(invokeRoot({ task_id: `task_${'x'.repeat(32)}`, escrow_id: 'esc_1' })),
+    );
     // Message.task_id carries the same id: the host's edge refuses ids over 36 characters (docs/host.md).
     expect(body.error?.code ?? replyError(body)?.code).toBe(-32602);
     expect(received).toHaveLength(0);
@@ -159,7 +195,11 @@ describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payl
 describe('parts labelled ACMP that carry no ACMP message (seed §1)', () => {
   it('refuses an ACMP-typed part with null data with -32600 instead of passing it on', async () => {
     const host = await acmpHost();
-    const body = await sendRaw(host, { message_id: 'm-null', role: 'user', parts: [{ data: null, media_type: 'application/acmp+json' }] });
+    const body = await sendRaw(host, {
+      message_id: 'm-null',
+      role: 'user',
+      parts: [{ data: null, media_type: 'application/acmp+json' }],
+    });
     expect(replyError(body)?.code).toBe(-32600);
   });
 });

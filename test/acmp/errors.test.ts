@@ -34,14 +34,19 @@ const failing: AcmpCapability = {
 };
 
 const escrow = (escrowId: string): Promise<void> =>
-  escrowId === 'esc_ok' ? Promise.resolve() : Promise.reject(new AcmpError(ACMP_CODE.escrowInvalid, { escrow_id: escrowId, reason: 'expired' }));
+  escrowId === 'esc_ok'
+    ? Promise.resolve()
+    : Promise.reject(new AcmpError(ACMP_CODE.escrowInvalid, { escrow_id: escrowId, reason: 'expired' }));
 
 async function host(transport: A2ATransport): Promise<RawHost> {
   return acmpHost({ transport, capabilities: [...demoCapabilities({ stepMs: 5 }), failing], escrow });
 }
 
 /** Seed §3.4: the ACMP error is in the payload and the enclosing A2A task is `completed`. */
-function expectPayloadError(body: RpcBody, code: number): { code: number; message: string; data?: Record<string, unknown> } {
+function expectPayloadError(
+  body: RpcBody,
+  code: number,
+): { code: number; message: string; data?: Record<string, unknown> } {
   expect(body.error).toBeUndefined();
   expect(body.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
   const error = replyError(body);
@@ -53,7 +58,11 @@ function expectPayloadError(body: RpcBody, code: number): { code: number; messag
  * A refusal before any work (docs/acmp-a2a-binding.md §5): an agent Message carrying the `acmp_error`, and
  * no task — GetTask of the id is TaskNotFound, nothing was stored or run.
  */
-async function expectRefusal(h: RawHost, root: ReturnType<typeof invokeRoot>, code: number): Promise<{ code: number; message: string; data?: Record<string, unknown> }> {
+async function expectRefusal(
+  h: RawHost,
+  root: ReturnType<typeof invokeRoot>,
+  code: number,
+): Promise<{ code: number; message: string; data?: Record<string, unknown> }> {
   const body = await sendRaw(h, acmpMessage(root));
   expect(body.error).toBeUndefined();
   expect(body.result?.task).toBeUndefined();
@@ -75,14 +84,19 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
       const h = await host(transport);
       const root = invokeRoot({ max_price_cu: 0.0001 });
       await expectRefusal(h, root, -33001);
-      const retried = replyRoot(await sendRaw(h, acmpMessage({ ...root, params: { ...root.params, max_price_cu: 1 } })));
+      const retried = replyRoot(
+        await sendRaw(h, acmpMessage({ ...root, params: { ...root.params, max_price_cu: 1 } })),
+      );
       expect(retried?.acmp_result).toBeDefined();
     });
 
     it('-32602 for params JSON cannot carry exactly (1e309), and nothing is stored or run', async () => {
       const h = await host(transport);
       const root = invokeRoot();
-      const text = JSON.stringify(rpc('SendMessage', { message: acmpMessage(root) })).replace('"max_price_cu":', '"note":1e309,"max_price_cu":');
+      const text = JSON.stringify(rpc('SendMessage', { message: acmpMessage(root) })).replace(
+        '"max_price_cu":',
+        '"note":1e309,"max_price_cu":',
+      );
       // gRPC carries the double JSON.parse makes of 1e309 (Infinity) as it is: the same value reaches the host.
       const body =
         transport === 'grpc'
@@ -101,7 +115,11 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
 
     it('-33001 is also refused without a task as the first reply of a stream', async () => {
       const results = [];
-      for await (const r of streamRaw(await host(transport), acmpMessage(invokeRoot({ max_price_cu: 0.0001 })))) results.push(r);
+      for await (const r of streamRaw(
+        await host(transport),
+        acmpMessage(invokeRoot({ max_price_cu: 0.0001 })),
+      ))
+        results.push(r);
       expect(results).toHaveLength(1);
       expect((streamRoot(results[0]!)?.acmp_error as { code: number }).code).toBe(-33001);
       expect(results[0]!.task).toBeUndefined();
@@ -110,7 +128,8 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
     it('never bills more than max_price_cu (Layer 1 §3.2)', async () => {
       const h = await host(transport);
       for (const max of [0.005, 0.0021, 1]) {
-        const result = replyRoot(await sendRaw(h, acmpMessage(invokeRoot({ max_price_cu: max }))))?.acmp_result as { cost_cu: number } | undefined;
+        const result = replyRoot(await sendRaw(h, acmpMessage(invokeRoot({ max_price_cu: max }))))
+          ?.acmp_result as { cost_cu: number } | undefined;
         expect(result?.cost_cu).toBeLessThanOrEqual(max);
       }
     });
@@ -120,7 +139,12 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
     });
 
     it('-33003 when timeout_ms passes: a hard deadline on the provider side too', async () => {
-      const root = invokeRoot({ capability: 'slow-count', input: { type: 'json', data: { n: 10_000 } }, max_price_cu: 5, timeout_ms: 60 });
+      const root = invokeRoot({
+        capability: 'slow-count',
+        input: { type: 'json', data: { n: 10_000 } },
+        max_price_cu: 5,
+        timeout_ms: 60,
+      });
       const started = Date.now();
       const error = expectPayloadError(await sendRaw(await host(transport), acmpMessage(root)), -33003);
       expect(error.data?.task_id).toBe(root.params.task_id);
@@ -128,7 +152,11 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
     });
 
     it('-33005 from the pluggable escrow verifier', async () => {
-      const error = await expectRefusal(await host(transport), invokeRoot({ escrow_id: 'esc_expired' }), -33005);
+      const error = await expectRefusal(
+        await host(transport),
+        invokeRoot({ escrow_id: 'esc_expired' }),
+        -33005,
+      );
       expect(error.data).toMatchObject({ escrow_id: 'esc_expired', reason: 'expired' });
     });
 
@@ -149,7 +177,10 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
     });
 
     it('-33007 for acmp/inputChunk messages', async () => {
-      const root = { acmp_method: 'acmp/inputChunk', params: { task_id: 'task_ic', seq: 0, chunk: { type: 'text', data: 'x' } } };
+      const root = {
+        acmp_method: 'acmp/inputChunk',
+        params: { task_id: 'task_ic', seq: 0, chunk: { type: 'text', data: 'x' } },
+      };
       expect(replyError(await sendRaw(await host(transport), acmpMessage(root)))?.code).toBe(-33007);
     });
 

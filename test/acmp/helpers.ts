@@ -6,7 +6,14 @@ import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider-typ
 import { acmpModule, type AcmpModuleOptions } from '../../src/server/modules/acmp.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { postJson, startTestHost } from '../helpers/host.js';
-import { clientTransport, grpcCall, grpcSend, grpcStream, transportFlags, type A2ATransport } from '../helpers/transports.js';
+import {
+  clientTransport,
+  grpcCall,
+  grpcSend,
+  grpcStream,
+  transportFlags,
+  type A2ATransport,
+} from '../helpers/transports.js';
 
 /**
  * Helpers of the ACMP-over-A2A tests: a host with the ACMP module, raw JSON-RPC and SSE, message
@@ -33,7 +40,10 @@ export function rpc(method: string, params: unknown, id: number | string = 1): R
 }
 
 /** A user message in the seed's spelling carrying one ACMP data part (override any field). */
-export function acmpMessage(root: Record<string, unknown>, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function acmpMessage(
+  root: Record<string, unknown>,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   const params = root.params as { task_id?: string } | undefined;
   return {
     message_id: `msg_${crypto.randomUUID()}`,
@@ -45,10 +55,19 @@ export function acmpMessage(root: Record<string, unknown>, overrides: Record<str
 }
 
 /** An `acmp/invoke` root with a fresh task_id (override any params field). */
-export function invokeRoot(params: Record<string, unknown> = {}): { acmp_method: 'acmp/invoke'; params: Record<string, unknown> } {
+export function invokeRoot(params: Record<string, unknown> = {}): {
+  acmp_method: 'acmp/invoke';
+  params: Record<string, unknown>;
+} {
   return {
     acmp_method: 'acmp/invoke',
-    params: { task_id: newTaskId(), capability: 'sentiment-analysis', input: { type: 'text', data: 'Revenue grew 12% YoY.' }, max_price_cu: 0.005, ...params },
+    params: {
+      task_id: newTaskId(),
+      capability: 'sentiment-analysis',
+      input: { type: 'text', data: 'Revenue grew 12% YoY.' },
+      max_price_cu: 0.005,
+      ...params,
+    },
   };
 }
 
@@ -67,11 +86,25 @@ export interface RawHost {
  * `transport: 'grpc'` it also serves gRPC, and the raw helpers speak gRPC to it.
  */
 export async function acmpHost(
-  options: Partial<AcmpModuleOptions> & { flags?: HostFlags; dataDir?: string; migrate?: boolean; transport?: A2ATransport } = {},
+  options: Partial<AcmpModuleOptions> & {
+    flags?: HostFlags;
+    dataDir?: string;
+    migrate?: boolean;
+    transport?: A2ATransport;
+  } = {},
 ): Promise<AcmpTestHost> {
   const { flags, dataDir, migrate, transport = 'jsonrpc', ...moduleOptions } = options;
-  const module = acmpModule({ capabilities: demoCapabilities({ stepMs: 5 }), heartbeatIntervalMs: 100, ...moduleOptions });
-  const host = await startTestHost({ modules: [module], flags: { ...transportFlags(transport), ...flags }, dataDir, migrate });
+  const module = acmpModule({
+    capabilities: demoCapabilities({ stepMs: 5 }),
+    heartbeatIntervalMs: 100,
+    ...moduleOptions,
+  });
+  const host = await startTestHost({
+    modules: [module],
+    flags: { ...transportFlags(transport), ...flags },
+    dataDir,
+    migrate,
+  });
   return { ...host, transport };
 }
 
@@ -90,14 +123,31 @@ export function jsonRpcUrl(host: { url: string }): string {
 }
 
 /** SendMessage over raw JSON-RPC (or the SDK's gRPC client); returns the JSON-RPC response body. */
-export async function sendRaw(host: RawHost, message: unknown, headers: Record<string, string> = ACTIVATED, configuration?: Record<string, unknown>): Promise<RpcBody> {
-  if (isGrpc(host)) return (await grpcSend({ ...host, grpcUrl: host.grpcUrl }, message, headers, configuration));
-  return (await postJson(jsonRpcUrl(host), rpc('SendMessage', { message, ...(configuration ? { configuration } : {}) }), headers)).body as RpcBody;
+export async function sendRaw(
+  host: RawHost,
+  message: unknown,
+  headers: Record<string, string> = ACTIVATED,
+  configuration?: Record<string, unknown>,
+): Promise<RpcBody> {
+  if (isGrpc(host))
+    return await grpcSend({ ...host, grpcUrl: host.grpcUrl }, message, headers, configuration);
+  return (
+    await postJson(
+      jsonRpcUrl(host),
+      rpc('SendMessage', { message, ...(configuration ? { configuration } : {}) }),
+      headers,
+    )
+  ).body as RpcBody;
 }
 
 /** GetTask or CancelTask over the host's test transport; the JSON-RPC response body. */
-export async function callRaw(host: RawHost, method: 'GetTask' | 'CancelTask', id: string, headers: Record<string, string> = ACTIVATED): Promise<RpcBody> {
-  if (isGrpc(host)) return (await grpcCall({ ...host, grpcUrl: host.grpcUrl }, method, id, headers));
+export async function callRaw(
+  host: RawHost,
+  method: 'GetTask' | 'CancelTask',
+  id: string,
+  headers: Record<string, string> = ACTIVATED,
+): Promise<RpcBody> {
+  if (isGrpc(host)) return await grpcCall({ ...host, grpcUrl: host.grpcUrl }, method, id, headers);
   return (await postJson(jsonRpcUrl(host), rpc(method, { id }), headers)).body as RpcBody;
 }
 
@@ -127,19 +177,33 @@ export function replyRoot(body: RpcBody): Record<string, unknown> | undefined {
 }
 
 /** The `acmp_error` of a SendMessage result. */
-export function replyError(body: RpcBody): { code: number; message: string; data?: Record<string, unknown> } | undefined {
-  return replyRoot(body)?.acmp_error as { code: number; message: string; data?: Record<string, unknown> } | undefined;
+export function replyError(
+  body: RpcBody,
+): { code: number; message: string; data?: Record<string, unknown> } | undefined {
+  return replyRoot(body)?.acmp_error as
+    { code: number; message: string; data?: Record<string, unknown> } | undefined;
 }
 
 /**
  * SubscribeToTask over the host's test transport: the raw answer (the SSE text or JSON-RPC error body; on
  * gRPC the events received, or the error), for tests that look at what it carries.
  */
-export async function subscribeRaw(host: RawHost, id: string, headers: Record<string, string> = ACTIVATED): Promise<unknown> {
-  if (!isGrpc(host)) return (await postJson(jsonRpcUrl(host), rpc('SubscribeToTask', { id }), { ...headers, accept: 'text/event-stream' })).body;
+export async function subscribeRaw(
+  host: RawHost,
+  id: string,
+  headers: Record<string, string> = ACTIVATED,
+): Promise<unknown> {
+  if (!isGrpc(host))
+    return (
+      await postJson(jsonRpcUrl(host), rpc('SubscribeToTask', { id }), {
+        ...headers,
+        accept: 'text/event-stream',
+      })
+    ).body;
   const events: unknown[] = [];
   try {
-    for await (const event of grpcStream({ ...host, grpcUrl: host.grpcUrl }, { subscribe: id }, headers)) events.push(event);
+    for await (const event of grpcStream({ ...host, grpcUrl: host.grpcUrl }, { subscribe: id }, headers))
+      events.push(event);
   } catch (error) {
     return { events, error: String(error) };
   }
@@ -147,7 +211,11 @@ export async function subscribeRaw(host: RawHost, id: string, headers: Record<st
 }
 
 /** SendStreamingMessage over raw JSON-RPC + SSE (or gRPC server streaming): every `result`, in order. */
-export async function* streamRaw(host: RawHost, message: unknown, headers: Record<string, string> = ACTIVATED): AsyncGenerator<Record<string, unknown>> {
+export async function* streamRaw(
+  host: RawHost,
+  message: unknown,
+  headers: Record<string, string> = ACTIVATED,
+): AsyncGenerator<Record<string, unknown>> {
   if (isGrpc(host)) {
     yield* grpcStream({ ...host, grpcUrl: host.grpcUrl }, { message }, headers);
     return;
@@ -178,7 +246,10 @@ export async function* streamRaw(host: RawHost, message: unknown, headers: Recor
 /** The ACMP root carried by one stream result (status-update message, message, or task status). */
 export function streamRoot(result: Record<string, unknown>): Record<string, unknown> | undefined {
   const update = result.statusUpdate as { status: { message?: WireMessage } } | undefined;
-  const message = update?.status.message ?? (result.message as WireMessage | undefined) ?? (result.task as WireTask | undefined)?.status.message;
+  const message =
+    update?.status.message ??
+    (result.message as WireMessage | undefined) ??
+    (result.task as WireTask | undefined)?.status.message;
   return message?.parts[0]?.data;
 }
 
@@ -186,7 +257,10 @@ export function streamRoot(result: Record<string, unknown>): Record<string, unkn
  * A capability counting its executions (`started` resolves on the first); it waits `ms` (honouring the
  * signal) and echoes the input.
  */
-export function countingCapability(id = 'count-runs', ms = 20): AcmpCapability & { runs: () => number; started: Promise<void> } {
+export function countingCapability(
+  id = 'count-runs',
+  ms = 20,
+): AcmpCapability & { runs: () => number; started: Promise<void> } {
   let runs = 0;
   let markStarted = (): void => {};
   const started = new Promise<void>((resolve) => (markStarted = resolve));
@@ -211,7 +285,10 @@ export function countingCapability(id = 'count-runs', ms = 20): AcmpCapability &
 }
 
 /** A streaming capability yielding a text chunk every `ms` until its signal aborts; records that abort. */
-export function tickerCapability(id = 'ticker', ms = 10): AcmpCapability & { aborted: () => boolean; yielded: () => number } {
+export function tickerCapability(
+  id = 'ticker',
+  ms = 10,
+): AcmpCapability & { aborted: () => boolean; yielded: () => number } {
   let aborted = false;
   let yielded = 0;
   return {

@@ -4,7 +4,17 @@ import type { AcmpResult } from '../../src/acmp/messages.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { cleanup, tempDir } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';
-import { acmpHost, acmpMessage, countingCapability, invokeRoot, newTaskId, replyError, replyRoot, sendRaw, ACTIVATED } from './helpers.js';
+import {
+  acmpHost,
+  acmpMessage,
+  countingCapability,
+  invokeRoot,
+  newTaskId,
+  replyError,
+  replyRoot,
+  sendRaw,
+  ACTIVATED,
+} from './helpers.js';
 
 afterEach(cleanup);
 
@@ -16,12 +26,25 @@ function asCaller(token: string): Record<string, string> {
   return { ...ACTIVATED, authorization: `Bearer ${token}` };
 }
 
-function countingInvoke(taskId?: string): Parameters<Awaited<ReturnType<typeof createAcmpBuyer>>['invoke']>[0] {
-  return { ...(taskId ? { task_id: taskId } : {}), capability: 'count-runs', input: { type: 'text', data: 'once' }, max_price_cu: 0.01, proof_method: 'result-hash' };
+function countingInvoke(
+  taskId?: string,
+): Parameters<Awaited<ReturnType<typeof createAcmpBuyer>>['invoke']>[0] {
+  return {
+    ...(taskId ? { task_id: taskId } : {}),
+    capability: 'count-runs',
+    input: { type: 'text', data: 'once' },
+    max_price_cu: 0.01,
+    proof_method: 'result-hash',
+  };
 }
 
 /** Runs one invoke, restarts the host on the same database, retries it: the second host never runs it. */
-async function expectReplayAfterRestart(storage: { dataDir?: string; flags?: Record<string, string>; migrate?: boolean; heartbeatIntervalMs?: number }): Promise<void> {
+async function expectReplayAfterRestart(storage: {
+  dataDir?: string;
+  flags?: Record<string, string>;
+  migrate?: boolean;
+  heartbeatIntervalMs?: number;
+}): Promise<void> {
   const first = countingCapability();
   const host1 = await acmpHost({ capabilities: [first], ...storage });
   const buyer1 = await createAcmpBuyer({ agentUrl: host1.url });
@@ -45,7 +68,9 @@ describe('idempotency over A2A (Layer 1 §3.1.1)', () => {
     const host = await acmpHost({ capabilities: [capability], heartbeatIntervalMs: 2000 });
     const buyer = await createAcmpBuyer({ agentUrl: host.url, retries: 0 });
     const taskId = newTaskId();
-    const results = await Promise.all(Array.from({ length: 200 }, () => buyer.invoke(countingInvoke(taskId))));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => buyer.invoke(countingInvoke(taskId))),
+    );
     expect(capability.runs()).toBe(1);
     const distinct = new Set(results.map((r: AcmpResult) => canonicalJson(r)));
     expect(distinct.size).toBe(1);
@@ -55,7 +80,11 @@ describe('idempotency over A2A (Layer 1 §3.1.1)', () => {
   it('answers a duplicate of a finished task with the stored result, without running again', async () => {
     const capability = countingCapability();
     const host = await acmpHost({ capabilities: [capability] });
-    const root = invokeRoot({ capability: 'count-runs', input: { type: 'text', data: 'once' }, max_price_cu: 0.01 });
+    const root = invokeRoot({
+      capability: 'count-runs',
+      input: { type: 'text', data: 'once' },
+      max_price_cu: 0.01,
+    });
     const first = replyRoot(await sendRaw(host, acmpMessage(root)));
     const again = await sendRaw(host, acmpMessage(root));
     expect(replyRoot(again)).toEqual(first);
@@ -78,7 +107,11 @@ describe('idempotency over A2A (Layer 1 §3.1.1)', () => {
   it('refuses the same task_id with different params (-32602), running nothing', async () => {
     const capability = countingCapability();
     const host = await acmpHost({ capabilities: [capability] });
-    const root = invokeRoot({ capability: 'count-runs', input: { type: 'text', data: 'once' }, max_price_cu: 0.01 });
+    const root = invokeRoot({
+      capability: 'count-runs',
+      input: { type: 'text', data: 'once' },
+      max_price_cu: 0.01,
+    });
     await sendRaw(host, acmpMessage(root));
     const other = { ...root, params: { ...root.params, input: { type: 'text', data: 'twice' } } };
     const refused = await sendRaw(host, acmpMessage(other));
@@ -97,28 +130,57 @@ describe('idempotency over A2A (Layer 1 §3.1.1)', () => {
 
   it.skipIf(!process.env.TEST_PG_URL)('replays after a restart on the same PostgreSQL database', async () => {
     // A first PostgreSQL connection may take longer than a 300 ms liveness window.
-    await expectReplayAfterRestart({ dataDir: tempDir(), flags: { db: await freshPgDatabase() }, migrate: true, heartbeatIntervalMs: 1000 });
+    await expectReplayAfterRestart({
+      dataDir: tempDir(),
+      flags: { db: await freshPgDatabase() },
+      migrate: true,
+      heartbeatIntervalMs: 1000,
+    });
   });
 
-  it.skipIf(!process.env.TEST_PG_URL)('runs concurrent duplicates on two hosts sharing PostgreSQL once', async () => {
-    const db = await freshPgDatabase();
-    const a = countingCapability('count-runs', 300);
-    const b = countingCapability('count-runs', 300);
-    const hostA = await acmpHost({ capabilities: [a], flags: { db }, migrate: true, fallbackReadMs: 20, heartbeatIntervalMs: 1000 });
-    const hostB = await acmpHost({ capabilities: [b], flags: { db }, fallbackReadMs: 20, heartbeatIntervalMs: 1000 });
-    const [buyerA, buyerB] = await Promise.all([createAcmpBuyer({ agentUrl: hostA.url }), createAcmpBuyer({ agentUrl: hostB.url })]);
-    const taskId = newTaskId();
-    const results = await Promise.all([buyerA.invoke(countingInvoke(taskId)), buyerB.invoke(countingInvoke(taskId))]);
-    expect(a.runs() + b.runs()).toBe(1);
-    expect(canonicalJson(results[0])).toBe(canonicalJson(results[1]));
-  });
+  it.skipIf(!process.env.TEST_PG_URL)(
+    'runs concurrent duplicates on two hosts sharing PostgreSQL once',
+    async () => {
+      const db = await freshPgDatabase();
+      const a = countingCapability('count-runs', 300);
+      const b = countingCapability('count-runs', 300);
+      const hostA = await acmpHost({
+        capabilities: [a],
+        flags: { db },
+        migrate: true,
+        fallbackReadMs: 20,
+        heartbeatIntervalMs: 1000,
+      });
+      const hostB = await acmpHost({
+        capabilities: [b],
+        flags: { db },
+        fallbackReadMs: 20,
+        heartbeatIntervalMs: 1000,
+      });
+      const [buyerA, buyerB] = await Promise.all([
+        createAcmpBuyer({ agentUrl: hostA.url }),
+        createAcmpBuyer({ agentUrl: hostB.url }),
+      ]);
+      const taskId = newTaskId();
+      const results = await Promise.all([
+        buyerA.invoke(countingInvoke(taskId)),
+        buyerB.invoke(countingInvoke(taskId)),
+      ]);
+      expect(a.runs() + b.runs()).toBe(1);
+      expect(canonicalJson(results[0])).toBe(canonicalJson(results[1]));
+    },
+  );
 });
 
 describe('task ids across callers (docs/acmp-a2a-binding.md "Security")', () => {
   it('refuses a finished task_id used by another authenticated caller, without replaying its result', async () => {
     const capability = countingCapability();
     const host = await acmpHost({ capabilities: [capability], flags: { token: [TOKEN_A, TOKEN_B] } });
-    const root = invokeRoot({ capability: 'count-runs', input: { type: 'text', data: 'mine' }, max_price_cu: 0.01 });
+    const root = invokeRoot({
+      capability: 'count-runs',
+      input: { type: 'text', data: 'mine' },
+      max_price_cu: 0.01,
+    });
     expect(replyRoot(await sendRaw(host, acmpMessage(root), asCaller(TOKEN_A)))?.acmp_result).toBeDefined();
     const stolen = await sendRaw(host, acmpMessage(root), asCaller(TOKEN_B));
     expect(replyError(stolen)?.code).toBe(-32602);
@@ -129,7 +191,11 @@ describe('task ids across callers (docs/acmp-a2a-binding.md "Security")', () => 
   it('refuses an in-flight task_id used by another authenticated caller', async () => {
     const capability = countingCapability('count-runs', 400);
     const host = await acmpHost({ capabilities: [capability], flags: { token: [TOKEN_A, TOKEN_B] } });
-    const root = invokeRoot({ capability: 'count-runs', input: { type: 'text', data: 'mine' }, max_price_cu: 0.01 });
+    const root = invokeRoot({
+      capability: 'count-runs',
+      input: { type: 'text', data: 'mine' },
+      max_price_cu: 0.01,
+    });
     const own = sendRaw(host, acmpMessage(root), asCaller(TOKEN_A));
     await capability.started;
     const stolen = await sendRaw(host, acmpMessage(root), asCaller(TOKEN_B));
@@ -138,13 +204,21 @@ describe('task ids across callers (docs/acmp-a2a-binding.md "Security")', () => 
     expect(capability.runs()).toBe(1);
   });
 
-  it('refuses an acmp/cancel from another caller and lets the owner\'s task finish', async () => {
+  it("refuses an acmp/cancel from another caller and lets the owner's task finish", async () => {
     const capability = countingCapability('count-runs', 300);
     const host = await acmpHost({ capabilities: [capability], flags: { token: [TOKEN_A, TOKEN_B] } });
-    const root = invokeRoot({ capability: 'count-runs', input: { type: 'text', data: 'mine' }, max_price_cu: 0.01 });
+    const root = invokeRoot({
+      capability: 'count-runs',
+      input: { type: 'text', data: 'mine' },
+      max_price_cu: 0.01,
+    });
     const own = sendRaw(host, acmpMessage(root), asCaller(TOKEN_A));
     await capability.started;
-    const cancel = await sendRaw(host, acmpMessage({ acmp_method: 'acmp/cancel', params: { task_id: root.params.task_id } }), asCaller(TOKEN_B));
+    const cancel = await sendRaw(
+      host,
+      acmpMessage({ acmp_method: 'acmp/cancel', params: { task_id: root.params.task_id } }),
+      asCaller(TOKEN_B),
+    );
     expect(replyError(cancel)?.code).toBe(-32602);
     expect(replyRoot(await own)?.acmp_result).toBeDefined();
   });

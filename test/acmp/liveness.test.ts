@@ -26,7 +26,12 @@ describe('liveness window (Layer 1 §3.6): a provider killed mid-stream', () => 
     let killedAt: Promise<number> | undefined;
     const failure = await (async () => {
       try {
-        const events = buyer.stream({ capability: 'slow-count', input: { type: 'json', data: { n: 10_000 } }, max_price_cu: 2, timeout_ms: TIMEOUT_MS });
+        const events = buyer.stream({
+          capability: 'slow-count',
+          input: { type: 'json', data: { n: 10_000 } },
+          max_price_cu: 2,
+          timeout_ms: TIMEOUT_MS,
+        });
         for await (const event of events) {
           lastSign = Date.now();
           if (event.kind === 'heartbeat' && !killedAt) killedAt = killed(child);

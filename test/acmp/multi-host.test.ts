@@ -15,7 +15,9 @@ afterEach(cleanup);
 describe.skipIf(!process.env.TEST_PG_URL)('several hosts on one PostgreSQL', () => {
   async function twoHosts() {
     const db = await freshPgDatabase();
-    const modules = () => [acmpModule({ capabilities: demoCapabilities({ stepMs: 50 }), heartbeatIntervalMs: 100 })];
+    const modules = () => [
+      acmpModule({ capabilities: demoCapabilities({ stepMs: 50 }), heartbeatIntervalMs: 100 }),
+    ];
     const a = await startTestHost({ flags: { db }, modules: modules(), migrate: true });
     const b = await startTestHost({ flags: { db }, modules: modules() });
     return { a, b };
@@ -25,7 +27,12 @@ describe.skipIf(!process.env.TEST_PG_URL)('several hosts on one PostgreSQL', () 
     const { a, b } = await twoHosts();
     const buyer = await createAcmpBuyer({ agentUrl: a.url });
     const taskId = newTaskId();
-    const events = buyer.stream({ task_id: taskId, capability: 'slow-count', input: { type: 'json', data: { n: 200 } }, max_price_cu: 1 });
+    const events = buyer.stream({
+      task_id: taskId,
+      capability: 'slow-count',
+      input: { type: 'json', data: { n: 200 } },
+      max_price_cu: 1,
+    });
     const iterator = events[Symbol.asyncIterator]();
     expect((await iterator.next()).value).toMatchObject({ kind: 'heartbeat' });
     const clientB = await createA2AClient(await fetchAgentCard(b.url));
@@ -40,11 +47,18 @@ describe.skipIf(!process.env.TEST_PG_URL)('several hosts on one PostgreSQL', () 
   it('a duplicate invoke on host B of a task finished on host A gets the stored result without running again', async () => {
     const { a, b } = await twoHosts();
     const taskId = newTaskId();
-    const params = { task_id: taskId, capability: 'sentiment-analysis', input: { type: 'text', data: 'Great quarter.' }, max_price_cu: 0.005 };
+    const params = {
+      task_id: taskId,
+      capability: 'sentiment-analysis',
+      input: { type: 'text', data: 'Great quarter.' },
+      max_price_cu: 0.005,
+    };
     const first = await (await createAcmpBuyer({ agentUrl: a.url })).invoke(params);
     const again = await (await createAcmpBuyer({ agentUrl: b.url })).invoke(params);
     expect(again).toEqual(first);
-    const task = await (await createA2AClient(await fetchAgentCard(b.url))).getTask({ tenant: '', id: taskId });
+    const task = await (
+      await createA2AClient(await fetchAgentCard(b.url))
+    ).getTask({ tenant: '', id: taskId });
     expect(isCompleted(task.status?.state)).toBe(true);
   });
 });
@@ -52,13 +66,22 @@ describe.skipIf(!process.env.TEST_PG_URL)('several hosts on one PostgreSQL', () 
 describe.skipIf(!process.env.TEST_PG_URL)('caller scope across hosts', () => {
   it("refuses another caller's task_id while it runs on the other host", async () => {
     const db = await freshPgDatabase();
-    const modules = () => [acmpModule({ capabilities: demoCapabilities({ stepMs: 50 }), heartbeatIntervalMs: 100 })];
+    const modules = () => [
+      acmpModule({ capabilities: demoCapabilities({ stepMs: 50 }), heartbeatIntervalMs: 100 }),
+    ];
     const tokens = ['caller-one-token-0123456789', 'caller-two-token-0123456789'];
     const a = await startTestHost({ flags: { db, token: tokens }, modules: modules(), migrate: true });
     const b = await startTestHost({ flags: { db, token: tokens }, modules: modules() });
     const taskId = newTaskId();
-    const params = { task_id: taskId, capability: 'slow-count', input: { type: 'json', data: { n: 20 } }, max_price_cu: 1 };
-    const owner = (await createAcmpBuyer({ agentUrl: a.url, token: tokens[0] })).stream(params)[Symbol.asyncIterator]();
+    const params = {
+      task_id: taskId,
+      capability: 'slow-count',
+      input: { type: 'json', data: { n: 20 } },
+      max_price_cu: 1,
+    };
+    const owner = (await createAcmpBuyer({ agentUrl: a.url, token: tokens[0] }))
+      .stream(params)
+      [Symbol.asyncIterator]();
     expect((await owner.next()).value).toMatchObject({ kind: 'heartbeat' });
     const intruder = await createAcmpBuyer({ agentUrl: b.url, token: tokens[1], retries: 0 });
     await expect(intruder.invoke(params)).rejects.toMatchObject({ code: -32602 });

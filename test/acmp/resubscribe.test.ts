@@ -15,7 +15,12 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
       const host = await acmpHost({ transport, heartbeatIntervalMs: 50 });
       const buyer = await createAcmpBuyer(buyerOptions(host));
       const taskId = newTaskId();
-      const run = buyer.stream({ task_id: taskId, capability: 'slow-count', input: { type: 'json', data: { n: 80 } }, max_price_cu: 1 });
+      const run = buyer.stream({
+        task_id: taskId,
+        capability: 'slow-count',
+        input: { type: 'json', data: { n: 80 } },
+        max_price_cu: 1,
+      });
       const iterator = run[Symbol.asyncIterator]();
       expect((await iterator.next()).value).toMatchObject({ kind: 'heartbeat' });
       // The buyer keeps reading its own stream meanwhile (its liveness window counts from the last event read).
@@ -23,7 +28,9 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
         for (let step = await iterator.next(); !step.done; step = await iterator.next());
       })();
 
-      const client = await createA2AClient(await fetchAgentCard(host.url), { transport: clientTransport(transport) });
+      const client = await createA2AClient(await fetchAgentCard(host.url), {
+        transport: clientTransport(transport),
+      });
       const seen: string[] = [];
       let last: ReturnType<typeof acmpRootOf>;
       for await (const event of client.resubscribeTask({ tenant: '', id: taskId })) {
@@ -45,8 +52,15 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
       const host = await acmpHost({ transport });
       const buyer = await createAcmpBuyer(buyerOptions(host));
       const taskId = newTaskId();
-      await buyer.invoke({ task_id: taskId, capability: 'sentiment-analysis', input: { type: 'text', data: 'fine' }, max_price_cu: 0.005 });
-      const client = await createA2AClient(await fetchAgentCard(host.url), { transport: clientTransport(transport) });
+      await buyer.invoke({
+        task_id: taskId,
+        capability: 'sentiment-analysis',
+        input: { type: 'text', data: 'fine' },
+        max_price_cu: 0.005,
+      });
+      const client = await createA2AClient(await fetchAgentCard(host.url), {
+        transport: clientTransport(transport),
+      });
       await expect(async () => {
         for await (const _ of client.resubscribeTask({ tenant: '', id: taskId }));
       }).rejects.toThrow(/terminal/);

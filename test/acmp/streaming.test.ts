@@ -22,7 +22,12 @@ function idleCapability(): AcmpCapability & { release: () => void } {
     price: 0.001,
     release: () => release(),
     async handler(_input, ctx: HandlerContext) {
-      await Promise.race([released, new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error)))]);
+      await Promise.race([
+        released,
+        new Promise((_, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error)),
+        ),
+      ]);
       return { type: 'text', data: 'done' };
     },
   };
@@ -32,7 +37,13 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
   describe('output streaming over SendStreamingMessage (Layer 1 §7, A2A binding §3.2)', () => {
     it('delivers chunks seq 0,1,2… as status-update messages, the last final, then acmp_result without output', async () => {
       const host = await acmpHost({ transport });
-      const root = invokeRoot({ capability: 'summarize', input: { type: 'text', data: TEXT }, max_price_cu: 1, stream: true, proof_method: 'result-hash' });
+      const root = invokeRoot({
+        capability: 'summarize',
+        input: { type: 'text', data: TEXT },
+        max_price_cu: 1,
+        stream: true,
+        proof_method: 'result-hash',
+      });
       const results = [];
       for await (const r of streamRaw(host, acmpMessage(root))) results.push(r);
 
@@ -40,17 +51,25 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
       expect(first.id).toBe(root.params.task_id);
       expect(first.status.state).toBe('TASK_STATE_WORKING');
       const roots = results.slice(1).map((r) => streamRoot(r)!);
-      const chunks = roots.filter((r) => r.acmp_method === 'acmp/streamChunk').map((r) => r.params as { seq: number; final?: boolean; chunk: { data: string } });
+      const chunks = roots
+        .filter((r) => r.acmp_method === 'acmp/streamChunk')
+        .map((r) => r.params as { seq: number; final?: boolean; chunk: { data: string } });
       expect(chunks.map((c) => c.seq)).toEqual([0, 1, 2]);
       expect(chunks.map((c) => c.final === true)).toEqual([false, false, true]);
 
       const last = results.at(-1)!.statusUpdate as { status: { state: string } };
       expect(last.status.state).toBe('TASK_STATE_COMPLETED');
-      const result = roots.at(-1)!.acmp_result as { output_streamed: boolean; output?: unknown; proof: { hash: string } };
+      const result = roots.at(-1)!.acmp_result as {
+        output_streamed: boolean;
+        output?: unknown;
+        proof: { hash: string };
+      };
       expect(result.output_streamed).toBe(true);
       expect(result).not.toHaveProperty('output');
       // docs/acmp-core.md "Chunk assembly": string chunks of one type concatenate.
-      expect(result.proof.hash).toBe(resultHash({ type: 'text', data: chunks.map((c) => c.chunk.data).join('') }));
+      expect(result.proof.hash).toBe(
+        resultHash({ type: 'text', data: chunks.map((c) => c.chunk.data).join('') }),
+      );
     });
 
     it('lets the SDK client reassemble the streamed output and verify its proof', async () => {
@@ -58,19 +77,29 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
       const buyer = await createAcmpBuyer(buyerOptions(host));
       const kinds: string[] = [];
       let output: unknown;
-      for await (const event of buyer.stream({ capability: 'summarize', input: { type: 'text', data: TEXT }, max_price_cu: 1, stream: true, proof_method: 'result-hash' })) {
+      for await (const event of buyer.stream({
+        capability: 'summarize',
+        input: { type: 'text', data: TEXT },
+        max_price_cu: 1,
+        stream: true,
+        proof_method: 'result-hash',
+      })) {
         kinds.push(event.kind);
         if (event.kind === 'result') output = event.output;
       }
       expect(kinds.filter((k) => k === 'chunk')).toHaveLength(3);
       expect(kinds.at(-1)).toBe('result');
-      expect(output).toMatchObject({ type: 'text', data: expect.stringContaining('Revenue grew') as unknown });
+      expect(output).toMatchObject({
+        type: 'text',
+        data: expect.stringContaining('Revenue grew') as unknown,
+      });
     });
 
     it('streams a whole-output handler as one final chunk', async () => {
       const host = await acmpHost({ transport });
       const roots = [];
-      for await (const r of streamRaw(host, acmpMessage(invokeRoot({ stream: true })))) roots.push(streamRoot(r));
+      for await (const r of streamRaw(host, acmpMessage(invokeRoot({ stream: true }))))
+        roots.push(streamRoot(r));
       const chunks = roots.filter((r) => r?.acmp_method === 'acmp/streamChunk').map((r) => r!.params);
       expect(chunks).toEqual([expect.objectContaining({ seq: 0, final: true })]);
     });
@@ -100,11 +129,20 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
     });
 
     it('carry the progress and detail a handler reports (slow-count)', async () => {
-      const host = await acmpHost({ transport, capabilities: demoCapabilities({ stepMs: 2 }), heartbeatIntervalMs: 5000 });
+      const host = await acmpHost({
+        transport,
+        capabilities: demoCapabilities({ stepMs: 2 }),
+        heartbeatIntervalMs: 5000,
+      });
       const buyer = await createAcmpBuyer(buyerOptions(host));
       const progress: { progress?: number; detail?: string }[] = [];
-      for await (const event of buyer.stream({ capability: 'slow-count', input: { type: 'json', data: { n: 4 } }, max_price_cu: 1 })) {
-        if (event.kind === 'heartbeat') progress.push({ progress: event.params.progress, detail: event.params.detail });
+      for await (const event of buyer.stream({
+        capability: 'slow-count',
+        input: { type: 'json', data: { n: 4 } },
+        max_price_cu: 1,
+      })) {
+        if (event.kind === 'heartbeat')
+          progress.push({ progress: event.params.progress, detail: event.params.detail });
       }
       expect(progress).toEqual([
         { progress: 0.25, detail: 'counted 1 of 4' },
@@ -115,9 +153,17 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
     });
 
     it('are not sent when the provider advertises no heartbeat_interval_ms', async () => {
-      const host = await acmpHost({ transport, capabilities: demoCapabilities({ stepMs: 2 }), heartbeatIntervalMs: null });
+      const host = await acmpHost({
+        transport,
+        capabilities: demoCapabilities({ stepMs: 2 }),
+        heartbeatIntervalMs: null,
+      });
       const roots = [];
-      const root = invokeRoot({ capability: 'slow-count', input: { type: 'json', data: { n: 5 } }, max_price_cu: 1 });
+      const root = invokeRoot({
+        capability: 'slow-count',
+        input: { type: 'json', data: { n: 5 } },
+        max_price_cu: 1,
+      });
       for await (const r of streamRaw(host, acmpMessage(root))) roots.push(streamRoot(r));
       expect(roots.some((r) => r?.acmp_method === 'acmp/heartbeat')).toBe(false);
       expect(roots.at(-1)?.acmp_result).toBeDefined();

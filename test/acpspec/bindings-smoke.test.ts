@@ -15,15 +15,22 @@ describe.each(A2A_TRANSPORTS)('ACPspec over A2A (%s) and HTTPS (smoke)', (transp
       modules: [acpModule({ producer: { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' } })],
     });
     // The snapshot carries personal data: the client sends it only because it reaches the host over TLS.
-    const client = await createAcpClient({ agentUrl: host.url, caCert: host.tls!.cert, transport: clientTransport(transport) });
+    const client = await createAcpClient({
+      agentUrl: host.url,
+      caCert: host.tls!.cert,
+      transport: clientTransport(transport),
+    });
     const envelope = snapshot();
     const ack = await client.send(envelope);
     expect(ack.transaction_id).toBe(envelope.transaction_id);
     const overA2A = await client.requestState(envelope.transaction_id);
     const { Agent, fetch: undiciFetch } = await import('undici');
-    const res = await undiciFetch(`${host.url}/acp/v0.1/transactions/${encodeURIComponent(envelope.transaction_id)}/state`, {
-      dispatcher: new Agent({ connect: { ca: host.tls!.cert } }),
-    });
+    const res = await undiciFetch(
+      `${host.url}/acp/v0.1/transactions/${encodeURIComponent(envelope.transaction_id)}/state`,
+      {
+        dispatcher: new Agent({ connect: { ca: host.tls!.cert } }),
+      },
+    );
     expect(res.status).toBe(200);
     const bytes = Buffer.from(await res.arrayBuffer()).toString('utf8');
     expect(canonicalJson(overA2A)).toBe(bytes);

@@ -29,7 +29,14 @@ async function endingStreamsHost(withEvent: number[]): Promise<{ url: string; op
           if (withEvent.includes(opened.length)) {
             seq++;
             // A schema-valid event: the client decodes what a peer sends (issue 10).
-            const event = { event_id: `ev-${seq}`, type: 'note.added', occurred_at: '2025-06-01T12:00:00Z', actor: 'agent:x', subject: '/transaction', data: {} };
+            const event = {
+              event_id: `ev-${seq}`,
+              type: 'note.added',
+              occurred_at: '2025-06-01T12:00:00Z',
+              actor: 'agent:x',
+              subject: '/transaction',
+              data: {},
+            };
             res.write(`id: ${seq}\nevent: acp.event\ndata: ${JSON.stringify(event)}\n\n`);
           }
           res.end();
@@ -73,19 +80,38 @@ describe('a2a-commerce acp events --follow across a receiver restart', () => {
         dispatcher: new Agent({ pipelining: 0 }),
       });
     expect((await send(first.url, '01-inquiry.snapshot.json')).status).toBe(200);
-    const follower = startCliProcess(['acp', 'events', first.url, 'tx-example-1', '--follow', '--count', '2']);
+    const follower = startCliProcess([
+      'acp',
+      'events',
+      first.url,
+      'tx-example-1',
+      '--follow',
+      '--count',
+      '2',
+    ]);
     await follower.waitForStdout(/"seq":1/);
     await first.close();
     const second = await startTestHost({ dataDir, flags: { ...flags, port }, modules: modules() });
     expect((await send(second.url, '02-lead.delta.json')).status).toBe(200);
     const run = await follower.done;
     expect(run.code).toBe(0);
-    expect(run.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([1, 2]);
+    expect(
+      run.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { seq: number }).seq),
+    ).toEqual([1, 2]);
     expect(run.stderr).toMatch(/connection to \S+ lost \(.+\); reconnecting, then resuming after event 1/);
   });
 
   it('fails at once, with the cause, when the receiver cannot be reached at all', async () => {
-    const run = await runCliProcess(['acp', 'events', `http://127.0.0.1:${await closedPort()}`, 'tx-1', '--follow']);
+    const run = await runCliProcess([
+      'acp',
+      'events',
+      `http://127.0.0.1:${await closedPort()}`,
+      'tx-1',
+      '--follow',
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/ECONNREFUSED/);
   });

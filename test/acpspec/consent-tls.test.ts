@@ -92,7 +92,10 @@ describe('personal data handed to another party (issue 9; design "Consent")', ()
   it('refuses a delta re-pointing a registration or a delivery address to a party that denied consent, on both bindings', async () => {
     const host = await startAcpHost();
     const tradeIn = readFixture('valid/trade-in-snapshot.json').envelope;
-    const parent = { envelope_id: String(tradeIn['envelope_id']), transaction_id: String(tradeIn['transaction_id']) };
+    const parent = {
+      envelope_id: String(tradeIn['envelope_id']),
+      transaction_id: String(tradeIn['transaction_id']),
+    };
     expect((await postEnvelope(host, canonicalJson(tradeIn))).status).toBe(200);
     const before = (await host.http.state(parent.transaction_id)).bytes;
     for (const path of ['/vehicles/v-trade/owner_party_id', '/fulfillment/delivery/recipient_party_id']) {

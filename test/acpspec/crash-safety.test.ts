@@ -128,7 +128,9 @@ async function verifyChains(
       headEnvelopeId: chain[k - 1]!.envelope_id,
       stateEnvelopeId: stored[k - 1]!.stateEnvelopeId,
     });
-    expect(rows.map((r) => [r.seq, r.event.event_id])).toEqual(Array.from({ length: k }, (_, i) => [i + 1, `ev-${i}`]));
+    expect(rows.map((r) => [r.seq, r.event.event_id])).toEqual(
+      Array.from({ length: k }, (_, i) => [i + 1, `ev-${i}`]),
+    );
     // The state as stored in parts (issue 10) composes to a valid snapshot whose stream is the event rows.
     const materialised = (await store.state(transactionId))!;
     const meta = { envelopeId: head!.stateEnvelopeId, transactionId, producedAt: head!.stateProducedAt };
@@ -146,37 +148,59 @@ const VARIANTS = [
   { name: 'PostgreSQL', pg: true },
 ].filter((v) => !v.pg || process.env.TEST_PG_URL);
 
-describe.each(VARIANTS)('crash safety on $name (issue "Library": ingest is one database transaction; seed: partial ingestion is non-conformant)', ({ pg }) => {
-  it('after SIGKILL mid-burst, every envelope is either fully present or absent', async () => {
-    const dataDir = tempDir('a2ac-acp-crash-');
-    const db = pg ? await freshPgDatabase() : undefined;
-    const { cert } = await ensureSelfSignedCertificate(dataDir);
-    const { child, url } = await startChild(dataDir, db);
-    const all = chains();
-    const outcomes = await burst(url, cert, child, all);
-    expect(child.signalCode).toBe('SIGKILL');
+describe.each(VARIANTS)(
+  'crash safety on $name (issue "Library": ingest is one database transaction; seed: partial ingestion is non-conformant)',
+  ({ pg }) => {
+    it('after SIGKILL mid-burst, every envelope is either fully present or absent', async () => {
+      const dataDir = tempDir('a2ac-acp-crash-');
+      const db = pg ? await freshPgDatabase() : undefined;
+      const { cert } = await ensureSelfSignedCertificate(dataDir);
+      const { child, url } = await startChild(dataDir, db);
+      const all = chains();
+      const outcomes = await burst(url, cert, child, all);
+      expect(child.signalCode).toBe('SIGKILL');
 
-    const host = await startAcpHost({ dataDir, ...(db ? { flags: { db, 'tls-self-signed': true } } : {}) });
-    const { present, cuts } = await verifyChains(new KyselyTransactionStore(host.database!.db), all, outcomes);
-    expect(present).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
-    expect(present).toBeLessThan(TRANSACTIONS * PER_TRANSACTION);
+      const host = await startAcpHost({ dataDir, ...(db ? { flags: { db, 'tls-self-signed': true } } : {}) });
+      const { present, cuts } = await verifyChains(
+        new KyselyTransactionStore(host.database!.db),
+        all,
+        outcomes,
+      );
+      expect(present).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
+      expect(present).toBeLessThan(TRANSACTIONS * PER_TRANSACTION);
 
-    // The restarted host carries on from each head: the first missing envelope of a cut chain is accepted now.
-    // Sixteen chains are in flight at the kill, so one of them stops part-way; the check must not be skipped.
-    const cut = cuts[0];
-    expect(cut).toBeDefined();
-    const missing = cut!.chain[cut!.present]!;
-    expect((await host.http.transport.send(missing, Buffer.from(canonicalJson(missing)))).envelope_id).toBe(
-      missing.envelope_id,
-    );
-  }, 30_000);
-});
+      // The restarted host carries on from each head: the first missing envelope of a cut chain is accepted now.
+      // Sixteen chains are in flight at the kill, so one of them stops part-way; the check must not be skipped.
+      const cut = cuts[0];
+      expect(cut).toBeDefined();
+      const missing = cut!.chain[cut!.present]!;
+      expect((await host.http.transport.send(missing, Buffer.from(canonicalJson(missing)))).envelope_id).toBe(
+        missing.envelope_id,
+      );
+    }, 30_000);
+  },
+);
 
 /** The ingesting child's acks, until `killAfter` of them (then SIGKILL), with the mean batch size it reported. */
-async function ingestUntilKilled(target: string, killAfter: number): Promise<{ child: ChildProcess; outcomes: Map<string, Outcome>; meanBatch: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', INGEST_SCRIPT, target, String(GROUP_TRANSACTIONS), String(PER_TRANSACTION), String(GROUP_CONCURRENCY)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+async function ingestUntilKilled(
+  target: string,
+  killAfter: number,
+): Promise<{ child: ChildProcess; outcomes: Map<string, Outcome>; meanBatch: number }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      INGEST_SCRIPT,
+      target,
+      String(GROUP_TRANSACTIONS),
+      String(PER_TRANSACTION),
+      String(GROUP_CONCURRENCY),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   onCleanup(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
   const outcomes = new Map<string, Outcome>();
   let meanBatch = 0;
@@ -203,18 +227,24 @@ const GROUP_TRANSACTIONS = 200;
 const GROUP_CONCURRENCY = 64;
 const GROUP_KILL_AFTER = 900;
 
-describe.each(VARIANTS)('crash safety of group commit on $name (issue 10: an envelope is acknowledged only once durable)', ({ pg }) => {
-  it('after SIGKILL while batches of many envelopes are being written, every acknowledged envelope is present and nothing is partial', async () => {
-    const target = pg ? await freshPgDatabase() : `${tempDir('a2ac-acp-group-')}/acp.sqlite`;
-    const { child, outcomes, meanBatch } = await ingestUntilKilled(target, GROUP_KILL_AFTER);
-    expect(child.signalCode).toBe('SIGKILL');
-    // The burst was written in batches, so what is checked below is group commit's durability.
-    expect(meanBatch).toBeGreaterThan(2);
-    const database = openDatabase({ url: pg ? target : `sqlite:${target}`, dataDir: tempDir('a2ac-acp-group-') });
-    onCleanup(() => database.close());
-    const all = crashChains(GROUP_TRANSACTIONS, PER_TRANSACTION);
-    const { present } = await verifyChains(new KyselyTransactionStore(database.db), all, outcomes);
-    expect(present).toBeGreaterThanOrEqual(GROUP_KILL_AFTER);
-    expect(present).toBeLessThan(GROUP_TRANSACTIONS * PER_TRANSACTION);
-  }, 60_000);
-});
+describe.each(VARIANTS)(
+  'crash safety of group commit on $name (issue 10: an envelope is acknowledged only once durable)',
+  ({ pg }) => {
+    it('after SIGKILL while batches of many envelopes are being written, every acknowledged envelope is present and nothing is partial', async () => {
+      const target = pg ? await freshPgDatabase() : `${tempDir('a2ac-acp-group-')}/acp.sqlite`;
+      const { child, outcomes, meanBatch } = await ingestUntilKilled(target, GROUP_KILL_AFTER);
+      expect(child.signalCode).toBe('SIGKILL');
+      // The burst was written in batches, so what is checked below is group commit's durability.
+      expect(meanBatch).toBeGreaterThan(2);
+      const database = openDatabase({
+        url: pg ? target : `sqlite:${target}`,
+        dataDir: tempDir('a2ac-acp-group-'),
+      });
+      onCleanup(() => database.close());
+      const all = crashChains(GROUP_TRANSACTIONS, PER_TRANSACTION);
+      const { present } = await verifyChains(new KyselyTransactionStore(database.db), all, outcomes);
+      expect(present).toBeGreaterThanOrEqual(GROUP_KILL_AFTER);
+      expect(present).toBeLessThan(GROUP_TRANSACTIONS * PER_TRANSACTION);
+    }, 60_000);
+  },
+);

@@ -19,8 +19,13 @@ import { cleanup, startTestHost, tempDir } from '../helpers/host.js';
  */
 
 const EXAMPLES = new URL('../../docs/examples/', import.meta.url).pathname;
-const read = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(EXAMPLES, name), 'utf8')) as Record<string, unknown>;
-const list = (folder: string): string[] => readdirSync(join(EXAMPLES, folder)).filter((f) => f.endsWith('.json')).sort().map((f) => `${folder}/${f}`);
+const read = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(EXAMPLES, name), 'utf8')) as Record<string, unknown>;
+const list = (folder: string): string[] =>
+  readdirSync(join(EXAMPLES, folder))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => `${folder}/${f}`);
 
 let tlsFlags: HostFlags;
 beforeAll(async () => {
@@ -39,10 +44,17 @@ interface Receiver {
 
 /** A host with the ACPspec module as `serve` runs it (the default producer), over TLS unless told. */
 async function receiver(options: { accepts?: Kind[]; plain?: boolean } = {}): Promise<Receiver> {
-  const flags: HostFlags = options.plain ? { 'no-tls': true, 'no-personal-data': true } : { ...tlsFlags, 'no-tls': false };
+  const flags: HostFlags = options.plain
+    ? { 'no-tls': true, 'no-personal-data': true }
+    : { ...tlsFlags, 'no-tls': false };
   const host = await startTestHost({
     flags,
-    modules: [acpModule({ producer: { ...DEFAULT_ACP_PRODUCER }, ...(options.accepts ? { accepts: options.accepts } : {}) })],
+    modules: [
+      acpModule({
+        producer: { ...DEFAULT_ACP_PRODUCER },
+        ...(options.accepts ? { accepts: options.accepts } : {}),
+      }),
+    ],
   });
   const fetch = fetchTrusting(host.tls?.cert);
   const sendValue = async (envelope: unknown): Promise<{ status: number; code?: string }> => {
@@ -84,7 +96,12 @@ describe('docs/examples: valid envelopes', () => {
     }
     expect(stages).toEqual(['inquiry', 'lead', 'quote', 'deal', 'contracted', 'fulfilled', 'closed']);
     const other = await receiver({ plain: true });
-    await sendAll(other, ['lifecycle/01-inquiry.snapshot.json', 'lifecycle/02-lead.delta.json', 'lifecycle/03-quote.delta.json', 'lifecycle/08-cancelled.delta.json']);
+    await sendAll(other, [
+      'lifecycle/01-inquiry.snapshot.json',
+      'lifecycle/02-lead.delta.json',
+      'lifecycle/03-quote.delta.json',
+      'lifecycle/08-cancelled.delta.json',
+    ]);
     expect(((await other.state('tx-example-1'))['transaction'] as { stage: string }).stage).toBe('cancelled');
   });
 
@@ -111,13 +128,18 @@ describe('docs/examples: what triggers each error', () => {
     const files = list('errors').map((f) => f.replace(/^errors\/|\.json$/g, ''));
     expect(files.every((code) => code in TRIGGERS)).toBe(true);
     const readme = readFileSync(join(EXAMPLES, 'README.md'), 'utf8');
-    for (const code of Object.keys(ACP_ERRORS)) expect([code, readme.includes(`| \`${code}\``)]).toEqual([code, true]);
+    for (const code of Object.keys(ACP_ERRORS))
+      expect([code, readme.includes(`| \`${code}\``)]).toEqual([code, true]);
   });
 
   it.each(Object.entries(TRIGGERS))('%s', async (code, trigger) => {
     const name = trigger.file ?? `errors/${code}.json`;
-    if (code !== 'ACP_SCHEMA_INVALID' && code !== 'ACP_POLICY_VIOLATION') expect(checkEnvelopeValue(read(name))).toEqual([]);
-    const to = await receiver({ ...(trigger.accepts ? { accepts: trigger.accepts } : {}), ...(trigger.plain ? { plain: true } : {}) });
+    if (code !== 'ACP_SCHEMA_INVALID' && code !== 'ACP_POLICY_VIOLATION')
+      expect(checkEnvelopeValue(read(name))).toEqual([]);
+    const to = await receiver({
+      ...(trigger.accepts ? { accepts: trigger.accepts } : {}),
+      ...(trigger.plain ? { plain: true } : {}),
+    });
     await sendAll(to, trigger.after ?? []);
     const answer = await to.send(name);
     expect(answer.code).toBe(code);
@@ -133,7 +155,16 @@ describe('a2a-commerce acp new / validate', () => {
     const parsed = JSON.parse(snapshot.stdout) as { envelope_id: string; transaction_id: string };
     expect(parsed.envelope_id).toMatch(/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-7/);
     writeFileSync(join(dir, 'snapshot.json'), snapshot.stdout);
-    const delta = await runCliProcess(['acp', 'new', 'delta', join(dir, 'snapshot.json'), '--stage', 'quote', '--note', 'priced']);
+    const delta = await runCliProcess([
+      'acp',
+      'new',
+      'delta',
+      join(dir, 'snapshot.json'),
+      '--stage',
+      'quote',
+      '--note',
+      'priced',
+    ]);
     expect(delta.code).toBe(0);
     const next = JSON.parse(delta.stdout) as Record<string, unknown>;
     expect(next['parent_envelope_id']).toBe(parsed.envelope_id);
@@ -146,12 +177,16 @@ describe('a2a-commerce acp new / validate', () => {
   it('refuses a stage that is not allowed, listing the allowed ones', async () => {
     const run = await runCliProcess(['acp', 'new', 'snapshot', '--stage', 'negotiating']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--stage "negotiating" is not one of: inquiry, lead, quote, deal, contracted, fulfilled, closed, cancelled/);
+    expect(run.stderr).toMatch(
+      /--stage "negotiating" is not one of: inquiry, lead, quote, deal, contracted, fulfilled, closed, cancelled/,
+    );
   });
 
   it('acp validate lists the allowed values of an enum', async () => {
     const run = await runCliProcess(['acp', 'validate', join(EXAMPLES, 'errors/ACP_SCHEMA_INVALID.json')]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/\/transaction\/stage {2}enum: must be one of: "inquiry", "lead", "quote", "deal", "contracted", "fulfilled", "closed", "cancelled"/);
+    expect(run.stderr).toMatch(
+      /\/transaction\/stage {2}enum: must be one of: "inquiry", "lead", "quote", "deal", "contracted", "fulfilled", "closed", "cancelled"/,
+    );
   });
 });

@@ -39,7 +39,10 @@ const BINDINGS: readonly Binding[] = ['a2a', 'a2a-grpc', 'https'];
 
 /** A host shaped by the fixture's directives; deterministic clock and ids so two hosts produce the same bytes. */
 function hostFor(fixture: AcpFixture, secure: boolean, db = 'memory'): Promise<AcpTestHost> {
-  const flags: HostFlags = { ...(secure ? { ...tlsFlags, db } : { 'no-tls': true, 'no-personal-data': true, db }), ...transportFlags('grpc') };
+  const flags: HostFlags = {
+    ...(secure ? { ...tlsFlags, db } : { 'no-tls': true, 'no-personal-data': true, db }),
+    ...transportFlags('grpc'),
+  };
   return startAcpHost({ flags, accepts: fixture.accepts, clock: fixedClock(), stateIds: sequentialIds() });
 }
 
@@ -52,7 +55,11 @@ async function deliver(
   if (binding !== 'https') {
     let reply: Record<string, unknown>;
     try {
-      reply = await sendRaw(host, userMessage([dataPart(envelope)]), binding === 'a2a-grpc' ? 'grpc' : 'jsonrpc');
+      reply = await sendRaw(
+        host,
+        userMessage([dataPart(envelope)]),
+        binding === 'a2a-grpc' ? 'grpc' : 'jsonrpc',
+      );
     } catch (error) {
       // Refused by the A2A front before any binding (docs/host.md "Bad input"): an A2A-level error.
       const edge = /error (-\d+):/.exec(String(error));

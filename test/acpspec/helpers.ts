@@ -147,7 +147,10 @@ export async function sendRaw(
   message: Record<string, unknown>,
   transport: A2ATransport = 'jsonrpc',
 ): Promise<Record<string, unknown>> {
-  const body = transport === 'grpc' ? await grpcSend({ ...host, transport }, message) : (await rpc(host, 'SendMessage', { message })).body;
+  const body =
+    transport === 'grpc'
+      ? await grpcSend({ ...host, transport }, message)
+      : (await rpc(host, 'SendMessage', { message })).body;
   if (body.error) throw new Error(`${transport} error ${body.error.code}: ${body.error.message}`);
   return replyData(body.result?.['message']);
 }

@@ -61,7 +61,12 @@ describe('a2a-commerce CLI', () => {
 describe('configuration precedence', () => {
   it('migrate ignores the serving environment (TLS files, tokens)', async () => {
     const dir = tempDir();
-    const io = capture({ A2AC_TLS_CERT: '/nonexistent.crt', A2AC_TLS_KEY: '/nonexistent.key', A2AC_TLS_SELF_SIGNED: '1', A2AC_TOKENS: 'short' });
+    const io = capture({
+      A2AC_TLS_CERT: '/nonexistent.crt',
+      A2AC_TLS_KEY: '/nonexistent.key',
+      A2AC_TLS_SELF_SIGNED: '1',
+      A2AC_TOKENS: 'short',
+    });
     expect(await runCli(['migrate', '--db', `sqlite:${dir}/x.sqlite`], io)).toBe(0);
   });
 

@@ -58,10 +58,14 @@ describe('network errors print their cause and the fix', () => {
 });
 
 describe('one wording for a 401, saying how to pass a token', () => {
-  const NO_TOKEN = /error \(UNAUTHENTICATED\): \S+ requires a bearer token and none was sent \(HTTP 401\)\. Pass the token with A2AC_TOKEN=<token> in the environment, or --token <token>/;
+  const NO_TOKEN =
+    /error \(UNAUTHENTICATED\): \S+ requires a bearer token and none was sent \(HTTP 401\)\. Pass the token with A2AC_TOKEN=<token> in the environment, or --token <token>/;
 
   it.each([
-    ['acmp invoke (A2A)', ['acmp', 'invoke', 'URL', '--capability', 'summarize', '--input', 'a b.', '--max-price', '1']],
+    [
+      'acmp invoke (A2A)',
+      ['acmp', 'invoke', 'URL', '--capability', 'summarize', '--input', 'a b.', '--max-price', '1'],
+    ],
     ['acp state (A2A)', ['acp', 'state', 'URL', 'tx-1']],
     ['acp state --http', ['acp', 'state', 'URL', 'tx-1', '--http']],
     ['acp events (HTTPS route)', ['acp', 'events', 'URL', 'tx-1']],
@@ -74,7 +78,9 @@ describe('one wording for a 401, saying how to pass a token', () => {
 
   it('says the token was not accepted when one was sent', async () => {
     const host = await guardedHost();
-    const run = await runCliProcess(['acp', 'state', host.url, 'tx-1'], { env: { A2AC_TOKEN: 'not-the-secret-0123456789' } });
+    const run = await runCliProcess(['acp', 'state', host.url, 'tx-1'], {
+      env: { A2AC_TOKEN: 'not-the-secret-0123456789' },
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/did not accept the bearer token sent \(HTTP 401\)/);
   });

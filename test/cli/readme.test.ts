@@ -50,7 +50,11 @@ function adapt(command: string, shell: Shell): string {
 }
 
 function run(command: string, shell: Shell): Promise<{ code: number | null; out: string }> {
-  const child = spawn('/bin/sh', ['-c', command], { cwd: shell.cwd, env: shell.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/bin/sh', ['-c', command], {
+    cwd: shell.cwd,
+    env: shell.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
@@ -104,7 +108,11 @@ async function runBlock(commands: string[], shell: Shell): Promise<void> {
       continue;
     }
     const result = await run(command, shell);
-    expect({ command: written, code: result.code, out: result.code === 0 ? '' : result.out }).toEqual({ command: written, code: 0, out: '' });
+    expect({ command: written, code: result.code, out: result.code === 0 ? '' : result.out }).toEqual({
+      command: written,
+      code: 0,
+      out: '',
+    });
   }
 }
 
@@ -131,7 +139,11 @@ describe('README commands, as written, in a fresh clone', () => {
     await runBlock(blocks[3]!, shell);
   }, 120_000);
 
-  it.skipIf(!process.env.TEST_PG_URL)('"Running the host": own certificate and PostgreSQL', async () => {
-    await runBlock(blocks[4]!, shell);
-  }, 120_000);
+  it.skipIf(!process.env.TEST_PG_URL)(
+    '"Running the host": own certificate and PostgreSQL',
+    async () => {
+      await runBlock(blocks[4]!, shell);
+    },
+    120_000,
+  );
 });

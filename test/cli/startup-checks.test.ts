@@ -84,7 +84,9 @@ describe.skipIf(!process.env.TEST_PG_URL)('serve and migrate against PostgreSQL'
     expect((await runCliProcess(['migrate', '--db', url])).code).toBe(0);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    await client.query(`DELETE FROM a2ac_acp_migrations WHERE name = (SELECT max(name) FROM a2ac_acp_migrations)`);
+    await client.query(
+      `DELETE FROM a2ac_acp_migrations WHERE name = (SELECT max(name) FROM a2ac_acp_migrations)`,
+    );
     await client.end();
     const run = await runCliProcess(['serve', '--db', url, ...PLAIN, '--data-dir', unborn()]);
     expect(run.code).toBe(1);
@@ -108,7 +110,11 @@ describe.skipIf(!process.env.TEST_PG_URL)('serve and migrate against PostgreSQL'
 
 describe('migrate names the cause', () => {
   it('of a closed port', async () => {
-    const run = await runCliProcess(['migrate', '--db', `postgres://postgres@127.0.0.1:${await closedPort()}/agents`]);
+    const run = await runCliProcess([
+      'migrate',
+      '--db',
+      `postgres://postgres@127.0.0.1:${await closedPort()}/agents`,
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/ECONNREFUSED/);
     expect(run.stderr).not.toMatch(/SDK store migration failed$/m);
@@ -134,11 +140,33 @@ describe('a failed start leaves nothing behind', () => {
     const cert = join(dir, 'cert.pem');
     writeFileSync(cert, 'not a certificate');
     const dataDir = unborn();
-    const run = await runCliProcess(['serve', '--tls-cert', cert, '--tls-key', join(dir, 'missing.key'), '--data-dir', dataDir, '--port', '0']);
+    const run = await runCliProcess([
+      'serve',
+      '--tls-cert',
+      cert,
+      '--tls-key',
+      join(dir, 'missing.key'),
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+    ]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`cannot read the TLS private key (--tls-key) ${join(dir, 'missing.key')} (ENOENT)`);
+    expect(run.stderr).toContain(
+      `cannot read the TLS private key (--tls-key) ${join(dir, 'missing.key')} (ENOENT)`,
+    );
     writeFileSync(join(dir, 'key.pem'), 'not a key');
-    const bad = await runCliProcess(['serve', '--tls-cert', cert, '--tls-key', join(dir, 'key.pem'), '--data-dir', dataDir, '--port', '0']);
+    const bad = await runCliProcess([
+      'serve',
+      '--tls-cert',
+      cert,
+      '--tls-key',
+      join(dir, 'key.pem'),
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+    ]);
     expect(bad.stderr).toContain(`--tls-cert ${cert} is not a PEM certificate`);
     expect(existsSync(dataDir)).toBe(false);
   });

@@ -19,21 +19,80 @@ function io(): CliIo & { out: (t: string) => void; lines: string[]; errors: stri
 describe('a2a-commerce escrow (party verbs over A2A, operator verbs on the database)', () => {
   it('credits, locks, binds, releases, reads status and checks the ledger', async () => {
     const dataDir = tempDir();
-    const host = await startTestHost({ dataDir, modules: [escrowModule({ allowPlaintext: true })], flags: { token: Object.values(TOKENS) } });
+    const host = await startTestHost({
+      dataDir,
+      modules: [escrowModule({ allowPlaintext: true })],
+      flags: { token: Object.values(TOKENS) },
+    });
     const run = async (args: string[]) => {
       const out = io();
       const code = await runCli(args, out);
       return { code, text: out.lines.join('\n'), err: out.errors.join('\n') };
     };
-    expect((await run(['escrow', 'credit', '--data-dir', dataDir, '--account', 'agent:buyer', '--amount', '1'])).text).toMatch(/balance 1 CU/);
-    const locked = await run(['escrow', 'lock', host.url, '--amount', '0.01', '--valid-for-ms', '3600000', '--token', secret('buyer'), '--op-ref', 'cli-lock']);
+    expect(
+      (await run(['escrow', 'credit', '--data-dir', dataDir, '--account', 'agent:buyer', '--amount', '1']))
+        .text,
+    ).toMatch(/balance 1 CU/);
+    const locked = await run([
+      'escrow',
+      'lock',
+      host.url,
+      '--amount',
+      '0.01',
+      '--valid-for-ms',
+      '3600000',
+      '--token',
+      secret('buyer'),
+      '--op-ref',
+      'cli-lock',
+    ]);
     expect(locked.code).toBe(0);
     const escrowId = (JSON.parse(locked.text) as { escrow_id: string }).escrow_id;
-    expect((await run(['escrow', 'bind', host.url, escrowId, '--payee', 'agent:provider', '--token', secret('buyer')])).code).toBe(0);
-    const released = await run(['escrow', 'release', host.url, escrowId, '--amount', '0.004', '--payee', 'agent:provider', '--token', secret('buyer')]);
+    expect(
+      (
+        await run([
+          'escrow',
+          'bind',
+          host.url,
+          escrowId,
+          '--payee',
+          'agent:provider',
+          '--token',
+          secret('buyer'),
+        ])
+      ).code,
+    ).toBe(0);
+    const released = await run([
+      'escrow',
+      'release',
+      host.url,
+      escrowId,
+      '--amount',
+      '0.004',
+      '--payee',
+      'agent:provider',
+      '--token',
+      secret('buyer'),
+    ]);
     expect(JSON.parse(released.text)).toMatchObject({ released_cu: 0.004, remaining_cu: 0.006 });
-    const refused = await run(['escrow', 'claim', host.url, escrowId, '--amount', '0.001', '--task-id', 't', '--proof', '{}', '--token', secret('mallory')]);
-    expect(refused).toMatchObject({ code: 1, err: expect.stringMatching(/-35005 \(not_authorized\)/) as unknown });
+    const refused = await run([
+      'escrow',
+      'claim',
+      host.url,
+      escrowId,
+      '--amount',
+      '0.001',
+      '--task-id',
+      't',
+      '--proof',
+      '{}',
+      '--token',
+      secret('mallory'),
+    ]);
+    expect(refused).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/-35005 \(not_authorized\)/) as unknown,
+    });
     const status = await run(['escrow', 'status', host.url, escrowId, '--token', secret('provider')]);
     expect(JSON.parse(status.text)).toMatchObject({ state: 'open', released_cu: 0.004 });
     const ledger = await run(['escrow', 'ledger', '--data-dir', dataDir, '--account', 'agent:provider']);
@@ -42,16 +101,31 @@ describe('a2a-commerce escrow (party verbs over A2A, operator verbs on the datab
   });
 
   it('acmp invoke --escrow-id puts the escrow into the invoke params', () => {
-    expect(invokeInputFromFlags({ capability: 'c', input: 'x', 'max-price': '0.005', 'escrow-id': 'esc_1' })).toMatchObject({ escrow_id: 'esc_1', max_price_cu: 0.005 });
+    expect(
+      invokeInputFromFlags({ capability: 'c', input: 'x', 'max-price': '0.005', 'escrow-id': 'esc_1' }),
+    ).toMatchObject({ escrow_id: 'esc_1', max_price_cu: 0.005 });
   });
 
   it('serve flags select the escrow module first, and the provider’s escrow agent', () => {
     const config = resolveHostConfig({ 'no-tls': true, 'data-dir': tempDir() }, {});
-    expect(modulesFromFlags({ escrow: true }, config, {}).map((m) => m.name)).toEqual(['escrow', 'acmp', 'acpspec']);
+    expect(modulesFromFlags({ escrow: true }, config, {}).map((m) => m.name)).toEqual([
+      'escrow',
+      'acmp',
+      'acpspec',
+    ]);
     expect(modulesFromFlags({ modules: 'escrow' }, config, {}).map((m) => m.name)).toEqual(['escrow']);
     expect(() => modulesFromFlags({ modules: 'nope' }, config, {})).toThrow(/unknown module/);
-    expect(() => modulesFromFlags({ 'escrow-agent': 'https://escrow.example' }, config, {})).toThrow(/go together/);
-    const withAgent = modulesFromFlags({ 'escrow-agent': 'https://escrow.example', 'escrow-payee': 'agent:provider' }, config, { A2AC_ESCROW_TOKEN: 'x' });
-    expect(withAgent.find((m) => m.name === 'acmp')?.migrations?.map((s) => s.id)).toEqual(['acmp', 'acmp_escrow']);
+    expect(() => modulesFromFlags({ 'escrow-agent': 'https://escrow.example' }, config, {})).toThrow(
+      /go together/,
+    );
+    const withAgent = modulesFromFlags(
+      { 'escrow-agent': 'https://escrow.example', 'escrow-payee': 'agent:provider' },
+      config,
+      { A2AC_ESCROW_TOKEN: 'x' },
+    );
+    expect(withAgent.find((m) => m.name === 'acmp')?.migrations?.map((s) => s.id)).toEqual([
+      'acmp',
+      'acmp_escrow',
+    ]);
   });
 });

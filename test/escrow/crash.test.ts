@@ -13,11 +13,23 @@ afterEach(cleanup);
 const SCRIPT = fileURLToPath(new URL('./fixtures/escrow-process.ts', import.meta.url));
 
 /** Starts the agent process; resolves with its URL and a promise of its exit signal. */
-async function startAgent(dataDir: string, crash: boolean): Promise<{ url: string; exited: Promise<string | null> }> {
-  const env = { ...process.env, A2AC_TOKENS: Object.values(TOKENS).join(','), A2AC_TEST_CRASH_BEFORE_PAYOUT: crash ? '1' : '0' };
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dataDir], { stdio: ['ignore', 'pipe', 'inherit'], env });
+async function startAgent(
+  dataDir: string,
+  crash: boolean,
+): Promise<{ url: string; exited: Promise<string | null> }> {
+  const env = {
+    ...process.env,
+    A2AC_TOKENS: Object.values(TOKENS).join(','),
+    A2AC_TEST_CRASH_BEFORE_PAYOUT: crash ? '1' : '0',
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  });
   onCleanup(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
-  const exited = new Promise<string | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  const exited = new Promise<string | null>((resolve) =>
+    child.once('exit', (_code, signal) => resolve(signal)),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -40,8 +52,21 @@ describe('E19: a crash between a transition and its payout (L4 §6, §7.1)', () 
     const first = await startAgent(dataDir, true);
     await ledger.credit('', 'agent:buyer', 1_000_000_000n);
     const buyer = await createEscrowClient({ agentUrl: first.url, token: secret('buyer') });
-    const escrowId = (await buyer.call(M.lock, { op_ref: 'l', amount_cu: 0.01, valid_until_ms: Date.now() + 3_600_000, payee_id: 'agent:provider' })).escrow_id as string;
-    const release = { op_ref: 'pay-once', escrow_id: escrowId, amount_cu: 0.004, payee_id: 'agent:provider', task_id: 'task_1' };
+    const escrowId = (
+      await buyer.call(M.lock, {
+        op_ref: 'l',
+        amount_cu: 0.01,
+        valid_until_ms: Date.now() + 3_600_000,
+        payee_id: 'agent:provider',
+      })
+    ).escrow_id as string;
+    const release = {
+      op_ref: 'pay-once',
+      escrow_id: escrowId,
+      amount_cu: 0.004,
+      payee_id: 'agent:provider',
+      task_id: 'task_1',
+    };
     await expect(buyer.call(M.release, release)).rejects.toBeDefined();
     expect(await first.exited).toBe('SIGKILL');
 

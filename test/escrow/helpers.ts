@@ -15,14 +15,36 @@ export const TOKENS = {
 export const secret = (name: keyof typeof TOKENS): string => TOKENS[name].split('=')[1]!;
 
 /** Short windows so the tests wait seconds, not days. */
-export const FAST_SETTINGS: Partial<EscrowSettings> = { defaultChallengeWindowMs: 60_000, minChallengeWindowMs: 200, disputeDeadlineMs: 60_000 };
+export const FAST_SETTINGS: Partial<EscrowSettings> = {
+  defaultChallengeWindowMs: 60_000,
+  minChallengeWindowMs: 200,
+  disputeDeadlineMs: 60_000,
+};
 
 /** A host running the escrow agent (SQLite unless `db`), plain HTTP on loopback, the three tokens. */
-export async function escrowHost(options: { db?: string; migrate?: boolean; module?: EscrowModuleOptions; extra?: HostModule[]; extraFirst?: boolean; pushAllow?: string[] } = {}) {
-  const module = escrowModule({ allowPlaintext: true, tickMs: 50, settings: FAST_SETTINGS, ...options.module });
+export async function escrowHost(
+  options: {
+    db?: string;
+    migrate?: boolean;
+    module?: EscrowModuleOptions;
+    extra?: HostModule[];
+    extraFirst?: boolean;
+    pushAllow?: string[];
+  } = {},
+) {
+  const module = escrowModule({
+    allowPlaintext: true,
+    tickMs: 50,
+    settings: FAST_SETTINGS,
+    ...options.module,
+  });
   const host = await startTestHost({
     modules: options.extraFirst ? [...(options.extra ?? []), module] : [module, ...(options.extra ?? [])],
-    flags: { token: Object.values(TOKENS), ...(options.db ? { db: options.db } : {}), ...(options.pushAllow ? { 'push-allow': options.pushAllow } : {}) },
+    flags: {
+      token: Object.values(TOKENS),
+      ...(options.db ? { db: options.db } : {}),
+      ...(options.pushAllow ? { 'push-allow': options.pushAllow } : {}),
+    },
     migrate: options.migrate,
   });
   const ledger = new KyselyEscrowStore(host.database!);
@@ -37,7 +59,10 @@ export async function escrowHost(options: { db?: string; migrate?: boolean; modu
 }
 
 /** Collects what an async iterable yields until `until` says stop (or it ends). */
-export async function collectUntil<T>(items: AsyncIterable<T>, until: (item: T, all: T[]) => boolean): Promise<T[]> {
+export async function collectUntil<T>(
+  items: AsyncIterable<T>,
+  until: (item: T, all: T[]) => boolean,
+): Promise<T[]> {
   const all: T[] = [];
   for await (const item of items) {
     all.push(item);
@@ -45,4 +70,3 @@ export async function collectUntil<T>(items: AsyncIterable<T>, until: (item: T, 
   }
   return all;
 }
-

@@ -19,12 +19,27 @@ describe.skipIf(!process.env.TEST_PG_URL)('escrow agents on several hosts sharin
     const { a, b } = await twoHosts();
     await a.credit('agent:buyer', '1');
     const [onA, onB] = [await a.client('buyer'), await b.client('buyer')];
-    const escrowId = (await onA.call(M.lock, { op_ref: 'l', amount_cu: 0.01, valid_until_ms: Date.now() + 3_600_000, payee_id: 'agent:provider' })).escrow_id as string;
+    const escrowId = (
+      await onA.call(M.lock, {
+        op_ref: 'l',
+        amount_cu: 0.01,
+        valid_until_ms: Date.now() + 3_600_000,
+        payee_id: 'agent:provider',
+      })
+    ).escrow_id as string;
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? onA : onB).call(M.release, { op_ref: `r${i}`, escrow_id: escrowId, amount_cu: 0.001, payee_id: 'agent:provider' })),
+      Array.from({ length: 50 }, (_, i) =>
+        (i % 2 === 0 ? onA : onB).call(M.release, {
+          op_ref: `r${i}`,
+          escrow_id: escrowId,
+          amount_cu: 0.001,
+          payee_id: 'agent:provider',
+        }),
+      ),
     );
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(10);
-    for (const o of outcomes) if (o.status === 'rejected') expect([-35006, -35003]).toContain((o.reason as { code: number }).code);
+    for (const o of outcomes)
+      if (o.status === 'rejected') expect([-35006, -35003]).toContain((o.reason as { code: number }).code);
     expect(await a.ledger.balance('', 'agent:provider')).toBe(10_000_000n);
     expect(await onB.status(escrowId)).toMatchObject({ state: 'closed', released_cu: 0.01, remaining_cu: 0 });
     const t = await a.ledger.totals();
@@ -36,7 +51,9 @@ describe.skipIf(!process.env.TEST_PG_URL)('escrow agents on several hosts sharin
     await a.credit('agent:buyer', '1');
     const [onA, onB] = [await a.client('buyer'), await b.client('buyer')];
     const lock = { op_ref: 'same-lock', amount_cu: 0.3, valid_until_ms: Date.now() + 3_600_000 };
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? onA : onB).call(M.lock, lock)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? onA : onB).call(M.lock, lock)),
+    );
     expect(new Set(results.map((r) => r.escrow_id)).size).toBe(1);
     expect(await a.ledger.balance('', 'agent:buyer')).toBe(700_000_000n);
   });
@@ -45,10 +62,22 @@ describe.skipIf(!process.env.TEST_PG_URL)('escrow agents on several hosts sharin
     const { a, b } = await twoHosts();
     await a.credit('agent:buyer', '1');
     const buyerOnB = await b.client('buyer');
-    const escrowId = (await buyerOnB.call(M.lock, { op_ref: 'l', amount_cu: 0.005, valid_until_ms: Date.now() + 3_600_000, payee_id: 'agent:provider' })).escrow_id as string;
+    const escrowId = (
+      await buyerOnB.call(M.lock, {
+        op_ref: 'l',
+        amount_cu: 0.005,
+        valid_until_ms: Date.now() + 3_600_000,
+        payee_id: 'agent:provider',
+      })
+    ).escrow_id as string;
     const seen = collectUntil(buyerOnB.watch(escrowId), (s) => s.state === 'claimed');
     await new Promise((resolve) => setTimeout(resolve, 200));
-    await (await a.client('provider')).call(M.claim, { op_ref: 'c', escrow_id: escrowId, amount_cu: 0.002, task_id: 'task_1', proof: {} });
-    expect((await seen).at(-1)).toMatchObject({ state: 'claimed', claim: { amount_cu: 0.002, task_id: 'task_1' } });
+    await (
+      await a.client('provider')
+    ).call(M.claim, { op_ref: 'c', escrow_id: escrowId, amount_cu: 0.002, task_id: 'task_1', proof: {} });
+    expect((await seen).at(-1)).toMatchObject({
+      state: 'claimed',
+      claim: { amount_cu: 0.002, task_id: 'task_1' },
+    });
   });
 });

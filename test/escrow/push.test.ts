@@ -13,14 +13,39 @@ describe('push notifications for an escrow task (A2A §4.3, design §4.6)', () =
     const agent = await escrowHost({ pushAllow: [hook.origin] });
     await agent.credit('agent:buyer', '1');
     const buyer = await agent.client('buyer');
-    const escrowId = (await buyer.call(M.lock, { op_ref: 'l', amount_cu: 0.005, valid_until_ms: Date.now() + 3_600_000, payee_id: 'agent:provider' })).escrow_id as string;
+    const escrowId = (
+      await buyer.call(M.lock, {
+        op_ref: 'l',
+        amount_cu: 0.005,
+        valid_until_ms: Date.now() + 3_600_000,
+        payee_id: 'agent:provider',
+      })
+    ).escrow_id as string;
     const card = await fetchAgentCard(agent.host.url);
     const sdk = await createA2AClient(card, { token: secret('buyer') });
-    await sdk.createTaskPushNotificationConfig({ tenant: '', id: 'buyer-hook', taskId: escrowId, url: hook.url, token: 'hook-token', authentication: undefined });
+    await sdk.createTaskPushNotificationConfig({
+      tenant: '',
+      id: 'buyer-hook',
+      taskId: escrowId,
+      url: hook.url,
+      token: 'hook-token',
+      authentication: undefined,
+    });
     const stranger = await createA2AClient(card, { token: secret('mallory') });
-    await expect(stranger.createTaskPushNotificationConfig({ tenant: '', id: 'x', taskId: escrowId, url: hook.url, token: 't', authentication: undefined })).rejects.toThrow(/not found/i);
+    await expect(
+      stranger.createTaskPushNotificationConfig({
+        tenant: '',
+        id: 'x',
+        taskId: escrowId,
+        url: hook.url,
+        token: 't',
+        authentication: undefined,
+      }),
+    ).rejects.toThrow(/not found/i);
 
-    await (await agent.client('provider')).call(M.claim, { op_ref: 'c', escrow_id: escrowId, amount_cu: 0.002, task_id: 'task_1', proof: {} });
+    await (
+      await agent.client('provider')
+    ).call(M.claim, { op_ref: 'c', escrow_id: escrowId, amount_cu: 0.002, task_id: 'task_1', proof: {} });
     const [post] = await hook.received(1);
     expect(post!.headers['x-a2a-notification-token']).toBe('hook-token');
     const body = JSON.parse(post!.body) as Record<string, unknown>;

@@ -21,7 +21,9 @@ export const BUYER = 'p-buyer';
 export const DEALER = 'p-dealer';
 
 /** A clock that stands still until moved. */
-export function fixedClock(start = Date.parse('2025-06-01T12:00:00.000Z')): Clock & { advance(ms: number): void } {
+export function fixedClock(
+  start = Date.parse('2025-06-01T12:00:00.000Z'),
+): Clock & { advance(ms: number): void } {
   let now = start;
   return { now: () => now, advance: (ms) => void (now += ms) };
 }
@@ -77,15 +79,36 @@ export function dealer(overrides: Partial<AcpParty> = {}): AcpParty {
 /** A retail lead: a buyer with personal data and evidenced consent, a dealer, a vehicle of interest. */
 export function leadState(overrides: Partial<AcpState> = {}): AcpState {
   return {
-    transaction: { type: 'retail_purchase', stage: 'lead', opened_at: '2025-06-01T11:58:00Z', dealer: { dealer_id: 'dlr-100' } },
+    transaction: {
+      type: 'retail_purchase',
+      stage: 'lead',
+      opened_at: '2025-06-01T11:58:00Z',
+      dealer: { dealer_id: 'dlr-100' },
+    },
     parties: { [BUYER]: buyer(), [DEALER]: dealer() },
     consent: { [BUYER]: { data_sharing: grant(), contact: grant(), marketing: grant({ state: 'limited' }) } },
-    vehicles: { 'v-1': { role: 'of_interest', vin: '1HGCM82633A004352', year: 2024, make: 'Honda', model: 'Accord', condition: 'new' } },
+    vehicles: {
+      'v-1': {
+        role: 'of_interest',
+        vin: '1HGCM82633A004352',
+        year: 2024,
+        make: 'Honda',
+        model: 'Accord',
+        condition: 'new',
+      },
+    },
     quote: { status: 'none' },
     financing: { method: 'undecided' },
     fulfillment: {},
     events: [
-      { event_id: 'ev-lead-1', type: 'lead.created', occurred_at: '2025-06-01T11:58:00Z', actor: SENDER_AGENT_ID, subject: '/transaction', data: { channel: 'web' } },
+      {
+        event_id: 'ev-lead-1',
+        type: 'lead.created',
+        occurred_at: '2025-06-01T11:58:00Z',
+        actor: SENDER_AGENT_ID,
+        subject: '/transaction',
+        data: { channel: 'web' },
+      },
     ],
     ...overrides,
   };
@@ -110,7 +133,11 @@ export function snapshot(overrides: Partial<SnapshotEnvelope> & { state?: AcpSta
 }
 
 /** A delta on `parent`. */
-export function delta(parent: { envelope_id: string; transaction_id: string }, patch: PatchOperation[], overrides: Partial<DeltaEnvelope> = {}): DeltaEnvelope {
+export function delta(
+  parent: { envelope_id: string; transaction_id: string },
+  patch: PatchOperation[],
+  overrides: Partial<DeltaEnvelope> = {},
+): DeltaEnvelope {
   return {
     ...buildDelta({
       transaction_id: parent.transaction_id,
@@ -129,6 +156,13 @@ export function eventOp(id: string, type = 'note.added'): PatchOperation {
   return {
     op: 'add',
     path: '/events/-',
-    value: { event_id: id, type, occurred_at: '2025-06-01T12:04:00Z', actor: SENDER_AGENT_ID, subject: '/transaction', data: {} },
+    value: {
+      event_id: id,
+      type,
+      occurred_at: '2025-06-01T12:04:00Z',
+      actor: SENDER_AGENT_ID,
+      subject: '/transaction',
+      data: {},
+    },
   };
 }

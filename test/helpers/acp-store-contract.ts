@@ -6,7 +6,14 @@ import { canonicalJson } from '../../src/shared/jcs.js';
 import { anonymousState, producer } from './acp-builders.js';
 
 function event(id: string): AcpEvent {
-  return { event_id: id, type: 'note.added', occurred_at: '2025-06-01T12:00:00Z', actor: 'a', subject: '/transaction', data: {} };
+  return {
+    event_id: id,
+    type: 'note.added',
+    occurred_at: '2025-06-01T12:00:00Z',
+    actor: 'a',
+    subject: '/transaction',
+    data: {},
+  };
 }
 
 /** An event to commit: the store keeps its canonical text. */
@@ -17,7 +24,12 @@ function added(id: string): { eventId: string; text: string } {
 /** A state body (canonical text) whose transaction stage names `n`, so bodies differ per commit. */
 export function bodyFor(n: number): string {
   const state = anonymousState();
-  return canonicalJson(stateBodyOf({ acp_version: '0.1', producer: producer() }, { ...state, transaction: { ...state.transaction, external_refs: { n: String(n) } } }));
+  return canonicalJson(
+    stateBodyOf(
+      { acp_version: '0.1', producer: producer() },
+      { ...state, transaction: { ...state.transaction, external_refs: { n: String(n) } } },
+    ),
+  );
 }
 
 /** A commit for tests; `n` makes ids unique. */
@@ -26,7 +38,13 @@ export function commitFor(n: number, overrides: Partial<IngestCommit> = {}): Ing
     transactionId: 'tx-1',
     expectedVersion: 0,
     owner: 'agent:alice',
-    envelope: { envelopeId: `env-${n}`, kind: 'snapshot', parentEnvelopeId: undefined, text: `{"n":${n}}`, receivedAt: '2025-06-01T12:00:00Z' },
+    envelope: {
+      envelopeId: `env-${n}`,
+      kind: 'snapshot',
+      parentEnvelopeId: undefined,
+      text: `{"n":${n}}`,
+      receivedAt: '2025-06-01T12:00:00Z',
+    },
     state: { envelopeId: `state-${n}`, body: bodyFor(n) },
     events: [added(`ev-${n}`)],
     firstSeq: 1,
@@ -35,7 +53,10 @@ export function commitFor(n: number, overrides: Partial<IngestCommit> = {}): Ing
 }
 
 /** The storage contract every {@link TransactionStore} must meet (STYLE.md "Tests"). */
-export function transactionStoreContract(name: string, open: () => Promise<{ store: TransactionStore; close(): Promise<void> }>): void {
+export function transactionStoreContract(
+  name: string,
+  open: () => Promise<{ store: TransactionStore; close(): Promise<void> }>,
+): void {
   describe(`TransactionStore contract: ${name}`, () => {
     const withStore = async (fn: (store: TransactionStore) => Promise<void>): Promise<void> => {
       const opened = await open();
@@ -49,7 +70,9 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
     it('keeps the creating caller as owner when later commits move the head', () =>
       withStore(async (store) => {
         await store.commit(commitFor(1));
-        expect(await store.commit(commitFor(2, { expectedVersion: 1, firstSeq: 2, owner: 'agent:bob' }))).toEqual({ ok: true, version: 2 });
+        expect(
+          await store.commit(commitFor(2, { expectedVersion: 1, firstSeq: 2, owner: 'agent:bob' })),
+        ).toEqual({ ok: true, version: 2 });
         expect((await store.head('tx-1'))?.owner).toBe('agent:alice');
       }));
 
@@ -57,10 +80,21 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
       withStore(async (store) => {
         expect(await store.commit(commitFor(1))).toEqual({ ok: true, version: 1 });
         expect(await store.head('tx-1')).toEqual({
-          transactionId: 'tx-1', version: 1, headEnvelopeId: 'env-1', stateEnvelopeId: 'state-1', stateProducedAt: '2025-06-01T12:00:00Z', eventCount: 1,
+          transactionId: 'tx-1',
+          version: 1,
+          headEnvelopeId: 'env-1',
+          stateEnvelopeId: 'state-1',
+          stateProducedAt: '2025-06-01T12:00:00Z',
+          eventCount: 1,
           owner: 'agent:alice',
         });
-        expect(await store.findEnvelope('env-1')).toEqual({ envelopeId: 'env-1', transactionId: 'tx-1', kind: 'snapshot', text: '{"n":1}', stateEnvelopeId: 'state-1' });
+        expect(await store.findEnvelope('env-1')).toEqual({
+          envelopeId: 'env-1',
+          transactionId: 'tx-1',
+          kind: 'snapshot',
+          text: '{"n":1}',
+          stateEnvelopeId: 'state-1',
+        });
       }));
 
     it('returns nothing for unknown ids', () =>
@@ -74,7 +108,11 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
     it('moves the head by compare-and-set', () =>
       withStore(async (store) => {
         await store.commit(commitFor(1));
-        const next = commitFor(2, { expectedVersion: 1, firstSeq: 2, envelope: { ...commitFor(2).envelope, kind: 'delta', parentEnvelopeId: 'env-1' } });
+        const next = commitFor(2, {
+          expectedVersion: 1,
+          firstSeq: 2,
+          envelope: { ...commitFor(2).envelope, kind: 'delta', parentEnvelopeId: 'env-1' },
+        });
         expect(await store.commit(next)).toEqual({ ok: true, version: 2 });
         expect((await store.head('tx-1'))?.headEnvelopeId).toBe('env-2');
       }));
@@ -90,7 +128,9 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
     it('lets exactly one of two racing writers win', () =>
       withStore(async (store) => {
         await store.commit(commitFor(1));
-        const results = await Promise.all([2, 3].map((n) => store.commit(commitFor(n, { expectedVersion: 1, firstSeq: 2 }))));
+        const results = await Promise.all(
+          [2, 3].map((n) => store.commit(commitFor(n, { expectedVersion: 1, firstSeq: 2 }))),
+        );
         expect(results.filter((r) => r.ok)).toHaveLength(1);
         expect(await store.events('tx-1', { after: 0, limit: 10 })).toHaveLength(2);
       }));
@@ -99,7 +139,12 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
       withStore(async (store) => {
         await store.commit(commitFor(1));
         await store.commit(commitFor(9, { transactionId: 'tx-2' }));
-        const dup = commitFor(1, { transactionId: 'tx-2', expectedVersion: 1, firstSeq: 2, state: { envelopeId: 'state-x', body: undefined } });
+        const dup = commitFor(1, {
+          transactionId: 'tx-2',
+          expectedVersion: 1,
+          firstSeq: 2,
+          state: { envelopeId: 'state-x', body: undefined },
+        });
         expect(await store.commit(dup)).toEqual({ ok: false, reason: 'duplicate' });
         expect((await store.head('tx-2'))?.version).toBe(1);
         expect(await store.events('tx-2', { after: 0, limit: 10 })).toHaveLength(1);
@@ -108,7 +153,10 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
     it('refuses an envelope id that names a state snapshot in any transaction (issue 9)', () =>
       withStore(async (store) => {
         await store.commit(commitFor(1));
-        const reuse = commitFor(2, { transactionId: 'tx-2', envelope: { ...commitFor(2).envelope, envelopeId: 'state-1' } });
+        const reuse = commitFor(2, {
+          transactionId: 'tx-2',
+          envelope: { ...commitFor(2).envelope, envelopeId: 'state-1' },
+        });
         expect(await store.commit(reuse)).toEqual({ ok: false, reason: 'duplicate' });
         expect(await store.head('tx-2')).toBeUndefined();
         expect(await store.isKnownEnvelope('tx-2', 'state-1')).toBe(false);
@@ -117,14 +165,21 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
     it('refuses a state id that names an ingested envelope in any transaction (issue 9)', () =>
       withStore(async (store) => {
         await store.commit(commitFor(1));
-        expect(await store.commit(commitFor(2, { transactionId: 'tx-2', state: { envelopeId: 'env-1', body: bodyFor(2) } }))).toEqual({ ok: false, reason: 'duplicate' });
+        expect(
+          await store.commit(
+            commitFor(2, { transactionId: 'tx-2', state: { envelopeId: 'env-1', body: bodyFor(2) } }),
+          ),
+        ).toEqual({ ok: false, reason: 'duplicate' });
         expect(await store.head('tx-2')).toBeUndefined();
       }));
 
     it('tells what an envelope id names anywhere in the store', () =>
       withStore(async (store) => {
         await store.commit(commitFor(1));
-        expect(await store.findEnvelopeId('env-1')).toEqual({ role: 'ingested', envelope: await store.findEnvelope('env-1') });
+        expect(await store.findEnvelopeId('env-1')).toEqual({
+          role: 'ingested',
+          envelope: await store.findEnvelope('env-1'),
+        });
         expect(await store.findEnvelopeId('state-1')).toEqual({ role: 'state', transactionId: 'tx-1' });
         expect(await store.findEnvelopeId('env-none')).toBeUndefined();
       }));
@@ -148,7 +203,13 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
     it('reads the state back in its parts, decoded: the body as last written, every event up to the head', () =>
       withStore(async (store) => {
         await store.commit(commitFor(1));
-        await store.commit(commitFor(2, { expectedVersion: 1, firstSeq: 2, state: { envelopeId: 'state-2', body: undefined } }));
+        await store.commit(
+          commitFor(2, {
+            expectedVersion: 1,
+            firstSeq: 2,
+            state: { envelopeId: 'state-2', body: undefined },
+          }),
+        );
         const state = await store.state('tx-1');
         expect(state?.head).toMatchObject({ version: 2, stateEnvelopeId: 'state-2', eventCount: 2 });
         expect(canonicalJson(state?.body)).toBe(bodyFor(1));
@@ -164,7 +225,10 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
         await store.commit(commitFor(1));
         const commits = [
           commitFor(10, { transactionId: 'tx-a' }),
-          commitFor(11, { transactionId: 'tx-b', envelope: { ...commitFor(11).envelope, envelopeId: 'env-1' } }),
+          commitFor(11, {
+            transactionId: 'tx-b',
+            envelope: { ...commitFor(11).envelope, envelopeId: 'env-1' },
+          }),
           commitFor(12, { transactionId: 'tx-1' }),
           commitFor(13, { transactionId: 'tx-1', expectedVersion: 1, firstSeq: 2 }),
           commitFor(14, { transactionId: 'tx-c' }),
@@ -180,7 +244,10 @@ export function transactionStoreContract(name: string, open: () => Promise<{ sto
         expect(await store.head('tx-b')).toBeUndefined();
         expect(await store.findEnvelopeId('state-11')).toBeUndefined();
         expect(await store.findEnvelopeId('state-12')).toBeUndefined();
-        expect((await store.events('tx-1', { after: 0, limit: 10 })).map((e) => e.event.event_id)).toEqual(['ev-1', 'ev-13']);
+        expect((await store.events('tx-1', { after: 0, limit: 10 })).map((e) => e.event.event_id)).toEqual([
+          'ev-1',
+          'ev-13',
+        ]);
         expect((await store.state('tx-c'))?.head.version).toBe(1);
       }));
   });

@@ -22,7 +22,10 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** Runs `a2a-commerce <args>` as a child process (through tsx) and waits for it to exit. */
-export function runCliProcess(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<CliRun> {
+export function runCliProcess(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<CliRun> {
   const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: childEnv(options.env ?? {}),
@@ -53,7 +56,10 @@ export interface ServeProcess {
  * Starts `a2a-commerce serve <args>` as a child process and resolves once it prints "listening on <url>";
  * rejects with everything it printed if it exits first. Killed by the test cleanup.
  */
-export function startServeProcess(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<ServeProcess> {
+export function startServeProcess(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<ServeProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'serve', ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: childEnv(options.env ?? {}),
@@ -76,7 +82,9 @@ export function startServeProcess(args: string[], options: { env?: Record<string
         });
       }
     });
-    void done.then((run) => reject(new Error(`serve exited ${String(run.code)} before listening:\n${run.stdout}${run.stderr}`)));
+    void done.then((run) =>
+      reject(new Error(`serve exited ${String(run.code)} before listening:\n${run.stdout}${run.stderr}`)),
+    );
   });
 }
 
@@ -89,7 +97,10 @@ export interface CliProcess {
 }
 
 /** Starts `a2a-commerce <args>` as a child process (through tsx) without waiting for it. */
-export function startCliProcess(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
+export function startCliProcess(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): CliProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: childEnv(options.env ?? {}),
@@ -115,7 +126,13 @@ export function startCliProcess(args: string[], options: { env?: Record<string, 
         };
         waiters.add(check);
         check();
-        void done.then((run) => reject(new Error(`exited ${String(run.code)} before printing ${String(pattern)}:\n${run.stdout}${run.stderr}`)));
+        void done.then((run) =>
+          reject(
+            new Error(
+              `exited ${String(run.code)} before printing ${String(pattern)}:\n${run.stdout}${run.stderr}`,
+            ),
+          ),
+        );
       }),
   };
 }

@@ -1,5 +1,10 @@
 import { expect } from 'vitest';
-import { createEscrowAgent, type EscrowAgent, type EscrowAnswer, type EscrowCaller } from '../../src/acmp/escrow/agent.js';
+import {
+  createEscrowAgent,
+  type EscrowAgent,
+  type EscrowAnswer,
+  type EscrowCaller,
+} from '../../src/acmp/escrow/agent.js';
 import { NANO_PER_CU } from '../../src/acmp/escrow/amounts.js';
 import { ESCROW_METHOD, type EscrowMethod, type EscrowSettings } from '../../src/acmp/escrow/constants.js';
 import type { EscrowStore } from '../../src/acmp/escrow/store.js';
@@ -42,7 +47,10 @@ export class EscrowHarness {
   readonly agent: EscrowAgent;
   private ops = 0;
 
-  constructor(readonly store: EscrowStore, clock = new ManualClock()) {
+  constructor(
+    readonly store: EscrowStore,
+    clock = new ManualClock(),
+  ) {
     this.clock = clock;
     this.agent = createEscrowAgent({ store, clock, settings: TEST_SETTINGS });
   }
@@ -52,14 +60,22 @@ export class EscrowHarness {
   }
 
   /** A call that must succeed; returns its result. */
-  async ok(caller: EscrowCaller, method: EscrowMethod, params: Record<string, unknown>): Promise<Record<string, JsonValue>> {
+  async ok(
+    caller: EscrowCaller,
+    method: EscrowMethod,
+    params: Record<string, unknown>,
+  ): Promise<Record<string, JsonValue>> {
     const answer = await this.call(caller, method, params);
     if (answer.kind !== 'result') throw new Error(`${method} failed: ${JSON.stringify(answer.error)}`);
     return answer.result;
   }
 
   /** A call that must fail; returns its error object. */
-  async fails(caller: EscrowCaller, method: EscrowMethod, params: Record<string, unknown>): Promise<{ code: number; data?: unknown }> {
+  async fails(
+    caller: EscrowCaller,
+    method: EscrowMethod,
+    params: Record<string, unknown>,
+  ): Promise<{ code: number; data?: unknown }> {
     const answer = await this.call(caller, method, params);
     if (answer.kind !== 'error') throw new Error(`${method} succeeded: ${JSON.stringify(answer.result)}`);
     return answer.error;
@@ -70,8 +86,12 @@ export class EscrowHarness {
   }
 
   /** Credits the buyer and locks `amount` CU (bound to the payee when `bind` says so); returns the escrow id. */
-  async lock(amountCu: number, options: { bind?: boolean; credit?: bigint; validMs?: number; window?: number; agreed?: number } = {}): Promise<string> {
-    if (options.credit !== 0n) await this.store.credit(BUYER.tenant, BUYER.party, options.credit ?? nano('1'));
+  async lock(
+    amountCu: number,
+    options: { bind?: boolean; credit?: bigint; validMs?: number; window?: number; agreed?: number } = {},
+  ): Promise<string> {
+    if (options.credit !== 0n)
+      await this.store.credit(BUYER.tenant, BUYER.party, options.credit ?? nano('1'));
     const locked = await this.ok(BUYER, ESCROW_METHOD.lock, {
       op_ref: this.opRef(),
       amount_cu: amountCu,
@@ -80,7 +100,12 @@ export class EscrowHarness {
     });
     const escrowId = locked.escrow_id as string;
     if (options.bind) {
-      await this.ok(BUYER, ESCROW_METHOD.bind, { op_ref: this.opRef(), escrow_id: escrowId, payee_id: PAYEE.party, ...(options.agreed === undefined ? {} : { agreed_price_cu: options.agreed }) });
+      await this.ok(BUYER, ESCROW_METHOD.bind, {
+        op_ref: this.opRef(),
+        escrow_id: escrowId,
+        payee_id: PAYEE.party,
+        ...(options.agreed === undefined ? {} : { agreed_price_cu: options.agreed }),
+      });
     }
     return escrowId;
   }

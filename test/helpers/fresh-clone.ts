@@ -11,7 +11,9 @@ import { tempDir } from './host.js';
  */
 export function freshClone(): string {
   const dir = tempDir('a2ac-clone-');
-  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: REPO_ROOT })
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+    cwd: REPO_ROOT,
+  })
     .toString('utf8')
     .split('\0')
     .filter((f) => f !== '');

@@ -40,7 +40,9 @@ export interface TestHostOptions {
 }
 
 /** Starts a real host on 127.0.0.1:0 (TLS off unless flags say otherwise); closed by {@link cleanup}. */
-export async function startTestHost(options: TestHostOptions = {}): Promise<RunningHost & { config: HostConfig }> {
+export async function startTestHost(
+  options: TestHostOptions = {},
+): Promise<RunningHost & { config: HostConfig }> {
   const flags: HostFlags = { host: '127.0.0.1', port: '0', 'no-tls': true, ...options.flags };
   if (flags['tls-self-signed'] || flags['tls-cert'] || flags['no-tls'] === false) delete flags['no-tls'];
   const config = resolveHostConfig({ 'data-dir': options.dataDir ?? tempDir(), ...flags }, {});

@@ -9,9 +9,22 @@ const PROVIDER = fileURLToPath(new URL('../acmp/fixtures/provider-process.ts', i
  * Starts an ACMP provider host in its own process (test/acmp/fixtures/provider-process.ts), for tests
  * that kill it; resolves with its URL once it listens. Killed by {@link cleanup} if still running.
  */
-export async function providerProcess(options: { heartbeatMs: number; db?: string; env?: NodeJS.ProcessEnv }): Promise<{ url: string; child: ChildProcess }> {
-  const args = ['--import', 'tsx', PROVIDER, String(options.heartbeatMs), ...(options.db ? [options.db] : [])];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...options.env } });
+export async function providerProcess(options: {
+  heartbeatMs: number;
+  db?: string;
+  env?: NodeJS.ProcessEnv;
+}): Promise<{ url: string; child: ChildProcess }> {
+  const args = [
+    '--import',
+    'tsx',
+    PROVIDER,
+    String(options.heartbeatMs),
+    ...(options.db ? [options.db] : []),
+  ];
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...options.env },
+  });
   onCleanup(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });

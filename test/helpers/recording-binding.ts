@@ -1,6 +1,11 @@
 import type { Message, StreamResponse } from '@a2a-js/sdk';
 import type { A2ABinding, BindingCall } from '../../src/a2a/binding.js';
-import { encodeAgentMessage, encodeDataPart, partMediaType, type InboundMessage } from '../../src/a2a/part-codec.js';
+import {
+  encodeAgentMessage,
+  encodeDataPart,
+  partMediaType,
+  type InboundMessage,
+} from '../../src/a2a/part-codec.js';
 import type { HostModule } from '../../src/server/module.js';
 
 /**
@@ -22,13 +27,21 @@ export function recordingModule(options: { uri: string; mediaType: string; requi
   };
   const binding: A2ABinding = {
     id: 'recording',
-    extension: { uri: options.uri, description: 'test binding', required: options.required ?? false, params: { probe: true } },
+    extension: {
+      uri: options.uri,
+      description: 'test binding',
+      required: options.required ?? false,
+      params: { probe: true },
+    },
     skills: [],
     claims(message: InboundMessage) {
       const first = message.parts[0];
       if (first?.kind !== 'data') return false;
       const type = partMediaType(first);
-      return type === options.mediaType || (type === '' && typeof first.data === 'object' && first.data !== null && 'acmp_method' in first.data);
+      return (
+        type === options.mediaType ||
+        (type === '' && typeof first.data === 'object' && first.data !== null && 'acmp_method' in first.data)
+      );
     },
     sendMessage: (call) => Promise.resolve(reply(call)),
     async *sendMessageStream(call): AsyncGenerator<StreamResponse> {

@@ -29,7 +29,10 @@ export function storeHarnesses<S>(options: {
   ];
 }
 
-function sqliteHarness<S>(options: { kysely: (database: Database) => S; migrations: readonly MigrationSet[] }): StoreHarness<S> {
+function sqliteHarness<S>(options: {
+  kysely: (database: Database) => S;
+  migrations: readonly MigrationSet[];
+}): StoreHarness<S> {
   let dir = '';
   let database: Database | undefined;
   return {
@@ -47,7 +50,10 @@ function sqliteHarness<S>(options: { kysely: (database: Database) => S; migratio
 }
 
 /** A fresh schema per run, so parallel runs never share a table. */
-function postgresHarness<S>(baseUrl: string, options: { kysely: (database: Database) => S; migrations: readonly MigrationSet[] }): StoreHarness<S> {
+function postgresHarness<S>(
+  baseUrl: string,
+  options: { kysely: (database: Database) => S; migrations: readonly MigrationSet[] },
+): StoreHarness<S> {
   const schema = `a2ac_store_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   let admin: Database | undefined;
   let database: Database | undefined;

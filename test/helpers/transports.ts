@@ -41,13 +41,21 @@ export interface WireAnswer {
 const clients = new Map<string, Promise<Client>>();
 
 /** The SDK's gRPC client for a host (one per host, version and token). */
-export function grpcClientFor(host: WireHost, options: { version?: '1.0' | '0.3'; token?: string } = {}): Promise<Client> {
+export function grpcClientFor(
+  host: WireHost,
+  options: { version?: '1.0' | '0.3'; token?: string } = {},
+): Promise<Client> {
   if (!host.grpcUrl) throw new Error('the host serves no gRPC (start it with transportFlags("grpc"))');
   const key = `${host.grpcUrl}|${options.version ?? '1.0'}|${options.token ?? ''}`;
   let client = clients.get(key);
   if (!client) {
     client = fetchAgentCard(host.url, { caCert: host.caCert }).then((card) =>
-      createA2AClient(card, { transport: 'GRPC', caCert: host.caCert, protocolVersion: options.version, token: options.token }),
+      createA2AClient(card, {
+        transport: 'GRPC',
+        caCert: host.caCert,
+        protocolVersion: options.version,
+        token: options.token,
+      }),
     );
     clients.set(key, client);
   }
@@ -56,7 +64,9 @@ export function grpcClientFor(host: WireHost, options: { version?: '1.0' | '0.3'
 
 /** Headers a test sends, as gRPC metadata (A2A service parameters); HTTP-only headers are dropped. */
 function serviceParameters(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([k]) => /^(a2a-|x-a2a-|authorization$)/i.test(k)));
+  return Object.fromEntries(
+    Object.entries(headers).filter(([k]) => /^(a2a-|x-a2a-|authorization$)/i.test(k)),
+  );
 }
 
 /** A raw JSON message (seed or ProtoJSON spelling) as the SDK message a gRPC client sends. */
@@ -67,16 +77,31 @@ export function sdkMessage(json: unknown): Message {
 function errorAnswer(error: unknown): WireAnswer {
   if (!(error instanceof A2AError)) throw error;
   const codes = A2A_ERROR_CODE as Record<string, number>;
-  const code = codes[error.reason] ?? (error.reason === 'EXTENDED_AGENT_CARD_NOT_CONFIGURED' ? codes.EXTENDED_CARD_NOT_CONFIGURED : undefined) ?? codes.INTERNAL_ERROR!;
+  const code =
+    codes[error.reason] ??
+    (error.reason === 'EXTENDED_AGENT_CARD_NOT_CONFIGURED'
+      ? codes.EXTENDED_CARD_NOT_CONFIGURED
+      : undefined) ??
+    codes.INTERNAL_ERROR!;
   return { error: { code, message: error.message, grpcStatus: (error as { status?: number }).status } };
 }
 
 /** SendMessage over gRPC, answered in the JSON-RPC shape (`result.task` or `result.message`). */
-export async function grpcSend(host: WireHost, message: unknown, headers: Record<string, string> = {}, configuration?: Record<string, unknown>): Promise<WireAnswer> {
+export async function grpcSend(
+  host: WireHost,
+  message: unknown,
+  headers: Record<string, string> = {},
+  configuration?: Record<string, unknown>,
+): Promise<WireAnswer> {
   const client = await grpcClientFor(host);
   try {
     const reply = await client.sendMessage(
-      { tenant: '', message: sdkMessage(message), configuration: configuration as never, metadata: undefined },
+      {
+        tenant: '',
+        message: sdkMessage(message),
+        configuration: configuration as never,
+        metadata: undefined,
+      },
       { serviceParameters: serviceParameters(headers) },
     );
     return { result: 'id' in reply ? { task: Task.toJSON(reply) } : { message: Message.toJSON(reply) } };
@@ -95,17 +120,28 @@ export async function* grpcStream(
   const options = { serviceParameters: serviceParameters(headers) };
   const events =
     'message' in request
-      ? client.sendMessageStream({ tenant: '', message: sdkMessage(request.message), configuration: undefined, metadata: undefined }, options)
+      ? client.sendMessageStream(
+          { tenant: '', message: sdkMessage(request.message), configuration: undefined, metadata: undefined },
+          options,
+        )
       : client.resubscribeTask({ tenant: '', id: request.subscribe }, options);
   for await (const event of events) yield StreamResponse.toJSON(event) as Record<string, unknown>;
 }
 
 /** GetTask or CancelTask over gRPC, answered in the JSON-RPC shape. */
-export async function grpcCall(host: WireHost, method: 'GetTask' | 'CancelTask', id: string, headers: Record<string, string> = {}): Promise<WireAnswer> {
+export async function grpcCall(
+  host: WireHost,
+  method: 'GetTask' | 'CancelTask',
+  id: string,
+  headers: Record<string, string> = {},
+): Promise<WireAnswer> {
   const client = await grpcClientFor(host);
   const options = { serviceParameters: serviceParameters(headers) };
   try {
-    const task = method === 'GetTask' ? await client.getTask({ tenant: '', id, historyLength: undefined }, options) : await client.cancelTask({ tenant: '', id, metadata: undefined }, options);
+    const task =
+      method === 'GetTask'
+        ? await client.getTask({ tenant: '', id, historyLength: undefined }, options)
+        : await client.cancelTask({ tenant: '', id, metadata: undefined }, options);
     return { result: Task.toJSON(task) as Record<string, unknown> };
   } catch (error) {
     return errorAnswer(error);

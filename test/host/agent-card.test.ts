@@ -30,7 +30,9 @@ describe('the agent card over HTTP (A2A §3.6.2 versions, docs/host.md "The agen
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).not.toHaveProperty('url');
     expect(body).not.toHaveProperty('protocolVersion');
-    expect(body.supportedInterfaces).toContainEqual(expect.objectContaining({ protocolBinding: 'JSONRPC', protocolVersion: '1.0' }));
+    expect(body.supportedInterfaces).toContainEqual(
+      expect.objectContaining({ protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+    );
     // Canonical: parsing and re-serialising with the SDK's own codec changes nothing.
     expect(AgentCard.toJSON(AgentCard.fromJSON(body))).toEqual(body);
   });
@@ -46,31 +48,37 @@ describe('the agent card over HTTP (A2A §3.6.2 versions, docs/host.md "The agen
   it.each([
     ['v1.0', { 'A2A-Version': '1.0' }],
     ['v0.3', {}],
-  ])('gives the %s card one max-age, an ETag, Last-Modified and Vary: A2A-Version', async (_shape, headers) => {
-    const host = await startTestHost();
-    const res = await getCard(host.url, headers);
-    expect(res.headers.get('cache-control')).toBe(`public, max-age=${CARD_MAX_AGE_S}`);
-    expect(res.headers.get('etag')).toMatch(/^(W\/)?"[^"]+"$/);
-    expect(new Date(res.headers.get('last-modified')!).getTime()).toBeLessThanOrEqual(Date.now());
-    expect(res.headers.get('vary')).toMatch(/A2A-Version/i);
-  });
+  ])(
+    'gives the %s card one max-age, an ETag, Last-Modified and Vary: A2A-Version',
+    async (_shape, headers) => {
+      const host = await startTestHost();
+      const res = await getCard(host.url, headers);
+      expect(res.headers.get('cache-control')).toBe(`public, max-age=${CARD_MAX_AGE_S}`);
+      expect(res.headers.get('etag')).toMatch(/^(W\/)?"[^"]+"$/);
+      expect(new Date(res.headers.get('last-modified')!).getTime()).toBeLessThanOrEqual(Date.now());
+      expect(res.headers.get('vary')).toMatch(/A2A-Version/i);
+    },
+  );
 
   it.each([
     ['v1.0', { 'A2A-Version': '1.0' }],
     ['v0.3', {}],
-  ])('answers the %s card 304 to If-None-Match with its ETag, and to If-Modified-Since', async (_shape, headers) => {
-    const host = await startTestHost();
-    const first = await getCard(host.url, headers);
-    const etag = first.headers.get('etag')!;
-    const lastModified = first.headers.get('last-modified')!;
-    const byTag = await revalidate(host.url, { ...headers, 'If-None-Match': etag });
-    expect(byTag.status).toBe(304);
-    expect(await byTag.text()).toBe('');
-    const byDate = await revalidate(host.url, { ...headers, 'If-Modified-Since': lastModified });
-    expect(byDate.status).toBe(304);
-    const stale = await revalidate(host.url, { ...headers, 'If-None-Match': '"something-else"' });
-    expect(stale.status).toBe(200);
-  });
+  ])(
+    'answers the %s card 304 to If-None-Match with its ETag, and to If-Modified-Since',
+    async (_shape, headers) => {
+      const host = await startTestHost();
+      const first = await getCard(host.url, headers);
+      const etag = first.headers.get('etag')!;
+      const lastModified = first.headers.get('last-modified')!;
+      const byTag = await revalidate(host.url, { ...headers, 'If-None-Match': etag });
+      expect(byTag.status).toBe(304);
+      expect(await byTag.text()).toBe('');
+      const byDate = await revalidate(host.url, { ...headers, 'If-Modified-Since': lastModified });
+      expect(byDate.status).toBe(304);
+      const stale = await revalidate(host.url, { ...headers, 'If-None-Match': '"something-else"' });
+      expect(stale.status).toBe(200);
+    },
+  );
 
   it('gives the two shapes different ETags, so a shared cache never serves one for the other', async () => {
     const host = await startTestHost();
@@ -91,7 +99,12 @@ describe('clients of both versions use the same host', () => {
     const host = await startTestHost();
     const client = await new ClientFactoryV03().createFromUrl(host.url);
     const result = await client.sendMessage({
-      message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text: 'hello' }] },
+      message: {
+        kind: 'message',
+        role: 'user',
+        messageId: crypto.randomUUID(),
+        parts: [{ kind: 'text', text: 'hello' }],
+      },
     });
     expect(['task', 'message']).toContain(result.kind);
   });
@@ -100,7 +113,12 @@ describe('clients of both versions use the same host', () => {
     const host = await startTestHost();
     const client = await A2AClientV03.fromCardUrl(host.url + CARD_PATH);
     const response = await client.sendMessage({
-      message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text: 'hello' }] },
+      message: {
+        kind: 'message',
+        role: 'user',
+        messageId: crypto.randomUUID(),
+        parts: [{ kind: 'text', text: 'hello' }],
+      },
     });
     expect('result' in response ? response.result.kind : response).toMatch(/task|message/);
   });

@@ -13,7 +13,10 @@ describe('bearer authentication (ACMP Layer 1 §5.1, A2A §7.4)', () => {
   it('declares the HTTP bearer scheme and requires it on the card', async () => {
     const host = await startTestHost({ flags: { token: [TOKEN] } });
     const card = await fetchAgentCard(host.url);
-    expect(card.securitySchemes.bearer?.scheme).toMatchObject({ $case: 'httpAuthSecurityScheme', value: { scheme: 'Bearer' } });
+    expect(card.securitySchemes.bearer?.scheme).toMatchObject({
+      $case: 'httpAuthSecurityScheme',
+      value: { scheme: 'Bearer' },
+    });
     expect(card.securityRequirements[0]?.schemes).toHaveProperty('bearer');
   });
 
@@ -33,7 +36,11 @@ describe('bearer authentication (ACMP Layer 1 §5.1, A2A §7.4)', () => {
 
   it('refuses a wrong token with 401 and a google.rpc.Status on REST', async () => {
     const host = await startTestHost({ flags: { token: [TOKEN] } });
-    const res = await postJson(`${host.url}/a2a/rest/message:send`, {}, { ...V1, authorization: 'Bearer wrong-token-value-xxxx' });
+    const res = await postJson(
+      `${host.url}/a2a/rest/message:send`,
+      {},
+      { ...V1, authorization: 'Bearer wrong-token-value-xxxx' },
+    );
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
   });

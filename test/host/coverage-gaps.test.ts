@@ -14,7 +14,9 @@ import { recordingModule } from '../helpers/recording-binding.js';
 afterEach(cleanup);
 
 const V1 = { 'A2A-Version': '1.0' };
-const seedMessage = JSON.parse(readFileSync(new URL('../fixtures/a2a/seed-000-message.json', import.meta.url), 'utf8')) as unknown;
+const seedMessage = JSON.parse(
+  readFileSync(new URL('../fixtures/a2a/seed-000-message.json', import.meta.url), 'utf8'),
+) as unknown;
 
 describe('extension echo beyond SendMessage (A2A §4.6)', () => {
   it('echoes an activated extension on SendStreamingMessage, GetTask and CancelTask', async () => {
@@ -25,13 +27,26 @@ describe('extension echo beyond SendMessage (A2A §4.6)', () => {
     const stream = await fetch(`${host.url}/a2a/jsonrpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: seedMessage } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendStreamingMessage',
+        params: { message: seedMessage },
+      }),
     });
     await stream.text();
     expect(stream.headers.get('a2a-extensions')).toBe(URI);
-    const get = await postJson(`${host.url}/a2a/jsonrpc`, { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'missing' } }, headers);
+    const get = await postJson(
+      `${host.url}/a2a/jsonrpc`,
+      { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'missing' } },
+      headers,
+    );
     expect(get.headers.get('a2a-extensions')).toBe(URI);
-    const cancel = await postJson(`${host.url}/a2a/jsonrpc`, { jsonrpc: '2.0', id: 3, method: 'CancelTask', params: { id: 'missing' } }, headers);
+    const cancel = await postJson(
+      `${host.url}/a2a/jsonrpc`,
+      { jsonrpc: '2.0', id: 3, method: 'CancelTask', params: { id: 'missing' } },
+      headers,
+    );
     expect(cancel.headers.get('a2a-extensions')).toBe(URI);
   });
 });
@@ -39,24 +54,42 @@ describe('extension echo beyond SendMessage (A2A §4.6)', () => {
 describe('body limit on REST', () => {
   it('answers 413 with a google.rpc.Status and keeps serving; --body-limit changes the limit', async () => {
     const host = await startTestHost({ flags: { 'body-limit': '64k' } });
-    const big = JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(70 * 1024) }] } });
+    const big = JSON.stringify({
+      message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(70 * 1024) }] },
+    });
     const res = await postJson(`${host.url}/a2a/rest/message:send`, big, V1);
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ error: { code: 413, status: 'RESOURCE_EXHAUSTED' } });
-    const ok = await postJson(`${host.url}/a2a/rest/message:send`, { message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'small' }] } }, V1);
+    const ok = await postJson(
+      `${host.url}/a2a/rest/message:send`,
+      { message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'small' }] } },
+      V1,
+    );
     expect(ok.status).toBe(200);
   });
 });
 
 describe('CancelTask over REST on a running task', () => {
   it('stops the work and leaves the task canceled', async () => {
-    const host = await startTestHost({ modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 20 }), heartbeatIntervalMs: 50 })] });
+    const host = await startTestHost({
+      modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 20 }), heartbeatIntervalMs: 50 })],
+    });
     const buyer = await createAcmpBuyer({ agentUrl: host.url });
     const taskId = 'task_rest_cancel_0000000000000001';
-    const events = buyer.stream({ task_id: taskId, capability: 'slow-count', input: { type: 'json', data: { n: 500 } }, max_price_cu: 1 })[Symbol.asyncIterator]();
+    const events = buyer
+      .stream({
+        task_id: taskId,
+        capability: 'slow-count',
+        input: { type: 'json', data: { n: 500 } },
+        max_price_cu: 1,
+      })
+      [Symbol.asyncIterator]();
     expect((await events.next()).value).toMatchObject({ kind: 'heartbeat' });
     const rest = await createA2AClient(await fetchAgentCard(host.url), { transport: 'HTTP+JSON' });
-    const task = await rest.cancelTask({ tenant: '', id: taskId, metadata: undefined }, { serviceParameters: { 'A2A-Extensions': ACMP_EXTENSION_URI } });
+    const task = await rest.cancelTask(
+      { tenant: '', id: taskId, metadata: undefined },
+      { serviceParameters: { 'A2A-Extensions': ACMP_EXTENSION_URI } },
+    );
     expect(taskStateName(task.status?.state)).toBe('canceled');
     await expect(async () => {
       for (let s = await events.next(); !s.done; s = await events.next());

@@ -22,27 +22,46 @@ const BOB = 'bobby-secret-0123456789abcdef';
 const GRPC: HostFlags = { 'grpc-port': '0' };
 const RawHealth = grpc.makeGenericClientConstructor(HealthService, 'Health');
 
-function check(client: grpc.Client, service: string): Promise<{ response?: unknown; error?: grpc.ServiceError }> {
-  const call = (client as unknown as { check: (r: unknown, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void }).check.bind(client);
-  return new Promise((resolve) => call({ service }, (error, response) => resolve(error ? { error } : { response })));
+function check(
+  client: grpc.Client,
+  service: string,
+): Promise<{ response?: unknown; error?: grpc.ServiceError }> {
+  const call = (
+    client as unknown as {
+      check: (r: unknown, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void;
+    }
+  ).check.bind(client);
+  return new Promise((resolve) =>
+    call({ service }, (error, response) => resolve(error ? { error } : { response })),
+  );
 }
 
 describe('the buyer over gRPC', () => {
   it('treats UNAVAILABLE as a transport failure it retries (-33099 transport_failed), not a refusal', async () => {
-    const host = await startTestHost({ flags: GRPC, modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }) })] });
+    const host = await startTestHost({
+      flags: GRPC,
+      modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }) })],
+    });
     const card = await fetchAgentCard(host.url);
     await host.close();
     const buyer = await createAcmpBuyer({ card, transport: 'GRPC', retries: 2, retryDelayMs: 1 });
-    await expect(buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'x' }, max_price_cu: 1 })).rejects.toMatchObject({
+    await expect(
+      buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'x' }, max_price_cu: 1 }),
+    ).rejects.toMatchObject({
       code: -33099,
       data: { reason: 'transport_failed' },
     });
   });
 
   it('fails at once with REFUSED on UNAUTHENTICATED', async () => {
-    const host = await startTestHost({ flags: { ...GRPC, token: [`alice=${ALICE}`] }, modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }) })] });
+    const host = await startTestHost({
+      flags: { ...GRPC, token: [`alice=${ALICE}`] },
+      modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }) })],
+    });
     const buyer = await createAcmpBuyer({ agentUrl: host.url, transport: 'GRPC', token: BOB });
-    await expect(buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'x' }, max_price_cu: 1 })).rejects.toMatchObject({ code: 'REFUSED' });
+    await expect(
+      buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'x' }, max_price_cu: 1 }),
+    ).rejects.toMatchObject({ code: 'REFUSED' });
   });
 });
 
@@ -67,13 +86,20 @@ describe('health and shutdown (grpc.health.v1)', () => {
         for (let i = 0; ; i++) {
           yield { type: 'text', data: `tick ${i} ` };
           const timer = new Promise((resolve) => setTimeout(resolve, 10));
-          if ((await Promise.race([timer, stopped.then(() => 'stop')])) === 'stop' || ctx.signal.aborted) return;
+          if ((await Promise.race([timer, stopped.then(() => 'stop')])) === 'stop' || ctx.signal.aborted)
+            return;
         }
       },
     };
-    const host = await startTestHost({ flags: GRPC, grpcGraceMs: 500, modules: [acmpModule({ capabilities: [endless, ...demoCapabilities({ stepMs: 30 })] })] });
+    const host = await startTestHost({
+      flags: GRPC,
+      grpcGraceMs: 500,
+      modules: [acmpModule({ capabilities: [endless, ...demoCapabilities({ stepMs: 30 })] })],
+    });
     const health = new RawHealth(host.grpcUrl!, grpc.credentials.createInsecure());
-    const watch = (health as unknown as { watch: (r: unknown) => grpc.ClientReadableStream<{ status: number }> }).watch({ service: '' });
+    const watch = (
+      health as unknown as { watch: (r: unknown) => grpc.ClientReadableStream<{ status: number }> }
+    ).watch({ service: '' });
     const statuses: number[] = [];
     const watched = new Promise<void>((resolve) => {
       watch.on('data', (r: { status: number }) => statuses.push(r.status));
@@ -83,10 +109,15 @@ describe('health and shutdown (grpc.health.v1)', () => {
     const client = await createA2AClient(await fetchAgentCard(host.url), { transport: 'GRPC' });
     const options = { serviceParameters: { 'A2A-Extensions': ACMP_EXTENSION_URI } };
     const open = (root: ReturnType<typeof invokeRoot>) =>
-      client.sendMessageStream({ tenant: '', message: sdkMessage(acmpMessage(root)), configuration: undefined, metadata: undefined }, options);
+      client.sendMessageStream(
+        { tenant: '', message: sdkMessage(acmpMessage(root)), configuration: undefined, metadata: undefined },
+        options,
+      );
     const endlessStream = open(invokeRoot({ capability: 'endless', stream: true, max_price_cu: 1 }));
     // slow-count: 5 steps of 30 ms, well inside the grace.
-    const slowStream = open(invokeRoot({ capability: 'slow-count', input: { type: 'json', data: { n: 5 } }, max_price_cu: 1 }));
+    const slowStream = open(
+      invokeRoot({ capability: 'slow-count', input: { type: 'json', data: { n: 5 } }, max_price_cu: 1 }),
+    );
     await endlessStream.next();
     await slowStream.next();
     const read = async (stream: typeof slowStream) => {

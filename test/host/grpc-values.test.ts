@@ -16,7 +16,11 @@ afterEach(cleanup);
  */
 
 /** Answers with its input's data unchanged: the output, and so the proof hash, is what crossed the wire. */
-const echo: AcmpCapability = { id: 'echo', price: 0, handler: (input) => Promise.resolve({ type: 'json', data: input.data }) };
+const echo: AcmpCapability = {
+  id: 'echo',
+  price: 0,
+  handler: (input) => Promise.resolve({ type: 'json', data: input.data }),
+};
 
 /**
  * Values JCS is sensitive to and every transport accepts (docs/host.md "Bad input": numbers JSON cannot
@@ -40,8 +44,16 @@ describe('data parts across the three transports (protobuf Value/Struct vs JSON)
     for (const transport of ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const) {
       const buyer = await createAcmpBuyer({ agentUrl: h.url, transport });
       // The buyer checks the proof against the output it received: a changed number would fail here.
-      const result = await buyer.invoke({ capability: 'echo', input: { type: 'json', data }, max_price_cu: 1, proof_method: 'result-hash' });
-      seen.push({ hash: result.proof?.hash, bytes: canonicalJson((result.output as { data: unknown }).data) });
+      const result = await buyer.invoke({
+        capability: 'echo',
+        input: { type: 'json', data },
+        max_price_cu: 1,
+        proof_method: 'result-hash',
+      });
+      seen.push({
+        hash: result.proof?.hash,
+        bytes: canonicalJson((result.output as { data: unknown }).data),
+      });
     }
     expect(seen[1]).toEqual(seen[0]);
     expect(seen[2]).toEqual(seen[0]);
@@ -50,14 +62,26 @@ describe('data parts across the three transports (protobuf Value/Struct vs JSON)
 
   it('refuse integers beyond ±(2^53−1) on every transport (JSON-RPC -32602 at the edge, gRPC INVALID_ARGUMENT), nothing run', async () => {
     const h = await host();
-    const root = invokeRoot({ capability: 'echo', input: { type: 'json', data: { n: 0 } }, proof_method: 'result-hash' });
-    const text = JSON.stringify(rpc('SendMessage', { message: acmpMessage(root) })).replace('"n":0', '"n":9007199254740993');
+    const root = invokeRoot({
+      capability: 'echo',
+      input: { type: 'json', data: { n: 0 } },
+      proof_method: 'result-hash',
+    });
+    const text = JSON.stringify(rpc('SendMessage', { message: acmpMessage(root) })).replace(
+      '"n":0',
+      '"n":9007199254740993',
+    );
     const overJson = (await postJson(`${h.url}/a2a/jsonrpc`, text, ACTIVATED)).body as RpcBody;
     expect(overJson.error?.code).toBe(-32602);
-    const big = acmpMessage({ ...root, params: { ...root.params, input: { type: 'json', data: { n: 9007199254740993 } } } });
+    const big = acmpMessage({
+      ...root,
+      params: { ...root.params, input: { type: 'json', data: { n: 9007199254740993 } } },
+    });
     const overGrpc = await grpcSend({ ...h, transport: 'grpc' }, big, ACTIVATED);
     expect(overGrpc.error).toMatchObject({ code: -32602, grpcStatus: 3 });
-    const got = (await postJson(`${h.url}/a2a/jsonrpc`, rpc('GetTask', { id: root.params.task_id }), ACTIVATED)).body as RpcBody;
+    const got = (
+      await postJson(`${h.url}/a2a/jsonrpc`, rpc('GetTask', { id: root.params.task_id }), ACTIVATED)
+    ).body as RpcBody;
     expect(got.error?.code).toBe(-32001);
   });
 
@@ -66,7 +90,12 @@ describe('data parts across the three transports (protobuf Value/Struct vs JSON)
     const seen = [];
     for (const transport of ['JSONRPC', 'GRPC'] as const) {
       const buyer = await createAcmpBuyer({ agentUrl: h.url, transport });
-      const result = await buyer.invoke({ capability: 'echo', input: { type: 'json', data: { z: -0, list: [-0] } }, max_price_cu: 1, proof_method: 'result-hash' });
+      const result = await buyer.invoke({
+        capability: 'echo',
+        input: { type: 'json', data: { z: -0, list: [-0] } },
+        max_price_cu: 1,
+        proof_method: 'result-hash',
+      });
       seen.push({ hash: result.proof?.hash, bytes: canonicalJson(result.output) });
     }
     expect(seen[1]).toEqual(seen[0]);

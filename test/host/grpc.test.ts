@@ -26,17 +26,31 @@ const GRPC: HostFlags = { 'grpc-port': '0' };
 const RawA2A = grpc.makeGenericClientConstructor(A2AService, 'A2AService');
 const RawHealth = grpc.makeGenericClientConstructor(HealthService, 'Health');
 
-type Unary = (request: unknown, metadata: grpc.Metadata, callback: (error: grpc.ServiceError | null, response: unknown) => void) => void;
+type Unary = (
+  request: unknown,
+  metadata: grpc.Metadata,
+  callback: (error: grpc.ServiceError | null, response: unknown) => void,
+) => void;
 
 /** One unary call on a raw client; resolves with the response or the status it failed with. */
-function unary(client: grpc.Client, method: string, request: unknown, headers: Record<string, string> = {}): Promise<{ response?: unknown; error?: grpc.ServiceError }> {
+function unary(
+  client: grpc.Client,
+  method: string,
+  request: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ response?: unknown; error?: grpc.ServiceError }> {
   const metadata = new grpc.Metadata();
   for (const [k, v] of Object.entries({ 'a2a-version': '1.0', ...headers })) metadata.set(k, v);
   const call = (client as unknown as Record<string, Unary>)[method]!.bind(client);
-  return new Promise((resolve) => call(request, metadata, (error, response) => resolve(error ? { error } : { response })));
+  return new Promise((resolve) =>
+    call(request, metadata, (error, response) => resolve(error ? { error } : { response })),
+  );
 }
 
-function rawClient(grpcUrl: string | undefined, credentials = grpc.credentials.createInsecure()): grpc.Client {
+function rawClient(
+  grpcUrl: string | undefined,
+  credentials = grpc.credentials.createInsecure(),
+): grpc.Client {
   const client = new RawA2A(grpcUrl!, credentials);
   return client;
 }
@@ -49,7 +63,8 @@ function errorInfo(error: grpc.ServiceError | undefined): { reason: string; doma
   return detail ? decodeErrorInfo(detail.value) : undefined;
 }
 
-const plainMessage = () => encodeUserMessage({ messageId: crypto.randomUUID(), parts: [encodeTextPart('hello')] });
+const plainMessage = () =>
+  encodeUserMessage({ messageId: crypto.randomUUID(), parts: [encodeTextPart('hello')] });
 
 describe('the gRPC interface on the card (A2A §5.6)', () => {
   it('lists GRPC at 1.0 and 0.3 after JSON-RPC and HTTP+JSON, as the host:port clients dial', async () => {
@@ -63,7 +78,10 @@ describe('the gRPC interface on the card (A2A §5.6)', () => {
       'HTTP+JSON 0.3',
       'GRPC 0.3',
     ]);
-    expect(card.supportedInterfaces.filter((i) => i.protocolBinding === 'GRPC').map((i) => i.url)).toEqual([host.grpcUrl, host.grpcUrl]);
+    expect(card.supportedInterfaces.filter((i) => i.protocolBinding === 'GRPC').map((i) => i.url)).toEqual([
+      host.grpcUrl,
+      host.grpcUrl,
+    ]);
     expect(host.grpcUrl).toMatch(/^127\.0\.0\.1:\d+$/);
   });
 
@@ -77,7 +95,9 @@ describe('the gRPC interface on the card (A2A §5.6)', () => {
   it('is off unless asked for', async () => {
     const host = await startTestHost();
     expect(host.grpcUrl).toBeUndefined();
-    expect((await fetchAgentCard(host.url)).supportedInterfaces.some((i) => i.protocolBinding === 'GRPC')).toBe(false);
+    expect(
+      (await fetchAgentCard(host.url)).supportedInterfaces.some((i) => i.protocolBinding === 'GRPC'),
+    ).toBe(false);
   });
 });
 
@@ -93,8 +113,15 @@ describe('bearer authentication over gRPC metadata (ACMP Layer 1 §5.1, A2A §7.
   it('refuses a wrong token with UNAUTHENTICATED, also on streaming calls', async () => {
     const host = await startTestHost({ flags: { ...GRPC, token: [`alice=${ALICE}`] } });
     const client = await createA2AClient(await fetchAgentCard(host.url), { transport: 'GRPC', token: BOB });
-    await expect(client.getTask({ tenant: '', id: 'missing', historyLength: undefined })).rejects.toMatchObject({ status: grpc.status.UNAUTHENTICATED });
-    const stream = client.sendMessageStream({ tenant: '', message: plainMessage(), configuration: undefined, metadata: undefined });
+    await expect(
+      client.getTask({ tenant: '', id: 'missing', historyLength: undefined }),
+    ).rejects.toMatchObject({ status: grpc.status.UNAUTHENTICATED });
+    const stream = client.sendMessageStream({
+      tenant: '',
+      message: plainMessage(),
+      configuration: undefined,
+      metadata: undefined,
+    });
     await expect(stream.next()).rejects.toMatchObject({ status: grpc.status.UNAUTHENTICATED });
   });
 
@@ -103,22 +130,35 @@ describe('bearer authentication over gRPC metadata (ACMP Layer 1 §5.1, A2A §7.
     const card = await fetchAgentCard(host.url);
     const taskId = await createPlainTask(await createA2AClient(card, { transport: 'GRPC', token: ALICE }));
     const aliceJsonRpc = await createA2AClient(card, { transport: 'JSONRPC', token: ALICE });
-    expect((await aliceJsonRpc.getTask({ tenant: '', id: taskId, historyLength: undefined })).id).toBe(taskId);
+    expect((await aliceJsonRpc.getTask({ tenant: '', id: taskId, historyLength: undefined })).id).toBe(
+      taskId,
+    );
     const bobGrpc = await createA2AClient(card, { transport: 'GRPC', token: BOB });
-    await expect(bobGrpc.getTask({ tenant: '', id: taskId, historyLength: undefined })).rejects.toMatchObject({ status: grpc.status.NOT_FOUND });
+    await expect(bobGrpc.getTask({ tenant: '', id: taskId, historyLength: undefined })).rejects.toMatchObject(
+      { status: grpc.status.NOT_FOUND },
+    );
   });
 
   it('keeps the health service open to probes without a token', async () => {
     const host = await startTestHost({ flags: { ...GRPC, token: [`alice=${ALICE}`] } });
     const health = new RawHealth(host.grpcUrl!, grpc.credentials.createInsecure());
-    expect(await unary(health, 'check', { service: '' })).toEqual({ response: { status: SERVING_STATUS.SERVING } });
+    expect(await unary(health, 'check', { service: '' })).toEqual({
+      response: { status: SERVING_STATUS.SERVING },
+    });
   });
 });
 
 describe('A2A errors as gRPC statuses (A2A §10.7 / v1.0.1 error mapping, the SDK table)', () => {
   /** The status of one raw call to a host with the ACMP module (its extension `required` when asked). */
-  async function statusOf(method: string, request: unknown, options: { headers?: Record<string, string>; required?: boolean } = {}): Promise<number | undefined> {
-    const module = acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }), required: options.required ?? false });
+  async function statusOf(
+    method: string,
+    request: unknown,
+    options: { headers?: Record<string, string>; required?: boolean } = {},
+  ): Promise<number | undefined> {
+    const module = acmpModule({
+      capabilities: demoCapabilities({ stepMs: 1 }),
+      required: options.required ?? false,
+    });
     const host = await startTestHost({ flags: GRPC, modules: [module] });
     return (await unary(rawClient(host.grpcUrl), method, request, options.headers)).error?.code;
   }
@@ -128,34 +168,58 @@ describe('A2A errors as gRPC statuses (A2A §10.7 / v1.0.1 error mapping, the SD
   });
 
   it('a request without its message (RequestMalformed) → INVALID_ARGUMENT', async () => {
-    expect(await statusOf('sendMessage', { tenant: '', message: undefined })).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(await statusOf('sendMessage', { tenant: '', message: undefined })).toBe(
+      grpc.status.INVALID_ARGUMENT,
+    );
   });
 
   it('an unsupported A2A-Version → FAILED_PRECONDITION', async () => {
-    expect(await statusOf('getTask', { tenant: '', id: 'x' }, { headers: { 'a2a-version': '9.9' } })).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(await statusOf('getTask', { tenant: '', id: 'x' }, { headers: { 'a2a-version': '9.9' } })).toBe(
+      grpc.status.FAILED_PRECONDITION,
+    );
   });
 
   it('a required extension not requested (ExtensionSupportRequired) → FAILED_PRECONDITION', async () => {
-    expect(await statusOf('sendMessage', { tenant: '', message: plainMessage() }, { required: true })).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(await statusOf('sendMessage', { tenant: '', message: plainMessage() }, { required: true })).toBe(
+      grpc.status.FAILED_PRECONDITION,
+    );
   });
 
   it('push registration with push off (PushNotificationNotSupported) → FAILED_PRECONDITION', async () => {
-    const config = { tenant: '', id: '', taskId: 'x', url: 'https://hooks.example.com/a', token: '', authentication: undefined };
+    const config = {
+      tenant: '',
+      id: '',
+      taskId: 'x',
+      url: 'https://hooks.example.com/a',
+      token: '',
+      authentication: undefined,
+    };
     expect(await statusOf('createTaskPushNotificationConfig', config)).toBe(grpc.status.FAILED_PRECONDITION);
   });
 
   it('CancelTask of a finished task (TaskNotCancelable) → FAILED_PRECONDITION', async () => {
     const host = await startTestHost({ flags: GRPC });
-    const taskId = await createPlainTask(await createA2AClient(await fetchAgentCard(host.url), { transport: 'GRPC' }));
-    expect((await unary(rawClient(host.grpcUrl), 'cancelTask', { tenant: '', id: taskId })).error?.code).toBe(grpc.status.FAILED_PRECONDITION);
+    const taskId = await createPlainTask(
+      await createA2AClient(await fetchAgentCard(host.url), { transport: 'GRPC' }),
+    );
+    expect((await unary(rawClient(host.grpcUrl), 'cancelTask', { tenant: '', id: taskId })).error?.code).toBe(
+      grpc.status.FAILED_PRECONDITION,
+    );
   });
 
   it('a message over the body limit → RESOURCE_EXHAUSTED, and the server keeps serving', async () => {
     const host = await startTestHost({ flags: { ...GRPC, 'body-limit': '2k' } });
-    const big = encodeUserMessage({ messageId: crypto.randomUUID(), parts: [encodeTextPart('x'.repeat(4096))] });
+    const big = encodeUserMessage({
+      messageId: crypto.randomUUID(),
+      parts: [encodeTextPart('x'.repeat(4096))],
+    });
     const client = rawClient(host.grpcUrl);
-    expect((await unary(client, 'sendMessage', { tenant: '', message: big })).error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
-    expect((await unary(client, 'sendMessage', { tenant: '', message: plainMessage() })).error).toBeUndefined();
+    expect((await unary(client, 'sendMessage', { tenant: '', message: big })).error?.code).toBe(
+      grpc.status.RESOURCE_EXHAUSTED,
+    );
+    expect(
+      (await unary(client, 'sendMessage', { tenant: '', message: plainMessage() })).error,
+    ).toBeUndefined();
   });
 
   it('an internal failure → INTERNAL with a generic message, nothing of the cause', async () => {
@@ -168,7 +232,7 @@ describe('A2A errors as gRPC statuses (A2A §10.7 / v1.0.1 error mapping, the SD
           skills: [],
           claims: () => true,
           sendMessage: () => Promise.reject(new Error('password=hunter2 at db.internal')),
-           
+
           sendMessageStream: async function* () {
             await Promise.resolve();
             throw new Error('password=hunter2 at db.internal');
@@ -177,7 +241,10 @@ describe('A2A errors as gRPC statuses (A2A §10.7 / v1.0.1 error mapping, the SD
       }),
     };
     const host = await startTestHost({ flags: GRPC, modules: [failing] });
-    const { error } = await unary(rawClient(host.grpcUrl), 'sendMessage', { tenant: '', message: plainMessage() });
+    const { error } = await unary(rawClient(host.grpcUrl), 'sendMessage', {
+      tenant: '',
+      message: plainMessage(),
+    });
     expect(error?.code).toBe(grpc.status.INTERNAL);
     expect(error?.details).toBe('Internal error');
   });
@@ -187,13 +254,31 @@ describe('v0.3 over gRPC (the SDK compat service)', () => {
   it('serves a v0.3 gRPC client: ACMP invoke and ACPspec ingest', async () => {
     const host = await startTestHost({
       flags: { ...GRPC, 'tls-self-signed': true },
-      modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }) }), acpModule({ producer: { ...RECEIVER } })],
+      modules: [
+        acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }) }),
+        acpModule({ producer: { ...RECEIVER } }),
+      ],
     });
     const caCert = host.tls!.cert;
-    const buyer = await createAcmpBuyer({ agentUrl: host.url, caCert, transport: 'GRPC', protocolVersion: '0.3' });
-    const result = await buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'fine' }, max_price_cu: 1, proof_method: 'result-hash' });
+    const buyer = await createAcmpBuyer({
+      agentUrl: host.url,
+      caCert,
+      transport: 'GRPC',
+      protocolVersion: '0.3',
+    });
+    const result = await buyer.invoke({
+      capability: 'sentiment-analysis',
+      input: { type: 'text', data: 'fine' },
+      max_price_cu: 1,
+      proof_method: 'result-hash',
+    });
     expect(result.proof?.hash).toMatch(/^sha256:/);
-    const acp = await createAcpClient({ agentUrl: host.url, caCert, transport: 'GRPC', protocolVersion: '0.3' });
+    const acp = await createAcpClient({
+      agentUrl: host.url,
+      caCert,
+      transport: 'GRPC',
+      protocolVersion: '0.3',
+    });
     const envelope = freshSnapshot(txId('v03'));
     expect((await acp.send(envelope)).transaction_id).toBe(envelope.transaction_id);
   });
@@ -203,7 +288,9 @@ describe('TLS', () => {
   it('serves gRPC with the host certificate; a plaintext client gets a transport failure', async () => {
     const host = await startTestHost({ flags: { ...GRPC, 'tls-self-signed': true } });
     const card = await fetchAgentCard(host.url, { caCert: host.tls!.cert });
-    expect(await createPlainTask(await createA2AClient(card, { transport: 'GRPC', caCert: host.tls!.cert }))).toBeTruthy();
+    expect(
+      await createPlainTask(await createA2AClient(card, { transport: 'GRPC', caCert: host.tls!.cert })),
+    ).toBeTruthy();
     const plaintext = await createA2AClient(card, { transport: 'GRPC', grpcTls: false });
     const refused = await createPlainTask(plaintext).then(
       () => undefined,

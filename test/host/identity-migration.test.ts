@@ -44,9 +44,16 @@ async function plantPreviousRelease(
   const database = openDatabase({ url: where.db, dataDir: where.dataDir });
   try {
     await migrateSdkStores(database.url);
-    const { '0001_initial': initial, '0002_transaction_owner': owner, '0003_envelope_ids': ids } = acpMigrations.migrations;
+    const {
+      '0001_initial': initial,
+      '0002_transaction_owner': owner,
+      '0003_envelope_ids': ids,
+    } = acpMigrations.migrations;
     await migrateSets(database, [
-      { id: 'acp', migrations: { '0001_initial': initial!, '0002_transaction_owner': owner!, '0003_envelope_ids': ids! } },
+      {
+        id: 'acp',
+        migrations: { '0001_initial': initial!, '0002_transaction_owner': owner!, '0003_envelope_ids': ids! },
+      },
     ]);
     const tasks = new DatabaseTaskStore(database.db);
     const push = new DatabasePushNotificationStore(database.db);
@@ -87,18 +94,45 @@ async function plantPreviousRelease(
  * One transaction as releases before migration 0005_state_parts stored it (issue 10): the whole state
  * snapshot's canonical text in acp_transactions.state_body, events as plain JSON.
  */
-async function plantLegacyTransaction(database: Database, envelope: SnapshotEnvelope, owner: string): Promise<void> {
+async function plantLegacyTransaction(
+  database: Database,
+  envelope: SnapshotEnvelope,
+  owner: string,
+): Promise<void> {
   const stateId = newEnvelopeId();
   const producedAt = '2025-06-01T12:00:01Z';
-  const state = buildSnapshot({ transaction_id: envelope.transaction_id, producer: { ...RECEIVER }, state: stateOf(envelope), envelope_id: stateId, produced_at: producedAt });
+  const state = buildSnapshot({
+    transaction_id: envelope.transaction_id,
+    producer: { ...RECEIVER },
+    state: stateOf(envelope),
+    envelope_id: stateId,
+    produced_at: producedAt,
+  });
   const tx = envelope.transaction_id;
   await database.db
     .insertInto('acp_transactions')
-    .values({ transaction_id: tx, version: 1, head_envelope_id: envelope.envelope_id, state_envelope_id: stateId, state_body: canonicalJson(state), event_count: state.events.length, updated_at: producedAt, owner })
+    .values({
+      transaction_id: tx,
+      version: 1,
+      head_envelope_id: envelope.envelope_id,
+      state_envelope_id: stateId,
+      state_body: canonicalJson(state),
+      event_count: state.events.length,
+      updated_at: producedAt,
+      owner,
+    })
     .execute();
   await database.db
     .insertInto('acp_envelopes')
-    .values({ envelope_id: envelope.envelope_id, transaction_id: tx, kind: 'snapshot', parent_envelope_id: null, state_envelope_id: stateId, received_at: producedAt, body: canonicalJson(envelope) })
+    .values({
+      envelope_id: envelope.envelope_id,
+      transaction_id: tx,
+      kind: 'snapshot',
+      parent_envelope_id: null,
+      state_envelope_id: stateId,
+      received_at: producedAt,
+      body: canonicalJson(envelope),
+    })
     .execute();
   await database.db
     .insertInto('acp_envelope_ids')
@@ -109,7 +143,14 @@ async function plantLegacyTransaction(database: Database, envelope: SnapshotEnve
     .execute();
   await database.db
     .insertInto('acp_events')
-    .values(state.events.map((event, i) => ({ transaction_id: tx, seq: i + 1, event_id: event.event_id, body: JSON.stringify(event) })))
+    .values(
+      state.events.map((event, i) => ({
+        transaction_id: tx,
+        seq: i + 1,
+        event_id: event.event_id,
+        body: JSON.stringify(event),
+      })),
+    )
     .execute();
 }
 

@@ -28,13 +28,16 @@ describe('persistence across a restart', () => {
     expect(task.artifacts).toHaveLength(1);
   });
 
-  it.skipIf(!process.env.TEST_PG_URL)('GetTask returns a task created before a restart (PostgreSQL)', async () => {
-    const db = await freshPgDatabase();
-    const first = await startTestHost({ flags: { db }, migrate: true });
-    const id = await createTask(first.url);
-    await first.close();
-    const second = await startTestHost({ flags: { db } });
-    const task = await readTask(second.url, id);
-    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-  });
+  it.skipIf(!process.env.TEST_PG_URL)(
+    'GetTask returns a task created before a restart (PostgreSQL)',
+    async () => {
+      const db = await freshPgDatabase();
+      const first = await startTestHost({ flags: { db }, migrate: true });
+      const id = await createTask(first.url);
+      await first.close();
+      const second = await startTestHost({ flags: { db } });
+      const task = await readTask(second.url, id);
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    },
+  );
 });

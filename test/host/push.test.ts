@@ -23,7 +23,9 @@ describe('push notifications (A2A §4.3) behind an allow-list', () => {
     const host = await startTestHost({ flags: { 'push-allow': [HOOK] } });
     const client = await createA2AClient(await fetchAgentCard(host.url));
     const taskId = await createPlainTask(client);
-    await expect(client.createTaskPushNotificationConfig(config(taskId, 'http://169.254.169.254/latest'))).rejects.toThrow(/allow-list/);
+    await expect(
+      client.createTaskPushNotificationConfig(config(taskId, 'http://169.254.169.254/latest')),
+    ).rejects.toThrow(/allow-list/);
   });
 
   it('stores configs in SQLite: a config created before a restart is read back after it', async () => {

@@ -14,7 +14,9 @@ describe('agent card (A2A §8.2)', () => {
   it('is fetched and parsed by the SDK, listing both transports at 1.0 and streaming', async () => {
     const host = await startTestHost();
     const card = await fetchAgentCard(host.url);
-    const v1 = card.supportedInterfaces.filter((i) => i.protocolVersion === '1.0').map((i) => i.protocolBinding);
+    const v1 = card.supportedInterfaces
+      .filter((i) => i.protocolVersion === '1.0')
+      .map((i) => i.protocolBinding);
     expect(v1.sort()).toEqual(['HTTP+JSON', 'JSONRPC']);
     expect(card.supportedInterfaces.some((i) => i.protocolVersion === '0.3')).toBe(true);
     expect(card.capabilities?.streaming).toBe(true);
@@ -26,7 +28,12 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('core operations over %s', (tra
   it('SendMessage creates a completed task that GetTask returns', async () => {
     const host = await startTestHost();
     const client = await createA2AClient(await fetchAgentCard(host.url), { transport });
-    const result = await client.sendMessage({ tenant: '', message: textMessage('hello'), configuration: undefined, metadata: undefined });
+    const result = await client.sendMessage({
+      tenant: '',
+      message: textMessage('hello'),
+      configuration: undefined,
+      metadata: undefined,
+    });
     expect('id' in result).toBe(true);
     const task = result as { id: string; status?: { state: TaskState } };
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -39,7 +46,12 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('core operations over %s', (tra
     const host = await startTestHost();
     const client = await createA2AClient(await fetchAgentCard(host.url), { transport });
     const kinds: string[] = [];
-    for await (const event of client.sendMessageStream({ tenant: '', message: textMessage('hi'), configuration: undefined, metadata: undefined })) {
+    for await (const event of client.sendMessageStream({
+      tenant: '',
+      message: textMessage('hi'),
+      configuration: undefined,
+      metadata: undefined,
+    })) {
       kinds.push(event.payload?.$case ?? 'none');
     }
     expect(kinds[0]).toBe('task');
@@ -50,19 +62,37 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('core operations over %s', (tra
   it('CancelTask of a finished task gets TaskNotCancelable', async () => {
     const host = await startTestHost();
     const client = await createA2AClient(await fetchAgentCard(host.url), { transport });
-    const task = (await client.sendMessage({ tenant: '', message: textMessage('x'), configuration: undefined, metadata: undefined })) as { id: string };
-    await expect(client.cancelTask({ tenant: '', id: task.id, metadata: undefined })).rejects.toThrow(/cancel/i);
+    const task = (await client.sendMessage({
+      tenant: '',
+      message: textMessage('x'),
+      configuration: undefined,
+      metadata: undefined,
+    })) as { id: string };
+    await expect(client.cancelTask({ tenant: '', id: task.id, metadata: undefined })).rejects.toThrow(
+      /cancel/i,
+    );
   });
 });
 
-describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a v0.3 client over %s (SDK compatibility layer)', (transport) => {
-  it('round-trips SendMessage and GetTask', async () => {
-    const host = await startTestHost();
-    const client = await createA2AClient(await fetchAgentCard(host.url), { transport, protocolVersion: '0.3' });
-    expect(client.protocolVersion).toBe('0.3');
-    const result = await client.sendMessage({ tenant: '', message: textMessage('legacy hello'), configuration: undefined, metadata: undefined });
-    const task = result as { id: string };
-    const fetched = await client.getTask({ tenant: '', id: task.id });
-    expect(fetched.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-  });
-});
+describe.each(['JSONRPC', 'HTTP+JSON'] as const)(
+  'a v0.3 client over %s (SDK compatibility layer)',
+  (transport) => {
+    it('round-trips SendMessage and GetTask', async () => {
+      const host = await startTestHost();
+      const client = await createA2AClient(await fetchAgentCard(host.url), {
+        transport,
+        protocolVersion: '0.3',
+      });
+      expect(client.protocolVersion).toBe('0.3');
+      const result = await client.sendMessage({
+        tenant: '',
+        message: textMessage('legacy hello'),
+        configuration: undefined,
+        metadata: undefined,
+      });
+      const task = result as { id: string };
+      const fetched = await client.getTask({ tenant: '', id: task.id });
+      expect(fetched.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    });
+  },
+);

@@ -6,7 +6,9 @@ import { recordingModule } from '../helpers/recording-binding.js';
 
 afterEach(cleanup);
 
-const seedMessage = JSON.parse(readFileSync(new URL('../fixtures/a2a/seed-000-message.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const seedMessage = JSON.parse(
+  readFileSync(new URL('../fixtures/a2a/seed-000-message.json', import.meta.url), 'utf8'),
+) as Record<string, unknown>;
 const URI = 'https://example.test/ext/v1';
 const V1 = { 'A2A-Version': '1.0' };
 
@@ -15,7 +17,7 @@ function rpc(method: string, params: unknown, id: number | string = 1) {
 }
 
 describe('part codec: inbound spellings', () => {
-  it("understands seed 000's literal message (role \"user\", snake_case) over JSON-RPC v1.0", async () => {
+  it('understands seed 000\'s literal message (role "user", snake_case) over JSON-RPC v1.0', async () => {
     const { module, calls } = recordingModule({ uri: URI, mediaType: 'application/acmp+json' });
     const host = await startTestHost({ modules: [module] });
     const res = await postJson(`${host.url}/a2a/jsonrpc`, rpc('SendMessage', { message: seedMessage }), V1);
@@ -27,7 +29,9 @@ describe('part codec: inbound spellings', () => {
     expect(seen.messageId).toBe('msg_9c2f11');
     expect(seen.taskId).toBe('task_a7c923f1');
     expect(seen.parts[0]).toMatchObject({ kind: 'data', mediaType: 'application/acmp+json' });
-    expect((seen.parts[0] as { data: unknown }).data).toEqual((seedMessage.parts as { data: unknown }[])[0]!.data);
+    expect((seen.parts[0] as { data: unknown }).data).toEqual(
+      (seedMessage.parts as { data: unknown }[])[0]!.data,
+    );
   });
 
   it('understands the same message from a v0.3 client (no A2A-Version header, kind "data")', async () => {
@@ -49,7 +53,8 @@ describe('part codec: inbound spellings', () => {
     const { module } = recordingModule({ uri: URI, mediaType: 'application/acmp+json' });
     const host = await startTestHost({ modules: [module] });
     const res = await postJson(`${host.url}/a2a/jsonrpc`, rpc('SendMessage', { message: seedMessage }), V1);
-    const message = (res.body as { result: { message: { role: string; parts: { mediaType: string }[] } } }).result.message;
+    const message = (res.body as { result: { message: { role: string; parts: { mediaType: string }[] } } })
+      .result.message;
     expect(message.role).toBe('ROLE_AGENT');
     expect(message.parts[0]!.mediaType).toBe('application/acmp+json');
   });
@@ -59,12 +64,19 @@ describe('extensions (A2A §4.6)', () => {
   it('echoes an activated extension in the A2A-Extensions response header', async () => {
     const { module } = recordingModule({ uri: URI, mediaType: 'application/acmp+json' });
     const host = await startTestHost({ modules: [module] });
-    const res = await postJson(`${host.url}/a2a/jsonrpc`, rpc('SendMessage', { message: seedMessage }), { ...V1, 'A2A-Extensions': `${URI}, https://unknown.test/x` });
+    const res = await postJson(`${host.url}/a2a/jsonrpc`, rpc('SendMessage', { message: seedMessage }), {
+      ...V1,
+      'A2A-Extensions': `${URI}, https://unknown.test/x`,
+    });
     expect(res.headers.get('a2a-extensions')).toBe(URI);
   });
 
   it('refuses a message when a required extension was not activated (-32008)', async () => {
-    const { module, calls } = recordingModule({ uri: URI, mediaType: 'application/acmp+json', required: true });
+    const { module, calls } = recordingModule({
+      uri: URI,
+      mediaType: 'application/acmp+json',
+      required: true,
+    });
     const host = await startTestHost({ modules: [module] });
     const res = await postJson(`${host.url}/a2a/jsonrpc`, rpc('SendMessage', { message: seedMessage }), V1);
     expect((res.body as { error: { code: number } }).error.code).toBe(-32008);
@@ -94,10 +106,16 @@ describe('malformed requests keep the host serving', () => {
 
   it('limits request bodies (413 with a coded error, default 1 MiB)', async () => {
     const host = await startTestHost();
-    const big = JSON.stringify(rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(1024 * 1024 + 10) }] } }));
+    const big = JSON.stringify(
+      rpc('SendMessage', {
+        message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(1024 * 1024 + 10) }] },
+      }),
+    );
     const res = await postJson(`${host.url}/a2a/jsonrpc`, big, V1);
     expect(res.status).toBe(413);
-    expect((res.body as { error: { code: number; data: { reason: string }[] } }).error.data[0]!.reason).toBe('BODY_TOO_LARGE');
+    expect((res.body as { error: { code: number; data: { reason: string }[] } }).error.data[0]!.reason).toBe(
+      'BODY_TOO_LARGE',
+    );
     const small = await postJson(`${host.url}/a2a/jsonrpc`, rpc('GetTask', { id: 'missing' }), V1);
     expect(small.status).toBe(200);
   });
@@ -123,7 +141,11 @@ describe('malformed requests keep the host serving', () => {
 
   it('answers a non-object message with a coded error and no stack trace', async () => {
     const host = await startTestHost();
-    const res = await postJson(`${host.url}/a2a/jsonrpc`, rpc('SendMessage', { message: 'not-an-object' }), V1);
+    const res = await postJson(
+      `${host.url}/a2a/jsonrpc`,
+      rpc('SendMessage', { message: 'not-an-object' }),
+      V1,
+    );
     expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
     expect((res.body as { error: { code: number } }).error.code).toBeLessThan(0);
   });

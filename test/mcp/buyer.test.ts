@@ -8,7 +8,12 @@ import { acmpHost, ALICE, ERAS, mcpUrl, newTaskId, TOKEN_FLAGS } from './helpers
 
 afterEach(cleanup);
 
-const SENTIMENT = { capability: 'sentiment-analysis', input: { type: 'text', data: 'Revenue grew 12% YoY.' }, max_price_cu: 0.005, proof_method: 'result-hash' };
+const SENTIMENT = {
+  capability: 'sentiment-analysis',
+  input: { type: 'text', data: 'Revenue grew 12% YoY.' },
+  max_price_cu: 0.005,
+  proof_method: 'result-hash',
+};
 
 async function picked(options: Parameters<typeof createAcmpBuyer>[0]): ReturnType<typeof createAcmpBuyer> {
   const buyer = await createAcmpBuyer(options);
@@ -20,14 +25,17 @@ describe('createAcmpBuyer({ agentUrl, prefer }): the buyer picks the binding', (
   it.each([
     [['mcp', 'a2a'], 'mcp'],
     [['a2a', 'mcp'], 'a2a'],
-  ] as const)('prefer %j picks %s, with the same capability object and the same result', async (prefer, binding) => {
-    const host = await acmpHost();
-    const buyer = await picked({ agentUrl: host.url, prefer });
-    expect(buyer.binding).toBe(binding);
-    expect(buyer.capabilityObject.features.input_streaming).toBe(false);
-    const result = await buyer.invoke(SENTIMENT);
-    expect(result.output).toMatchObject({ data: { sentiment: 'positive' } });
-  });
+  ] as const)(
+    'prefer %j picks %s, with the same capability object and the same result',
+    async (prefer, binding) => {
+      const host = await acmpHost();
+      const buyer = await picked({ agentUrl: host.url, prefer });
+      expect(buyer.binding).toBe(binding);
+      expect(buyer.capabilityObject.features.input_streaming).toBe(false);
+      const result = await buyer.invoke(SENTIMENT);
+      expect(result.output).toMatchObject({ data: { sentiment: 'positive' } });
+    },
+  );
 
   it.each(['mcp', 'a2a'] as const)('cancels over %s with the same API', async (binding) => {
     const host = await acmpHost();
@@ -35,7 +43,12 @@ describe('createAcmpBuyer({ agentUrl, prefer }): the buyer picks the binding', (
     const taskId = newTaskId();
     const outcome = (async () => {
       try {
-        for await (const event of buyer.stream({ task_id: taskId, capability: 'slow-count', input: { type: 'json', data: { n: 10_000 } }, max_price_cu: 2 })) {
+        for await (const event of buyer.stream({
+          task_id: taskId,
+          capability: 'slow-count',
+          input: { type: 'json', data: { n: 10_000 } },
+          max_price_cu: 2,
+        })) {
           if (event.kind === 'heartbeat') await buyer.cancel(taskId, { reason: 'test' });
         }
       } catch (error) {
@@ -54,18 +67,30 @@ describe('createAcmpBuyer({ agentUrl, prefer }): the buyer picks the binding', (
 
   it('falls back to the next binding when the preferred one is not offered', async () => {
     const host = await acmpHost();
-    const buyer = await picked({ agentUrl: host.url, prefer: ['mcp', 'a2a'], mcpUrl: `${host.url}/no-mcp-here` });
+    const buyer = await picked({
+      agentUrl: host.url,
+      prefer: ['mcp', 'a2a'],
+      mcpUrl: `${host.url}/no-mcp-here`,
+    });
     expect(buyer.binding).toBe('a2a');
   });
 
   it('fails with -33007 when no preferred binding offers ACMP', async () => {
     const host = await startTestHost({ modules: [] });
-    await expect(createAcmpBuyer({ agentUrl: host.url, prefer: ['mcp', 'a2a'] })).rejects.toMatchObject({ code: -33007, data: { tried: ['mcp', 'a2a'] } });
+    await expect(createAcmpBuyer({ agentUrl: host.url, prefer: ['mcp', 'a2a'] })).rejects.toMatchObject({
+      code: -33007,
+      data: { tried: ['mcp', 'a2a'] },
+    });
   });
 
   it.each(ERAS)('stops at a refusal instead of trying the other binding (MCP %s)', async (mcpEra) => {
     const host = await acmpHost({ flags: TOKEN_FLAGS });
-    const error = await createAcmpBuyer({ agentUrl: host.url, prefer: ['mcp', 'a2a'], mcpEra, token: 'wrong-token-0123456789' }).catch((e: unknown) => e);
+    const error = await createAcmpBuyer({
+      agentUrl: host.url,
+      prefer: ['mcp', 'a2a'],
+      mcpEra,
+      token: 'wrong-token-0123456789',
+    }).catch((e: unknown) => e);
     expect(isLocalError(error, 'REFUSED')).toBe(true);
     expect((await picked({ agentUrl: host.url, prefer: ['mcp'], mcpEra, token: ALICE })).binding).toBe('mcp');
   });
@@ -80,8 +105,16 @@ describe('MCP buyer retries (Layer 1 §3.1.1)', () => {
     const buyer = await picked({ agentUrl: first.url, prefer: ['mcp'], retries: 20, retryDelayMs: 50 });
     let restarted: Promise<unknown> | undefined;
     let result: unknown;
-    for await (const event of buyer.stream({ capability: 'slow-count', input: { type: 'json', data: { n: 40 } }, max_price_cu: 2, timeout_ms: 20_000 })) {
-      if (event.kind === 'heartbeat' && !restarted) restarted = first.close().then(() => acmpHost({ dataDir, heartbeatIntervalMs: 1000, flags: { port } }));
+    for await (const event of buyer.stream({
+      capability: 'slow-count',
+      input: { type: 'json', data: { n: 40 } },
+      max_price_cu: 2,
+      timeout_ms: 20_000,
+    })) {
+      if (event.kind === 'heartbeat' && !restarted)
+        restarted = first
+          .close()
+          .then(() => acmpHost({ dataDir, heartbeatIntervalMs: 1000, flags: { port } }));
       if (event.kind === 'result') result = event.output;
     }
     await restarted;
@@ -99,7 +132,24 @@ describe('a2a-commerce acmp --binding', () => {
   it('buys over MCP with --binding mcp and verifies the proof', async () => {
     const host = await acmpHost();
     const io = capture();
-    const code = await runCli(['acmp', 'invoke', host.url, '--binding', 'mcp', '--capability', 'sentiment-analysis', '--input', 'Revenue grew.', '--max-price', '0.005', '--proof', 'result-hash'], io);
+    const code = await runCli(
+      [
+        'acmp',
+        'invoke',
+        host.url,
+        '--binding',
+        'mcp',
+        '--capability',
+        'sentiment-analysis',
+        '--input',
+        'Revenue grew.',
+        '--max-price',
+        '0.005',
+        '--proof',
+        'result-hash',
+      ],
+      io,
+    );
     expect(code).toBe(0);
     expect(JSON.parse(io.stdout.join('\n'))).toMatchObject({ output: { data: { sentiment: 'positive' } } });
     expect(io.stderr.join('\n')).toMatch(/proof result-hash verified/);
@@ -109,7 +159,11 @@ describe('a2a-commerce acmp --binding', () => {
     const host = await acmpHost();
     const io = capture();
     expect(await runCli(['acmp', 'capabilities', host.url, '--binding', 'mcp', '--json'], io)).toBe(0);
-    expect(JSON.parse(io.stdout.join('\n'))).toMatchObject({ binding: 'mcp', capability: { role: 'provider' }, skills: [] });
+    expect(JSON.parse(io.stdout.join('\n'))).toMatchObject({
+      binding: 'mcp',
+      capability: { role: 'provider' },
+      skills: [],
+    });
   });
 
   it('refuses an unknown --binding as a usage error', async () => {

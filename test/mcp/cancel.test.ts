@@ -1,7 +1,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { tickerCapability } from '../acmp/helpers.js';
 import { cleanup, tempDir } from '../helpers/host.js';
-import { acmpHost, ALICE, BOB, ERAS, httpClient, invoke, Loose, mcpUrl, newTaskId, notified, rpcError, slowCount, TOKEN_FLAGS } from './helpers.js';
+import {
+  acmpHost,
+  ALICE,
+  BOB,
+  ERAS,
+  httpClient,
+  invoke,
+  Loose,
+  mcpUrl,
+  newTaskId,
+  notified,
+  rpcError,
+  slowCount,
+  TOKEN_FLAGS,
+} from './helpers.js';
 
 afterEach(cleanup);
 
@@ -21,7 +35,10 @@ describe.each(ERAS)('acmp/cancel (Layer 1 §3.7) over MCP (%s)', (era) => {
     const params = tick();
     const answer = rpcError(invoke(rec.client, params));
     await notified(rec, (n) => n.method === 'acmp/streamChunk');
-    await rec.client.notification({ method: 'acmp/cancel', params: { task_id: params.task_id, reason: 'enough' } });
+    await rec.client.notification({
+      method: 'acmp/cancel',
+      params: { task_id: params.task_id, reason: 'enough' },
+    });
     expect((await answer).code).toBe(-33004);
     await until(() => ticker.aborted());
     expect((await rpcError(invoke(rec.client, params))).code).toBe(-33004);
@@ -33,10 +50,16 @@ describe.each(ERAS)('acmp/cancel (Layer 1 §3.7) over MCP (%s)', (era) => {
     const params = tick();
     const answer = rpcError(invoke(rec.client, params));
     await notified(rec, (n) => n.method === 'acmp/streamChunk');
-    const { _meta, ...cancelled } = await rec.client.request({ method: 'acmp/cancel', params: { task_id: params.task_id } }, Loose);
+    const { _meta, ...cancelled } = await rec.client.request(
+      { method: 'acmp/cancel', params: { task_id: params.task_id } },
+      Loose,
+    );
     expect(cancelled).toEqual({});
     expect((await answer).code).toBe(-33004);
-    expect((await rpcError(rec.client.request({ method: 'acmp/cancel', params: { task_id: newTaskId() } }, Loose))).code).toBe(-32602);
+    expect(
+      (await rpcError(rec.client.request({ method: 'acmp/cancel', params: { task_id: newTaskId() } }, Loose)))
+        .code,
+    ).toBe(-32602);
   });
 
   it("never cancels another caller's task", async () => {
@@ -47,7 +70,13 @@ describe.each(ERAS)('acmp/cancel (Layer 1 §3.7) over MCP (%s)', (era) => {
     const answer = invoke(alice.client, params);
     await notified(alice, (n) => n.method === 'acmp/heartbeat');
     await bob.client.notification({ method: 'acmp/cancel', params: { task_id: params.task_id } });
-    expect((await rpcError(bob.client.request({ method: 'acmp/cancel', params: { task_id: params.task_id } }, Loose))).code).toBe(-32602);
+    expect(
+      (
+        await rpcError(
+          bob.client.request({ method: 'acmp/cancel', params: { task_id: params.task_id } }, Loose),
+        )
+      ).code,
+    ).toBe(-32602);
     expect((await answer).output).toEqual({ type: 'json', data: { count: 20 } });
   });
 });

@@ -1,9 +1,24 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchAgentCard } from '../../src/a2a/client.js';
 import { acmpCapabilityOf } from '../../src/a2a/acmp/buyer.js';
-import { ACMP_MCP_EXTENSION_ID, MAX_TASK_ID_LENGTH as MCP_MAX_TASK_ID_LENGTH } from '../../src/mcp/acmp-extension.js';
+import {
+  ACMP_MCP_EXTENSION_ID,
+  MAX_TASK_ID_LENGTH as MCP_MAX_TASK_ID_LENGTH,
+} from '../../src/mcp/acmp-extension.js';
 import { cleanup } from '../helpers/host.js';
-import { acmpHost, ALICE, ERAS, httpClient, invoke, mcpUrl, modernRequest, postMcp, rpcError, sentiment, TOKEN_FLAGS } from './helpers.js';
+import {
+  acmpHost,
+  ALICE,
+  ERAS,
+  httpClient,
+  invoke,
+  mcpUrl,
+  modernRequest,
+  postMcp,
+  rpcError,
+  sentiment,
+  TOKEN_FLAGS,
+} from './helpers.js';
 
 afterEach(cleanup);
 
@@ -23,16 +38,31 @@ describe('capability advertisement (seed 000 §2, Layer 1 §1)', () => {
     const res = await postMcp(host, body, headers);
     expect(res.status).toBe(200);
     const result = (res.body as { result: Record<string, unknown> }).result;
-    expect(result).toMatchObject({ resultType: 'complete', supportedVersions: ['2026-07-28'], ttlMs: 300_000, cacheScope: 'public' });
-    expect((result.capabilities as { extensions: Record<string, unknown> }).extensions[ACMP_MCP_EXTENSION_ID]).toMatchObject({ role: 'provider', features: { input_streaming: false } });
+    expect(result).toMatchObject({
+      resultType: 'complete',
+      supportedVersions: ['2026-07-28'],
+      ttlMs: 300_000,
+      cacheScope: 'public',
+    });
+    expect(
+      (result.capabilities as { extensions: Record<string, unknown> }).extensions[ACMP_MCP_EXTENSION_ID],
+    ).toMatchObject({ role: 'provider', features: { input_streaming: false } });
   });
 
   it('also puts the object under the Layer 1 §1 key `acmp` of a 2025-era initialize', async () => {
     const host = await acmpHost();
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
     const res = await postMcp(host, initialize);
-    const capabilities = (res.body as { result: { capabilities: Record<string, unknown> } }).result.capabilities;
-    expect(capabilities.acmp).toEqual((capabilities.extensions as Record<string, unknown>)[ACMP_MCP_EXTENSION_ID]);
+    const capabilities = (res.body as { result: { capabilities: Record<string, unknown> } }).result
+      .capabilities;
+    expect(capabilities.acmp).toEqual(
+      (capabilities.extensions as Record<string, unknown>)[ACMP_MCP_EXTENSION_ID],
+    );
   });
 
   it('answers an unknown acmp method with -32601 (MCP: 404 over Streamable HTTP)', async () => {
@@ -48,7 +78,11 @@ describe('authentication (Layer 1 §5.1): the host bearer tokens guard /mcp like
   it.each(ERAS)('refuses a client without a token (%s): HTTP 401 with a Bearer challenge', async (era) => {
     const host = await acmpHost({ flags: TOKEN_FLAGS });
     await expect(httpClient(host, era)).rejects.toThrow();
-    const res = await fetch(mcpUrl(host), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(mcpUrl(host), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
   });

@@ -3,7 +3,17 @@ import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
 import { AcmpError } from '../../src/acmp/errors.js';
 import type { AcmpCapability } from '../../src/acmp/provider-types.js';
 import { cleanup } from '../helpers/host.js';
-import { acmpHost, ERAS, httpClient, invoke, Loose, notified, rpcError, sentiment, slowCount } from './helpers.js';
+import {
+  acmpHost,
+  ERAS,
+  httpClient,
+  invoke,
+  Loose,
+  notified,
+  rpcError,
+  sentiment,
+  slowCount,
+} from './helpers.js';
 
 afterEach(cleanup);
 
@@ -17,7 +27,10 @@ const broken: AcmpCapability = {
 async function errorHost(): Promise<Awaited<ReturnType<typeof acmpHost>>> {
   return acmpHost({
     capabilities: [...demoCapabilities({ stepMs: 5 }), broken],
-    escrow: (escrowId) => (escrowId === 'esc_ok' ? Promise.resolve() : Promise.reject(new AcmpError(-33005, { escrow_id: escrowId }))),
+    escrow: (escrowId) =>
+      escrowId === 'esc_ok'
+        ? Promise.resolve()
+        : Promise.reject(new AcmpError(-33005, { escrow_id: escrowId })),
   });
 }
 
@@ -32,12 +45,19 @@ describe.each(ERAS)('Layer 1 §3.3 error codes as JSON-RPC errors over MCP (%s)'
   it('-33001 budget_exceeded with min_price_cu', async () => {
     const { client } = await httpClient(await errorHost(), era);
     const error = await rpcError(invoke(client, sentiment({ max_price_cu: 0.0001 })));
-    expect(error).toMatchObject({ code: -33001, message: 'Budget exceeded', data: { min_price_cu: expect.any(Number) as number } });
+    expect(error).toMatchObject({
+      code: -33001,
+      message: 'Budget exceeded',
+      data: { min_price_cu: expect.any(Number) as number },
+    });
   });
 
   it('-33002 capability_not_found', async () => {
     const { client } = await httpClient(await errorHost(), era);
-    expect(await rpcError(invoke(client, sentiment({ capability: 'teleport' })))).toMatchObject({ code: -33002, data: { capability: 'teleport' } });
+    expect(await rpcError(invoke(client, sentiment({ capability: 'teleport' })))).toMatchObject({
+      code: -33002,
+      data: { capability: 'teleport' },
+    });
   });
 
   it('-33003 timeout when timeout_ms passes', async () => {
@@ -50,7 +70,10 @@ describe.each(ERAS)('Layer 1 §3.3 error codes as JSON-RPC errors over MCP (%s)'
     const params = slowCount(10_000);
     const error = rpcError(invoke(rec.client, params));
     await notified(rec, (n) => n.method === 'acmp/heartbeat');
-    await rec.client.notification({ method: 'acmp/cancel', params: { task_id: params.task_id, reason: 'test' } });
+    await rec.client.notification({
+      method: 'acmp/cancel',
+      params: { task_id: params.task_id, reason: 'test' },
+    });
     expect(await error).toMatchObject({ code: -33004, data: { task_id: params.task_id } });
   });
 
@@ -62,14 +85,21 @@ describe.each(ERAS)('Layer 1 §3.3 error codes as JSON-RPC errors over MCP (%s)'
 
   it('-33006 proof_unsupported', async () => {
     const { client } = await httpClient(await errorHost(), era);
-    expect(await rpcError(invoke(client, sentiment({ proof_method: 'tee-attestation' })))).toMatchObject({ code: -33006 });
+    expect(await rpcError(invoke(client, sentiment({ proof_method: 'tee-attestation' })))).toMatchObject({
+      code: -33006,
+    });
   });
 
   it('-33007 feature_unsupported for input_stream (input_streaming is advertised false)', async () => {
     const { client } = await httpClient(await errorHost(), era);
-    expect(await rpcError(invoke(client, sentiment({ input_stream: true })))).toMatchObject({ code: -33007, data: { feature: 'input_streaming' } });
+    expect(await rpcError(invoke(client, sentiment({ input_stream: true })))).toMatchObject({
+      code: -33007,
+      data: { feature: 'input_streaming' },
+    });
     const chunk = { task_id: 'task_x', seq: 0, chunk: { type: 'text', data: 'a' }, final: true };
-    expect((await rpcError(client.request({ method: 'acmp/inputChunk', params: chunk }, Loose))).code).toBe(-33007);
+    expect((await rpcError(client.request({ method: 'acmp/inputChunk', params: chunk }, Loose))).code).toBe(
+      -33007,
+    );
   });
 
   it('-33099 internal with the generic message, never the cause', async () => {

@@ -1,4 +1,9 @@
-import { Client, ProtocolError, StreamableHTTPClientTransport, type RequestOptions } from '@modelcontextprotocol/client';
+import {
+  Client,
+  ProtocolError,
+  StreamableHTTPClientTransport,
+  type RequestOptions,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
 import { acmpHost, newTaskId } from '../acmp/helpers.js';
@@ -35,10 +40,13 @@ export interface RecordingClient {
 }
 
 function recording(era: Era): RecordingClient {
-  const client = new Client({ name: 'a2a-commerce-tests', version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+  const client = new Client(
+    { name: 'a2a-commerce-tests', version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
   const notifications: RecordingClient['notifications'] = [];
   client.fallbackNotificationHandler = (n) => {
-    notifications.push({ method: n.method, params: (n.params ?? {}) });
+    notifications.push({ method: n.method, params: n.params ?? {} });
     return Promise.resolve();
   };
   onCleanup(() => client.close());
@@ -49,59 +57,112 @@ function recording(era: Era): RecordingClient {
 export async function httpClient(host: { url: string }, era: Era, token?: string): Promise<RecordingClient> {
   const rec = recording(era);
   const authProvider = token === undefined ? undefined : { token: () => Promise.resolve(token) };
-  await rec.client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl(host)), authProvider ? { authProvider } : {}));
+  await rec.client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl(host)), authProvider ? { authProvider } : {}),
+  );
   return rec;
 }
 
 /** The command that runs `a2a-commerce mcp-stdio` from the sources. */
 export function stdioCommand(args: string[]): { command: string; args: string[] } {
-  return { command: process.execPath, args: ['--import', 'tsx', new URL('../../src/cli/bin.ts', import.meta.url).pathname, 'mcp-stdio', ...args] };
+  return {
+    command: process.execPath,
+    args: [
+      '--import',
+      'tsx',
+      new URL('../../src/cli/bin.ts', import.meta.url).pathname,
+      'mcp-stdio',
+      ...args,
+    ],
+  };
 }
 
 /** Spawns `a2a-commerce mcp-stdio` as a real child process and connects the official client over stdio. */
-export async function stdioClient(era: Era, args: string[], env: Record<string, string> = {}): Promise<RecordingClient> {
+export async function stdioClient(
+  era: Era,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<RecordingClient> {
   const rec = recording(era);
-  const transport = new StdioClientTransport({ ...stdioCommand(args), env: { ...getDefaultEnvironment(), ...env }, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    ...stdioCommand(args),
+    env: { ...getDefaultEnvironment(), ...env },
+    stderr: 'ignore',
+  });
   await rec.client.connect(transport);
   return rec;
 }
 
 /** `acmp/invoke` through the official client. */
-export function invoke(client: Client, params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>> {
+export function invoke(
+  client: Client,
+  params: Record<string, unknown>,
+  options?: RequestOptions,
+): Promise<Record<string, unknown>> {
   return client.request({ method: 'acmp/invoke', params }, Loose, options);
 }
 
 /** Invoke params of the seed's sentiment example with a fresh task_id (override any field). */
 export function sentiment(params: Record<string, unknown> = {}): Record<string, unknown> {
-  return { task_id: newTaskId(), capability: 'sentiment-analysis', input: { type: 'text', data: 'Revenue grew 12% YoY.' }, max_price_cu: 0.005, ...params };
+  return {
+    task_id: newTaskId(),
+    capability: 'sentiment-analysis',
+    input: { type: 'text', data: 'Revenue grew 12% YoY.' },
+    max_price_cu: 0.005,
+    ...params,
+  };
 }
 
 /** A slow-count invoke (n steps of the host's step time, one heartbeat per step). */
 export function slowCount(n: number, params: Record<string, unknown> = {}): Record<string, unknown> {
-  return { task_id: newTaskId(), capability: 'slow-count', input: { type: 'json', data: { n } }, max_price_cu: 2, ...params };
+  return {
+    task_id: newTaskId(),
+    capability: 'slow-count',
+    input: { type: 'json', data: { n } },
+    max_price_cu: 2,
+    ...params,
+  };
 }
 
 /** The JSON-RPC error a call was answered with (fails the test when it succeeded or failed otherwise). */
-export async function rpcError(call: Promise<unknown>): Promise<{ code: number; message: string; data?: Record<string, unknown> }> {
+export async function rpcError(
+  call: Promise<unknown>,
+): Promise<{ code: number; message: string; data?: Record<string, unknown> }> {
   try {
     await call;
   } catch (error) {
-    if (error instanceof ProtocolError) return { code: error.code, message: error.message, data: error.data as Record<string, unknown> | undefined };
+    if (error instanceof ProtocolError)
+      return {
+        code: error.code,
+        message: error.message,
+        data: error.data as Record<string, unknown> | undefined,
+      };
     throw error;
   }
   throw new Error('expected a JSON-RPC error');
 }
 
 /** Resolves once `predicate` holds for a recorded notification. */
-export async function notified(rec: RecordingClient, predicate: (n: RecordingClient['notifications'][number]) => boolean): Promise<void> {
+export async function notified(
+  rec: RecordingClient,
+  predicate: (n: RecordingClient['notifications'][number]) => boolean,
+): Promise<void> {
   while (!rec.notifications.some(predicate)) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 /** Raw POST to the MCP endpoint (what an SDK would not send: bad credentials, foreign origins, raw bodies). */
-export async function postMcp(host: { url: string }, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+export async function postMcp(
+  host: { url: string },
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
   const res = await fetch(mcpUrl(host), {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
   const text = await res.text();
@@ -114,8 +175,15 @@ export async function postMcp(host: { url: string }, body: unknown, headers: Rec
 }
 
 /** The `_meta` envelope and headers of a raw 2026-07-28 request. */
-export function modernRequest(method: string, params: Record<string, unknown> = {}, id = 1): { body: Record<string, unknown>; headers: Record<string, string> } {
-  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+export function modernRequest(
+  method: string,
+  params: Record<string, unknown> = {},
+  id = 1,
+): { body: Record<string, unknown>; headers: Record<string, string> } {
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
   return {
     body: { jsonrpc: '2.0', id, method, params: { ...params, _meta } },
     headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method },

@@ -3,7 +3,20 @@ import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { ACMP_MCP_EXTENSION_ID } from '../../src/mcp/acmp-extension.js';
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';
 import { cleanup, onCleanup, tempDir } from '../helpers/host.js';
-import { acmpHost, ALICE, ERAS, invoke, newTaskId, notified, rpcError, sentiment, slowCount, stdioClient, stdioCommand, TOKEN_FLAGS } from './helpers.js';
+import {
+  acmpHost,
+  ALICE,
+  ERAS,
+  invoke,
+  newTaskId,
+  notified,
+  rpcError,
+  sentiment,
+  slowCount,
+  stdioClient,
+  stdioCommand,
+  TOKEN_FLAGS,
+} from './helpers.js';
 
 afterEach(cleanup);
 
@@ -12,13 +25,23 @@ const TOKENS_ENV = { A2AC_TOKENS: TOKEN_FLAGS.token.join(',') };
 describe.each(ERAS)('a2a-commerce mcp-stdio: ACMP over MCP stdio in a real child process (%s)', (era) => {
   it('advertises the extension and sells a capability', async () => {
     const { client } = await stdioClient(era, ['--db', 'memory']);
-    expect(client.getServerCapabilities()?.extensions?.[ACMP_MCP_EXTENSION_ID]).toMatchObject({ role: 'provider', features: { input_streaming: false } });
-    expect((await invoke(client, sentiment({ proof_method: 'result-hash' }))).proof).toMatchObject({ method: 'result-hash' });
+    expect(client.getServerCapabilities()?.extensions?.[ACMP_MCP_EXTENSION_ID]).toMatchObject({
+      role: 'provider',
+      features: { input_streaming: false },
+    });
+    expect((await invoke(client, sentiment({ proof_method: 'result-hash' }))).proof).toMatchObject({
+      method: 'result-hash',
+    });
   });
 
   it('streams chunks in order on the request, then the result', async () => {
     const rec = await stdioClient(era, ['--db', 'memory']);
-    const result = await invoke(rec.client, { task_id: newTaskId(), capability: 'summarize', input: { type: 'text', data: 'One. Two two. Three three three.' }, stream: true });
+    const result = await invoke(rec.client, {
+      task_id: newTaskId(),
+      capability: 'summarize',
+      input: { type: 'text', data: 'One. Two two. Three three three.' },
+      stream: true,
+    });
     const seqs = rec.notifications.filter((n) => n.method === 'acmp/streamChunk').map((n) => n.params.seq);
     expect(seqs).toEqual(seqs.map((_, i) => i));
     expect(result.output_streamed).toBe(true);
@@ -55,8 +78,17 @@ describe('mcp-stdio shares the host store', () => {
   it('replays over A2A, on a host on the same data directory, a task the same agent bought over stdio', async () => {
     const dataDir = tempDir();
     const taskId = newTaskId();
-    const input = { task_id: taskId, capability: 'sentiment-analysis', input: { type: 'text', data: 'Margins improved.' }, max_price_cu: 0.005, proof_method: 'result-hash' };
-    const stdio = await connectMcpAcmpBuyer({ endpoint: { ...stdioCommand(['--data-dir', dataDir]), env: TOKENS_ENV }, token: ALICE });
+    const input = {
+      task_id: taskId,
+      capability: 'sentiment-analysis',
+      input: { type: 'text', data: 'Margins improved.' },
+      max_price_cu: 0.005,
+      proof_method: 'result-hash',
+    };
+    const stdio = await connectMcpAcmpBuyer({
+      endpoint: { ...stdioCommand(['--data-dir', dataDir]), env: TOKENS_ENV },
+      token: ALICE,
+    });
     onCleanup(() => stdio.close());
     const overStdio = await stdio.invoke(input);
     await stdio.close();

@@ -12,10 +12,18 @@ import { acmpHost, ERAS, httpClient, invoke, mcpUrl, newTaskId, slowCount } from
 
 afterEach(cleanup);
 
-const REPORT = 'Revenue grew 12% year over year. The board met on Tuesday. Margins improved in every region. Costs declined slightly.';
+const REPORT =
+  'Revenue grew 12% year over year. The board met on Tuesday. Margins improved in every region. Costs declined slightly.';
 
 function summarize(params: Record<string, unknown> = {}): Record<string, unknown> {
-  return { task_id: newTaskId(), capability: 'summarize', input: { type: 'text', data: REPORT }, max_price_cu: 0.01, proof_method: 'result-hash', ...params };
+  return {
+    task_id: newTaskId(),
+    capability: 'summarize',
+    input: { type: 'text', data: REPORT },
+    max_price_cu: 0.01,
+    proof_method: 'result-hash',
+    ...params,
+  };
 }
 
 describe.each(ERAS)('output streaming (Layer 1 §3.5, §7.1) over MCP (%s)', (era) => {
@@ -32,7 +40,10 @@ describe.each(ERAS)('output streaming (Layer 1 §3.5, §7.1) over MCP (%s)', (er
     expect(result.output).toBeUndefined();
     // Layer 3 §3.1: the proof covers the assembled output.
     const output = assembleChunks(chunks.map((c) => c.chunk as Payload));
-    expect(verifyProof(result.proof as never, { method: 'result-hash', output, input: params.input as Payload }).ok).toBe(true);
+    expect(
+      verifyProof(result.proof as never, { method: 'result-hash', output, input: params.input as Payload })
+        .ok,
+    ).toBe(true);
   });
 
   it('answers stream: false with the whole output and no chunks', async () => {
@@ -41,7 +52,13 @@ describe.each(ERAS)('output streaming (Layer 1 §3.5, §7.1) over MCP (%s)', (er
     const result = await invoke(rec.client, params);
     expect(rec.notifications.filter((n) => n.method === 'acmp/streamChunk')).toEqual([]);
     expect(result).toMatchObject({ output_streamed: false, output: { type: 'text' } });
-    expect(verifyProof(result.proof as never, { method: 'result-hash', output: result.output as Payload, input: params.input as Payload }).ok).toBe(true);
+    expect(
+      verifyProof(result.proof as never, {
+        method: 'result-hash',
+        output: result.output as Payload,
+        input: params.input as Payload,
+      }).ok,
+    ).toBe(true);
   });
 });
 
@@ -68,7 +85,11 @@ describe.each(ERAS)('heartbeats (Layer 1 §3.6) over MCP (%s)', (era) => {
 
   it('beats every heartbeat_interval_ms while a task runs, also for stream: false', async () => {
     const rec = await httpClient(await acmpHost({ capabilities: [quiet], heartbeatIntervalMs: 100 }), era);
-    await invoke(rec.client, { task_id: newTaskId(), capability: 'quiet', input: { type: 'text', data: '' } });
+    await invoke(rec.client, {
+      task_id: newTaskId(),
+      capability: 'quiet',
+      input: { type: 'text', data: '' },
+    });
     expect(rec.notifications.filter((n) => n.method === 'acmp/heartbeat').length).toBeGreaterThanOrEqual(2);
   });
 });
@@ -78,15 +99,27 @@ describe('liveness window (Layer 1 §3.6) over MCP: a provider killed mid-stream
   const PROVIDER = fileURLToPath(new URL('../acmp/fixtures/provider-process.ts', import.meta.url));
 
   it('makes the MCP buyer fail with -33003 liveness, long before timeout_ms', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', PROVIDER, String(HEARTBEAT_MS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', PROVIDER, String(HEARTBEAT_MS)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     onCleanup(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
-    const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).on('line', (line) => /^listening (\S+)/.exec(line)?.[1] && resolve(line.split(' ')[1]!)));
+    const url = await new Promise<string>((resolve) =>
+      createInterface({ input: child.stdout }).on(
+        'line',
+        (line) => /^listening (\S+)/.exec(line)?.[1] && resolve(line.split(' ')[1]!),
+      ),
+    );
     const buyer = await connectMcpAcmpBuyer({ endpoint: { url: mcpUrl({ url }) }, era: 'modern' });
     onCleanup(() => buyer.close());
     let killedAt = 0;
     let failure: unknown;
     try {
-      for await (const event of buyer.stream({ capability: 'slow-count', input: { type: 'json', data: { n: 10_000 } }, max_price_cu: 2, timeout_ms: 30_000 })) {
+      for await (const event of buyer.stream({
+        capability: 'slow-count',
+        input: { type: 'json', data: { n: 10_000 } },
+        max_price_cu: 2,
+        timeout_ms: 30_000,
+      })) {
         if (event.kind === 'heartbeat' && killedAt === 0) {
           killedAt = Date.now();
           child.kill('SIGKILL');

@@ -41,22 +41,35 @@ beforeAll(async () => {
   consumer = tempDir('a2ac-consumer-');
   const modules = join(consumer, 'node_modules');
   mkdirSync(join(modules, 'a2a-commerce'), { recursive: true });
-  await exec('tar', ['-xzf', join(clone, filename), '-C', join(modules, 'a2a-commerce'), '--strip-components=1']);
+  await exec('tar', [
+    '-xzf',
+    join(clone, filename),
+    '-C',
+    join(modules, 'a2a-commerce'),
+    '--strip-components=1',
+  ]);
   for (const name of productionPackages()) {
     mkdirSync(join(modules, name, '..'), { recursive: true });
     symlinkSync(join(REPO_ROOT, 'node_modules', name), join(modules, name));
   }
-  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module', private: true }));
+  writeFileSync(
+    join(consumer, 'package.json'),
+    JSON.stringify({ name: 'consumer', type: 'module', private: true }),
+  );
 }, 240_000);
 afterAll(cleanup);
 
 describe('the published package (npm pack of a fresh clone)', () => {
   it('ships dist with types, the schemas and the docs, built by prepare', () => {
     const root = join(consumer, 'node_modules', 'a2a-commerce');
-    expect(readdirSync(join(root, 'dist'))).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'cli']));
+    expect(readdirSync(join(root, 'dist'))).toEqual(
+      expect.arrayContaining(['index.js', 'index.d.ts', 'cli']),
+    );
     expect(readdirSync(join(root, 'schemas'))).toContain('acpspec-envelope-0.1.schema.json');
     expect(readdirSync(join(root, 'docs', 'examples'))).toContain('lifecycle');
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
     expect(manifest.exports['./package.json']).toBe('./package.json');
     expect(manifest.exports['.']).toMatchObject({ types: './dist/index.d.ts' });
   });

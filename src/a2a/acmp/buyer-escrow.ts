@@ -5,7 +5,12 @@ import type { AcmpResult, Payload } from '../../acmp/messages.js';
 import { verifyProof } from '../../acmp/proof.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { isJsonObject, type JsonValue } from '../../shared/json.js';
-import { createEscrowClient, type EscrowClient, type EscrowClientOptions, type EscrowStatus } from '../escrow/client.js';
+import {
+  createEscrowClient,
+  type EscrowClient,
+  type EscrowClientOptions,
+  type EscrowStatus,
+} from '../escrow/client.js';
 
 /** An escrow agent a provider accepts, and the provider's payee id there (its card's escrow profile). */
 export interface AcceptedEscrowAgent {
@@ -17,7 +22,11 @@ export interface AcceptedEscrowAgent {
 export function acceptedEscrowAgents(card: AgentCard): AcceptedEscrowAgent[] {
   const params = card.capabilities?.extensions.find((e) => e.uri === ESCROW_PROFILE_URI)?.params;
   const agents = isJsonObject(params) && Array.isArray(params.escrow_agents) ? params.escrow_agents : [];
-  return agents.flatMap((a: unknown) => (isJsonObject(a) && typeof a.url === 'string' && typeof a.payee_id === 'string' ? [{ url: a.url, payeeId: a.payee_id }] : []));
+  return agents.flatMap((a: unknown) =>
+    isJsonObject(a) && typeof a.url === 'string' && typeof a.payee_id === 'string'
+      ? [{ url: a.url, payeeId: a.payee_id }]
+      : [],
+  );
 }
 
 /**
@@ -32,7 +41,11 @@ export class BuyerEscrow {
   ) {}
 
   /** Locks `amountCu` until `validUntilMs` [L4 §4.1]; pass `opRef` to make a retry of this lock safe. */
-  async lock(amountCu: number, validUntilMs: number, options: { opRef?: string; challengeWindowMs?: number } = {}): Promise<string> {
+  async lock(
+    amountCu: number,
+    validUntilMs: number,
+    options: { opRef?: string; challengeWindowMs?: number } = {},
+  ): Promise<string> {
     const result = await this.client.call(ESCROW_METHOD.lock, {
       op_ref: options.opRef ?? this.ids.newId('op'),
       amount_cu: amountCu,
@@ -43,7 +56,11 @@ export class BuyerEscrow {
   }
 
   /** Binds the escrow to the provider's payee id [L4 §4.2], optionally capping claims at the agreed price. */
-  bind(escrowId: string, payeeId: string, options: { agreedPriceCu?: number; challengeWindowMs?: number } = {}): Promise<Record<string, JsonValue>> {
+  bind(
+    escrowId: string,
+    payeeId: string,
+    options: { agreedPriceCu?: number; challengeWindowMs?: number } = {},
+  ): Promise<Record<string, JsonValue>> {
     return this.client.call(ESCROW_METHOD.bind, {
       op_ref: `bind-${escrowId}`,
       escrow_id: escrowId,
@@ -59,9 +76,23 @@ export class BuyerEscrow {
    * @throws AcmpError -33099 `proof_…` when the proof does not verify (nothing is released: dispute the
    *   provider's claim instead); the agent's -35xxx errors.
    */
-  async releaseFor(escrowId: string, payeeId: string, result: AcmpResult, input: { output: Payload; input: Payload; proofMethod: string }): Promise<Record<string, JsonValue>> {
-    const check = verifyProof(result.proof, { method: input.proofMethod, output: input.output, input: input.input });
-    if (!check.ok) throw new AcmpError(ACMP_CODE.internal, { reason: `proof_${check.reason}` }, { message: 'Provider protocol violation' });
+  async releaseFor(
+    escrowId: string,
+    payeeId: string,
+    result: AcmpResult,
+    input: { output: Payload; input: Payload; proofMethod: string },
+  ): Promise<Record<string, JsonValue>> {
+    const check = verifyProof(result.proof, {
+      method: input.proofMethod,
+      output: input.output,
+      input: input.input,
+    });
+    if (!check.ok)
+      throw new AcmpError(
+        ACMP_CODE.internal,
+        { reason: `proof_${check.reason}` },
+        { message: 'Provider protocol violation' },
+      );
     return this.client.call(ESCROW_METHOD.release, {
       op_ref: `release-${result.task_id}`,
       escrow_id: escrowId,
@@ -73,13 +104,25 @@ export class BuyerEscrow {
   }
 
   /** Takes back the remainder, or `amountCu` of it [L4 §4.4]. */
-  reclaim(escrowId: string, options: { amountCu?: number; opRef?: string } = {}): Promise<Record<string, JsonValue>> {
-    return this.client.call(ESCROW_METHOD.reclaim, { op_ref: options.opRef ?? this.ids.newId('op'), escrow_id: escrowId, ...(options.amountCu === undefined ? {} : { amount_cu: options.amountCu }) });
+  reclaim(
+    escrowId: string,
+    options: { amountCu?: number; opRef?: string } = {},
+  ): Promise<Record<string, JsonValue>> {
+    return this.client.call(ESCROW_METHOD.reclaim, {
+      op_ref: options.opRef ?? this.ids.newId('op'),
+      escrow_id: escrowId,
+      ...(options.amountCu === undefined ? {} : { amount_cu: options.amountCu }),
+    });
   }
 
   /** Disputes the pending claim within its window [L4 §4.6]. */
   dispute(escrowId: string, reason: string, evidence?: JsonValue): Promise<Record<string, JsonValue>> {
-    return this.client.call(ESCROW_METHOD.dispute, { op_ref: `dispute-${escrowId}-${this.ids.newId('op')}`, escrow_id: escrowId, reason, ...(evidence === undefined ? {} : { evidence }) });
+    return this.client.call(ESCROW_METHOD.dispute, {
+      op_ref: `dispute-${escrowId}-${this.ids.newId('op')}`,
+      escrow_id: escrowId,
+      reason,
+      ...(evidence === undefined ? {} : { evidence }),
+    });
   }
 
   status(escrowId: string): Promise<EscrowStatus> {

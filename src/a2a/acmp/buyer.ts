@@ -14,14 +14,35 @@ import {
   type CapabilityObject,
   type InvokeParams,
 } from '../../acmp/messages.js';
-import { createAcmpBuyerCore, type AcmpBuyerCore, type AcmpBuyerTransport, type BuyerEvent, type InvokeInput } from '../../acmp/buyer.js';
+import {
+  createAcmpBuyerCore,
+  type AcmpBuyerCore,
+  type AcmpBuyerTransport,
+  type BuyerEvent,
+  type InvokeInput,
+} from '../../acmp/buyer.js';
 import type { AcmpResult } from '../../acmp/messages.js';
-import { createAcmpNegotiationClient, type AcmpNegotiationClient, type NegotiatedAgreement } from './negotiation-client.js';
-import { createBuyerNegotiator, InvokeLinks, type AgreementInvoke, type BuyerNegotiation, type InvokeLink } from './buyer-negotiation.js';
+import {
+  createAcmpNegotiationClient,
+  type AcmpNegotiationClient,
+  type NegotiatedAgreement,
+} from './negotiation-client.js';
+import {
+  createBuyerNegotiator,
+  InvokeLinks,
+  type AgreementInvoke,
+  type BuyerNegotiation,
+  type InvokeLink,
+} from './buyer-negotiation.js';
 import { systemIds, uuidv7, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
 import type { EscrowClientOptions } from '../escrow/client.js';
-import { acceptedEscrowAgents, connectBuyerEscrow, type AcceptedEscrowAgent, type BuyerEscrow } from './buyer-escrow.js';
+import {
+  acceptedEscrowAgents,
+  connectBuyerEscrow,
+  type AcceptedEscrowAgent,
+  type BuyerEscrow,
+} from './buyer-escrow.js';
 import { encodeUserMessage } from '../part-codec.js';
 import { acmpPart, acmpRootOf } from './codec.js';
 
@@ -42,12 +63,16 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions {
 export type { AgreementInvoke, BuyerNegotiation } from './buyer-negotiation.js';
 
 /** A buyer connected to one provider over A2A. */
-export interface AcmpBuyer extends Omit<AcmpBuyerCore, 'invoke' | 'stream'>, Omit<AcmpNegotiationClient, 'negotiate'> {
+export interface AcmpBuyer
+  extends Omit<AcmpBuyerCore, 'invoke' | 'stream'>, Omit<AcmpNegotiationClient, 'negotiate'> {
   /** The provider's advertised capability object (Layer 1 §1). */
   readonly capabilityObject: CapabilityObject;
   readonly card: AgentCard;
   invoke(params: InvokeInput | AgreementInvoke, options?: { signal?: AbortSignal }): Promise<AcmpResult>;
-  stream(params: InvokeInput | AgreementInvoke, options?: { signal?: AbortSignal }): AsyncIterable<BuyerEvent>;
+  stream(
+    params: InvokeInput | AgreementInvoke,
+    options?: { signal?: AbortSignal },
+  ): AsyncIterable<BuyerEvent>;
   /**
    * Layer 6: quote, check the offer, accept — flat, or in a session with counters (docs/acmp-negotiation.md
    * "Buyer"); then `invoke({ agreement })` runs under it.
@@ -82,7 +107,8 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
     retries: options.retries,
     retryDelayMs: options.retryDelayMs,
   });
-  const escrow = options.escrow && (await connectBuyerEscrow({ ...options.escrow, ids: options.escrow.ids ?? systemIds }));
+  const escrow =
+    options.escrow && (await connectBuyerEscrow({ ...options.escrow, ids: options.escrow.ids ?? systemIds }));
   const negotiation = createAcmpNegotiationClient(client, { ids });
   async function* stream(params: InvokeInput, o?: { signal?: AbortSignal }): AsyncGenerator<BuyerEvent> {
     try {
@@ -104,7 +130,10 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
     stream: (params, o) => stream(links.prepare(params), o),
     quote: (params, o) => negotiation.quote(params, o),
     accept: (params, o) => negotiation.accept(params, o),
-    negotiate: createBuyerNegotiator(client, card, capabilityObject, negotiation, { ids, ...(options.sessionUri ? { sessionUri: options.sessionUri } : {}) }),
+    negotiate: createBuyerNegotiator(client, card, capabilityObject, negotiation, {
+      ids,
+      ...(options.sessionUri ? { sessionUri: options.sessionUri } : {}),
+    }),
     capabilityObject,
     card,
     escrowAgents: acceptedEscrowAgents(card),
@@ -118,10 +147,14 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
  */
 export function acmpCapabilityOf(card: AgentCard): CapabilityObject {
   // A host that is also an escrow agent lists a second ACMP entry (role "escrow-agent", L4 §1).
-  const extension = card.capabilities?.extensions.find((e) => e.uri === ACMP_EXTENSION_URI && e.params?.role === 'provider');
+  const extension = card.capabilities?.extensions.find(
+    (e) => e.uri === ACMP_EXTENSION_URI && e.params?.role === 'provider',
+  );
   const parsed = CapabilityObjectSchema.safeParse(extension?.params);
   if (!parsed.success || parsed.data.role !== 'provider') {
-    throw new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'the agent card advertises no ACMP provider extension' });
+    throw new AcmpError(ACMP_CODE.featureUnsupported, {
+      detail: 'the agent card advertises no ACMP provider extension',
+    });
   }
   return parsed.data;
 }
@@ -131,7 +164,8 @@ export function acmpCapabilityOf(card: AgentCard): CapabilityObject {
  * (`task_` + 31 hex digits of a UUIDv7: time-ordered, 70 random bits); other prefixes as {@link systemIds}.
  */
 export const a2aTaskIds: IdSource = {
-  newId: (prefix) => (prefix === 'task' ? `task_${uuidv7().replaceAll('-', '').slice(0, 31)}` : systemIds.newId(prefix)),
+  newId: (prefix) =>
+    prefix === 'task' ? `task_${uuidv7().replaceAll('-', '').slice(0, 31)}` : systemIds.newId(prefix),
 };
 
 /** The capability object as seen over a connection that cannot carry notifications. */
@@ -142,7 +176,8 @@ function withoutNotifications(capability: CapabilityObject): CapabilityObject {
 }
 
 function requireUrl(url: string | undefined): string {
-  if (!url) throw new AcmpError(ACMP_CODE.invalidParams, { detail: 'createAcmpBuyer needs a card or an agentUrl' });
+  if (!url)
+    throw new AcmpError(ACMP_CODE.invalidParams, { detail: 'createAcmpBuyer needs a card or an agentUrl' });
   return url;
 }
 
@@ -170,10 +205,18 @@ export function createA2AAcmpTransport(
       extensions: [ACMP_EXTENSION_URI],
       ...(link ? { contextId: link.contextId } : {}),
     });
-    return { tenant: '', message: link ? { ...message, referenceTaskIds: [...link.referenceTaskIds] } : message, configuration: undefined, metadata: undefined };
+    return {
+      tenant: '',
+      message: link ? { ...message, referenceTaskIds: [...link.referenceTaskIds] } : message,
+      configuration: undefined,
+      metadata: undefined,
+    };
   };
   return {
-    async *send(params: InvokeParams, options: { stream: boolean; signal: AbortSignal }): AsyncIterable<AcmpEvent> {
+    async *send(
+      params: InvokeParams,
+      options: { stream: boolean; signal: AbortSignal },
+    ): AsyncIterable<AcmpEvent> {
       const callOptions = { signal: options.signal, serviceParameters: EXTENSIONS };
       try {
         if (!streaming) {
@@ -182,7 +225,10 @@ export function createA2AAcmpTransport(
           if (event) yield event;
           return;
         }
-        for await (const response of client.sendMessageStream(request(ACMP_METHOD.invoke, params), callOptions)) {
+        for await (const response of client.sendMessageStream(
+          request(ACMP_METHOD.invoke, params),
+          callOptions,
+        )) {
           const event = eventOf(response);
           if (event) yield event;
         }
@@ -191,7 +237,10 @@ export function createA2AAcmpTransport(
       }
     },
     async cancel(params: CancelParams, options?: { signal?: AbortSignal }): Promise<void> {
-      await client.sendMessage(request(ACMP_METHOD.cancel, params), { signal: options?.signal, serviceParameters: EXTENSIONS });
+      await client.sendMessage(request(ACMP_METHOD.cancel, params), {
+        signal: options?.signal,
+        serviceParameters: EXTENSIONS,
+      });
     },
   };
 }

@@ -4,7 +4,14 @@ import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
 import { parseAcmpRoot, type AcmpRoot } from '../../acmp/messages.js';
 import { canonicalJson } from '../../shared/jcs.js';
 import { isJsonObject } from '../../shared/json.js';
-import { decodeMessage, encodeAgentMessage, encodeDataPart, partMediaType, type InboundMessage, type InboundPart } from '../part-codec.js';
+import {
+  decodeMessage,
+  encodeAgentMessage,
+  encodeDataPart,
+  partMediaType,
+  type InboundMessage,
+  type InboundPart,
+} from '../part-codec.js';
 
 const ROOT_KEYS = ['acmp_method', 'acmp_result', 'acmp_error'];
 
@@ -27,7 +34,8 @@ export function readAcmpMessage(message: InboundMessage, wireVersion: string): A
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'an ACMP message is exactly one data part' });
   }
   const part = message.parts[0]!;
-  if (part.kind !== 'data') throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'the ACMP part must be a data part' });
+  if (part.kind !== 'data')
+    throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'the ACMP part must be a data part' });
   const mediaType = partMediaType(part);
   const legacyUntyped = mediaType === '' && wireVersion.startsWith('0.');
   // A2A binding §1: media_type MUST be application/acmp+json on every data Part carrying ACMP.
@@ -52,7 +60,8 @@ export function acmpRootOf(message: Message | undefined): AcmpRoot | undefined {
   if (!message) return undefined;
   const decoded = decodeMessage(message);
   const part = decoded.parts[0];
-  if (decoded.parts.length !== 1 || part === undefined || !isAcmpPart(part) || part.kind !== 'data') return undefined;
+  if (decoded.parts.length !== 1 || part === undefined || !isAcmpPart(part) || part.kind !== 'data')
+    return undefined;
   return parseAcmpRoot(part.data);
 }
 

@@ -1,7 +1,14 @@
 import type { Client } from '@a2a-js/sdk/client';
 import { ACMP_EXTENSION_URI, L6_METHOD } from '../../acmp/constants.js';
 import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
-import { AckSchema, OfferSchema, type Ack, type AcceptParams, type Offer, type OfferRequestParams } from '../../acmp/negotiation/messages.js';
+import {
+  AckSchema,
+  OfferSchema,
+  type Ack,
+  type AcceptParams,
+  type Offer,
+  type OfferRequestParams,
+} from '../../acmp/negotiation/messages.js';
 import type { InvokeInput } from '../../acmp/buyer.js';
 import { AcmpErrorObjectSchema, type Payload } from '../../acmp/messages.js';
 import { LocalError } from '../../shared/errors.js';
@@ -39,17 +46,38 @@ export interface AcmpNegotiationClient {
 const EXTENSIONS = { 'A2A-Extensions': ACMP_EXTENSION_URI };
 
 /** The negotiation client over an SDK client. */
-export function createAcmpNegotiationClient(client: Client, options: { ids?: IdSource; now?: () => number } = {}): AcmpNegotiationClient {
+export function createAcmpNegotiationClient(
+  client: Client,
+  options: { ids?: IdSource; now?: () => number } = {},
+): AcmpNegotiationClient {
   const ids = options.ids ?? systemIds;
   const now = options.now ?? Date.now;
-  const call = async <T>(method: string, params: object, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> => {
-    const message = encodeUserMessage({ messageId: ids.newId('msg'), parts: [acmpPart({ acmp_method: method, params })], extensions: [ACMP_EXTENSION_URI] });
-    const reply = await client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined }, { signal, serviceParameters: EXTENSIONS });
-    if ('id' in reply) throw new AcmpError(ACMP_CODE.internal, { reason: 'protocol_violation', detail: `${method} was answered with a task` });
+  const call = async <T>(
+    method: string,
+    params: object,
+    schema: z.ZodType<T>,
+    signal?: AbortSignal,
+  ): Promise<T> => {
+    const message = encodeUserMessage({
+      messageId: ids.newId('msg'),
+      parts: [acmpPart({ acmp_method: method, params })],
+      extensions: [ACMP_EXTENSION_URI],
+    });
+    const reply = await client.sendMessage(
+      { tenant: '', message, configuration: undefined, metadata: undefined },
+      { signal, serviceParameters: EXTENSIONS },
+    );
+    if ('id' in reply)
+      throw new AcmpError(ACMP_CODE.internal, {
+        reason: 'protocol_violation',
+        detail: `${method} was answered with a task`,
+      });
     return readReply(decodeMessage(reply).parts[0], schema, method);
   };
-  const quote = (params: OfferRequestParams, o?: { signal?: AbortSignal }): Promise<Offer> => call(L6_METHOD.offerRequest, params, OfferSchema, o?.signal);
-  const accept = (params: AcceptParams, o?: { signal?: AbortSignal }): Promise<Ack> => call(L6_METHOD.accept, params, AckSchema, o?.signal);
+  const quote = (params: OfferRequestParams, o?: { signal?: AbortSignal }): Promise<Offer> =>
+    call(L6_METHOD.offerRequest, params, OfferSchema, o?.signal);
+  const accept = (params: AcceptParams, o?: { signal?: AbortSignal }): Promise<Ack> =>
+    call(L6_METHOD.accept, params, AckSchema, o?.signal);
   return {
     quote,
     accept,
@@ -57,9 +85,15 @@ export function createAcmpNegotiationClient(client: Client, options: { ids?: IdS
       const { escrow_id: escrowId, ...params } = request;
       const offer = await quote(params, o);
       checkOffer(offer, params, now());
-      const ack = await accept({ offer_id: offer.offer_id, ...(escrowId !== undefined ? { escrow_id: escrowId } : {}) }, o);
+      const ack = await accept(
+        { offer_id: offer.offer_id, ...(escrowId !== undefined ? { escrow_id: escrowId } : {}) },
+        o,
+      );
       if (ack.offer_id !== offer.offer_id || ack.price_cu !== offer.price_cu) {
-        throw new AcmpError(ACMP_CODE.internal, { reason: 'protocol_violation', detail: 'the Ack does not match the offer' });
+        throw new AcmpError(ACMP_CODE.internal, {
+          reason: 'protocol_violation',
+          detail: 'the Ack does not match the offer',
+        });
       }
       return { offer, ack };
     },
@@ -71,7 +105,10 @@ export function createAcmpNegotiationClient(client: Client, options: { ids?: IdS
  * the agreed proof method, the escrow named at accept, and the offer id that links them (ours) — except
  * in session mode, where the negotiation task named in `referenceTaskIds` is the link.
  */
-export function invokeUnder(agreement: NegotiatedAgreement, params: Omit<InvokeInput, 'capability'>): InvokeInput {
+export function invokeUnder(
+  agreement: NegotiatedAgreement,
+  params: Omit<InvokeInput, 'capability'>,
+): InvokeInput {
   const { offer, ack } = agreement;
   return {
     ...(agreement.input !== undefined ? { input: agreement.input } : {}),
@@ -90,21 +127,30 @@ export function invokeUnder(agreement: NegotiatedAgreement, params: Omit<InvokeI
  * @throws AcmpError -33099 `protocol_violation` naming the term that is off.
  */
 export function checkOffer(offer: Offer, asked: OfferRequestParams, now: number): void {
-  const off = (term: string): AcmpError => new AcmpError(ACMP_CODE.internal, { reason: 'protocol_violation', detail: `offer ${term}` });
+  const off = (term: string): AcmpError =>
+    new AcmpError(ACMP_CODE.internal, { reason: 'protocol_violation', detail: `offer ${term}` });
   if (offer.capability !== asked.capability) throw off('capability differs');
-  if (asked.max_price_cu !== undefined && offer.price_cu > asked.max_price_cu) throw off('price above max_price_cu');
-  if (asked.proof_method !== undefined && offer.proof_method !== asked.proof_method) throw off('proof method differs');
+  if (asked.max_price_cu !== undefined && offer.price_cu > asked.max_price_cu)
+    throw off('price above max_price_cu');
+  if (asked.proof_method !== undefined && offer.proof_method !== asked.proof_method)
+    throw off('proof method differs');
   if (offer.valid_until_ms <= now) throw new AcmpError(ACMP_CODE.offerExpired, {});
 }
 
 /** The `{acmp_result}` of a direct reply, or its `{acmp_error}` thrown. */
-export function readReply<T>(part: ReturnType<typeof decodeMessage>['parts'][number] | undefined, schema: z.ZodType<T>, method: string): T {
+export function readReply<T>(
+  part: ReturnType<typeof decodeMessage>['parts'][number] | undefined,
+  schema: z.ZodType<T>,
+  method: string,
+): T {
   const data = part?.kind === 'data' && isJsonObject(part.data) ? part.data : undefined;
   if (data && 'acmp_error' in data) {
     const error = AcmpErrorObjectSchema.safeParse(data.acmp_error);
-    if (error.success) throw new AcmpError(error.data.code, isJsonObject(error.data.data) ? error.data.data : {});
+    if (error.success)
+      throw new AcmpError(error.data.code, isJsonObject(error.data.data) ? error.data.data : {});
   }
   const result = schema.safeParse(data?.acmp_result);
-  if (!result.success) throw new LocalError('REFUSED', `the provider answered ${method} with something else than its result`);
+  if (!result.success)
+    throw new LocalError('REFUSED', `the provider answered ${method} with something else than its result`);
   return result.data;
 }

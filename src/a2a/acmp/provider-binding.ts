@@ -1,10 +1,30 @@
-import { TaskState, type AgentExtension, type AgentSkill, type ListTasksRequest, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
+import {
+  TaskState,
+  type AgentExtension,
+  type AgentSkill,
+  type ListTasksRequest,
+  type Message,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { capabilitySkillText } from '../../acmp/capability-summary.js';
-import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_METHOD, L6_METHOD, SESSION_METHOD } from '../../acmp/constants.js';
+import {
+  ACMP_EXTENSION_URI,
+  ACMP_MEDIA_TYPE,
+  ACMP_METHOD,
+  L6_METHOD,
+  SESSION_METHOD,
+} from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
-import { encodeErrorRoot, encodeEventRoot, type AcmpErrorObject, type AcmpRoot, type InvokeParams } from '../../acmp/messages.js';
+import {
+  encodeErrorRoot,
+  encodeEventRoot,
+  type AcmpErrorObject,
+  type AcmpRoot,
+  type InvokeParams,
+} from '../../acmp/messages.js';
 import type { AcmpProvider, Admission, TaskEvent } from '../../acmp/provider.js';
 import { parsedInvoke } from '../../acmp/provider-checks.js';
 import type { AcmpTaskRecord, TaskListQuery } from '../../acmp/task-store.js';
@@ -60,7 +80,11 @@ type Payload = NonNullable<StreamResponse['payload']>;
 type Admitted =
   | { readonly kind: 'reply'; readonly reply: Message }
   | { readonly kind: 'view'; readonly task: Task }
-  | { readonly kind: 'task'; readonly admission: Extract<Admission, { kind: 'task' }>; readonly invoke: KnownInvoke };
+  | {
+      readonly kind: 'task';
+      readonly admission: Extract<Admission, { kind: 'task' }>;
+      readonly invoke: KnownInvoke;
+    };
 
 /** The invoke message of this call and its stored text (so views need not decode it back). */
 interface KnownInvoke {
@@ -89,7 +113,10 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     this.ids = options.ids ?? systemIds;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
-    this.extraExtensions = [...(options.extensions ?? []), ...(this.sessions ? [this.sessions.extension] : [])];
+    this.extraExtensions = [
+      ...(options.extensions ?? []),
+      ...(this.sessions ? [this.sessions.extension] : []),
+    ];
     // A2A binding §2: the Layer 1 §1 capability object travels as the extension's params.
     this.extension = {
       uri: ACMP_EXTENSION_URI,
@@ -150,7 +177,10 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
    * final state — on this host or, through the record, on another. Finished tasks are left to the SDK,
    * which refuses terminal tasks as A2A requires.
    */
-  async resubscribe(taskId: string, context: ServerCallContext): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined> {
+  async resubscribe(
+    taskId: string,
+    context: ServerCallContext,
+  ): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined> {
     const scope = scopeOf(context);
     const record = await this.provider.record(taskId, scope);
     if (!record) return this.sessions?.resubscribe(taskId, context);
@@ -167,7 +197,12 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     return record && taskView(record);
   }
 
-  async list(params: ListTasksRequest, after: TaskCursor | undefined, limit: number, context: ServerCallContext): Promise<{ tasks: Task[]; total: number }> {
+  async list(
+    params: ListTasksRequest,
+    after: TaskCursor | undefined,
+    limit: number,
+    context: ServerCallContext,
+  ): Promise<{ tasks: Task[]; total: number }> {
     const query = listQuery(params, after, limit);
     if (!query) return { tasks: [], total: 0 };
     const { records, total } = await this.provider.list(scopeOf(context), query);
@@ -183,10 +218,12 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     const { admission, invoke } = admitted;
     // A2A §3.2.2: with returnImmediately the call answers with the task as soon as it exists; the work
     // goes on and GetTask/SubscribeToTask follow it through the record.
-    if (call.configuration?.returnImmediately === true) return withHistoryLength(taskView(admission.record, invoke), call.configuration.historyLength);
+    if (call.configuration?.returnImmediately === true)
+      return withHistoryLength(taskView(admission.record, invoke), call.configuration.historyLength);
     let final: Task | undefined;
     for await (const event of admission.events) {
-      if (event.kind === 'result' || event.kind === 'error') final = taskView(finishedView(admission.record, event), invoke);
+      if (event.kind === 'result' || event.kind === 'error')
+        final = taskView(finishedView(admission.record, event), invoke);
     }
     if (!final) return this.refusal(new AcmpError(ACMP_CODE.internal));
     return withHistoryLength(final, call.configuration?.historyLength);
@@ -212,12 +249,20 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   }
 
   /** The stream of one admitted task: the task first, then status updates carrying each ACMP message. */
-  private async *events(admission: Extract<Admission, { kind: 'task' }>, invoke?: KnownInvoke): AsyncGenerator<StreamResponse, void, undefined> {
+  private async *events(
+    admission: Extract<Admission, { kind: 'task' }>,
+    invoke?: KnownInvoke,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     const { record } = admission;
     yield { payload: { $case: 'task', value: taskView(record, invoke) } };
     for await (const event of admission.events) {
       if (event.kind === 'chunk' || event.kind === 'heartbeat') {
-        const message = acmpAgentMessage(encodeEventRoot(event), this.ids.newId('msg'), record.taskId, record.contextId);
+        const message = acmpAgentMessage(
+          encodeEventRoot(event),
+          this.ids.newId('msg'),
+          record.taskId,
+          record.contextId,
+        );
         yield statusUpdate(record, stateOf(record), message, this.clock.now());
         continue;
       }
@@ -230,7 +275,9 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   private async admitCall(call: BindingCall, canStream: boolean): Promise<Admitted> {
     if (!call.extensionActivated) {
       // A2A §4.6: ACMP payloads are interpreted only for clients that activated the extension.
-      throw new ExtensionSupportRequiredError(`Activate ${ACMP_EXTENSION_URI} (A2A-Extensions) to send ACMP messages`);
+      throw new ExtensionSupportRequiredError(
+        `Activate ${ACMP_EXTENSION_URI} (A2A-Extensions) to send ACMP messages`,
+      );
     }
     let root: AcmpRoot;
     try {
@@ -238,7 +285,13 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     } catch (error) {
       return { kind: 'reply', reply: this.refusal(error) };
     }
-    if (root.kind !== 'request') return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidRequest, { detail: 'a buyer sends requests, not results' })) };
+    if (root.kind !== 'request')
+      return {
+        kind: 'reply',
+        reply: this.refusal(
+          new AcmpError(ACMP_CODE.invalidRequest, { detail: 'a buyer sends requests, not results' }),
+        ),
+      };
     if (this.sessions?.handles(call, root)) {
       const answer = await this.sessions.answer(call, root);
       return 'id' in answer ? { kind: 'view', task: answer } : { kind: 'reply', reply: answer };
@@ -250,17 +303,40 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
         return this.inBandCancel(call, root.params.task_id);
       case ACMP_METHOD.inputChunk:
         // Seed §3.3: this binding declines input streaming.
-        return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'input streaming is not supported by this binding' })) };
+        return {
+          kind: 'reply',
+          reply: this.refusal(
+            new AcmpError(ACMP_CODE.featureUnsupported, {
+              detail: 'input streaming is not supported by this binding',
+            }),
+          ),
+        };
       case ACMP_METHOD.streamChunk:
       case ACMP_METHOD.heartbeat:
-        return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidRequest, { detail: `${root.method} is sent by providers` })) };
+        return {
+          kind: 'reply',
+          reply: this.refusal(
+            new AcmpError(ACMP_CODE.invalidRequest, { detail: `${root.method} is sent by providers` }),
+          ),
+        };
       case L6_METHOD.offerRequest:
         // L6 §2.1 in flat mode: a direct agent message, no task (docs/acmp-negotiation.md).
-        return { kind: 'reply', reply: await this.direct(() => this.provider.quote(root.params, scopeOf(call.context))) };
+        return {
+          kind: 'reply',
+          reply: await this.direct(() => this.provider.quote(root.params, scopeOf(call.context))),
+        };
       case L6_METHOD.accept:
-        return { kind: 'reply', reply: await this.direct(() => this.provider.accept(root.params, scopeOf(call.context))) };
+        return {
+          kind: 'reply',
+          reply: await this.direct(() => this.provider.accept(root.params, scopeOf(call.context))),
+        };
       case SESSION_METHOD.counterOffer:
-        return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.methodNotFound, { detail: 'negotiation sessions are not served' })) };
+        return {
+          kind: 'reply',
+          reply: this.refusal(
+            new AcmpError(ACMP_CODE.methodNotFound, { detail: 'negotiation sessions are not served' }),
+          ),
+        };
     }
   }
 
@@ -268,9 +344,25 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     const taskId = params.task_id;
     // Seed §1: task_id is carried in both places; the two MUST agree.
     const mismatch = call.message.taskId !== '' && call.message.taskId !== taskId;
-    if (mismatch) return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'Message.task_id differs from params.task_id' })) };
+    if (mismatch)
+      return {
+        kind: 'reply',
+        reply: this.refusal(
+          new AcmpError(ACMP_CODE.invalidParams, {
+            task_id: taskId,
+            detail: 'Message.task_id differs from params.task_id',
+          }),
+        ),
+      };
     if (taskId.length > MAX_TASK_ID_LENGTH) {
-      return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { detail: `task_id is longer than ${MAX_TASK_ID_LENGTH} characters` })) };
+      return {
+        kind: 'reply',
+        reply: this.refusal(
+          new AcmpError(ACMP_CODE.invalidParams, {
+            detail: `task_id is longer than ${MAX_TASK_ID_LENGTH} characters`,
+          }),
+        ),
+      };
     }
     let admission: Admission;
     let known: KnownInvoke;
@@ -279,8 +371,17 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
       const message = { ...call.rawMessage, taskId, contextId };
       known = { message, request: encodeRequest(message) };
       admission = await this.provider.admit(
-        { invoke: parsedInvoke(params), scope: scopeOf(call.context), contextId, request: known.request, references: call.rawMessage.referenceTaskIds },
-        { canStream, ...(call.configuration?.returnImmediately === true ? { signal: AbortSignal.abort() } : {}) },
+        {
+          invoke: parsedInvoke(params),
+          scope: scopeOf(call.context),
+          contextId,
+          request: known.request,
+          references: call.rawMessage.referenceTaskIds,
+        },
+        {
+          canStream,
+          ...(call.configuration?.returnImmediately === true ? { signal: AbortSignal.abort() } : {}),
+        },
       );
     } catch (error) {
       return { kind: 'reply', reply: this.refusal(error) };
@@ -291,12 +392,29 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   }
 
   /** In-band `acmp/cancel` (Layer 1 §3.7): the task ends -33004 and stays `completed` (binding §3.4). */
-  private async inBandCancel(call: BindingCall, taskId: string): Promise<{ kind: 'reply'; reply: Message } | { kind: 'view'; task: Task }> {
+  private async inBandCancel(
+    call: BindingCall,
+    taskId: string,
+  ): Promise<{ kind: 'reply'; reply: Message } | { kind: 'view'; task: Task }> {
     if (call.message.taskId !== '' && call.message.taskId !== taskId) {
-      return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'Message.task_id differs from params.task_id' })) };
+      return {
+        kind: 'reply',
+        reply: this.refusal(
+          new AcmpError(ACMP_CODE.invalidParams, {
+            task_id: taskId,
+            detail: 'Message.task_id differs from params.task_id',
+          }),
+        ),
+      };
     }
     const outcome = await this.provider.cancelTask(taskId, scopeOf(call.context), 'completed');
-    if (outcome.kind === 'unknown') return { kind: 'reply', reply: this.refusal(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'unknown task' })) };
+    if (outcome.kind === 'unknown')
+      return {
+        kind: 'reply',
+        reply: this.refusal(
+          new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'unknown task' }),
+        ),
+      };
     return { kind: 'view', task: taskView(outcome.record) };
   }
 
@@ -326,15 +444,31 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
 }
 
 /** The record as it stands once the terminal event of its invoke arrived. */
-function finishedView(record: AcmpTaskRecord, event: Extract<TaskEvent, { kind: 'result' | 'error' }>): AcmpTaskRecord {
-  const outcome = event.kind === 'result' ? { kind: 'result' as const, result: event.result } : { kind: 'error' as const, error: event.error };
+function finishedView(
+  record: AcmpTaskRecord,
+  event: Extract<TaskEvent, { kind: 'result' | 'error' }>,
+): AcmpTaskRecord {
+  const outcome =
+    event.kind === 'result'
+      ? { kind: 'result' as const, result: event.result }
+      : { kind: 'error' as const, error: event.error };
   return { ...record, state: 'finished', outcome, end: event.end, finishedAt: event.at, updatedAt: event.at };
 }
 
-function statusUpdate(record: AcmpTaskRecord, state: TaskState, message: Message, at: number): StreamResponse {
+function statusUpdate(
+  record: AcmpTaskRecord,
+  state: TaskState,
+  message: Message,
+  at: number,
+): StreamResponse {
   const payload: Payload = {
     $case: 'statusUpdate',
-    value: { taskId: record.taskId, contextId: record.contextId, status: { state, message, timestamp: new Date(at).toISOString() }, metadata: undefined },
+    value: {
+      taskId: record.taskId,
+      contextId: record.contextId,
+      status: { state, message, timestamp: new Date(at).toISOString() },
+      metadata: undefined,
+    },
   };
   return { payload };
 }
@@ -346,7 +480,11 @@ function invokeParamsOf(record: AcmpTaskRecord): InvokeParams | undefined {
 }
 
 /** ListTasks filters in record terms; `undefined` when no ACMP task can match (e.g. status `failed`). */
-function listQuery(params: ListTasksRequest, after: TaskCursor | undefined, limit: number): TaskListQuery | undefined {
+function listQuery(
+  params: ListTasksRequest,
+  after: TaskCursor | undefined,
+  limit: number,
+): TaskListQuery | undefined {
   const states: Partial<Record<TaskState, TaskListQuery['state']>> = {
     [TaskState.TASK_STATE_WORKING]: 'running',
     [TaskState.TASK_STATE_COMPLETED]: 'completed',

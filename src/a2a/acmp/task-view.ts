@@ -42,9 +42,13 @@ export function stateOf(record: AcmpTaskRecord): TaskState {
  * the invoke and, once finished, the outcome message, which is also the final `status.message`. No
  * artifacts: the output travels inside `acmp_result`.
  */
-export function taskView(record: AcmpTaskRecord, known?: { readonly request: string; readonly message: Message }): Task {
+export function taskView(
+  record: AcmpTaskRecord,
+  known?: { readonly request: string; readonly message: Message },
+): Task {
   // The invoke this process just encoded for the record needs no decoding back.
-  const invoke = known !== undefined && known.request === record.request ? known.message : decodeRequest(record.request);
+  const invoke =
+    known !== undefined && known.request === record.request ? known.message : decodeRequest(record.request);
   const history = invoke ? [invoke] : [];
   let message: Message | undefined;
   if (record.state === 'finished' && record.outcome) {

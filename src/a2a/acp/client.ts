@@ -46,7 +46,9 @@ export async function createAcpClient(options: AcpClientOptions): Promise<AcpCli
   const client = await createA2AClient(card, options);
   // Personal data only over TLS: the channel counts as secure only when every interface is reached over
   // TLS (https, or a gRPC address dialled with TLS).
-  const secure = card.supportedInterfaces.length > 0 && card.supportedInterfaces.every((i) => interfaceUsesTls(card, i, options.grpcTls));
+  const secure =
+    card.supportedInterfaces.length > 0 &&
+    card.supportedInterfaces.every((i) => interfaceUsesTls(card, i, options.grpcTls));
   const transport = createA2AAcpTransport(client, secure, options.ids ?? systemIds);
   const core = createAcpSenderCore({
     transport,
@@ -75,26 +77,41 @@ export function acpPeerOf(card: AgentCard): AcpPeer & { schema_url: string } {
   };
   const accepts = kinds(params?.accepts);
   const emits = kinds(params?.emits);
-  if (!params || typeof params.acp_version !== 'string' || typeof params.schema_url !== 'string' || !accepts || !emits) {
+  if (
+    !params ||
+    typeof params.acp_version !== 'string' ||
+    typeof params.schema_url !== 'string' ||
+    !accepts ||
+    !emits
+  ) {
     throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'the agent card advertises no usable ACPspec extension');
   }
   return { acp_version: params.acp_version, schema_url: params.schema_url, accepts, emits };
 }
 
 /** The sender core's transport over A2A: one envelope (or the state request) per message, one data part. */
-export function createA2AAcpTransport(client: Client, secure: boolean, ids: IdSource = systemIds): AcpSenderTransport {
+export function createA2AAcpTransport(
+  client: Client,
+  secure: boolean,
+  ids: IdSource = systemIds,
+): AcpSenderTransport {
   const call = async (data: object): Promise<Record<string, unknown>> => {
     const reply = await client.sendMessage(
       {
         tenant: '',
-        message: encodeUserMessage({ messageId: ids.newId('msg'), parts: [acpPart(data)], extensions: [ACP_EXTENSION_URI] }),
+        message: encodeUserMessage({
+          messageId: ids.newId('msg'),
+          parts: [acpPart(data)],
+          extensions: [ACP_EXTENSION_URI],
+        }),
         configuration: undefined,
         metadata: undefined,
       },
       { serviceParameters: { 'A2A-Extensions': ACP_EXTENSION_URI } },
     );
     const body = 'id' in reply ? undefined : acpReplyData(reply);
-    if (!body) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an ACPspec data part');
+    if (!body)
+      throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an ACPspec data part');
     const error = body[ACP_PART_KEYS.error];
     if (isJsonObject(error)) throw fromAcpErrorObject(error);
     return body;
@@ -104,9 +121,11 @@ export function createA2AAcpTransport(client: Client, secure: boolean, ids: IdSo
     async send(envelope: Envelope): Promise<AcpAck> {
       const body = await call(envelope);
       const ack = body[ACP_PART_KEYS.ack];
-      if (ack === undefined) throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an acp_ack');
+      if (ack === undefined)
+        throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an acp_ack');
       return parseAck(ack);
     },
-    requestState: (transactionId: string) => call({ [ACP_PART_KEYS.stateRequest]: { transaction_id: transactionId } }),
+    requestState: (transactionId: string) =>
+      call({ [ACP_PART_KEYS.stateRequest]: { transaction_id: transactionId } }),
   };
 }

@@ -2,7 +2,14 @@ import type { Message, Part } from '@a2a-js/sdk';
 import { ACP_HEADER_KEYS, ACP_MEDIA_TYPE, ACP_OBJECT_KEYS, ACP_PART_KEYS } from '../../acpspec/constants.js';
 import { AcpError } from '../../acpspec/errors.js';
 import { isJsonObject } from '../../shared/json.js';
-import { decodeMessage, encodeAgentMessage, encodeDataPart, partMediaType, type InboundMessage, type InboundPart } from '../part-codec.js';
+import {
+  decodeMessage,
+  encodeAgentMessage,
+  encodeDataPart,
+  partMediaType,
+  type InboundMessage,
+  type InboundPart,
+} from '../part-codec.js';
 
 /** Keys of an ACPspec envelope; once a message is claimed, any of them in metadata is a flattened envelope. */
 const ENVELOPE_KEYS: readonly string[] = [...ACP_HEADER_KEYS, ...ACP_OBJECT_KEYS, 'patch'];
@@ -42,7 +49,8 @@ export function carriesAcp(message: InboundMessage): boolean {
 }
 
 /** What an inbound ACPspec message asks for. */
-export type AcpInbound = { kind: 'envelope'; envelope: unknown } | { kind: 'state-request'; transactionId: string };
+export type AcpInbound =
+  { kind: 'envelope'; envelope: unknown } | { kind: 'state-request'; transactionId: string };
 
 /**
  * Reads the one ACPspec message of an A2A message (seed "One Envelope, One DataPart"): exactly one part,
@@ -55,7 +63,8 @@ export function readAcpMessage(message: InboundMessage): AcpInbound {
   const refuse = (detail: string): never => {
     throw new AcpError('ACP_MESSAGE_NONCONFORMANT', undefined, { detail });
   };
-  if (hasEnvelopeKeys(message.metadata)) refuse('envelope fields must not be flattened into message metadata');
+  if (hasEnvelopeKeys(message.metadata))
+    refuse('envelope fields must not be flattened into message metadata');
   if (message.parts.length !== 1) refuse('a message carries exactly one envelope in exactly one data part');
   const part = message.parts[0]!;
   if (part.kind !== 'data') refuse('the envelope must travel as a data part');
@@ -65,12 +74,18 @@ export function readAcpMessage(message: InboundMessage): AcpInbound {
   const root = data as Record<string, unknown>;
   if (ACP_PART_KEYS.stateRequest in root) {
     const request = root[ACP_PART_KEYS.stateRequest];
-    if (Object.keys(root).length !== 1 || !isJsonObject(request) || typeof request.transaction_id !== 'string' || request.transaction_id === '') {
+    if (
+      Object.keys(root).length !== 1 ||
+      !isJsonObject(request) ||
+      typeof request.transaction_id !== 'string' ||
+      request.transaction_id === ''
+    ) {
       refuse('a state request is exactly {"acp_state_request": {"transaction_id": "…"}}');
     }
     return { kind: 'state-request', transactionId: (request as { transaction_id: string }).transaction_id };
   }
-  if (ACP_PART_KEYS.ack in root || ACP_PART_KEYS.error in root) refuse('acp_ack and acp_error are replies, not requests');
+  if (ACP_PART_KEYS.ack in root || ACP_PART_KEYS.error in root)
+    refuse('acp_ack and acp_error are replies, not requests');
   return { kind: 'envelope', envelope: root };
 }
 

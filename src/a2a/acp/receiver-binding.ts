@@ -1,5 +1,12 @@
 import type { AgentExtension, Message, StreamResponse } from '@a2a-js/sdk';
-import { ACP_EXTENSION_URI, ACP_MEDIA_TYPE, ACP_PART_KEYS, ACP_SCHEMA_PATH, ACP_VERSION, type Kind } from '../../acpspec/constants.js';
+import {
+  ACP_EXTENSION_URI,
+  ACP_MEDIA_TYPE,
+  ACP_PART_KEYS,
+  ACP_SCHEMA_PATH,
+  ACP_VERSION,
+  type Kind,
+} from '../../acpspec/constants.js';
 import { toAcpErrorObject } from '../../acpspec/errors.js';
 import type { AcpReceiver } from '../../acpspec/receiver.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
@@ -39,12 +46,17 @@ export function createAcpBinding(options: AcpBindingOptions): A2ABinding {
     try {
       const inbound = readAcpMessage(call.message);
       if (inbound.kind === 'state-request') {
-        const { envelope } = await options.receiver.state(inbound.transactionId, { caller: callerIdentity(call.context) });
+        const { envelope } = await options.receiver.state(inbound.transactionId, {
+          caller: callerIdentity(call.context),
+        });
         return acpAgentMessage(envelope, ids.newId('msg'));
       }
       const raw = inbound.envelope as { envelope_id?: unknown };
       envelopeId = typeof raw.envelope_id === 'string' ? raw.envelope_id : undefined;
-      const ack = await options.receiver.ingest(inbound.envelope, { secure, caller: callerIdentity(call.context) });
+      const ack = await options.receiver.ingest(inbound.envelope, {
+        secure,
+        caller: callerIdentity(call.context),
+      });
       return acpAgentMessage({ [ACP_PART_KEYS.ack]: ack }, ids.newId('msg'));
     } catch (error) {
       const object = toAcpErrorObject(error, envelopeId ? { envelope_id: envelopeId } : undefined);
@@ -65,7 +77,12 @@ export function createAcpBinding(options: AcpBindingOptions): A2ABinding {
             description: 'ACPspec transaction envelopes over A2A (one envelope, one data part)',
             required: false,
             // Seed "Declaring Support": acp_version, a resolvable schema_url, non-empty accepts and emits.
-            params: { acp_version: ACP_VERSION, schema_url: url + ACP_SCHEMA_PATH, accepts: [...options.accepts], emits: [...options.emits] },
+            params: {
+              acp_version: ACP_VERSION,
+              schema_url: url + ACP_SCHEMA_PATH,
+              accepts: [...options.accepts],
+              emits: [...options.emits],
+            },
           },
         };
       }
@@ -75,7 +92,8 @@ export function createAcpBinding(options: AcpBindingOptions): A2ABinding {
       {
         id: 'acpspec-transaction-state',
         name: 'Automotive transaction state (ACPspec)',
-        description: 'Receives ACPspec snapshot and delta envelopes and answers state requests with a snapshot.',
+        description:
+          'Receives ACPspec snapshot and delta envelopes and answers state requests with a snapshot.',
         tags: ['acpspec', 'automotive', 'transaction-state'],
         examples: [],
         inputModes: [ACP_MEDIA_TYPE],

@@ -1,4 +1,12 @@
-import { TaskState, type AgentExtension, type AgentSkill, type ListTasksRequest, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
+import {
+  TaskState,
+  type AgentExtension,
+  type AgentSkill,
+  type ListTasksRequest,
+  type Message,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import { ServerCallContext, type PushNotificationSender } from '@a2a-js/sdk/server';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_VERSION } from '../../acmp/constants.js';
@@ -13,7 +21,14 @@ import { systemIds, type IdSource } from '../../shared/ids.js';
 import type { A2ABinding, BindingCall, BindingHost } from '../binding.js';
 import { callerIdentity } from '../caller.js';
 import type { TaskCursor, TaskViewSource } from '../task-views.js';
-import { escrowReply, escrowStatusMessage, escrowTaskState, escrowTaskView, isEscrowMessage, readEscrowRequest } from './codec.js';
+import {
+  escrowReply,
+  escrowStatusMessage,
+  escrowTaskState,
+  escrowTaskView,
+  isEscrowMessage,
+  readEscrowRequest,
+} from './codec.js';
 
 export interface EscrowBindingOptions {
   agent: EscrowAgent;
@@ -57,7 +72,13 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
       uri: ACMP_EXTENSION_URI,
       description: 'ACMP Layer 4 escrow agent',
       required: options.required ?? false,
-      params: { version: ACMP_VERSION, role: ESCROW_AGENT_ROLE, accepts: [...ESCROW_METHODS], emits: [], features: {} },
+      params: {
+        version: ACMP_VERSION,
+        role: ESCROW_AGENT_ROLE,
+        accepts: [...ESCROW_METHODS],
+        emits: [],
+        features: {},
+      },
     };
     this.extraExtensions = [
       {
@@ -66,7 +87,11 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
         required: false,
         params: {
           amount_unit: AMOUNT_UNIT,
-          challenge_window_ms: { default: s.defaultChallengeWindowMs, min: s.minChallengeWindowMs, max: s.maxChallengeWindowMs },
+          challenge_window_ms: {
+            default: s.defaultChallengeWindowMs,
+            min: s.minChallengeWindowMs,
+            max: s.maxChallengeWindowMs,
+          },
           dispute: { resolution_deadline_ms: s.disputeDeadlineMs, default_outcome: s.defaultOutcome },
           mirror_tasks: true,
           rails: ['credit-ledger'],
@@ -77,7 +102,8 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
       {
         id: 'acmp-escrow',
         name: 'ACMP escrow agent',
-        description: 'Holds CU between a buyer and a provider: lock, bind, release, reclaim, claim, dispute, status (ACMP Layer 4).',
+        description:
+          'Holds CU between a buyer and a provider: lock, bind, release, reclaim, claim, dispute, status (ACMP Layer 4).',
         tags: ['acmp', 'escrow'],
         examples: [],
         inputModes: [ACMP_MEDIA_TYPE],
@@ -119,7 +145,10 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
    * transition (claim, dispute, release, auto-release, expiry, resolution) until it closes. A closed escrow
    * is left to the SDK, which refuses a terminal task as A2A requires.
    */
-  async resubscribe(taskId: string, context: ServerCallContext): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined> {
+  async resubscribe(
+    taskId: string,
+    context: ServerCallContext,
+  ): Promise<AsyncGenerator<StreamResponse, void, undefined> | undefined> {
     const record = await this.partyView(taskId, context);
     if (!record || record.state === 'closed') return undefined;
     return this.follow(record);
@@ -132,9 +161,19 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
     return record && escrowTaskView(record);
   }
 
-  async list(params: ListTasksRequest, after: TaskCursor | undefined, limit: number, context: ServerCallContext): Promise<{ tasks: Task[]; total: number }> {
+  async list(
+    params: ListTasksRequest,
+    after: TaskCursor | undefined,
+    limit: number,
+    context: ServerCallContext,
+  ): Promise<{ tasks: Task[]; total: number }> {
     const filtered = params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED;
-    if (filtered && params.status !== TaskState.TASK_STATE_WORKING && params.status !== TaskState.TASK_STATE_COMPLETED) return { tasks: [], total: 0 };
+    if (
+      filtered &&
+      params.status !== TaskState.TASK_STATE_WORKING &&
+      params.status !== TaskState.TASK_STATE_COMPLETED
+    )
+      return { tasks: [], total: 0 };
     const updatedAfter = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : Number.NaN;
     const caller = callerOf(context);
     const { records, total } = await this.agent.list(
@@ -155,14 +194,21 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
   private async answer(call: BindingCall): Promise<Message> {
     if (!call.extensionActivated) {
       // A2A §4.6: ACMP payloads are interpreted only for clients that activated the extension.
-      throw new ExtensionSupportRequiredError(`Activate ${ACMP_EXTENSION_URI} (A2A-Extensions) to send ACMP messages`);
+      throw new ExtensionSupportRequiredError(
+        `Activate ${ACMP_EXTENSION_URI} (A2A-Extensions) to send ACMP messages`,
+      );
     }
     try {
       const { method, params } = readEscrowRequest(call.message, call.wireVersion);
       if (call.message.taskId !== '' && call.message.taskId !== params.escrow_id) {
-        throw new AcmpError(ACMP_CODE.invalidParams, { detail: 'Message.task_id differs from params.escrow_id' });
+        throw new AcmpError(ACMP_CODE.invalidParams, {
+          detail: 'Message.task_id differs from params.escrow_id',
+        });
       }
-      return escrowReply(await this.agent.handle(callerOf(call.context), method, params), this.ids.newId('msg'));
+      return escrowReply(
+        await this.agent.handle(callerOf(call.context), method, params),
+        this.ids.newId('msg'),
+      );
     } catch (error) {
       return escrowReply({ kind: 'error', error: toEscrowErrorObject(error) }, this.ids.newId('msg'));
     }
@@ -172,7 +218,10 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
   private async partyView(escrowId: string, context: ServerCallContext): Promise<EscrowRecord | undefined> {
     const record = await this.agent.view(escrowId);
     const caller = callerOf(context);
-    const party = record !== undefined && record.tenant === caller.tenant && (caller.party === record.buyer || caller.party === record.payee);
+    const party =
+      record !== undefined &&
+      record.tenant === caller.tenant &&
+      (caller.party === record.buyer || caller.party === record.payee);
     return party ? record : undefined;
   }
 
@@ -183,7 +232,10 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
     for (const party of [record.buyer, record.payee]) {
       if (party === null) continue;
       // The configs are stored under the identity that registered them (the SDK store's owner scope).
-      const context = new ServerCallContext({ user: { isAuthenticated: true, userName: party }, ...(record.tenant === '' ? {} : { tenant: record.tenant }) });
+      const context = new ServerCallContext({
+        user: { isAuthenticated: true, userName: party },
+        ...(record.tenant === '' ? {} : { tenant: record.tenant }),
+      });
       await sender.send(update, context, escrowTaskView(record));
     }
   }
@@ -200,7 +252,11 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
       yield { payload: { $case: 'task', value: escrowTaskView(first) } };
       let seq = first.seq;
       for (;;) {
-        if (!signalled) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), sleep(this.followMs, { signal: stop.signal }).catch(() => undefined)]);
+        if (!signalled)
+          await Promise.race([
+            new Promise<void>((resolve) => (wake = resolve)),
+            sleep(this.followMs, { signal: stop.signal }).catch(() => undefined),
+          ]);
         signalled = false;
         const record = await this.agent.view(first.escrowId);
         if (!record || record.seq === seq) continue;
@@ -217,7 +273,11 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
 
 /** The TaskStatusUpdateEvent of an escrow's current state. */
 function statusUpdateOf(record: EscrowRecord) {
-  const status = { state: escrowTaskState(record), message: escrowStatusMessage(record), timestamp: new Date(record.updatedAt).toISOString() };
+  const status = {
+    state: escrowTaskState(record),
+    message: escrowStatusMessage(record),
+    timestamp: new Date(record.updatedAt).toISOString(),
+  };
   return { taskId: record.escrowId, contextId: record.contextId, status, metadata: undefined };
 }
 

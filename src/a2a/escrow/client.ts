@@ -3,7 +3,12 @@ import type { Client } from '@a2a-js/sdk/client';
 import { A2AError, isJsonRpcError, isRestError } from '@a2a-js/sdk/errors';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../../acmp/constants.js';
 import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
-import { ESCROW_AGENT_ROLE, ESCROW_METHOD, ESCROW_PROFILE_URI, type EscrowMethod } from '../../acmp/escrow/constants.js';
+import {
+  ESCROW_AGENT_ROLE,
+  ESCROW_METHOD,
+  ESCROW_PROFILE_URI,
+  type EscrowMethod,
+} from '../../acmp/escrow/constants.js';
 import { AcmpErrorObjectSchema } from '../../acmp/messages.js';
 import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
@@ -12,7 +17,11 @@ import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../clie
 import { decodeMessage, encodeDataPart, encodeUserMessage } from '../part-codec.js';
 
 /** The escrowStatus object [L4 §4.7] as the client reads it (amounts in CU). */
-export type EscrowStatus = Record<string, JsonValue> & { escrow_id: string; state: string; remaining_cu: number };
+export type EscrowStatus = Record<string, JsonValue> & {
+  escrow_id: string;
+  state: string;
+  remaining_cu: number;
+};
 
 /** Options of {@link createEscrowClient}. */
 export interface EscrowClientOptions extends A2AConnectOptions {
@@ -32,7 +41,11 @@ export interface EscrowClient {
    * Sends one Layer 4 request and resolves with its result.
    * @throws AcmpError the agent's -35xxx / -326xx error; LocalError `REFUSED` for an A2A-level refusal.
    */
-  call(method: EscrowMethod, params: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<Record<string, JsonValue>>;
+  call(
+    method: EscrowMethod,
+    params: Record<string, unknown>,
+    options?: { signal?: AbortSignal },
+  ): Promise<Record<string, JsonValue>>;
   status(escrowId: string, options?: { signal?: AbortSignal }): Promise<EscrowStatus>;
   /** The escrow's status after each transition (A2A SubscribeToTask on the escrow's task), until it closes. */
   watch(escrowId: string, options?: { signal?: AbortSignal }): AsyncIterable<EscrowStatus>;
@@ -45,9 +58,15 @@ export interface EscrowClient {
  */
 export async function createEscrowClient(options: EscrowClientOptions): Promise<EscrowClient> {
   const card = options.card ?? (await fetchAgentCard(requireUrl(options.agentUrl), options));
-  const role = card.capabilities?.extensions.find((e) => e.uri === ACMP_EXTENSION_URI && e.params?.role === ESCROW_AGENT_ROLE);
-  if (!role) throw new AcmpError(ACMP_CODE.featureUnsupported, { detail: 'the agent card advertises no ACMP escrow agent' });
-  const profile = (card.capabilities?.extensions.find((e) => e.uri === ESCROW_PROFILE_URI)?.params ?? {}) as Record<string, unknown>;
+  const role = card.capabilities?.extensions.find(
+    (e) => e.uri === ACMP_EXTENSION_URI && e.params?.role === ESCROW_AGENT_ROLE,
+  );
+  if (!role)
+    throw new AcmpError(ACMP_CODE.featureUnsupported, {
+      detail: 'the agent card advertises no ACMP escrow agent',
+    });
+  const profile = (card.capabilities?.extensions.find((e) => e.uri === ESCROW_PROFILE_URI)?.params ??
+    {}) as Record<string, unknown>;
   const client = await createA2AClient(card, options);
   return new A2AEscrowClient(card, profile, client, options.ids ?? systemIds, options.timeoutMs ?? 10_000);
 }
@@ -63,16 +82,26 @@ class A2AEscrowClient implements EscrowClient {
     private readonly timeoutMs: number,
   ) {}
 
-  async call(method: EscrowMethod, params: Record<string, unknown>, options: { signal?: AbortSignal } = {}): Promise<Record<string, JsonValue>> {
+  async call(
+    method: EscrowMethod,
+    params: Record<string, unknown>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Record<string, JsonValue>> {
     const message = encodeUserMessage({
       messageId: this.ids.newId('msg'),
       parts: [encodeDataPart({ acmp_method: method, params }, ACMP_MEDIA_TYPE)],
       extensions: [ACMP_EXTENSION_URI],
     });
-    const signal = AbortSignal.any([AbortSignal.timeout(this.timeoutMs), ...(options.signal ? [options.signal] : [])]);
+    const signal = AbortSignal.any([
+      AbortSignal.timeout(this.timeoutMs),
+      ...(options.signal ? [options.signal] : []),
+    ]);
     let reply;
     try {
-      reply = await this.client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined }, { signal, serviceParameters: SERVICE_PARAMETERS });
+      reply = await this.client.sendMessage(
+        { tenant: '', message, configuration: undefined, metadata: undefined },
+        { signal, serviceParameters: SERVICE_PARAMETERS },
+      );
     } catch (error) {
       throw classify(error);
     }
@@ -85,7 +114,10 @@ class A2AEscrowClient implements EscrowClient {
 
   async *watch(escrowId: string, options: { signal?: AbortSignal } = {}): AsyncIterable<EscrowStatus> {
     try {
-      for await (const event of this.client.resubscribeTask({ tenant: '', id: escrowId }, { signal: options.signal, serviceParameters: SERVICE_PARAMETERS })) {
+      for await (const event of this.client.resubscribeTask(
+        { tenant: '', id: escrowId },
+        { signal: options.signal, serviceParameters: SERVICE_PARAMETERS },
+      )) {
         const status = statusOf(event);
         if (status) yield status;
       }
@@ -107,7 +139,12 @@ function resultOf(reply: Parameters<typeof decodeMessage>[0] | undefined): Recor
 
 function statusOf(event: StreamResponse): EscrowStatus | undefined {
   const payload = event.payload;
-  const message = payload?.$case === 'task' ? payload.value.status?.message : payload?.$case === 'statusUpdate' ? payload.value.status?.message : undefined;
+  const message =
+    payload?.$case === 'task'
+      ? payload.value.status?.message
+      : payload?.$case === 'statusUpdate'
+        ? payload.value.status?.message
+        : undefined;
   if (!message) return undefined;
   try {
     return resultOf(message) as EscrowStatus;
@@ -118,12 +155,19 @@ function statusOf(event: StreamResponse): EscrowStatus | undefined {
 
 function classify(error: unknown): unknown {
   if (error instanceof A2AError || isJsonRpcError(error) || isRestError(error)) {
-    return new LocalError('REFUSED', `the escrow agent refused the call: ${error instanceof Error ? error.message : 'refused'}`, { cause: error });
+    return new LocalError(
+      'REFUSED',
+      `the escrow agent refused the call: ${error instanceof Error ? error.message : 'refused'}`,
+      { cause: error },
+    );
   }
   return error;
 }
 
 function requireUrl(url: string | undefined): string {
-  if (!url) throw new AcmpError(ACMP_CODE.invalidParams, { detail: 'createEscrowClient needs a card or an agentUrl' });
+  if (!url)
+    throw new AcmpError(ACMP_CODE.invalidParams, {
+      detail: 'createEscrowClient needs a card or an agentUrl',
+    });
   return url;
 }

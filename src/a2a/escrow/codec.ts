@@ -9,7 +9,9 @@ import { partMediaType, type InboundMessage } from '../part-codec.js';
 
 /** True for a message whose data part carries a Layer 4 request (the escrow binding's messages). */
 export function isEscrowMessage(message: InboundMessage): boolean {
-  return message.parts.some((p) => p.kind === 'data' && isJsonObject(p.data) && isEscrowMethod(p.data.acmp_method));
+  return message.parts.some(
+    (p) => p.kind === 'data' && isJsonObject(p.data) && isEscrowMethod(p.data.acmp_method),
+  );
 }
 
 /**
@@ -18,15 +20,24 @@ export function isEscrowMessage(message: InboundMessage): boolean {
  * client), root exactly `{acmp_method, params}`.
  * @throws AcmpError -32600 for a malformed envelope, -32601 for a method the escrow agent does not serve.
  */
-export function readEscrowRequest(message: InboundMessage, wireVersion: string): { method: EscrowMethod; params: Record<string, unknown> } {
+export function readEscrowRequest(
+  message: InboundMessage,
+  wireVersion: string,
+): { method: EscrowMethod; params: Record<string, unknown> } {
   const part = message.parts.length === 1 ? message.parts[0] : undefined;
-  if (part?.kind !== 'data') throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'an ACMP message is exactly one data part' });
+  if (part?.kind !== 'data')
+    throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'an ACMP message is exactly one data part' });
   const mediaType = partMediaType(part);
   if (mediaType !== ACMP_MEDIA_TYPE && !(mediaType === '' && wireVersion.startsWith('0.'))) {
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: `media type must be ${ACMP_MEDIA_TYPE}` });
   }
   const root = part.data;
-  if (!isJsonObject(root) || Object.keys(root).length !== 2 || !('acmp_method' in root) || !isJsonObject(root.params)) {
+  if (
+    !isJsonObject(root) ||
+    Object.keys(root).length !== 2 ||
+    !('acmp_method' in root) ||
+    !isJsonObject(root.params)
+  ) {
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'root must be exactly {acmp_method, params}' });
   }
   if (!isEscrowMethod(root.acmp_method)) throw new AcmpError(ACMP_CODE.methodNotFound);
@@ -34,8 +45,15 @@ export function readEscrowRequest(message: InboundMessage, wireVersion: string):
 }
 
 /** The agent message answering one request: `{acmp_result}` or `{acmp_error}` (binding §1), no task. */
-export function escrowReply(answer: { kind: 'result'; result: Record<string, JsonValue> } | { kind: 'error'; error: AcmpErrorObjectShape }, messageId: string): Message {
-  return acmpAgentMessage(answer.kind === 'result' ? { acmp_result: answer.result } : { acmp_error: answer.error }, messageId);
+export function escrowReply(
+  answer:
+    { kind: 'result'; result: Record<string, JsonValue> } | { kind: 'error'; error: AcmpErrorObjectShape },
+  messageId: string,
+): Message {
+  return acmpAgentMessage(
+    answer.kind === 'result' ? { acmp_result: answer.result } : { acmp_error: answer.error },
+    messageId,
+  );
 }
 
 /** The A2A state of an escrow's task: `working` until it closes, then `completed` (docs/acmp-escrow.md §4). */
@@ -49,7 +67,12 @@ export function escrowTaskState(record: EscrowRecord): TaskState {
  * transition, so every read of one state agrees.
  */
 export function escrowStatusMessage(record: EscrowRecord): Message {
-  const message = acmpAgentMessage({ acmp_result: encodeStatus(record) }, `msg-${record.escrowId}-${record.seq}`, record.escrowId, record.contextId);
+  const message = acmpAgentMessage(
+    { acmp_result: encodeStatus(record) },
+    `msg-${record.escrowId}-${record.seq}`,
+    record.escrowId,
+    record.contextId,
+  );
   return { ...message, metadata: { [ESCROW_PROFILE_URI]: { state: record.state, seq: record.seq } } };
 }
 

@@ -38,13 +38,23 @@ export interface ProviderEscrow {
  */
 export function createProviderEscrow(
   options: ProviderEscrowOptions,
-  deps: { reservations: ReservationStore; capabilities: readonly AcmpCapability[]; task: (taskId: string) => Promise<AcmpTaskRecord | undefined>; clock: Clock; logger: Logger },
+  deps: {
+    reservations: ReservationStore;
+    capabilities: readonly AcmpCapability[];
+    task: (taskId: string) => Promise<AcmpTaskRecord | undefined>;
+    clock: Clock;
+    logger: Logger;
+  },
 ): ProviderEscrow {
   const claimDelayMs = options.claimDelayMs ?? 60_000;
   let connecting: Promise<EscrowClient> | undefined;
   // Connected on first use (the agent may start after the provider); a failed connection is tried again.
   const agent = (): Promise<EscrowClient> => {
-    connecting ??= createEscrowClient({ agentUrl: options.agentUrl, token: options.token, caCert: options.caCert }).catch((error: unknown) => {
+    connecting ??= createEscrowClient({
+      agentUrl: options.agentUrl,
+      token: options.token,
+      caCert: options.caCert,
+    }).catch((error: unknown) => {
       connecting = undefined;
       throw error;
     });
@@ -53,11 +63,31 @@ export function createProviderEscrow(
   const byId = new Map(deps.capabilities.map((c) => [c.id, c]));
   const priceOf = (params: InvokeParams): number => {
     const capability = byId.get(params.capability);
-    const price = capability === undefined ? 0 : typeof capability.price === 'number' ? capability.price : capability.price(params.input ?? { type: 'json', data: null });
+    const price =
+      capability === undefined
+        ? 0
+        : typeof capability.price === 'number'
+          ? capability.price
+          : capability.price(params.input ?? { type: 'json', data: null });
     return params.max_price_cu === undefined ? price : Math.min(price, params.max_price_cu);
   };
-  const verifier = createEscrowVerifier({ agent, payeeId: options.payeeId, reservations: deps.reservations, priceOf, claimDelayMs, clock: deps.clock, logger: deps.logger });
-  const settler = new EscrowSettler({ agent, reservations: deps.reservations, task: deps.task, claimDelayMs, clock: deps.clock, logger: deps.logger });
+  const verifier = createEscrowVerifier({
+    agent,
+    payeeId: options.payeeId,
+    reservations: deps.reservations,
+    priceOf,
+    claimDelayMs,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
+  const settler = new EscrowSettler({
+    agent,
+    reservations: deps.reservations,
+    task: deps.task,
+    claimDelayMs,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
   settler.start(options.settleEveryMs ?? 1_000);
   return {
     verifier,
@@ -65,7 +95,10 @@ export function createProviderEscrow(
       uri: ESCROW_PROFILE_URI,
       description: 'Escrow agents this provider accepts, and its payee id at each (docs/acmp-escrow.md)',
       required: false,
-      params: { escrow_agents: [{ url: options.agentUrl, payee_id: options.payeeId }], claim_delay_ms: claimDelayMs },
+      params: {
+        escrow_agents: [{ url: options.agentUrl, payee_id: options.payeeId }],
+        claim_delay_ms: claimDelayMs,
+      },
     },
     stop: () => settler.stop(),
   };

@@ -41,7 +41,13 @@ export class EscrowSettler {
   }
 
   start(intervalMs: number): void {
-    this.timer ??= setInterval(() => void this.tick().catch((error: unknown) => this.logger.warn('escrow.settle_failed', errorFields(error))), intervalMs);
+    this.timer ??= setInterval(
+      () =>
+        void this.tick().catch((error: unknown) =>
+          this.logger.warn('escrow.settle_failed', errorFields(error)),
+        ),
+      intervalMs,
+    );
     this.timer.unref();
   }
 
@@ -61,14 +67,16 @@ export class EscrowSettler {
     const { reservations } = this.options;
     for (const r of await reservations.inState('reserved', 50)) await this.deliver(r);
     const now = this.clock.now();
-    for (const r of await reservations.inState('delivered', 50)) if (r.claimAfter !== null && r.claimAfter <= now) await this.settle(r);
+    for (const r of await reservations.inState('delivered', 50))
+      if (r.claimAfter !== null && r.claimAfter <= now) await this.settle(r);
   }
 
   private async deliver(r: Reservation): Promise<void> {
     const record = await this.options.task(r.taskId);
     const { reservations } = this.options;
     if (!record) {
-      if (this.clock.now() - r.createdAt > (this.options.orphanMs ?? 300_000)) await reservations.update(r.escrowId, 'reserved', { state: 'void' });
+      if (this.clock.now() - r.createdAt > (this.options.orphanMs ?? 300_000))
+        await reservations.update(r.escrowId, 'reserved', { state: 'void' });
       return;
     }
     if (record.state !== 'finished' || !record.outcome) return;
@@ -82,7 +90,12 @@ export class EscrowSettler {
     // Never more than the result's cost, whatever its precision.
     const amount = roundCu(result.cost_cu, 'down');
     const claimAfter = (record.finishedAt ?? this.clock.now()) + this.options.claimDelayMs;
-    await reservations.update(r.escrowId, 'reserved', { state: amount > 0n ? 'delivered' : 'settled', amount, proof: (result.proof ?? null) as JsonValue, claimAfter });
+    await reservations.update(r.escrowId, 'reserved', {
+      state: amount > 0n ? 'delivered' : 'settled',
+      amount,
+      proof: (result.proof ?? null) as JsonValue,
+      claimAfter,
+    });
   }
 
   private async settle(r: Reservation): Promise<void> {
@@ -103,7 +116,13 @@ export class EscrowSettler {
       }
       const remaining = parseCu(status.remaining_cu);
       const amount = remaining.ok && remaining.nano < owed ? remaining.nano : owed;
-      await agent.call(ESCROW_METHOD.claim, { op_ref: `claim-${r.taskId}`, escrow_id: r.escrowId, amount_cu: formatCu(amount), task_id: r.taskId, proof: r.proof ?? {} });
+      await agent.call(ESCROW_METHOD.claim, {
+        op_ref: `claim-${r.taskId}`,
+        escrow_id: r.escrowId,
+        amount_cu: formatCu(amount),
+        task_id: r.taskId,
+        proof: r.proof ?? {},
+      });
       await reservations.update(r.escrowId, 'delivered', { state: 'claimed' });
     } catch (error) {
       if (isAcmpError(error, -35003) || isAcmpError(error, -35004)) {

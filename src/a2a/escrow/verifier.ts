@@ -25,7 +25,15 @@ export interface EscrowVerifierOptions {
 }
 
 /** Why an escrow is refused: `data.reason` of -33005 (design §4.5). */
-export type EscrowRefusal = 'unknown' | 'not_bound_to_provider' | 'not_open' | 'expired' | 'insufficient' | 'validity_too_short' | 'committed' | 'agent_unavailable';
+export type EscrowRefusal =
+  | 'unknown'
+  | 'not_bound_to_provider'
+  | 'not_open'
+  | 'expired'
+  | 'insufficient'
+  | 'validity_too_short'
+  | 'committed'
+  | 'agent_unavailable';
 
 /**
  * The provider's escrow check before any work (Layer 1 §3.3 -33005, design §4.5), against the escrow agent
@@ -40,24 +48,33 @@ export function createEscrowVerifier(options: EscrowVerifierOptions): EscrowVeri
   const logger = options.logger ?? silentLogger;
   const marginMs = options.marginMs ?? 60_000;
   return async (escrowId, params, { signal }) => {
-    const refuse = (reason: EscrowRefusal): AcmpError => new AcmpError(ACMP_CODE.escrowInvalid, { reason, escrow_id: escrowId });
+    const refuse = (reason: EscrowRefusal): AcmpError =>
+      new AcmpError(ACMP_CODE.escrowInvalid, { reason, escrow_id: escrowId });
     const status = await readStatus(options, escrowId, signal, refuse, logger);
     if (status.payee_id !== options.payeeId) throw refuse('not_bound_to_provider');
     if (status.expired === true) throw refuse('expired');
     if (status.state !== 'open') throw refuse('not_open');
     const cost = roundCu(options.priceOf(params), 'up');
     const agreed = typeof status.agreed_price_cu === 'number' ? nanoOf(status.agreed_price_cu) : undefined;
-    if (nanoOf(status.remaining_cu) < cost || (agreed !== undefined && agreed < cost)) throw refuse('insufficient');
+    if (nanoOf(status.remaining_cu) < cost || (agreed !== undefined && agreed < cost))
+      throw refuse('insufficient');
     const window = typeof status.challenge_window_ms === 'number' ? status.challenge_window_ms : 0;
     const now = clock.now();
     const needed = now + resolveInvoke(params).timeoutMs + options.claimDelayMs + window + marginMs;
-    if (typeof status.valid_until_ms !== 'number' || status.valid_until_ms < needed) throw refuse('validity_too_short');
+    if (typeof status.valid_until_ms !== 'number' || status.valid_until_ms < needed)
+      throw refuse('validity_too_short');
     const held = await options.reservations.reserve(escrowId, params.task_id, cost, now);
     if (held.taskId !== params.task_id) throw refuse('committed');
   };
 }
 
-async function readStatus(options: EscrowVerifierOptions, escrowId: string, signal: AbortSignal, refuse: (r: EscrowRefusal) => AcmpError, logger: Logger): Promise<EscrowStatus> {
+async function readStatus(
+  options: EscrowVerifierOptions,
+  escrowId: string,
+  signal: AbortSignal,
+  refuse: (r: EscrowRefusal) => AcmpError,
+  logger: Logger,
+): Promise<EscrowStatus> {
   try {
     return await (await options.agent()).status(escrowId, { signal });
   } catch (error) {

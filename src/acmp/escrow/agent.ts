@@ -6,7 +6,12 @@ import type { JsonValue } from '../../shared/json.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
 import { AcmpError, type AcmpErrorObjectShape } from '../errors.js';
 import { formatCu } from './amounts.js';
-import { DEFAULT_ESCROW_SETTINGS, ESCROW_METHOD, type EscrowMethod, type EscrowSettings } from './constants.js';
+import {
+  DEFAULT_ESCROW_SETTINGS,
+  ESCROW_METHOD,
+  type EscrowMethod,
+  type EscrowSettings,
+} from './constants.js';
 import { escrowError, toEscrowErrorObject } from './errors.js';
 import { lockResult, persist, replay, toAnswer, type Done } from './outcomes.js';
 import { parseEscrowCommand, type EscrowCommand, type MutatingCommand } from './messages.js';
@@ -22,7 +27,9 @@ export interface EscrowCaller {
 }
 
 /** The answer to one Layer 4 request: its result, or its error object (already safe for the wire). */
-export type EscrowAnswer = { readonly kind: 'result'; readonly result: Record<string, JsonValue> } | { readonly kind: 'error'; readonly error: AcmpErrorObjectShape };
+export type EscrowAnswer =
+  | { readonly kind: 'result'; readonly result: Record<string, JsonValue> }
+  | { readonly kind: 'error'; readonly error: AcmpErrorObjectShape };
 
 /**
  * Where payouts go (the L4 §7 payout rail). `pay` MUST be idempotent by `payoutId`. The default is the
@@ -79,12 +86,16 @@ export class EscrowAgent {
       // L4 §1: roles are bound to authenticated identities; an anonymous caller is never a party.
       if (caller.party === ANONYMOUS_IDENTITY) throw escrowError('notAuthorized', 'unauthenticated');
       const hash = sha256Jcs(params);
-      const done = command.method === ESCROW_METHOD.lock ? await this.lock(caller, command, hash) : await this.operate(caller, command, hash);
+      const done =
+        command.method === ESCROW_METHOD.lock
+          ? await this.lock(caller, command, hash)
+          : await this.operate(caller, command, hash);
       this.announce(done.changed);
       await this.pay(done.payouts);
       return done.answer;
     } catch (error) {
-      if (!(error instanceof AcmpError)) this.logger.error('escrow.operation_failed', { method, ...errorFields(error) });
+      if (!(error instanceof AcmpError))
+        this.logger.error('escrow.operation_failed', { method, ...errorFields(error) });
       return { kind: 'error', error: toEscrowErrorObject(error) };
     }
   }
@@ -189,16 +200,32 @@ export class EscrowAgent {
     await this.pay(await this.store.pendingPayouts(100));
   }
 
-  private async lock(caller: EscrowCaller, command: Extract<EscrowCommand, { method: 'acmp/escrowLock' }>, hash: string): Promise<Done> {
+  private async lock(
+    caller: EscrowCaller,
+    command: Extract<EscrowCommand, { method: 'acmp/escrowLock' }>,
+    hash: string,
+  ): Promise<Done> {
     const now = this.clock.now();
     let created: EscrowRecord | undefined;
     const answer = await this.store.transaction(async (tx) => {
       // The buyer's account row is locked first, so concurrent locks with one op_ref are serial.
       const balance = await tx.account(caller.tenant, caller.party);
-      const key: OpKey = { tenant: caller.tenant, party: caller.party, method: command.method, scope: 'lock', opRef: command.opRef };
+      const key: OpKey = {
+        tenant: caller.tenant,
+        party: caller.party,
+        method: command.method,
+        scope: 'lock',
+        opRef: command.opRef,
+      };
       const stored = await tx.op(key);
       if (stored) return replay(stored, hash);
-      const owner = { escrowId: this.ids.newId('esc'), tenant: caller.tenant, buyer: caller.party, contextId: this.ids.newId('ctx'), now };
+      const owner = {
+        escrowId: this.ids.newId('esc'),
+        tenant: caller.tenant,
+        buyer: caller.party,
+        contextId: this.ids.newId('ctx'),
+        now,
+      };
       const record = openEscrow(command, owner, this.settings);
       let outcome: StoredOp['outcome'];
       if (balance < command.amount) {
@@ -208,16 +235,35 @@ export class EscrowAgent {
         await tx.insertEscrow(record);
         created = record;
         await tx.setBalance(caller.tenant, caller.party, balance - command.amount);
-        await tx.addEvents([{ escrowId: record.escrowId, seq: 0, kind: 'lock', actor: caller.party, at: now, data: { amount_cu: formatCu(command.amount) } }]);
+        await tx.addEvents([
+          {
+            escrowId: record.escrowId,
+            seq: 0,
+            kind: 'lock',
+            actor: caller.party,
+            at: now,
+            data: { amount_cu: formatCu(command.amount) },
+          },
+        ]);
         outcome = { kind: 'result', result: lockResult(record) };
       }
-      await tx.putOp({ key, paramsHash: hash, outcome, escrowId: outcome.kind === 'result' ? record.escrowId : null, at: now });
+      await tx.putOp({
+        key,
+        paramsHash: hash,
+        outcome,
+        escrowId: outcome.kind === 'result' ? record.escrowId : null,
+        at: now,
+      });
       return toAnswer(outcome);
     });
     return { answer, payouts: [], changed: created };
   }
 
-  private async operate(caller: EscrowCaller, command: Exclude<EscrowCommand, { method: 'acmp/escrowLock' }>, hash: string): Promise<Done> {
+  private async operate(
+    caller: EscrowCaller,
+    command: Exclude<EscrowCommand, { method: 'acmp/escrowLock' }>,
+    hash: string,
+  ): Promise<Done> {
     const now = this.clock.now();
     return this.store.transaction(async (tx) => {
       const record = await tx.escrow(command.escrowId);
@@ -229,7 +275,13 @@ export class EscrowAgent {
         const result = applyCommand(log, command, caller.party, now, this.settings);
         return { answer: { kind: 'result', result }, ...(await persist(tx, record, log)) };
       }
-      const key: OpKey = { tenant: caller.tenant, party: caller.party, method: command.method, scope: record.escrowId, opRef: command.opRef };
+      const key: OpKey = {
+        tenant: caller.tenant,
+        party: caller.party,
+        method: command.method,
+        scope: record.escrowId,
+        opRef: command.opRef,
+      };
       const stored = await tx.op(key);
       if (stored) return { answer: replay(stored, hash), ...(await persist(tx, record, log)) };
       const outcome = this.attempt(log, command, caller.party, now);
@@ -240,11 +292,17 @@ export class EscrowAgent {
   }
 
   /** Applies a command; a state-dependent refusal becomes the remembered outcome, anything else rolls back. */
-  private attempt(log: TransitionLog, command: MutatingCommand, party: string, now: number): StoredOp['outcome'] {
+  private attempt(
+    log: TransitionLog,
+    command: MutatingCommand,
+    party: string,
+    now: number,
+  ): StoredOp['outcome'] {
     try {
       return { kind: 'result', result: applyCommand(log, command, party, now, this.settings) };
     } catch (error) {
-      if (error instanceof AcmpError && REPLAYED_CODES.has(error.code)) return { kind: 'error', error: error.toObject() };
+      if (error instanceof AcmpError && REPLAYED_CODES.has(error.code))
+        return { kind: 'error', error: error.toObject() };
       throw error;
     }
   }

@@ -17,7 +17,11 @@ export const ESCROW_ERRORS = {
   invalidState: { code: -35003, name: 'invalid_state', message: 'Not permitted in the current state' },
   expired: { code: -35004, name: 'escrow_expired', message: 'Escrow expired' },
   notAuthorized: { code: -35005, name: 'not_authorized', message: 'Not authorized' },
-  exceedsRemaining: { code: -35006, name: 'amount_exceeds_remaining', message: 'Amount exceeds the remaining balance' },
+  exceedsRemaining: {
+    code: -35006,
+    name: 'amount_exceeds_remaining',
+    message: 'Amount exceeds the remaining balance',
+  },
   internal: { code: -35099, name: 'internal', message: 'Internal escrow agent error' },
 } as const satisfies Record<string, EscrowErrorSpec>;
 
@@ -31,9 +35,16 @@ export function escrowErrorSpec(code: number): EscrowErrorSpec | undefined {
 }
 
 /** A Layer 4 protocol error with the table's message and `data.reason` (plus any further safe fields). */
-export function escrowError(key: EscrowErrorKey, reason?: string, extra: Record<string, unknown> = {}): AcmpError {
+export function escrowError(
+  key: EscrowErrorKey,
+  reason?: string,
+  extra: Record<string, unknown> = {},
+): AcmpError {
   const spec = ESCROW_ERRORS[key];
-  const data = reason === undefined && Object.keys(extra).length === 0 ? undefined : { ...(reason === undefined ? {} : { reason }), ...extra };
+  const data =
+    reason === undefined && Object.keys(extra).length === 0
+      ? undefined
+      : { ...(reason === undefined ? {} : { reason }), ...extra };
   return new AcmpError(spec.code, data, { message: spec.message });
 }
 

@@ -42,9 +42,24 @@ export const ReleaseParamsSchema = z.looseObject({
   task_id: TaskId.optional(),
   proof: z.json().optional(),
 });
-export const ReclaimParamsSchema = z.looseObject({ op_ref: OpRef, escrow_id: EscrowId, amount_cu: Cu.optional() });
-export const ClaimParamsSchema = z.looseObject({ op_ref: OpRef, escrow_id: EscrowId, amount_cu: Cu, task_id: TaskId, proof: z.json() });
-export const DisputeParamsSchema = z.looseObject({ op_ref: OpRef, escrow_id: EscrowId, reason: z.string().min(1).max(2_000), evidence: z.json().optional() });
+export const ReclaimParamsSchema = z.looseObject({
+  op_ref: OpRef,
+  escrow_id: EscrowId,
+  amount_cu: Cu.optional(),
+});
+export const ClaimParamsSchema = z.looseObject({
+  op_ref: OpRef,
+  escrow_id: EscrowId,
+  amount_cu: Cu,
+  task_id: TaskId,
+  proof: z.json(),
+});
+export const DisputeParamsSchema = z.looseObject({
+  op_ref: OpRef,
+  escrow_id: EscrowId,
+  reason: z.string().min(1).max(2_000),
+  evidence: z.json().optional(),
+});
 export const StatusParamsSchema = z.looseObject({ escrow_id: EscrowId });
 
 /** Largest proof or evidence the agent stores (JCS bytes). */
@@ -52,12 +67,48 @@ export const MAX_EVIDENCE_BYTES = 16 * 1024;
 
 /** One parsed Layer 4 request, amounts in nano-CU. */
 export type EscrowCommand =
-  | { method: typeof ESCROW_METHOD.lock; opRef: string; amount: bigint; validUntil: number; tier: string | null; payee: string | null; windowMs: number | undefined }
-  | { method: typeof ESCROW_METHOD.bind; opRef: string; escrowId: string; payee: string; windowMs: number | undefined; agreedPrice: bigint | null }
-  | { method: typeof ESCROW_METHOD.release; opRef: string; escrowId: string; amount: bigint; payee: string; taskId: string | null; proof: unknown }
+  | {
+      method: typeof ESCROW_METHOD.lock;
+      opRef: string;
+      amount: bigint;
+      validUntil: number;
+      tier: string | null;
+      payee: string | null;
+      windowMs: number | undefined;
+    }
+  | {
+      method: typeof ESCROW_METHOD.bind;
+      opRef: string;
+      escrowId: string;
+      payee: string;
+      windowMs: number | undefined;
+      agreedPrice: bigint | null;
+    }
+  | {
+      method: typeof ESCROW_METHOD.release;
+      opRef: string;
+      escrowId: string;
+      amount: bigint;
+      payee: string;
+      taskId: string | null;
+      proof: unknown;
+    }
   | { method: typeof ESCROW_METHOD.reclaim; opRef: string; escrowId: string; amount: bigint | null }
-  | { method: typeof ESCROW_METHOD.claim; opRef: string; escrowId: string; amount: bigint; taskId: string; proof: unknown }
-  | { method: typeof ESCROW_METHOD.dispute; opRef: string; escrowId: string; reason: string; evidence: unknown }
+  | {
+      method: typeof ESCROW_METHOD.claim;
+      opRef: string;
+      escrowId: string;
+      amount: bigint;
+      taskId: string;
+      proof: unknown;
+    }
+  | {
+      method: typeof ESCROW_METHOD.dispute;
+      opRef: string;
+      escrowId: string;
+      reason: string;
+      evidence: unknown;
+    }
   | { method: typeof ESCROW_METHOD.status; escrowId: string };
 
 /** A mutating command (every one but status carries an `op_ref`, L4 §3). */
@@ -71,28 +122,69 @@ export function parseEscrowCommand(method: EscrowMethod, params: unknown): Escro
   switch (method) {
     case ESCROW_METHOD.lock: {
       const p = schema(LockParamsSchema, params);
-      return { method, opRef: p.op_ref, amount: amount(p.amount_cu, 'amount_cu'), validUntil: p.valid_until_ms, tier: p.tier ?? null, payee: p.payee_id ?? null, windowMs: p.challenge_window_ms };
+      return {
+        method,
+        opRef: p.op_ref,
+        amount: amount(p.amount_cu, 'amount_cu'),
+        validUntil: p.valid_until_ms,
+        tier: p.tier ?? null,
+        payee: p.payee_id ?? null,
+        windowMs: p.challenge_window_ms,
+      };
     }
     case ESCROW_METHOD.bind: {
       const p = schema(BindParamsSchema, params);
       const agreed = p.agreed_price_cu === undefined ? null : amount(p.agreed_price_cu, 'agreed_price_cu');
-      return { method, opRef: p.op_ref, escrowId: p.escrow_id, payee: p.payee_id, windowMs: p.challenge_window_ms, agreedPrice: agreed };
+      return {
+        method,
+        opRef: p.op_ref,
+        escrowId: p.escrow_id,
+        payee: p.payee_id,
+        windowMs: p.challenge_window_ms,
+        agreedPrice: agreed,
+      };
     }
     case ESCROW_METHOD.release: {
       const p = schema(ReleaseParamsSchema, params);
-      return { method, opRef: p.op_ref, escrowId: p.escrow_id, amount: amount(p.amount_cu, 'amount_cu'), payee: p.payee_id, taskId: p.task_id ?? null, proof: bounded(p.proof, 'proof') };
+      return {
+        method,
+        opRef: p.op_ref,
+        escrowId: p.escrow_id,
+        amount: amount(p.amount_cu, 'amount_cu'),
+        payee: p.payee_id,
+        taskId: p.task_id ?? null,
+        proof: bounded(p.proof, 'proof'),
+      };
     }
     case ESCROW_METHOD.reclaim: {
       const p = schema(ReclaimParamsSchema, params);
-      return { method, opRef: p.op_ref, escrowId: p.escrow_id, amount: p.amount_cu === undefined ? null : amount(p.amount_cu, 'amount_cu') };
+      return {
+        method,
+        opRef: p.op_ref,
+        escrowId: p.escrow_id,
+        amount: p.amount_cu === undefined ? null : amount(p.amount_cu, 'amount_cu'),
+      };
     }
     case ESCROW_METHOD.claim: {
       const p = schema(ClaimParamsSchema, params);
-      return { method, opRef: p.op_ref, escrowId: p.escrow_id, amount: amount(p.amount_cu, 'amount_cu'), taskId: p.task_id, proof: bounded(p.proof, 'proof') };
+      return {
+        method,
+        opRef: p.op_ref,
+        escrowId: p.escrow_id,
+        amount: amount(p.amount_cu, 'amount_cu'),
+        taskId: p.task_id,
+        proof: bounded(p.proof, 'proof'),
+      };
     }
     case ESCROW_METHOD.dispute: {
       const p = schema(DisputeParamsSchema, params);
-      return { method, opRef: p.op_ref, escrowId: p.escrow_id, reason: p.reason, evidence: bounded(p.evidence, 'evidence') };
+      return {
+        method,
+        opRef: p.op_ref,
+        escrowId: p.escrow_id,
+        reason: p.reason,
+        evidence: bounded(p.evidence, 'evidence'),
+      };
     }
     case ESCROW_METHOD.status:
       return { method, escrowId: schema(StatusParamsSchema, params).escrow_id };

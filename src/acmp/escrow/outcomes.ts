@@ -16,7 +16,11 @@ export interface Done {
 }
 
 /** Writes what a transaction's transitions changed: the record, its log entries and pending payouts. */
-export async function persist(tx: EscrowTx, before: EscrowRecord, log: TransitionLog): Promise<{ record: EscrowRecord; payouts: readonly Payout[]; changed: EscrowRecord | undefined }> {
+export async function persist(
+  tx: EscrowTx,
+  before: EscrowRecord,
+  log: TransitionLog,
+): Promise<{ record: EscrowRecord; payouts: readonly Payout[]; changed: EscrowRecord | undefined }> {
   const done = log.result();
   if (done.record.seq === before.seq) return { record: before, payouts: [], changed: undefined };
   await tx.updateEscrow(done.record);
@@ -32,7 +36,9 @@ export function replay(stored: StoredOp, hash: string): EscrowAnswer {
 }
 
 export function toAnswer(outcome: StoredOp['outcome']): EscrowAnswer {
-  return outcome.kind === 'result' ? { kind: 'result', result: outcome.result } : { kind: 'error', error: outcome.error };
+  return outcome.kind === 'result'
+    ? { kind: 'result', result: outcome.result }
+    : { kind: 'error', error: outcome.error };
 }
 
 export function lockResult(record: EscrowRecord): Record<string, JsonValue> {
@@ -45,4 +51,3 @@ export function lockResult(record: EscrowRecord): Record<string, JsonValue> {
     payee_id: record.payee,
   };
 }
-

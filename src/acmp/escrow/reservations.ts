@@ -30,6 +30,10 @@ export interface ReservationStore {
   /** Reservations in a state, oldest first. */
   inState(state: ReservationState, limit: number): Promise<Reservation[]>;
   /** Moves a reservation from one state to another (compare-and-set); false when it was not in `from`. */
-  update(escrowId: string, from: ReservationState, to: Partial<Omit<Reservation, 'escrowId' | 'taskId' | 'createdAt'>> & { state: ReservationState }): Promise<boolean>;
+  update(
+    escrowId: string,
+    from: ReservationState,
+    to: Partial<Omit<Reservation, 'escrowId' | 'taskId' | 'createdAt'>> & { state: ReservationState },
+  ): Promise<boolean>;
   get(escrowId: string): Promise<Reservation | undefined>;
 }

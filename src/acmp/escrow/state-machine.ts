@@ -30,7 +30,8 @@ export interface NewEscrow {
  */
 export function openEscrow(lock: Lock, owner: NewEscrow, settings: EscrowSettings): EscrowRecord {
   // Ours (L4 is silent, REF accepts born-expired escrows): the validity must lie in the future.
-  if (lock.validUntil <= owner.now) throw new AcmpError(ACMP_CODE.invalidParams, { reason: 'valid_until_past' });
+  if (lock.validUntil <= owner.now)
+    throw new AcmpError(ACMP_CODE.invalidParams, { reason: 'valid_until_past' });
   if (lock.payee !== null) checkPayee(lock.payee, owner.buyer);
   return {
     escrowId: owner.escrowId,
@@ -65,7 +66,13 @@ export function openEscrow(lock: Lock, owner: NewEscrow, settings: EscrowSetting
 export function authorize(record: EscrowRecord, command: EscrowCommand, party: string): void {
   const isBuyer = party === record.buyer;
   const isPayee = record.payee !== null && party === record.payee;
-  const allowed = party !== ANONYMOUS_IDENTITY && (command.method === ESCROW_METHOD.claim ? isPayee : command.method === ESCROW_METHOD.status ? isBuyer || isPayee : isBuyer);
+  const allowed =
+    party !== ANONYMOUS_IDENTITY &&
+    (command.method === ESCROW_METHOD.claim
+      ? isPayee
+      : command.method === ESCROW_METHOD.status
+        ? isBuyer || isPayee
+        : isBuyer);
   if (!allowed) throw escrowError('notAuthorized', isBuyer || isPayee ? 'wrong_party' : 'not_a_party');
 }
 
@@ -87,9 +94,14 @@ export function advance(log: TransitionLog, now: number): void {
       const remaining = remainingOf(r);
       // L4 §2: MUST auto-reclaim to the buyer; the expiry happens at valid_until_ms, whenever it is noticed.
       const at = Math.max(r.validUntil, r.updatedAt);
-      log.step('expire', 'agent', at, { state: 'closed', reclaimed: r.reclaimed + remaining, expired: true }, { reclaimed_cu: formatCu(remaining) }, [
-        { to: 'buyer', amount: remaining, kind: 'expiry' },
-      ]);
+      log.step(
+        'expire',
+        'agent',
+        at,
+        { state: 'closed', reclaimed: r.reclaimed + remaining, expired: true },
+        { reclaimed_cu: formatCu(remaining) },
+        [{ to: 'buyer', amount: remaining, kind: 'expiry' }],
+      );
     } else return;
   }
 }
@@ -99,9 +111,14 @@ function autoRelease(log: TransitionLog, at: number): void {
   const claim = r.claim!;
   const released = r.released + claim.amount;
   // L4 §4.5: the agent MUST auto-release the claimed amount when the window passes without a dispute.
-  log.step('auto_release', 'agent', at, { state: released + r.reclaimed === r.locked ? 'closed' : 'open', released, claim: null, settled: true }, { amount_cu: formatCu(claim.amount), task_id: claim.taskId }, [
-    { to: 'payee', amount: claim.amount, kind: 'auto_release' },
-  ]);
+  log.step(
+    'auto_release',
+    'agent',
+    at,
+    { state: released + r.reclaimed === r.locked ? 'closed' : 'open', released, claim: null, settled: true },
+    { amount_cu: formatCu(claim.amount), task_id: claim.taskId },
+    [{ to: 'payee', amount: claim.amount, kind: 'auto_release' }],
+  );
 }
 
 /**
@@ -109,17 +126,32 @@ function autoRelease(log: TransitionLog, at: number): void {
  * the buyer; the escrow closes [L4 §4.6].
  * @throws AcmpError -35003 when the escrow is not disputed; -32602 when `toPayee` exceeds the claim.
  */
-export function resolveDispute(log: TransitionLog, toPayee: bigint, by: 'operator' | 'default', actor: string, at: number): void {
+export function resolveDispute(
+  log: TransitionLog,
+  toPayee: bigint,
+  by: 'operator' | 'default',
+  actor: string,
+  at: number,
+): void {
   const r = log.record;
-  if (r.state !== 'disputed' || !r.dispute) throw escrowError('invalidState', 'not_disputed', { state: r.state });
-  if (toPayee < 0n || toPayee > r.dispute.claim.amount) throw new AcmpError(ACMP_CODE.invalidParams, { reason: 'exceeds_claim' });
+  if (r.state !== 'disputed' || !r.dispute)
+    throw escrowError('invalidState', 'not_disputed', { state: r.state });
+  if (toPayee < 0n || toPayee > r.dispute.claim.amount)
+    throw new AcmpError(ACMP_CODE.invalidParams, { reason: 'exceeds_claim' });
   const toBuyer = remainingOf(r) - toPayee;
   const resolution = { toPayee, toBuyer, by, at };
   log.step(
     'resolve',
     actor,
     at,
-    { state: 'closed', released: r.released + toPayee, reclaimed: r.reclaimed + toBuyer, claim: null, settled: true, dispute: { ...r.dispute, resolution } },
+    {
+      state: 'closed',
+      released: r.released + toPayee,
+      reclaimed: r.reclaimed + toBuyer,
+      claim: null,
+      settled: true,
+      dispute: { ...r.dispute, resolution },
+    },
     { to_payee_cu: formatCu(toPayee), to_buyer_cu: formatCu(toBuyer), by },
     [
       { to: 'payee', amount: toPayee, kind: 'resolution' },
@@ -132,7 +164,13 @@ export function resolveDispute(log: TransitionLog, toPayee: bigint, by: 'operato
  * Applies one authorised command to an advanced record [L4 §4.2–§4.7] and returns its result object.
  * @throws AcmpError -35003 / -35004 / -35006 / -35005 / -32602 as the method's rules say.
  */
-export function applyCommand(log: TransitionLog, command: MutatingCommand | Extract<EscrowCommand, { method: typeof ESCROW_METHOD.status }>, party: string, now: number, settings: EscrowSettings): Record<string, JsonValue> {
+export function applyCommand(
+  log: TransitionLog,
+  command: MutatingCommand | Extract<EscrowCommand, { method: typeof ESCROW_METHOD.status }>,
+  party: string,
+  now: number,
+  settings: EscrowSettings,
+): Record<string, JsonValue> {
   const r = log.record;
   if (command.method === ESCROW_METHOD.status) return encodeStatus(r);
   // L4 §5 -35004: an escrow that expired (and was auto-reclaimed) takes no further operation.
@@ -153,36 +191,78 @@ export function applyCommand(log: TransitionLog, command: MutatingCommand | Extr
   }
 }
 
-function bind(log: TransitionLog, c: Extract<MutatingCommand, { method: 'acmp/escrowBind' }>, party: string, now: number, settings: EscrowSettings): Record<string, JsonValue> {
+function bind(
+  log: TransitionLog,
+  c: Extract<MutatingCommand, { method: 'acmp/escrowBind' }>,
+  party: string,
+  now: number,
+  settings: EscrowSettings,
+): Record<string, JsonValue> {
   const r = log.record;
   // L4 §4.2: bind happens once; a rebind (also after a payee named at lock) is -35003.
   if (r.payee !== null) throw escrowError('invalidState', 'already_bound');
   if (r.state !== 'open') throw escrowError('invalidState', 'not_open', { state: r.state });
   checkPayee(c.payee, r.buyer);
   const windowMs = c.windowMs === undefined ? r.challengeWindowMs : windowOf(c.windowMs, settings);
-  if (c.agreedPrice !== null && c.agreedPrice > remainingOf(r)) throw escrowError('exceedsRemaining', 'agreed_price_above_remaining');
-  log.step('bind', party, now, { payee: c.payee, challengeWindowMs: windowMs, agreedPrice: c.agreedPrice }, { payee_id: c.payee, challenge_window_ms: windowMs });
-  return { escrow_id: r.escrowId, payee_id: c.payee, challenge_window_ms: windowMs, ...(c.agreedPrice === null ? {} : { agreed_price_cu: formatCu(c.agreedPrice) }) };
+  if (c.agreedPrice !== null && c.agreedPrice > remainingOf(r))
+    throw escrowError('exceedsRemaining', 'agreed_price_above_remaining');
+  log.step(
+    'bind',
+    party,
+    now,
+    { payee: c.payee, challengeWindowMs: windowMs, agreedPrice: c.agreedPrice },
+    { payee_id: c.payee, challenge_window_ms: windowMs },
+  );
+  return {
+    escrow_id: r.escrowId,
+    payee_id: c.payee,
+    challenge_window_ms: windowMs,
+    ...(c.agreedPrice === null ? {} : { agreed_price_cu: formatCu(c.agreedPrice) }),
+  };
 }
 
-function release(log: TransitionLog, c: Extract<MutatingCommand, { method: 'acmp/escrowRelease' }>, party: string, now: number): Record<string, JsonValue> {
+function release(
+  log: TransitionLog,
+  c: Extract<MutatingCommand, { method: 'acmp/escrowRelease' }>,
+  party: string,
+  now: number,
+): Record<string, JsonValue> {
   const r = log.record;
-  if (r.state !== 'open' && r.state !== 'claimed') throw escrowError('invalidState', 'not_open', { state: r.state });
+  if (r.state !== 'open' && r.state !== 'claimed')
+    throw escrowError('invalidState', 'not_open', { state: r.state });
   // L4 §4.3: payee_id MUST equal the bound payee (an unbound escrow is bound implicitly).
   if (r.payee !== null && c.payee !== r.payee) throw escrowError('notAuthorized', 'payee_mismatch');
   if (r.payee === null) checkPayee(c.payee, r.buyer);
   if (c.amount > remainingOf(r)) throw escrowError('exceedsRemaining');
   // L4 §4.3: in `claimed`, only a release of at least the claim resolves it ("must dispute, not undercut").
-  if (r.state === 'claimed' && c.amount < r.claim!.amount) throw escrowError('invalidState', 'below_claim', { claim_cu: formatCu(r.claim!.amount) });
+  if (r.state === 'claimed' && c.amount < r.claim!.amount)
+    throw escrowError('invalidState', 'below_claim', { claim_cu: formatCu(r.claim!.amount) });
   const released = r.released + c.amount;
   const claimedTasks = r.claim ? [...r.claimedTasks, r.claim.taskId].filter(unique) : r.claimedTasks;
   const state = released + r.reclaimed === r.locked ? 'closed' : 'open';
   const data = { amount_cu: formatCu(c.amount), task_id: c.taskId, proof: (c.proof ?? null) as JsonValue };
-  log.step('release', party, now, { payee: c.payee, state, released, claim: null, claimedTasks, settled: true }, data, [{ to: 'payee', amount: c.amount, kind: 'release' }]);
-  return { escrow_id: r.escrowId, released_cu: formatCu(c.amount), remaining_cu: formatCu(remainingOf(log.record)), state };
+  log.step(
+    'release',
+    party,
+    now,
+    { payee: c.payee, state, released, claim: null, claimedTasks, settled: true },
+    data,
+    [{ to: 'payee', amount: c.amount, kind: 'release' }],
+  );
+  return {
+    escrow_id: r.escrowId,
+    released_cu: formatCu(c.amount),
+    remaining_cu: formatCu(remainingOf(log.record)),
+    state,
+  };
 }
 
-function reclaim(log: TransitionLog, c: Extract<MutatingCommand, { method: 'acmp/escrowReclaim' }>, party: string, now: number): Record<string, JsonValue> {
+function reclaim(
+  log: TransitionLog,
+  c: Extract<MutatingCommand, { method: 'acmp/escrowReclaim' }>,
+  party: string,
+  now: number,
+): Record<string, JsonValue> {
   const r = log.record;
   // L4 §4.4: only in `open`; a bound escrow needs one release or resolved claim first.
   if (r.state !== 'open') throw escrowError('invalidState', 'not_open', { state: r.state });
@@ -192,30 +272,89 @@ function reclaim(log: TransitionLog, c: Extract<MutatingCommand, { method: 'acmp
   if (amount <= 0n) throw escrowError('invalidState', 'nothing_to_reclaim');
   const reclaimed = r.reclaimed + amount;
   const state = r.released + reclaimed === r.locked ? 'closed' : 'open';
-  log.step('reclaim', party, now, { state, reclaimed }, { amount_cu: formatCu(amount) }, [{ to: 'buyer', amount, kind: 'reclaim' }]);
-  return { escrow_id: r.escrowId, reclaimed_cu: formatCu(amount), remaining_cu: formatCu(remainingOf(log.record)), state };
+  log.step('reclaim', party, now, { state, reclaimed }, { amount_cu: formatCu(amount) }, [
+    { to: 'buyer', amount, kind: 'reclaim' },
+  ]);
+  return {
+    escrow_id: r.escrowId,
+    reclaimed_cu: formatCu(amount),
+    remaining_cu: formatCu(remainingOf(log.record)),
+    state,
+  };
 }
 
-function claim(log: TransitionLog, c: Extract<MutatingCommand, { method: 'acmp/escrowClaim' }>, party: string, now: number): Record<string, JsonValue> {
+function claim(
+  log: TransitionLog,
+  c: Extract<MutatingCommand, { method: 'acmp/escrowClaim' }>,
+  party: string,
+  now: number,
+): Record<string, JsonValue> {
   const r = log.record;
   // L4 §4.5: only in `open`; one pending claim at a time.
   if (r.state !== 'open') throw escrowError('invalidState', 'not_open', { state: r.state });
   if (r.claimedTasks.includes(c.taskId)) throw escrowError('invalidState', 'duplicate_claim');
   if (c.amount > remainingOf(r)) throw escrowError('exceedsRemaining');
-  if (r.agreedPrice !== null && c.amount > r.agreedPrice) throw escrowError('exceedsRemaining', 'exceeds_agreed_price', { agreed_price_cu: formatCu(r.agreedPrice) });
-  const pending = { amount: c.amount, taskId: c.taskId, proof: (c.proof ?? null) as JsonValue, filedAt: now, windowEndsAt: now + r.challengeWindowMs };
-  log.step('claim', party, now, { state: 'claimed', claim: pending, claimedTasks: [...r.claimedTasks, c.taskId] }, { amount_cu: formatCu(c.amount), task_id: c.taskId, proof: pending.proof });
-  return { escrow_id: r.escrowId, state: 'claimed', claim: { amount_cu: formatCu(c.amount), window_ends_ms: pending.windowEndsAt } };
+  if (r.agreedPrice !== null && c.amount > r.agreedPrice)
+    throw escrowError('exceedsRemaining', 'exceeds_agreed_price', {
+      agreed_price_cu: formatCu(r.agreedPrice),
+    });
+  const pending = {
+    amount: c.amount,
+    taskId: c.taskId,
+    proof: (c.proof ?? null) as JsonValue,
+    filedAt: now,
+    windowEndsAt: now + r.challengeWindowMs,
+  };
+  log.step(
+    'claim',
+    party,
+    now,
+    { state: 'claimed', claim: pending, claimedTasks: [...r.claimedTasks, c.taskId] },
+    { amount_cu: formatCu(c.amount), task_id: c.taskId, proof: pending.proof },
+  );
+  return {
+    escrow_id: r.escrowId,
+    state: 'claimed',
+    claim: { amount_cu: formatCu(c.amount), window_ends_ms: pending.windowEndsAt },
+  };
 }
 
-function dispute(log: TransitionLog, c: Extract<MutatingCommand, { method: 'acmp/escrowDispute' }>, party: string, now: number, settings: EscrowSettings): Record<string, JsonValue> {
+function dispute(
+  log: TransitionLog,
+  c: Extract<MutatingCommand, { method: 'acmp/escrowDispute' }>,
+  party: string,
+  now: number,
+  settings: EscrowSettings,
+): Record<string, JsonValue> {
   const r = log.record;
   // L4 §4.6: only in `claimed`, before the window ends (advance() already paid a claim whose window passed).
-  if (r.state !== 'claimed' || !r.claim) throw escrowError('invalidState', r.state === 'disputed' ? 'already_disputed' : 'not_claimed', { state: r.state });
+  if (r.state !== 'claimed' || !r.claim)
+    throw escrowError('invalidState', r.state === 'disputed' ? 'already_disputed' : 'not_claimed', {
+      state: r.state,
+    });
   const deadlineAt = now + settings.disputeDeadlineMs;
-  const filed = { reason: c.reason, evidence: (c.evidence ?? null) as JsonValue, filedAt: now, deadlineAt, claim: r.claim, defaultOutcome: settings.defaultOutcome, resolution: null };
-  log.step('dispute', party, now, { state: 'disputed', dispute: filed }, { reason: c.reason, resolution_deadline_ms: deadlineAt });
-  return { escrow_id: r.escrowId, state: 'disputed', resolution_deadline_ms: deadlineAt, default_outcome: settings.defaultOutcome };
+  const filed = {
+    reason: c.reason,
+    evidence: (c.evidence ?? null) as JsonValue,
+    filedAt: now,
+    deadlineAt,
+    claim: r.claim,
+    defaultOutcome: settings.defaultOutcome,
+    resolution: null,
+  };
+  log.step(
+    'dispute',
+    party,
+    now,
+    { state: 'disputed', dispute: filed },
+    { reason: c.reason, resolution_deadline_ms: deadlineAt },
+  );
+  return {
+    escrow_id: r.escrowId,
+    state: 'disputed',
+    resolution_deadline_ms: deadlineAt,
+    default_outcome: settings.defaultOutcome,
+  };
 }
 
 /** The challenge window: the given one within the advertised range, or the default. */
@@ -223,7 +362,11 @@ function windowOf(windowMs: number | undefined, settings: EscrowSettings): numbe
   if (windowMs === undefined) return settings.defaultChallengeWindowMs;
   // Ours: a window outside the advertised range is refused (a negative one would let a claim pay at once).
   if (windowMs < settings.minChallengeWindowMs || windowMs > settings.maxChallengeWindowMs) {
-    throw new AcmpError(ACMP_CODE.invalidParams, { reason: 'window_out_of_range', min_ms: settings.minChallengeWindowMs, max_ms: settings.maxChallengeWindowMs });
+    throw new AcmpError(ACMP_CODE.invalidParams, {
+      reason: 'window_out_of_range',
+      min_ms: settings.minChallengeWindowMs,
+      max_ms: settings.maxChallengeWindowMs,
+    });
   }
   return windowMs;
 }

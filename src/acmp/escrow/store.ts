@@ -22,7 +22,9 @@ export interface OpKey {
 export interface StoredOp {
   readonly key: OpKey;
   readonly paramsHash: string;
-  readonly outcome: { readonly kind: 'result'; readonly result: Record<string, JsonValue> } | { readonly kind: 'error'; readonly error: AcmpErrorObjectShape };
+  readonly outcome:
+    | { readonly kind: 'result'; readonly result: Record<string, JsonValue> }
+    | { readonly kind: 'error'; readonly error: AcmpErrorObjectShape };
   /** The escrow a lock created (so a replay returns the same one). */
   readonly escrowId: string | null;
   readonly at: number;

@@ -50,7 +50,14 @@ export class TransitionLog {
   }
 
   /** Records one transition; `pay` lists who receives what (zero amounts are left out). */
-  step(kind: string, actor: string, at: number, patch: Partial<EscrowRecord>, data: JsonValue, pay: readonly { to: 'buyer' | 'payee'; amount: bigint; kind: PayoutKind }[] = []): void {
+  step(
+    kind: string,
+    actor: string,
+    at: number,
+    patch: Partial<EscrowRecord>,
+    data: JsonValue,
+    pay: readonly { to: 'buyer' | 'payee'; amount: bigint; kind: PayoutKind }[] = [],
+  ): void {
     const seq = this.current.seq + 1;
     this.current = { ...this.current, ...patch, seq, updatedAt: at };
     const { escrowId, tenant } = this.current;
@@ -59,7 +66,15 @@ export class TransitionLog {
       if (p.amount <= 0n) continue;
       const account = p.to === 'buyer' ? this.current.buyer : this.current.payee;
       if (account === null) throw new Error('payout to an unbound payee');
-      this.payoutList.push({ payoutId: `${escrowId}:${seq}:${p.to}`, escrowId, tenant, account, amount: p.amount, kind: p.kind, at });
+      this.payoutList.push({
+        payoutId: `${escrowId}:${seq}:${p.to}`,
+        escrowId,
+        tenant,
+        account,
+        amount: p.amount,
+        kind: p.kind,
+        at,
+      });
     }
   }
 

@@ -14,7 +14,8 @@ export class MemoryAgreementStore implements AgreementStore {
   accept(agreement: Agreement): Promise<AcceptOutcome> {
     const existing = this.agreements.get(agreement.offerKey);
     if (existing) return Promise.resolve({ kind: 'exists', existing });
-    if (agreement.escrowId !== null && this.escrows.has(agreement.escrowId)) return Promise.resolve({ kind: 'escrow_committed' });
+    if (agreement.escrowId !== null && this.escrows.has(agreement.escrowId))
+      return Promise.resolve({ kind: 'escrow_committed' });
     this.agreements.set(agreement.offerKey, agreement);
     if (agreement.escrowId !== null) this.escrows.set(agreement.escrowId, agreement.offerKey);
     return Promise.resolve({ kind: 'accepted' });

@@ -81,7 +81,10 @@ export class Negotiator {
     const priced = quotePrice(capability, params.input_tokens_est, this.options.inputTolerance ?? 0.1);
     // L6 §2.1: price_cu MUST be ≤ max_price_cu; the provider rejects rather than quote above it.
     if (params.max_price_cu !== undefined && priced.price > params.max_price_cu) {
-      throw new AcmpError(ACMP_CODE.budgetExceeded, { min_price_cu: priced.price, capability: capability.id });
+      throw new AcmpError(ACMP_CODE.budgetExceeded, {
+        min_price_cu: priced.price,
+        capability: capability.id,
+      });
     }
     const terms: OfferTerms = {
       capability: capability.id,
@@ -90,7 +93,9 @@ export class Negotiator {
       buyer: buyerDigest(scope),
       ...(session !== undefined ? { session } : {}),
       ...(params.proof_method !== undefined ? { proof_method: params.proof_method } : {}),
-      ...(params.challenge_window_ms !== undefined ? { challenge_window_ms: this.window(params.challenge_window_ms) } : {}),
+      ...(params.challenge_window_ms !== undefined
+        ? { challenge_window_ms: this.window(params.challenge_window_ms) }
+        : {}),
       ...(priced.inputTokensMax !== undefined ? { input_tokens_max: priced.inputTokensMax } : {}),
     };
     return this.issue(terms);
@@ -113,7 +118,9 @@ export class Negotiator {
       ...terms,
       ...(changes.price_cu !== undefined ? { price_cu: changes.price_cu } : {}),
       ...(changes.proof_method !== undefined ? { proof_method: changes.proof_method } : {}),
-      ...(changes.challenge_window_ms !== undefined ? { challenge_window_ms: this.window(changes.challenge_window_ms) } : {}),
+      ...(changes.challenge_window_ms !== undefined
+        ? { challenge_window_ms: this.window(changes.challenge_window_ms) }
+        : {}),
       valid_until_ms: this.validUntil(validMs),
     });
   }
@@ -133,7 +140,8 @@ export class Negotiator {
   async accept(params: AcceptParams, scope: TaskScope, session?: string): Promise<Ack> {
     const terms = decodeOfferId(params.offer_id, await this.options.store.offerKey());
     // An offer quoted for another agent is as unknown to this caller as a forged one (no existence leak).
-    if (!terms || terms.buyer !== buyerDigest(scope) || terms.session !== session) throw new AcmpError(ACMP_CODE.offerNotFound, {});
+    if (!terms || terms.buyer !== buyerDigest(scope) || terms.session !== session)
+      throw new AcmpError(ACMP_CODE.offerNotFound, {});
     const now = this.clock.now();
     const escrowId = params.escrow_id ?? null;
     const agreement: Agreement = {
@@ -153,7 +161,8 @@ export class Negotiator {
     if (now > terms.valid_until_ms) throw new AcmpError(ACMP_CODE.offerExpired, {});
     const outcome = await this.options.store.accept(agreement);
     if (outcome.kind === 'exists') return replayOrRefuse(outcome.existing, escrowId, ack);
-    if (outcome.kind === 'escrow_committed') throw new AcmpError(ACMP_CODE.escrowInvalid, { escrow_id: escrowId, reason: 'escrow_committed' });
+    if (outcome.kind === 'escrow_committed')
+      throw new AcmpError(ACMP_CODE.escrowInvalid, { escrow_id: escrowId, reason: 'escrow_committed' });
     return ack;
   }
 
@@ -165,27 +174,45 @@ export class Negotiator {
    *   agreement_consumed|agreement_expired`, -33006 `differs_from_agreement`, -33001 with `min_price_cu`
    *   (below the agreed price, or `input_exceeds_quote`).
    */
-  async agreementFor(params: InvokeParams, scope: TaskScope, references: readonly string[] = []): Promise<Agreement | undefined> {
+  async agreementFor(
+    params: InvokeParams,
+    scope: TaskScope,
+    references: readonly string[] = [],
+  ): Promise<Agreement | undefined> {
     const agreement = await this.find(params, references);
     if (!agreement) return undefined;
-    const refuse = (reason: string): AcmpError => new AcmpError(ACMP_CODE.invalidParams, { task_id: params.task_id, reason });
-    if (agreement.scope.tenant !== scope.tenant || agreement.scope.agent !== scope.agent) throw refuse('agreement_foreign');
+    const refuse = (reason: string): AcmpError =>
+      new AcmpError(ACMP_CODE.invalidParams, { task_id: params.task_id, reason });
+    if (agreement.scope.tenant !== scope.tenant || agreement.scope.agent !== scope.agent)
+      throw refuse('agreement_foreign');
     if (agreement.terms.capability !== params.capability) throw refuse('agreement_capability');
-    if (agreement.consumedBy !== null && agreement.consumedBy !== params.task_id) throw consumedError(agreement, params.task_id);
+    if (agreement.consumedBy !== null && agreement.consumedBy !== params.task_id)
+      throw consumedError(agreement, params.task_id);
     if (this.clock.now() > agreement.invokeBy) throw refuse('agreement_expired');
     const agreed = agreement.terms.proof_method;
     // L6 §4 / L3 §2: the invoke carries the negotiated proof method, no other.
     if (agreed !== undefined && params.proof_method !== agreed) {
-      throw new AcmpError(ACMP_CODE.proofUnsupported, { task_id: params.task_id, proof_method: params.proof_method ?? null, reason: 'differs_from_agreement' });
+      throw new AcmpError(ACMP_CODE.proofUnsupported, {
+        task_id: params.task_id,
+        proof_method: params.proof_method ?? null,
+        reason: 'differs_from_agreement',
+      });
     }
     const price = agreement.terms.price_cu;
     // L6 §4: the agreed price lands in max_price_cu, the ceiling.
     if (params.max_price_cu !== undefined && params.max_price_cu < price) {
-      throw new AcmpError(ACMP_CODE.budgetExceeded, { task_id: params.task_id, min_price_cu: price, reason: 'below_agreed_price' });
+      throw new AcmpError(ACMP_CODE.budgetExceeded, {
+        task_id: params.task_id,
+        min_price_cu: price,
+        reason: 'below_agreed_price',
+      });
     }
     const max = agreement.terms.input_tokens_max;
     if (max !== undefined && params.input !== undefined && estimateTokens(params.input) > max) {
-      throw new AcmpError(ACMP_CODE.budgetExceeded, { task_id: params.task_id, reason: 'input_exceeds_quote' });
+      throw new AcmpError(ACMP_CODE.budgetExceeded, {
+        task_id: params.task_id,
+        reason: 'input_exceeds_quote',
+      });
     }
     return agreement;
   }
@@ -195,7 +222,8 @@ export class Negotiator {
    * @throws AcmpError as {@link consumedError} when another task took it first.
    */
   async consume(agreement: Agreement, taskId: string): Promise<void> {
-    if (!(await this.options.store.consume(agreement.offerKey, taskId))) throw consumedError(agreement, taskId);
+    if (!(await this.options.store.consume(agreement.offerKey, taskId)))
+      throw consumedError(agreement, taskId);
   }
 
   /** Undoes {@link consume} for a task refused after all (its id belonged to another caller). */
@@ -204,14 +232,17 @@ export class Negotiator {
   }
 
   private async find(params: InvokeParams, references: readonly string[]): Promise<Agreement | undefined> {
-    const unknown = (): AcmpError => new AcmpError(ACMP_CODE.invalidParams, { task_id: params.task_id, reason: 'agreement_unknown' });
+    const unknown = (): AcmpError =>
+      new AcmpError(ACMP_CODE.invalidParams, { task_id: params.task_id, reason: 'agreement_unknown' });
     const offerId = (params as { offer_id?: unknown }).offer_id;
-    if (typeof offerId === 'string') return (await this.options.store.get(offerKeyOf(offerId))) ?? Promise.reject(unknown());
+    if (typeof offerId === 'string')
+      return (await this.options.store.get(offerKeyOf(offerId))) ?? Promise.reject(unknown());
     for (const taskId of references) {
       const negotiation = await this.options.references?.(taskId);
       if (negotiation === undefined) continue;
       // A negotiation named as the invoke's basis that ended without an agreement is no basis at all.
-      const agreement = negotiation.offerKey === null ? undefined : await this.options.store.get(negotiation.offerKey);
+      const agreement =
+        negotiation.offerKey === null ? undefined : await this.options.store.get(negotiation.offerKey);
       if (!agreement) throw unknown();
       return agreement;
     }
@@ -219,7 +250,10 @@ export class Negotiator {
   }
 
   private validUntil(requested: number | undefined): number {
-    const validMs = Math.min(this.validity.max, Math.max(this.validity.min, requested ?? this.validity.default));
+    const validMs = Math.min(
+      this.validity.max,
+      Math.max(this.validity.min, requested ?? this.validity.default),
+    );
     return Math.floor(this.clock.now() + validMs);
   }
 
@@ -241,7 +275,11 @@ export class Negotiator {
  */
 function consumedError(agreement: Agreement, taskId: string): AcmpError {
   return agreement.escrowId !== null
-    ? new AcmpError(ACMP_CODE.escrowInvalid, { task_id: taskId, escrow_id: agreement.escrowId, reason: 'committed' })
+    ? new AcmpError(ACMP_CODE.escrowInvalid, {
+        task_id: taskId,
+        escrow_id: agreement.escrowId,
+        reason: 'committed',
+      })
     : new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, reason: 'agreement_consumed' });
 }
 
@@ -252,7 +290,11 @@ function replayOrRefuse(known: Agreement, escrowId: string | null, ack: Ack): Ac
 }
 
 /** A quote's price: fixed, or the input-priced capability's price for the estimated input size. */
-function quotePrice(capability: AcmpCapability, tokensEst: number | undefined, tolerance: number): { price: number; inputTokensMax?: number } {
+function quotePrice(
+  capability: AcmpCapability,
+  tokensEst: number | undefined,
+  tolerance: number,
+): { price: number; inputTokensMax?: number } {
   if (typeof capability.price === 'number') return { price: capability.price };
   const tokens = tokensEst ?? DEFAULT_TOKENS_EST;
   const sample: Payload = { type: 'text', data: 'x'.repeat(tokens * 4) };

@@ -19,10 +19,21 @@ export const acmpMcpScenario: DemoScenario = {
     const a2a = await createAcmpBuyer({ agentUrl: ctx.url, prefer: ['a2a', 'mcp'], caCert: ctx.caCert });
     try {
       expectThat(mcp.binding === 'mcp' && a2a.binding === 'a2a', 'the buyer to pick the preferred binding');
-      expectThat(JSON.stringify(mcp.capabilityObject) === JSON.stringify(a2a.capabilityObject), 'one capability object on both bindings');
-      ctx.say(`   prefer [mcp, a2a] → ${mcp.binding} (server/discover extension org.a2agora/acmp); prefer [a2a, mcp] → ${a2a.binding} (agent card)`);
+      expectThat(
+        JSON.stringify(mcp.capabilityObject) === JSON.stringify(a2a.capabilityObject),
+        'one capability object on both bindings',
+      );
+      ctx.say(
+        `   prefer [mcp, a2a] → ${mcp.binding} (server/discover extension org.a2agora/acmp); prefer [a2a, mcp] → ${a2a.binding} (agent card)`,
+      );
       const task_id = boundedTaskIds.newId('task');
-      const params = { task_id, capability: 'sentiment-analysis', input: INPUT, max_price_cu: 0.005, proof_method: 'result-hash' };
+      const params = {
+        task_id,
+        capability: 'sentiment-analysis',
+        input: INPUT,
+        max_price_cu: 0.005,
+        proof_method: 'result-hash',
+      };
       const overMcp = await buy(ctx, mcp, params);
       const overA2a = await buy(ctx, a2a, params);
       expectThat(overA2a.proof?.hash === overMcp.proof?.hash, 'the A2A retry to replay the MCP purchase');
@@ -34,10 +45,16 @@ export const acmpMcpScenario: DemoScenario = {
   },
 };
 
-async function buy(ctx: DemoContext, buyer: PickedAcmpBuyer, params: Parameters<PickedAcmpBuyer['invoke']>[0]): Promise<AcmpResult> {
+async function buy(
+  ctx: DemoContext,
+  buyer: PickedAcmpBuyer,
+  params: Parameters<PickedAcmpBuyer['invoke']>[0],
+): Promise<AcmpResult> {
   const result = await buyer.invoke(params);
   const check = verifyProof(result.proof, { method: 'result-hash', output: result.output!, input: INPUT });
   expectThat(check.ok, 'the result-hash proof to verify');
-  ctx.say(`   over ${buyer.binding}: sentiment-analysis → ${JSON.stringify(result.output?.data)} for ${result.cost_cu} CU, proof ${String(result.proof?.hash).slice(0, 23)}… verified`);
+  ctx.say(
+    `   over ${buyer.binding}: sentiment-analysis → ${JSON.stringify(result.output?.data)} for ${result.cost_cu} CU, proof ${String(result.proof?.hash).slice(0, 23)}… verified`,
+  );
   return result;
 }

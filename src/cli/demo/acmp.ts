@@ -18,11 +18,25 @@ export const acmpScenario: DemoScenario = {
   async run(ctx) {
     const buyer = await createAcmpBuyer({ agentUrl: ctx.url, caCert: ctx.caCert });
     const { features, emits } = buyer.capabilityObject;
-    ctx.say(`   card: ACMP ${buyer.capabilityObject.version} provider, emits [${emits.join(', ')}], heartbeat ${String(features.heartbeat_interval_ms)} ms`);
-    ctx.say(`   skills: ${buyer.card.skills.filter((s) => s.tags.includes('acmp')).map((s) => s.id).join(', ')}`);
+    ctx.say(
+      `   card: ACMP ${buyer.capabilityObject.version} provider, emits [${emits.join(', ')}], heartbeat ${String(features.heartbeat_interval_ms)} ms`,
+    );
+    ctx.say(
+      `   skills: ${buyer.card.skills
+        .filter((s) => s.tags.includes('acmp'))
+        .map((s) => s.id)
+        .join(', ')}`,
+    );
 
-    const sentiment = await buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'Revenue grew 12% YoY.' }, max_price_cu: 0.005, proof_method: 'result-hash' });
-    ctx.say(`   invoke sentiment-analysis → ${JSON.stringify(sentiment.output?.data)} for ${sentiment.cost_cu} CU (max 0.005)`);
+    const sentiment = await buyer.invoke({
+      capability: 'sentiment-analysis',
+      input: { type: 'text', data: 'Revenue grew 12% YoY.' },
+      max_price_cu: 0.005,
+      proof_method: 'result-hash',
+    });
+    ctx.say(
+      `   invoke sentiment-analysis → ${JSON.stringify(sentiment.output?.data)} for ${sentiment.cost_cu} CU (max 0.005)`,
+    );
     sayProof(ctx, sentiment, 'Revenue grew 12% YoY.');
 
     await streamedSummary(ctx, buyer);
@@ -33,22 +47,39 @@ export const acmpScenario: DemoScenario = {
 };
 
 function sayProof(ctx: DemoContext, result: AcmpResult, input: string): void {
-  const check = verifyProof(result.proof, { method: 'result-hash', output: result.output!, input: { type: 'text', data: input } });
+  const check = verifyProof(result.proof, {
+    method: 'result-hash',
+    output: result.output!,
+    input: { type: 'text', data: input },
+  });
   expectThat(check.ok, 'the result-hash proof to verify');
   ctx.say(`   proof result-hash verified: ${String(result.proof?.hash).slice(0, 23)}…`);
 }
 
 async function streamedSummary(ctx: DemoContext, buyer: AcmpBuyer): Promise<void> {
-  const params = { capability: 'summarize', input: { type: 'text', data: REPORT }, max_price_cu: 0.01, stream: true, proof_method: 'result-hash' };
+  const params = {
+    capability: 'summarize',
+    input: { type: 'text', data: REPORT },
+    max_price_cu: 0.01,
+    stream: true,
+    proof_method: 'result-hash',
+  };
   let chunks = 0;
   for await (const event of buyer.stream(params)) {
     if (event.kind === 'chunk') {
       chunks += 1;
-      ctx.say(`   acmp/streamChunk seq ${event.params.seq}${event.params.final === true ? ' (final)' : ''}: "${textOf(event.params.chunk.data)}"`);
+      ctx.say(
+        `   acmp/streamChunk seq ${event.params.seq}${event.params.final === true ? ' (final)' : ''}: "${textOf(event.params.chunk.data)}"`,
+      );
     }
     if (event.kind === 'result') {
-      expectThat(event.result.output_streamed === true && event.result.output === undefined, 'a streamed result without output');
-      ctx.say(`   acmp_result output_streamed=true, ${chunks} chunks reassembled, ${event.result.cost_cu} CU`);
+      expectThat(
+        event.result.output_streamed === true && event.result.output === undefined,
+        'a streamed result without output',
+      );
+      ctx.say(
+        `   acmp_result output_streamed=true, ${chunks} chunks reassembled, ${event.result.cost_cu} CU`,
+      );
       sayProof(ctx, { ...event.result, output: event.output }, REPORT);
     }
   }
@@ -56,10 +87,16 @@ async function streamedSummary(ctx: DemoContext, buyer: AcmpBuyer): Promise<void
 
 async function heartbeats(ctx: DemoContext, buyer: AcmpBuyer): Promise<void> {
   let beats = 0;
-  for await (const event of buyer.stream({ capability: 'slow-count', input: { type: 'json', data: { n: 3 } }, max_price_cu: 0.01 })) {
+  for await (const event of buyer.stream({
+    capability: 'slow-count',
+    input: { type: 'json', data: { n: 3 } },
+    max_price_cu: 0.01,
+  })) {
     if (event.kind === 'heartbeat') {
       beats += 1;
-      ctx.say(`   acmp/heartbeat progress ${Math.round((event.params.progress ?? 0) * 100)}% "${event.params.detail ?? ''}"`);
+      ctx.say(
+        `   acmp/heartbeat progress ${Math.round((event.params.progress ?? 0) * 100)}% "${event.params.detail ?? ''}"`,
+      );
     }
     if (event.kind === 'result') ctx.say(`   slow-count → ${JSON.stringify(event.output.data)}`);
   }
@@ -68,12 +105,18 @@ async function heartbeats(ctx: DemoContext, buyer: AcmpBuyer): Promise<void> {
 
 async function budgetRejection(ctx: DemoContext, buyer: AcmpBuyer): Promise<void> {
   try {
-    await buyer.invoke({ capability: 'sentiment-analysis', input: { type: 'text', data: 'Too cheap.' }, max_price_cu: 0.0001 });
+    await buyer.invoke({
+      capability: 'sentiment-analysis',
+      input: { type: 'text', data: 'Too cheap.' },
+      max_price_cu: 0.0001,
+    });
     expectThat(false, 'a budget rejection');
   } catch (error) {
     expectThat(isAcmpError(error, ACMP_CODE.budgetExceeded), 'error -33001');
     const data = (error as { data?: { min_price_cu?: number } }).data;
-    ctx.say(`   max_price_cu 0.0001 → acmp_error -33001 budget exceeded (min_price_cu ${String(data?.min_price_cu)})`);
+    ctx.say(
+      `   max_price_cu 0.0001 → acmp_error -33001 budget exceeded (min_price_cu ${String(data?.min_price_cu)})`,
+    );
   }
 }
 
@@ -102,11 +145,17 @@ async function cancel(ctx: DemoContext, buyer: AcmpBuyer): Promise<void> {
     ctx.say('   invoke answered with acmp_error -33004 cancelled');
   }
   const cancelFailure = await cancelled;
-  if (cancelFailure !== undefined) throw cancelFailure instanceof Error ? cancelFailure : new Error('acmp/cancel failed');
+  if (cancelFailure !== undefined)
+    throw cancelFailure instanceof Error ? cancelFailure : new Error('acmp/cancel failed');
   const task = await client.getTask({ tenant: '', id: params.task_id, historyLength: undefined });
   const root = acmpRootOf(task.status?.message);
-  expectThat(root?.kind === 'error' && root.error.code === ACMP_CODE.cancelled, 'GetTask to show the -33004 payload');
-  ctx.say(`   GetTask → A2A task ${taskStateName(task.status?.state)} (ACMP errors stay in the payload), acmp_error -33004`);
+  expectThat(
+    root?.kind === 'error' && root.error.code === ACMP_CODE.cancelled,
+    'GetTask to show the -33004 payload',
+  );
+  ctx.say(
+    `   GetTask → A2A task ${taskStateName(task.status?.state)} (ACMP errors stay in the payload), acmp_error -33004`,
+  );
 }
 
 function textOf(data: unknown): string {

@@ -18,16 +18,34 @@ const INPUT: Payload = { type: 'text', data: 'Margins improved in every region t
 
 /** Three agents — buyer, provider, escrow agent — settling two purchases through escrow (L4). */
 export const escrowScenario: DemoScenario = {
-  title: 'ACMP escrow over A2A: three agents — buyer, provider, escrow agent — lock, invoke, release or claim, reclaim',
+  title:
+    'ACMP escrow over A2A: three agents — buyer, provider, escrow agent — lock, invoke, release or claim, reclaim',
   async run(ctx) {
     const hosts: RunningHost[] = [];
     try {
-      const agent = await start(ctx, 'escrow-agent', [escrowModule({ tickMs: 100, settings: { minChallengeWindowMs: 500, defaultChallengeWindowMs: 1_000 } })], [BUYER_TOKEN, PROVIDER_TOKEN]);
+      const agent = await start(
+        ctx,
+        'escrow-agent',
+        [
+          escrowModule({
+            tickMs: 100,
+            settings: { minChallengeWindowMs: 500, defaultChallengeWindowMs: 1_000 },
+          }),
+        ],
+        [BUYER_TOKEN, PROVIDER_TOKEN],
+      );
       hosts.push(agent);
       const provider = await start(ctx, 'provider', [
         acmpModule({
           capabilities: demoCapabilities({ stepMs: 5 }),
-          escrowAgent: { agentUrl: agent.url, token: secretOf(PROVIDER_TOKEN), caCert: ctx.caCert, payeeId: 'agent:provider', claimDelayMs: 500, settleEveryMs: 100 },
+          escrowAgent: {
+            agentUrl: agent.url,
+            token: secretOf(PROVIDER_TOKEN),
+            caCert: ctx.caCert,
+            payeeId: 'agent:provider',
+            claimDelayMs: 500,
+            settleEveryMs: 100,
+          },
         }),
       ]);
       hosts.push(provider);
@@ -40,50 +58,106 @@ export const escrowScenario: DemoScenario = {
         return b + p;
       };
       await balances('before');
-      const buyer = (await createAcmpBuyer({ agentUrl: provider.url, caCert: ctx.caCert, escrow: { agentUrl: agent.url, token: secretOf(BUYER_TOKEN), caCert: ctx.caCert } })) as AcmpBuyer & { escrow: BuyerEscrow };
+      const buyer = (await createAcmpBuyer({
+        agentUrl: provider.url,
+        caCert: ctx.caCert,
+        escrow: { agentUrl: agent.url, token: secretOf(BUYER_TOKEN), caCert: ctx.caCert },
+      })) as AcmpBuyer & { escrow: BuyerEscrow };
       const payee = buyer.escrowAgents[0]?.payeeId;
       expectThat(payee === 'agent:provider', "the provider's card to name its payee id at the escrow agent");
       await fastPath(ctx, buyer, payee!);
       await silentBuyer(ctx, buyer, payee!);
       const total = await balances('after');
       const t = await ledger.totals();
-      expectThat(total === 1_000_000_000n && t.balances + t.remaining + t.pending === t.credits, 'conservation: nothing created or lost');
-      ctx.say(`   ledger: balances ${formatCu(t.balances)} + held ${formatCu(t.remaining)} + pending ${formatCu(t.pending)} = credited ${formatCu(t.credits)} CU`);
+      expectThat(
+        total === 1_000_000_000n && t.balances + t.remaining + t.pending === t.credits,
+        'conservation: nothing created or lost',
+      );
+      ctx.say(
+        `   ledger: balances ${formatCu(t.balances)} + held ${formatCu(t.remaining)} + pending ${formatCu(t.pending)} = credited ${formatCu(t.credits)} CU`,
+      );
     } finally {
       for (const host of hosts.reverse()) await host.close();
     }
   },
 };
 
-async function fastPath(ctx: DemoContext, buyer: AcmpBuyer & { escrow: BuyerEscrow }, payee: string): Promise<void> {
+async function fastPath(
+  ctx: DemoContext,
+  buyer: AcmpBuyer & { escrow: BuyerEscrow },
+  payee: string,
+): Promise<void> {
   const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
   await buyer.escrow.bind(escrowId, payee, { agreedPriceCu: 0.005 });
   ctx.say(`   acmp/escrowLock 0.005 CU → ${escrowId}; acmp/escrowBind → ${payee}`);
-  const result = await buyer.invoke({ capability: 'sentiment-analysis', input: INPUT, max_price_cu: 0.005, proof_method: 'result-hash', escrow_id: escrowId });
+  const result = await buyer.invoke({
+    capability: 'sentiment-analysis',
+    input: INPUT,
+    max_price_cu: 0.005,
+    proof_method: 'result-hash',
+    escrow_id: escrowId,
+  });
   ctx.say(`   acmp/invoke with escrow_id → ${JSON.stringify(result.output?.data)} for ${result.cost_cu} CU`);
-  await buyer.escrow.releaseFor(escrowId, payee, result, { output: result.output!, input: INPUT, proofMethod: 'result-hash' });
+  await buyer.escrow.releaseFor(escrowId, payee, result, {
+    output: result.output!,
+    input: INPUT,
+    proofMethod: 'result-hash',
+  });
   const rest = await buyer.escrow.reclaim(escrowId);
-  ctx.say(`   proof verified → acmp/escrowRelease ${result.cost_cu} CU; acmp/escrowReclaim ${JSON.stringify(rest.reclaimed_cu)} CU → ${rest.state as string}`);
+  ctx.say(
+    `   proof verified → acmp/escrowRelease ${result.cost_cu} CU; acmp/escrowReclaim ${JSON.stringify(rest.reclaimed_cu)} CU → ${rest.state as string}`,
+  );
 }
 
-async function silentBuyer(ctx: DemoContext, buyer: AcmpBuyer & { escrow: BuyerEscrow }, payee: string): Promise<void> {
+async function silentBuyer(
+  ctx: DemoContext,
+  buyer: AcmpBuyer & { escrow: BuyerEscrow },
+  payee: string,
+): Promise<void> {
   const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
   await buyer.escrow.bind(escrowId, payee);
-  const result = await buyer.invoke({ capability: 'sentiment-analysis', input: INPUT, max_price_cu: 0.005, proof_method: 'result-hash', escrow_id: escrowId });
-  ctx.say(`   silent buyer: invoke for ${result.cost_cu} CU on ${escrowId}, no release; following the escrow task…`);
+  const result = await buyer.invoke({
+    capability: 'sentiment-analysis',
+    input: INPUT,
+    max_price_cu: 0.005,
+    proof_method: 'result-hash',
+    escrow_id: escrowId,
+  });
+  ctx.say(
+    `   silent buyer: invoke for ${result.cost_cu} CU on ${escrowId}, no release; following the escrow task…`,
+  );
   const stop = new AbortController();
   for await (const status of buyer.escrow.watch(escrowId, { signal: stop.signal })) {
     const claim = status.claim as { amount_cu?: number; window_ends_ms?: number } | null;
-    ctx.say(`   escrow task: ${status.state}${claim ? ` (claim ${String(claim.amount_cu)} CU, window ends in ${Math.max(0, (claim.window_ends_ms ?? 0) - Date.now())} ms)` : ''}, released ${status.released_cu as number} CU`);
+    ctx.say(
+      `   escrow task: ${status.state}${claim ? ` (claim ${String(claim.amount_cu)} CU, window ends in ${Math.max(0, (claim.window_ends_ms ?? 0) - Date.now())} ms)` : ''}, released ${status.released_cu as number} CU`,
+    );
     if (status.state === 'open' && Number(status.released_cu) > 0) break;
   }
   stop.abort();
   const rest = await buyer.escrow.reclaim(escrowId);
-  ctx.say(`   the provider claimed with its proof, the window passed, the agent auto-released; the buyer reclaims ${JSON.stringify(rest.reclaimed_cu)} CU`);
+  ctx.say(
+    `   the provider claimed with its proof, the window passed, the agent auto-released; the buyer reclaims ${JSON.stringify(rest.reclaimed_cu)} CU`,
+  );
 }
 
-async function start(ctx: DemoContext, name: string, modules: HostModule[], tokens: string[] = []): Promise<RunningHost> {
-  const config = resolveHostConfig({ host: '127.0.0.1', port: '0', 'data-dir': ctx.dataDir, db: `sqlite:${ctx.dataDir}/${name}.sqlite`, 'tls-self-signed': true, token: tokens }, {});
+async function start(
+  ctx: DemoContext,
+  name: string,
+  modules: HostModule[],
+  tokens: string[] = [],
+): Promise<RunningHost> {
+  const config = resolveHostConfig(
+    {
+      host: '127.0.0.1',
+      port: '0',
+      'data-dir': ctx.dataDir,
+      db: `sqlite:${ctx.dataDir}/${name}.sqlite`,
+      'tls-self-signed': true,
+      token: tokens,
+    },
+    {},
+  );
   return startHost(config, { modules });
 }
 

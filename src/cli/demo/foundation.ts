@@ -8,7 +8,9 @@ export const foundationScenario: DemoScenario = {
   title: 'A2A host: agent card, a plain task over JSON-RPC, read back over REST',
   async run(ctx) {
     const card = await fetchAgentCard(ctx.url, { caCert: ctx.caCert });
-    ctx.say(`   card: "${card.name}", ${card.supportedInterfaces.length} interfaces, streaming=${String(card.capabilities?.streaming)}`);
+    ctx.say(
+      `   card: "${card.name}", ${card.supportedInterfaces.length} interfaces, streaming=${String(card.capabilities?.streaming)}`,
+    );
     ctx.say(`   extensions: ${(card.capabilities?.extensions ?? []).map((e) => e.uri).join(', ') || 'none'}`);
     const rpc = await createA2AClient(card, { caCert: ctx.caCert, transport: 'JSONRPC' });
     const result = await rpc.sendMessage({

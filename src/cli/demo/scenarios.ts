@@ -19,4 +19,11 @@ export interface DemoScenario {
 }
 
 /** Scenarios in the order the demo runs them; each binding adds its own. */
-export const DEMO_SCENARIOS: readonly DemoScenario[] = [foundationScenario, acmpScenario, acmpMcpScenario, acmpNegotiationScenario, escrowScenario, acpspecScenario];
+export const DEMO_SCENARIOS: readonly DemoScenario[] = [
+  foundationScenario,
+  acmpScenario,
+  acmpMcpScenario,
+  acmpNegotiationScenario,
+  escrowScenario,
+  acpspecScenario,
+];

@@ -5,14 +5,26 @@ import { createAcmpProvider, type AcmpCapability, type AcmpProviderOptions } fro
 import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
 import { mountAcmpMcp, type AcmpMcpEndpoint } from '../../mcp/http-endpoint.js';
 import { serveAcmpStdio } from '../../mcp/stdio-server.js';
-import { ACMP_OWNER_COLUMNS, acmpMigrations, KyselyAcmpTaskStore } from '../../storage/acmp-task-store-kysely.js';
+import {
+  ACMP_OWNER_COLUMNS,
+  acmpMigrations,
+  KyselyAcmpTaskStore,
+} from '../../storage/acmp-task-store-kysely.js';
 import { MemoryAgreementStore } from '../../acmp/negotiation/memory-agreement-store.js';
 import { MemorySessionStore } from '../../acmp/negotiation/memory-session-store.js';
 import { Negotiator, type NegotiationOptions } from '../../acmp/negotiation/negotiator.js';
-import { NegotiationSessions, sessionReferences, type SessionOptions } from '../../acmp/negotiation/sessions.js';
+import {
+  NegotiationSessions,
+  sessionReferences,
+  type SessionOptions,
+} from '../../acmp/negotiation/sessions.js';
 import { KyselyAgreementStore } from '../../storage/acmp-agreement-store-kysely.js';
 import { KyselySessionStore } from '../../storage/acmp-session-store-kysely.js';
-import { acmpEscrowMigrations, KyselyReservationStore, MemoryReservationStore } from '../../storage/escrow-reservations.js';
+import {
+  acmpEscrowMigrations,
+  KyselyReservationStore,
+  MemoryReservationStore,
+} from '../../storage/escrow-reservations.js';
 import type { HostModule, ModuleContext } from '../module.js';
 
 /** Options of the ACMP module: the provider definition, minus what the host supplies (store, clock, ids). */
@@ -34,9 +46,14 @@ export type SessionModuleOptions = SessionOptions & {
 };
 
 /** Layer 6 negotiation as the module takes it: the negotiator's options, and session mode when wanted. */
-export type NegotiationModuleOptions = Omit<NegotiationOptions, 'store' | 'clock' | 'references'> & { sessions?: boolean | SessionModuleOptions };
+export type NegotiationModuleOptions = Omit<NegotiationOptions, 'store' | 'clock' | 'references'> & {
+  sessions?: boolean | SessionModuleOptions;
+};
 
-export type AcmpModuleOptions = Omit<AcmpProviderOptions, 'store' | 'clock' | 'ids' | 'logger' | 'negotiation'> & {
+export type AcmpModuleOptions = Omit<
+  AcmpProviderOptions,
+  'store' | 'clock' | 'ids' | 'logger' | 'negotiation'
+> & {
   /** The card extension's `required` flag (default false). */
   required?: boolean;
   /**
@@ -60,12 +77,26 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
     ownerColumns: ACMP_OWNER_COLUMNS,
     async start(context) {
       const { required, negotiation, escrowAgent, ...providerOptions } = options;
-      const store = context.database ? new KyselyAcmpTaskStore(context.database, { logger: context.logger }) : new MemoryAcmpTaskStore();
+      const store = context.database
+        ? new KyselyAcmpTaskStore(context.database, { logger: context.logger })
+        : new MemoryAcmpTaskStore();
       // Signals must flow before the first task is followed (PostgreSQL LISTEN).
       if (store instanceof KyselyAcmpTaskStore) await store.open();
-      const reservations = context.database ? new KyselyReservationStore(context.database) : new MemoryReservationStore();
-      const escrow = escrowAgent && createProviderEscrow(escrowAgent, { reservations, capabilities: options.capabilities, task: (id) => store.get(id), clock: context.clock, logger: context.logger });
-      const negotiating = negotiation ? negotiationOf(context, negotiation === true ? {} : negotiation) : undefined;
+      const reservations = context.database
+        ? new KyselyReservationStore(context.database)
+        : new MemoryReservationStore();
+      const escrow =
+        escrowAgent &&
+        createProviderEscrow(escrowAgent, {
+          reservations,
+          capabilities: options.capabilities,
+          task: (id) => store.get(id),
+          clock: context.clock,
+          logger: context.logger,
+        });
+      const negotiating = negotiation
+        ? negotiationOf(context, negotiation === true ? {} : negotiation)
+        : undefined;
       const provider = createAcmpProvider({
         ...providerOptions,
         ...(escrow ? { escrow: escrow.verifier } : {}),
@@ -77,15 +108,34 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
       });
       const sessions = await negotiating?.startSessions(options.capabilities);
       const extensions = escrow ? [escrow.extension] : [];
-      const binding = createAcmpBinding({ provider, required, extensions, sessions: sessions?.binding, ids: context.ids, clock: context.clock, logger: context.logger });
-      const mcp = { provider, serverInfo: MCP_SERVER_INFO, stopping: context.stopping, ids: context.ids, logger: context.logger };
+      const binding = createAcmpBinding({
+        provider,
+        required,
+        extensions,
+        sessions: sessions?.binding,
+        ids: context.ids,
+        clock: context.clock,
+        logger: context.logger,
+      });
+      const mcp = {
+        provider,
+        serverInfo: MCP_SERVER_INFO,
+        stopping: context.stopping,
+        ids: context.ids,
+        logger: context.logger,
+      };
       let endpoint: AcmpMcpEndpoint | undefined;
       return {
         binding,
         mountHttp: (app, guards) => {
-          endpoint = mountAcmpMcp(app, { ...mcp, guards, allowedOrigins: () => originsOf(context.baseUrl()) });
+          endpoint = mountAcmpMcp(app, {
+            ...mcp,
+            guards,
+            allowedOrigins: () => originsOf(context.baseUrl()),
+          });
         },
-        serveStdio: ({ stdin, stdout, caller }) => serveAcmpStdio({ ...mcp, scope: { tenant: '', agent: caller }, stdin, stdout }),
+        serveStdio: ({ stdin, stdout, caller }) =>
+          serveAcmpStdio({ ...mcp, scope: { tenant: '', agent: caller }, stdin, stdout }),
         // Graceful stop: running invokes get a grace period to finish (their results are stored and
         // replayed to retries); what still runs then ends as -33099 and is saved before the database closes.
         close: async () => {
@@ -110,9 +160,18 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
 function negotiationOf(
   context: ModuleContext,
   negotiation: NegotiationModuleOptions,
-): { options: NegotiationOptions; startSessions(capabilities: readonly AcmpCapability[]): Promise<{ service: NegotiationSessions; binding: AcmpSessionBinding } | undefined> } {
+): {
+  options: NegotiationOptions;
+  startSessions(
+    capabilities: readonly AcmpCapability[],
+  ): Promise<{ service: NegotiationSessions; binding: AcmpSessionBinding } | undefined>;
+} {
   const { sessions: sessionOptions, ...negotiatorOptions } = negotiation;
-  const sessionStore = sessionOptions ? (context.database ? new KyselySessionStore(context.database, { logger: context.logger }) : new MemorySessionStore()) : undefined;
+  const sessionStore = sessionOptions
+    ? context.database
+      ? new KyselySessionStore(context.database, { logger: context.logger })
+      : new MemorySessionStore()
+    : undefined;
   const options: NegotiationOptions = {
     ...negotiatorOptions,
     store: context.database ? new KyselyAgreementStore(context.database) : new MemoryAgreementStore(),
@@ -126,9 +185,22 @@ function negotiationOf(
       const { uri, fallbackReadMs, ...limits } = sessionOptions === true ? {} : sessionOptions;
       if (sessionStore instanceof KyselySessionStore) await sessionStore.open();
       const byId = new Map(capabilities.map((c) => [c.id, c]));
-      const service = new NegotiationSessions({ ...limits, store: sessionStore, negotiator: new Negotiator(options, byId), capabilities: byId, clock: context.clock, ids: context.ids, logger: context.logger });
+      const service = new NegotiationSessions({
+        ...limits,
+        store: sessionStore,
+        negotiator: new Negotiator(options, byId),
+        capabilities: byId,
+        clock: context.clock,
+        ids: context.ids,
+        logger: context.logger,
+      });
       service.start();
-      const binding = new AcmpSessionBinding({ sessions: service, ids: context.ids, ...(uri !== undefined ? { uri } : {}), ...(fallbackReadMs !== undefined ? { fallbackReadMs } : {}) });
+      const binding = new AcmpSessionBinding({
+        sessions: service,
+        ids: context.ids,
+        ...(uri !== undefined ? { uri } : {}),
+        ...(fallbackReadMs !== undefined ? { fallbackReadMs } : {}),
+      });
       return { service, binding };
     },
   };

@@ -6,7 +6,11 @@ import { LocalError } from '../../shared/errors.js';
 import type { IdSource } from '../../shared/ids.js';
 import { mountAcpRoutes } from '../../http/acp-routes.js';
 import { MemoryTransactionStore } from '../../storage/acp-transaction-store-memory.js';
-import { ACP_OWNER_COLUMNS, acpMigrations, createKyselyTransactionStore } from '../../storage/acp-transaction-store-kysely.js';
+import {
+  ACP_OWNER_COLUMNS,
+  acpMigrations,
+  createKyselyTransactionStore,
+} from '../../storage/acp-transaction-store-kysely.js';
 import type { HostModule } from '../module.js';
 
 export interface AcpModuleOptions {
@@ -43,7 +47,9 @@ export function acpModule(options: AcpModuleOptions): HostModule {
       }
     },
     start(context) {
-      const store = context.database ? createKyselyTransactionStore(context.database) : new MemoryTransactionStore();
+      const store = context.database
+        ? createKyselyTransactionStore(context.database)
+        : new MemoryTransactionStore();
       const receiver = createAcpReceiver({
         store,
         accepts,
@@ -53,11 +59,26 @@ export function acpModule(options: AcpModuleOptions): HostModule {
         logger: context.logger,
         ...(options.stateIds ? { ids: options.stateIds } : {}),
       });
-      const binding = createAcpBinding({ receiver, accepts, emits, secure: context.secure, baseUrl: context.baseUrl, ids: context.ids, logger: context.logger });
+      const binding = createAcpBinding({
+        receiver,
+        accepts,
+        emits,
+        secure: context.secure,
+        baseUrl: context.baseUrl,
+        ids: context.ids,
+        logger: context.logger,
+      });
       return {
         binding,
         mountHttp: (app, guards) =>
-          mountAcpRoutes(app, { receiver, secure: context.secure, auth: guards.auth, callerOf: guards.callerOf, bodyLimitBytes: guards.bodyLimitBytes, logger: context.logger }),
+          mountAcpRoutes(app, {
+            receiver,
+            secure: context.secure,
+            auth: guards.auth,
+            callerOf: guards.callerOf,
+            bodyLimitBytes: guards.bodyLimitBytes,
+            logger: context.logger,
+          }),
       };
     },
   };

@@ -3,7 +3,11 @@ import { createEscrowAgent, type EscrowAgentOptions } from '../../acmp/escrow/ag
 import { DEFAULT_ESCROW_SETTINGS, type EscrowSettings } from '../../acmp/escrow/constants.js';
 import type { EscrowStore } from '../../acmp/escrow/store.js';
 import { LocalError } from '../../shared/errors.js';
-import { ESCROW_OWNER_COLUMNS, escrowMigrations, KyselyEscrowStore } from '../../storage/escrow-store-kysely.js';
+import {
+  ESCROW_OWNER_COLUMNS,
+  escrowMigrations,
+  KyselyEscrowStore,
+} from '../../storage/escrow-store-kysely.js';
 import { MemoryEscrowStore } from '../../storage/escrow-store-memory.js';
 import type { HostModule } from '../module.js';
 
@@ -34,13 +38,25 @@ export function escrowModule(options: EscrowModuleOptions = {}): HostModule {
     ownerColumns: ESCROW_OWNER_COLUMNS,
     check({ secure }) {
       if (!secure && options.allowPlaintext !== true) {
-        throw new LocalError('CONFIG_INVALID', 'the escrow agent moves money on bearer credentials and must be served over TLS');
+        throw new LocalError(
+          'CONFIG_INVALID',
+          'the escrow agent moves money on bearer credentials and must be served over TLS',
+        );
       }
     },
     async start(context) {
-      const store: EscrowStore = context.database ? new KyselyEscrowStore(context.database, { logger: context.logger }) : new MemoryEscrowStore();
+      const store: EscrowStore = context.database
+        ? new KyselyEscrowStore(context.database, { logger: context.logger })
+        : new MemoryEscrowStore();
       await store.open?.();
-      const agent = createEscrowAgent({ store, settings, clock: context.clock, ids: context.ids, logger: context.logger, beforePayout: options.beforePayout });
+      const agent = createEscrowAgent({
+        store,
+        settings,
+        clock: context.clock,
+        ids: context.ids,
+        logger: context.logger,
+        beforePayout: options.beforePayout,
+      });
       // Payouts left pending by a crash between a transition and its payout run now, once (L4 §6, §7.1).
       await agent.tick();
       agent.start(options.tickMs ?? 1_000);
