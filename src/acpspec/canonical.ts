@@ -1,4 +1,4 @@
-import { canonicalBytes, canonicalJson } from '../shared/jcs.js';
+import { canonicalBytes } from '../shared/jcs.js';
 import type { Envelope } from './envelope.js';
 
 /**
@@ -7,9 +7,4 @@ import type { Envelope } from './envelope.js';
  */
 export function canonicalEnvelopeBytes(envelope: Envelope): Buffer {
   return canonicalBytes(envelope);
-}
-
-/** {@link canonicalEnvelopeBytes} as a string (what the stores keep). */
-export function canonicalEnvelopeText(envelope: Envelope): string {
-  return canonicalJson(envelope);
 }

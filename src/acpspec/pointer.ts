@@ -9,8 +9,3 @@ export function parsePointer(pointer: string): string[] {
     .split('/')
     .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
 }
-
-/** Joins segments into an RFC 6901 JSON Pointer. */
-export function formatPointer(segments: readonly string[]): string {
-  return segments.map((s) => `/${s.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
-}

@@ -1,5 +1,3 @@
-import { LocalError } from './errors.js';
-
 /** Rejects with `signal.reason` when the signal is already aborted (STYLE.md "Async"). */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw signal.reason;
@@ -23,25 +21,6 @@ export function sleep(ms: number, options?: { signal?: AbortSignal }): Promise<v
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/**
- * A signal that aborts when any input aborts or `ms` passes. The timeout reason is a
- * {@link LocalError} `TIMEOUT`, so callers can tell a deadline from a cancel.
- */
-export function deadlineSignal(ms: number | undefined, ...signals: (AbortSignal | undefined)[]): AbortSignal {
-  const inputs = signals.filter((s): s is AbortSignal => s !== undefined);
-  if (ms === undefined) return AbortSignal.any(inputs);
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new LocalError('TIMEOUT', `deadline of ${ms} ms passed`)),
-    ms,
-  );
-  timer.unref?.();
-  const combined = AbortSignal.any([...inputs, controller.signal]);
-  // Whichever input ends it, the timer goes with it (a cancelled hour-long deadline holds nothing).
-  combined.addEventListener('abort', () => clearTimeout(timer), { once: true });
-  return combined;
 }
 
 /**
