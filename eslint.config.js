@@ -12,6 +12,11 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
+      // House rule (STYLE.md, issue 14): a module's public names are listed, never re-exported wholesale.
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportAllDeclaration[exported=null]', message: 'List the names: no `export *`.' },
+      ],
       // Abort reasons are `unknown` by the platform's contract; rejecting with them is the STYLE.md rule.
       '@typescript-eslint/prefer-promise-reject-errors': [
         'error',

@@ -1,9 +1,90 @@
-/** Public surface of the transport-free ACMP core. */
-export * from './constants.js';
-export * from './errors.js';
-export * from './messages.js';
-export * from './proof.js';
-export * from './task-store.js';
+/** Public surface of the transport-free ACMP core (explicit names: no `export *`). */
+export {
+  ACMP_METHOD,
+  L6_METHOD,
+  SESSION_METHOD,
+  SESSION_EXTENSION_URI,
+  ACMP_EXTENSION_URI,
+  ACMP_MEDIA_TYPE,
+  ACMP_VERSION,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_OUTPUT_TYPE,
+  MAX_TIMER_MS,
+  IMPLEMENTED_PROOF_METHODS,
+  type AcmpMethod,
+} from './constants.js';
+export {
+  ACMP_ERRORS,
+  ACMP_CODE,
+  acmpErrorSpec,
+  AcmpError,
+  isAcmpError,
+  toAcmpErrorObject,
+  type AcmpErrorSpec,
+  type AcmpErrorKey,
+  type AcmpErrorCode,
+  type AcmpErrorObjectShape,
+} from './errors.js';
+export {
+  PayloadSchema,
+  InvokeParamsSchema,
+  CancelParamsSchema,
+  StreamChunkParamsSchema,
+  InputChunkParamsSchema,
+  HeartbeatParamsSchema,
+  ProofSchema,
+  AcmpResultSchema,
+  AcmpErrorObjectSchema,
+  CapabilityObjectSchema,
+  PARAMS_SCHEMA_BY_METHOD,
+  resolveInvoke,
+  parseInvokeParams,
+  parseCancelParams,
+  parseAcmpRoot,
+  encodeRequestRoot,
+  encodeResultRoot,
+  encodeErrorRoot,
+  encodeEventRoot,
+  eventOfRoot,
+  type Payload,
+  type InvokeParams,
+  type CancelParams,
+  type StreamChunkParams,
+  type InputChunkParams,
+  type HeartbeatParams,
+  type Proof,
+  type AcmpResult,
+  type AcmpErrorObject,
+  type CapabilityObject,
+  type AcmpEvent,
+  type ResolvedInvoke,
+  type AcmpRoot,
+} from './messages.js';
+export {
+  resultHash,
+  createResultHashProof,
+  verifyProof,
+  assembleChunks,
+  samePayload,
+  type ResultHashProof,
+  type ProofCheck,
+} from './proof.js';
+export {
+  TaskOutcomeSchema,
+  isFinished,
+  unrecordedEnd,
+  type TaskOutcome,
+  type TaskScope,
+  type TaskEnd,
+  type AcmpTaskRecord,
+  type FinishedTaskRecord,
+  type NewAcmpTask,
+  type FinishTask,
+  type TaskSignal,
+  type TaskListQuery,
+  type HostBeat,
+  type AcmpTaskStore,
+} from './task-store.js';
 export { MemoryAcmpTaskStore } from './memory-task-store.js';
 export { createAcmpProvider, buildCapabilityObject } from './provider.js';
 export type {
