@@ -12,13 +12,15 @@ const ALLOWED: Record<string, string[]> = {
   shared: ['shared'],
   acmp: ['shared', 'acmp'],
   acpspec: ['shared', 'acpspec'],
+  // Demo capabilities: sample ACMP providers for the demo and `serve`, outside the protocol core.
+  demo: ['shared', 'acmp', 'demo'],
   a2a: ['shared', 'acmp', 'acpspec', 'a2a'],
   mcp: ['shared', 'acmp', 'mcp'],
   http: ['shared', 'acmp', 'acpspec', 'http'],
   storage: ['shared', 'acmp', 'acpspec', 'storage'],
   connect: ['shared', 'acmp', 'a2a', 'mcp', 'connect'],
-  server: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'server'],
-  cli: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'connect', 'server', 'cli'],
+  server: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'demo', 'server'],
+  cli: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'connect', 'demo', 'server', 'cli'],
 };
 
 /** SDKs each owned by one binding layer: nothing else may import them. */

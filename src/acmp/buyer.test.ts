@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { collect, probeCapability, type ProbeCapability } from './testing.js';
+import { collect, probeCapability, type ProbeCapability } from '../../test/helpers/acmp-testing.js';
 import { createAcmpBuyerCore, type AcmpBuyerTransport, type AcmpInbound, type BuyerEvent } from './buyer.js';
 import { createLoopbackTransport, type LoopbackOptions } from './loopback-transport.js';
 import { createAcmpProvider } from './provider.js';
 import type { AcmpProviderOptions } from './provider-types.js';
-import { demoCapabilities } from './demo-capabilities.js';
+import { demoCapabilities } from '../demo/capabilities.js';
 
 const chunks = [
   { type: 'text', data: 'x' },

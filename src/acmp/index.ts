@@ -105,4 +105,3 @@ export type {
   InvokeInput,
 } from './buyer.js';
 export { createLoopbackTransport, type LoopbackOptions } from './loopback-transport.js';
-export { demoCapabilities } from './demo-capabilities.js';

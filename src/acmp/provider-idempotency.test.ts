@@ -9,7 +9,7 @@ import { MemoryAcmpTaskStore } from './memory-task-store.js';
 import { paramsHash } from './provider-checks.js';
 import { createAcmpProvider, LOCAL_SCOPE } from './provider.js';
 import type { ProviderEvent } from './provider.js';
-import { buildInvokeParams, collect, probeCapability } from './testing.js';
+import { buildInvokeParams, collect, probeCapability } from '../../test/helpers/acmp-testing.js';
 
 const chunks = [
   { type: 'text', data: 'a' },

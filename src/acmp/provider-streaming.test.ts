@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { assembleChunks, verifyProof } from './proof.js';
 import { createAcmpProvider } from './provider.js';
 import type { AcmpCapability, ProviderEvent } from './provider.js';
-import { buildInvokeParams, collect, probeCapability } from './testing.js';
+import { buildInvokeParams, collect, probeCapability } from '../../test/helpers/acmp-testing.js';
 
 const chunks = [
   { type: 'text', data: 'one ' },

@@ -4,7 +4,7 @@ import { AcmpError } from './errors.js';
 import { resultHash, verifyProof } from './proof.js';
 import { createAcmpProvider } from './provider.js';
 import type { AcmpCapability, ProviderEvent } from './provider.js';
-import { buildInvokeParams, collect, probeCapability } from './testing.js';
+import { buildInvokeParams, collect, probeCapability } from '../../test/helpers/acmp-testing.js';
 
 const terminal = (events: ProviderEvent[]): ProviderEvent => {
   expect(events.filter((e) => e.kind === 'result' || e.kind === 'error')).toHaveLength(1);

@@ -1,5 +1,5 @@
 import type { ProviderEscrowOptions } from '../a2a/escrow/provider-escrow.js';
-import { demoCapabilities } from '../acmp/demo-capabilities.js';
+import { demoCapabilities } from '../demo/capabilities.js';
 import type { EscrowSettings } from '../acmp/escrow/constants.js';
 import { acmpEscrowMigrations } from '../storage/escrow-reservations.js';
 import type { HostConfig } from './config.js';

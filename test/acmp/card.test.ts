@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { acmpCapabilityOf } from '../../src/a2a/acmp/buyer.js';
 import { fetchAgentCard } from '../../src/a2a/client.js';
 import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { cleanup } from '../helpers/host.js';
 import { acmpHost, fixture } from './helpers.js';

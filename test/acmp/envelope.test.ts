@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { InvokeParams } from '../../src/acmp/messages.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { cleanup } from '../helpers/host.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AcmpError, ACMP_CODE } from '../../src/acmp/errors.js';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { AcmpCapability } from '../../src/acmp/provider-types.js';
 import { cleanup } from '../helpers/host.js';
 import { postJson } from '../helpers/host.js';

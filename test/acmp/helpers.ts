@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { a2aTaskIds } from '../../src/a2a/acmp/buyer.js';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../../src/acmp/constants.js';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider-types.js';
 import { acmpModule, type AcmpModuleOptions } from '../../src/server/modules/acmp.js';
 import type { HostFlags } from '../../src/server/config.js';

@@ -3,7 +3,7 @@ import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { isCompleted, taskStateName } from '../../src/a2a/part-codec.js';
 import { acmpRootOf } from '../../src/a2a/acmp/codec.js';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';

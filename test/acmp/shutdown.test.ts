@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { cleanup, postJson, tempDir } from '../helpers/host.js';
 import { ACTIVATED, acmpHost, acmpMessage, invokeRoot, jsonRpcUrl, rpc, type RpcBody } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider-types.js';
 import { resultHash } from '../../src/acmp/proof.js';
 import { cleanup } from '../helpers/host.js';

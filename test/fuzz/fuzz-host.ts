@@ -1,4 +1,4 @@
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { anonymousState, snapshot } from '../helpers/acp-builders.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';

@@ -4,7 +4,7 @@ import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { taskStateName } from '../../src/a2a/part-codec.js';
 import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { runCli } from '../../src/cli/main.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { cleanup, postJson, startTestHost } from '../helpers/host.js';

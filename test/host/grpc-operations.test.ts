@@ -5,7 +5,7 @@ import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { GRPC_SERVICE_NAMES } from '../../src/a2a/grpc-front.js';
 import { HealthService, SERVING_STATUS } from '../../src/a2a/grpc-health.js';
 import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { AcmpCapability } from '../../src/acmp/provider-types.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';

@@ -8,7 +8,7 @@ import { describeCard } from '../../src/a2a/card-summary.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { HealthService, SERVING_STATUS } from '../../src/a2a/grpc-health.js';
 import { encodeTextPart, encodeUserMessage } from '../../src/a2a/part-codec.js';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';

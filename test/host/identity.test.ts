@@ -3,7 +3,7 @@ import type { Client } from '@a2a-js/sdk/client';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createAcpClient } from '../../src/a2a/acp/client.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';

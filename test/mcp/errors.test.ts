@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoCapabilities } from '../../src/acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { AcmpError } from '../../src/acmp/errors.js';
 import type { AcmpCapability } from '../../src/acmp/provider-types.js';
 import { cleanup } from '../helpers/host.js';

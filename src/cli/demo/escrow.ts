@@ -1,6 +1,6 @@
 import { createAcmpBuyer, type AcmpBuyer } from '../../a2a/acmp/buyer.js';
 import type { BuyerEscrow } from '../../a2a/acmp/buyer-escrow.js';
-import { demoCapabilities } from '../../acmp/demo-capabilities.js';
+import { demoCapabilities } from '../../demo/capabilities.js';
 import { formatCu } from '../../acmp/escrow/amounts.js';
 import type { Payload } from '../../acmp/messages.js';
 import { resolveHostConfig } from '../../server/config.js';

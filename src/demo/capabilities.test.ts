@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { analyseSentiment, demoCapabilities, selectSentences } from './demo-capabilities.js';
-import { parseAcmpRoot } from './messages.js';
-import { createAcmpProvider } from './provider.js';
-import { collect } from './testing.js';
+import { analyseSentiment, demoCapabilities, selectSentences } from './capabilities.js';
+import { parseAcmpRoot } from '../acmp/messages.js';
+import { createAcmpProvider } from '../acmp/provider.js';
+import { collect } from '../../test/helpers/acmp-testing.js';
 
 afterEach(() => {
   vi.useRealTimers();
