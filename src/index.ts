@@ -66,4 +66,11 @@ export { resolveHostConfig, type HostConfig, type HostFlags } from './server/con
 export type { HostModule, ModuleContext, ModuleParts } from './server/module.js';
 export { acmpModule, type AcmpModuleOptions, type SessionModuleOptions } from './server/modules/acmp.js';
 export { acpModule, type AcpModuleOptions } from './server/modules/acpspec.js';
+export { escrowModule, type EscrowModuleOptions } from './server/modules/escrow.js';
+export {
+  createEscrowClient,
+  type EscrowClient,
+  type EscrowClientOptions,
+  type EscrowStatus,
+} from './a2a/escrow/client.js';
 export { openDatabase, type Database } from './storage/database.js';
