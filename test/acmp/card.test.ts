@@ -85,6 +85,12 @@ describe('capability negotiation via the Agent Card (A2A binding §2)', () => {
     }
   });
 
+  it('a card without extensions is refused by the buyer with -33007, not a TypeError', async () => {
+    const card = await fetchAgentCard((await acmpHost({ heartbeatIntervalMs: 5000 })).url);
+    const bare = { ...card, capabilities: { ...card.capabilities!, extensions: undefined as unknown as [] } };
+    expect(() => acmpCapabilityOf(bare)).toThrow(expect.objectContaining({ code: -33007 }) as Error);
+  });
+
   it('is read back by the buyer through the SDK card resolver', async () => {
     const host = await acmpHost({ heartbeatIntervalMs: 5000 });
     const capability = acmpCapabilityOf(await fetchAgentCard(host.url));

@@ -34,7 +34,7 @@ import {
   type BuyerNegotiation,
   type InvokeLink,
 } from './buyer-negotiation.js';
-import { systemIds, uuidv7, type IdSource } from '../../shared/ids.js';
+import { boundedTaskIds, systemIds, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
 import type { EscrowClientOptions } from '../escrow/client.js';
 import {
@@ -147,7 +147,8 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
  */
 export function acmpCapabilityOf(card: AgentCard): CapabilityObject {
   // A host that is also an escrow agent lists a second ACMP entry (role "escrow-agent", L4 §1).
-  const extension = card.capabilities?.extensions.find(
+  // A card may list no extensions at all (a plain A2A agent, a v0.3 card).
+  const extension = (card.capabilities?.extensions ?? []).find(
     (e) => e.uri === ACMP_EXTENSION_URI && e.params?.role === 'provider',
   );
   const parsed = CapabilityObjectSchema.safeParse(extension?.params);
@@ -159,14 +160,8 @@ export function acmpCapabilityOf(card: AgentCard): CapabilityObject {
   return parsed.data;
 }
 
-/**
- * Ids whose `task_…` ids fit the 36 characters A2A hosts on the SDK's database task store accept
- * (`task_` + 31 hex digits of a UUIDv7: time-ordered, 70 random bits); other prefixes as {@link systemIds}.
- */
-export const a2aTaskIds: IdSource = {
-  newId: (prefix) =>
-    prefix === 'task' ? `task_${uuidv7().replaceAll('-', '').slice(0, 31)}` : systemIds.newId(prefix),
-};
+/** Ids whose `task_…` ids every binding and store accepts (the one scheme, {@link boundedTaskIds}). */
+export const a2aTaskIds: IdSource = boundedTaskIds;
 
 /** The capability object as seen over a connection that cannot carry notifications. */
 function withoutNotifications(capability: CapabilityObject): CapabilityObject {
