@@ -1,3 +1,4 @@
+import { KeyedWatchers } from '../shared/keyed-watchers.js';
 import { CompiledQuery, type Kysely, type Migration } from 'kysely';
 import { z } from 'zod';
 import {
@@ -76,7 +77,7 @@ const COLUMNS =
 export class KyselySessionStore implements SessionStore {
   private readonly db: Kysely<any>;
   private readonly dialect: SqlDialect;
-  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly watchers = new KeyedWatchers();
   private readonly listener: PgListener | undefined;
 
   constructor(database: Pick<Database, 'db' | 'dialect' | 'url'>, options: { logger?: Logger } = {}) {
@@ -88,7 +89,7 @@ export class KyselySessionStore implements SessionStore {
         channel: SESSION_SIGNAL_CHANNEL,
         logger: options.logger ?? silentLogger,
         onPayload: (id) => this.signal(id),
-        onResync: () => [...this.watchers.keys()].forEach((id) => this.signal(id)),
+        onResync: () => this.watchers.keys().forEach((id) => this.signal(id)),
       });
     }
   }
@@ -220,17 +221,11 @@ export class KyselySessionStore implements SessionStore {
   }
 
   watch(id: string, listener: () => void): () => void {
-    let set = this.watchers.get(id);
-    if (!set) this.watchers.set(id, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.watchers.get(id) === set) this.watchers.delete(id);
-    };
+    return this.watchers.watch(id, listener);
   }
 
   private signal(id: string): void {
-    for (const listener of [...(this.watchers.get(id) ?? [])]) listener();
+    this.watchers.emit(id, undefined);
   }
 
   /** Placeholders are numbered in the order they appear, so SQLite's `?` binds them positionally. */

@@ -1,3 +1,4 @@
+import { KeyedWatchers } from '../shared/keyed-watchers.js';
 import type { Kysely } from 'kysely';
 import type { EscrowRecord } from '../acmp/escrow/record.js';
 import type {
@@ -39,7 +40,7 @@ type Db = Kysely<any>;
 export class KyselyEscrowStore implements EscrowStore {
   private readonly db: Db;
   private readonly dialect: SqlDialect;
-  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly watchers = new KeyedWatchers();
   private readonly listener: PgListener | undefined;
 
   constructor(database: Pick<Database, 'db' | 'dialect' | 'url'>, options: { logger?: Logger } = {}) {
@@ -51,7 +52,7 @@ export class KyselyEscrowStore implements EscrowStore {
         channel: ESCROW_SIGNAL_CHANNEL,
         logger: options.logger ?? silentLogger,
         onPayload: (escrowId) => this.signal(escrowId),
-        onResync: () => [...this.watchers.keys()].forEach((id) => this.signal(id)),
+        onResync: () => this.watchers.keys().forEach((id) => this.signal(id)),
       });
     }
   }
@@ -190,13 +191,7 @@ export class KyselyEscrowStore implements EscrowStore {
   }
 
   watch(escrowId: string, listener: () => void): () => void {
-    let set = this.watchers.get(escrowId);
-    if (!set) this.watchers.set(escrowId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.watchers.delete(escrowId);
-    };
+    return this.watchers.watch(escrowId, listener);
   }
 
   private async creditIn(
@@ -220,13 +215,7 @@ export class KyselyEscrowStore implements EscrowStore {
   }
 
   private signal(escrowId: string): void {
-    for (const listener of [...(this.watchers.get(escrowId) ?? [])]) {
-      try {
-        listener();
-      } catch {
-        // A watcher's failure is its own.
-      }
-    }
+    this.watchers.emit(escrowId, undefined);
   }
 
   private run(text: string, params: readonly unknown[], db: Db = this.db): Promise<Rows> {

@@ -1,3 +1,4 @@
+import { KeyedWatchers } from '../shared/keyed-watchers.js';
 import { nextDueOf, remainingOf, type EscrowRecord } from '../acmp/escrow/record.js';
 import type {
   EscrowListQuery,
@@ -33,7 +34,7 @@ export class MemoryEscrowStore implements EscrowStore {
   private readonly ops = new Map<string, StoredOp>();
   private readonly payouts = new Map<string, PayoutRow>();
   private readonly eventLog = new Map<string, EscrowEvent[]>();
-  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly watchers = new KeyedWatchers();
   private queue: Promise<unknown> = Promise.resolve();
 
   transaction<T>(work: (tx: EscrowTx) => Promise<T>): Promise<T> {
@@ -160,22 +161,10 @@ export class MemoryEscrowStore implements EscrowStore {
   }
 
   watch(escrowId: string, listener: () => void): () => void {
-    let set = this.watchers.get(escrowId);
-    if (!set) this.watchers.set(escrowId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.watchers.delete(escrowId);
-    };
+    return this.watchers.watch(escrowId, listener);
   }
 
   private signal(escrowId: string): void {
-    for (const listener of [...(this.watchers.get(escrowId) ?? [])]) {
-      try {
-        listener();
-      } catch {
-        // A watcher's failure is its own.
-      }
-    }
+    this.watchers.emit(escrowId, undefined);
   }
 }

@@ -4,6 +4,7 @@ import { openDatabase, type Database } from './database.js';
 import { KyselyEscrowStore, escrowMigrations } from './escrow-store-kysely.js';
 import { MemoryEscrowStore } from './escrow-store-memory.js';
 import { migrateSets } from './migrations.js';
+// The cases and their assertions live in the shared contract (run here on memory, SQLite and PostgreSQL).
 import { escrowContract } from '../../test/helpers/escrow-contract.js';
 import { cleanup, onCleanup, tempDir } from '../../test/helpers/host.js';
 import { freshPgDatabase } from '../../test/helpers/pg.js';

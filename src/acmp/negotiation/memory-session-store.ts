@@ -1,3 +1,4 @@
+import { KeyedWatchers } from '../../shared/keyed-watchers.js';
 import { sameScope } from '../provider-checks.js';
 import type { TaskScope } from '../task-store.js';
 import { dueAt, type NegotiationSession } from './session.js';
@@ -6,7 +7,7 @@ import type { CreateOutcome, SessionListQuery, SessionStore } from './session-st
 /** An in-process {@link SessionStore} (the default without a database). */
 export class MemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, NegotiationSession>();
-  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly watchers = new KeyedWatchers();
 
   create(session: NegotiationSession, cap: number, now: number): Promise<CreateOutcome> {
     const mine = [...this.sessions.values()].filter((s) => sameScope(s.scope, session.scope));
@@ -32,7 +33,7 @@ export class MemorySessionStore implements SessionStore {
     const current = this.sessions.get(next.id);
     if (current?.version !== next.version - 1) return Promise.resolve(false);
     this.sessions.set(next.id, next);
-    for (const listener of [...(this.watchers.get(next.id) ?? [])]) listener();
+    this.watchers.emit(next.id, undefined);
     return Promise.resolve(true);
   }
 
@@ -64,12 +65,6 @@ export class MemorySessionStore implements SessionStore {
   }
 
   watch(id: string, listener: () => void): () => void {
-    let set = this.watchers.get(id);
-    if (!set) this.watchers.set(id, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.watchers.get(id) === set) this.watchers.delete(id);
-    };
+    return this.watchers.watch(id, listener);
   }
 }
