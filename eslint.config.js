@@ -1,5 +1,31 @@
 import tseslint from 'typescript-eslint';
 
+/**
+ * Directories of `src` whose production code does not yet follow the size and shape house rules below.
+ * Issue 14 empties this list one directory at a time; a directory leaves it when it passes.
+ */
+const HOUSE_RULES_PENDING = [
+  'src/acmp/**',
+
+  'src/a2a/**',
+
+  'src/mcp/**',
+
+  'src/acpspec/**',
+
+  'src/http/**',
+
+  'src/server/**',
+
+  'src/cli/**',
+
+  'src/shared/**',
+
+  'src/demo/**',
+
+  'src/storage/**',
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'test-results/**', 'coverage/**'] },
   ...tseslint.configs.recommendedTypeChecked,
@@ -23,6 +49,25 @@ export default tseslint.config(
         { allowThrowingUnknown: true, allowThrowingAny: true },
       ],
     },
+  },
+  {
+    // House rules for production code (STYLE.md "Layout", issue 14): small files, small functions, options
+    // objects beyond three parameters, and no `!` that hides a missing value from the type checker.
+    // Lines are counted without blanks and comments, so TSDoc never pushes code over a limit.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts', ...HOUSE_RULES_PENDING],
+    rules: {
+      'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      'max-params': ['error', 3],
+      '@typescript-eslint/no-non-null-assertion': 'error',
+    },
+  },
+  {
+    // Tests may be long in `describe` blocks, but no test file grows without bound.
+    files: ['src/**/*.test.ts', 'test/**/*.ts'],
+    ignores: ['test/helpers/escrow-contract.ts'], // pending: issue 14 (one shape for store contract suites)
+    rules: { 'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }] },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
 );
