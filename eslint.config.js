@@ -15,14 +15,6 @@ const HOUSE_RULES_PENDING = [
 
   'src/http/**',
 
-  'src/server/**',
-
-  'src/cli/**',
-
-  'src/shared/**',
-
-  'src/demo/**',
-
   'src/storage/**',
 ];
 

@@ -95,7 +95,8 @@ export type AcmpErrorObjectShape = {
 export class AcmpError extends ProtocolError<number> {
   override readonly name: string = 'AcmpError';
   constructor(code: number, data?: unknown, options?: { message?: string; cause?: unknown }) {
-    super('acmp', code, options?.message ?? acmpErrorSpec(code)?.message ?? 'ACMP error', data, options);
+    const message = options?.message ?? acmpErrorSpec(code)?.message ?? 'ACMP error';
+    super('acmp', code, { message, data, cause: options?.cause });
   }
 
   /** Rebuilds an error received from a peer (`acmp_error` / JSON-RPC `error`). */

@@ -30,7 +30,7 @@ describe('ACPspec error table and mapper', () => {
   });
 
   it('maps a ProtocolError of another space to ACP_INTERNAL', () => {
-    expect(toAcpErrorObject(new ProtocolError('acmp', -33001, 'x')).code).toBe('ACP_INTERNAL');
+    expect(toAcpErrorObject(new ProtocolError('acmp', -33001, { message: 'x' })).code).toBe('ACP_INTERNAL');
   });
 
   it('drops ids that do not look like ids', () => {

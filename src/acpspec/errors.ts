@@ -100,7 +100,11 @@ export class AcpError extends ProtocolError<AcpErrorCode> {
     details?: unknown,
     options?: { cause?: unknown; ids?: AcpErrorIds },
   ) {
-    super('acp', code, message ?? ACP_ERRORS[code].message, details, options);
+    super('acp', code, {
+      message: message ?? ACP_ERRORS[code].message,
+      data: details,
+      cause: options?.cause,
+    });
     this.ids = options?.ids ?? {};
   }
 

@@ -14,6 +14,7 @@ import { AcmpError, acmpErrorSpec } from '../acmp/errors.js';
 import { PayloadSchema, type Payload } from '../acmp/messages.js';
 import { AckSchema, OfferSchema, type Offer } from '../acmp/negotiation/messages.js';
 import { estimateTokens } from '../acmp/provider-checks.js';
+import { LocalError } from '../shared/errors.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
 
@@ -64,10 +65,10 @@ export const AgreementFileSchema = z.object({
 /** `a2a-commerce acmp quote …`. */
 export async function quote(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: TERMS, allowPositionals: true });
-  const [url] = urls(positionals, 1);
+  const url = oneUrl(positionals);
   const request = termsFromFlags(values);
   const { input, ...params } = request;
-  const buyer = await connect(url!, values, io);
+  const buyer = await connect(url, values, io);
   return reported(io, async () => {
     const estimate =
       input !== undefined && params.input_tokens_est === undefined
@@ -88,29 +89,15 @@ export async function negotiate(argv: string[], io: CliIo): Promise<number> {
   if (request.max_price_cu === undefined) throw new UsageError('negotiate needs --max-price');
   const counterPrice =
     values['counter-price'] === undefined ? undefined : cu(values['counter-price'], '--counter-price');
-  const buyers = await Promise.all(targets.map((url) => connect(url, values, io)));
+  const connected = await Promise.all(
+    targets.map(async (url): Promise<Connected> => ({ url, buyer: await connect(url, values, io) })),
+  );
   return reported(io, async () => {
-    let chosen: { url: string; agreement: NegotiatedAgreement };
-    if (buyers.length > 1) {
-      const deadlineMs =
-        values['deadline-ms'] === undefined ? undefined : positiveInt(values['deadline-ms'], '--deadline-ms');
-      const best = await negotiateBest(buyers, request, deadlineMs === undefined ? {} : { deadlineMs });
-      chosen = { url: targets[buyers.indexOf(best.buyer)]!, agreement: best.agreement };
-      io.err(
-        `quotes: ${best.quotes.map((q, i) => `${targets[buyers.indexOf(q.buyer)] ?? i} ${'offer' in q ? q.offer.price_cu : 'none'}`).join(', ')}`,
-      );
-    } else {
-      const counter =
-        counterPrice === undefined
-          ? undefined
-          : (offer: Offer): CounterDecision =>
-              offer.price_cu > counterPrice ? { price_cu: counterPrice } : 'accept';
-      const mode = values.session === true || counter !== undefined ? 'session' : 'flat';
-      chosen = {
-        url: targets[0]!,
-        agreement: await buyers[0]!.negotiate({ ...request, mode, ...(counter ? { counter } : {}) }),
-      };
-    }
+    const [only, ...others] = connected;
+    const chosen =
+      only !== undefined && others.length === 0
+        ? await negotiateWithOne(only, request, { session: values.session === true, counterPrice })
+        : await negotiateWithBest(connected, request, { deadlineMs: values['deadline-ms'], io });
     const file = { agent_url: chosen.url, ...chosen.agreement };
     const text = JSON.stringify(file, null, 2);
     if (values.out !== undefined) writeFileSync(values.out, text + '\n', { mode: 0o600 });
@@ -119,6 +106,57 @@ export async function negotiate(argv: string[], io: CliIo): Promise<number> {
       `agreed: ${chosen.agreement.ack.price_cu} CU for ${chosen.agreement.offer.capability}${chosen.agreement.session ? ` (session ${chosen.agreement.session.taskId})` : ''}`,
     );
   });
+}
+
+/** A provider the buyer is connected to, with the URL it was given as. */
+interface Connected {
+  url: string;
+  buyer: AcmpBuyer;
+}
+
+/** An agreement and the URL of the provider that made it. */
+interface Chosen {
+  url: string;
+  agreement: NegotiatedAgreement;
+}
+
+/** One provider: flat, or in a session when asked for or when the buyer counters (`--counter-price`). */
+async function negotiateWithOne(
+  { url, buyer }: Connected,
+  request: BuyerNegotiation,
+  options: { session: boolean; counterPrice: number | undefined },
+): Promise<Chosen> {
+  const { counterPrice } = options;
+  const counter =
+    counterPrice === undefined
+      ? undefined
+      : (offer: Offer): CounterDecision =>
+          offer.price_cu > counterPrice ? { price_cu: counterPrice } : 'accept';
+  const mode = options.session || counter !== undefined ? 'session' : 'flat';
+  return { url, agreement: await buyer.negotiate({ ...request, mode, ...(counter ? { counter } : {}) }) };
+}
+
+/** Several providers: quotes all within `--deadline-ms`, accepts the cheapest valid offer, lists the quotes. */
+async function negotiateWithBest(
+  connected: readonly Connected[],
+  request: BuyerNegotiation,
+  options: { deadlineMs: string | undefined; io: CliIo },
+): Promise<Chosen> {
+  const deadlineMs =
+    options.deadlineMs === undefined ? undefined : positiveInt(options.deadlineMs, '--deadline-ms');
+  const best = await negotiateBest(
+    connected.map((c) => c.buyer),
+    request,
+    deadlineMs === undefined ? {} : { deadlineMs },
+  );
+  const urlOf = (buyer: AcmpBuyer): string | undefined => connected.find((c) => c.buyer === buyer)?.url;
+  const url = urlOf(best.buyer);
+  if (url === undefined)
+    throw new LocalError('INVALID_STATE', 'the best offer came from a provider the buyer did not connect to');
+  options.io.err(
+    `quotes: ${best.quotes.map((q, i) => `${urlOf(q.buyer) ?? i} ${'offer' in q ? q.offer.price_cu : 'none'}`).join(', ')}`,
+  );
+  return { url, agreement: best.agreement };
 }
 
 /** The agreement of an `--agreement <file>` flag. @throws UsageError for an unreadable or malformed file. */
@@ -205,14 +243,22 @@ function positiveInt(raw: string, flag: string): number {
   return value;
 }
 
-function urls(positionals: string[], exactly?: number): string[] {
-  if (positionals.length === 0 || (exactly !== undefined && positionals.length !== exactly))
-    throw new UsageError(
-      exactly === 1 ? 'expected exactly one <agent-url>' : 'expected one or more <agent-url>',
-    );
-  for (const url of positionals)
-    if (!/^https?:\/\//.test(url)) throw new UsageError(`"${url}" is not an http(s) URL`);
-  return positionals;
+/** The one `<agent-url>` of a verb that takes exactly one. @throws UsageError otherwise. */
+function oneUrl(positionals: string[]): string {
+  const [url, ...others] = positionals;
+  if (url === undefined || others.length > 0) throw new UsageError('expected exactly one <agent-url>');
+  return checkedUrl(url);
+}
+
+/** The `<agent-url>`s of a verb that takes one or more. @throws UsageError otherwise. */
+function urls(positionals: string[]): string[] {
+  if (positionals.length === 0) throw new UsageError('expected one or more <agent-url>');
+  return positionals.map(checkedUrl);
+}
+
+function checkedUrl(url: string): string {
+  if (!/^https?:\/\//.test(url)) throw new UsageError(`"${url}" is not an http(s) URL`);
+  return url;
 }
 
 function connect(

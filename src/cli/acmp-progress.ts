@@ -47,20 +47,44 @@ export function createProgressLine(
   tty: boolean,
   write: (text: string) => void = (t) => process.stderr.write(t),
 ): ProgressLine {
-  const state = { chunks: 0, chars: 0 };
-  let drawn = false;
-  return {
-    update(event) {
-      const text = describeProgress(event, state);
-      if (text === undefined) return;
-      if (tty) {
-        write(`\r\x1b[K… ${text}`);
-        drawn = true;
-      } else io.err(`progress: ${text}`);
-    },
-    done() {
-      if (tty && drawn) write('\n');
-      drawn = false;
-    },
-  };
+  return tty ? new TerminalProgressLine(write) : new PlainProgressLine(io);
+}
+
+/** Counts of the chunks seen so far, for {@link describeProgress}. */
+type ProgressCounts = { chunks: number; chars: number };
+
+/** One line redrawn in place (`\r`, clear to end of line); ended with a newline once something was drawn. */
+class TerminalProgressLine implements ProgressLine {
+  private readonly counts: ProgressCounts = { chunks: 0, chars: 0 };
+  private drawn = false;
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  update(event: BuyerEvent): void {
+    const text = describeProgress(event, this.counts);
+    if (text === undefined) return;
+    this.write(`\r\x1b[K… ${text}`);
+    this.drawn = true;
+  }
+
+  done(): void {
+    if (this.drawn) this.write('\n');
+    this.drawn = false;
+  }
+}
+
+/** One `progress: …` line on the CLI's error stream per update. */
+class PlainProgressLine implements ProgressLine {
+  private readonly counts: ProgressCounts = { chunks: 0, chars: 0 };
+
+  constructor(private readonly io: CliIo) {}
+
+  update(event: BuyerEvent): void {
+    const text = describeProgress(event, this.counts);
+    if (text !== undefined) this.io.err(`progress: ${text}`);
+  }
+
+  done(): void {
+    // Every update was a line of its own: nothing to end.
+  }
 }

@@ -1,5 +1,6 @@
 import { parseCu, formatCu } from '../acmp/escrow/amounts.js';
 import { createEscrowAgent } from '../acmp/escrow/agent.js';
+import { LocalError } from '../shared/errors.js';
 import { isIdentity } from '../shared/identity.js';
 import { resolveHostConfig, resolveStorageConfig } from '../server/config.js';
 import { migrateAll } from '../server/host.js';
@@ -13,17 +14,20 @@ export const OPERATOR_VERBS = ['credit', 'resolve', 'ledger'];
 
 type Values = { db?: string; 'data-dir'?: string; account?: string; amount?: string; 'to-payee'?: string };
 
+/** One operator command: its verb, and its flags and positionals as `parseArgs` read them. */
+export interface OperatorCall {
+  verb: string;
+  values: Values;
+  positionals: string[];
+}
+
 /**
  * `escrow credit|resolve|ledger`: funding an account (the credit-ledger rail's funding edge, L4 §7),
  * resolving a dispute (our agent policy, docs/acmp-escrow.md "Disputes"), and the ledger totals with the
  * conservation check. Each runs in one transaction of the agent's store, beside a running agent.
  */
-export async function escrowOperator(
-  verb: string,
-  values: Values,
-  positionals: string[],
-  io: CliIo,
-): Promise<number> {
+export async function escrowOperator(call: OperatorCall, io: CliIo): Promise<number> {
+  const { values } = call;
   const storage = resolveStorageConfig({ db: values.db, 'data-dir': values['data-dir'] }, io.env);
   if (storage.db === 'memory') throw new UsageError('a memory store keeps no ledger');
   const database = openDatabase({ url: storage.db, dataDir: storage.dataDir });
@@ -34,38 +38,64 @@ export async function escrowOperator(
         storageModules(resolveHostConfig({ 'data-dir': storage.dataDir, 'no-tls': true }, {})),
       );
     const store = new KyselyEscrowStore(database);
-    switch (verb) {
-      case 'credit': {
-        if (positionals.length > 0) throw new UsageError('credit takes no positional argument');
-        const account = identity(values.account);
-        const balance = await store.credit('', account, amount(values.amount, '--amount'));
-        io.out(`credited ${account}: balance ${formatCu(balance)} CU`);
-        return 0;
-      }
-      case 'resolve': {
-        const [escrowId, extra] = positionals;
-        if (!escrowId || extra !== undefined) throw new UsageError('resolve takes one <escrow-id>');
-        const toPayee = values['to-payee'] === '0' ? 0n : amount(values['to-payee'], '--to-payee');
-        const record = await createEscrowAgent({ store }).resolve(escrowId, toPayee, 'operator');
-        io.out(
-          `resolved ${escrowId}: ${formatCu(record.dispute!.resolution!.toPayee)} CU to ${record.payee}, ${formatCu(record.dispute!.resolution!.toBuyer)} CU to ${record.buyer}`,
-        );
-        return 0;
-      }
-      default: {
-        if (values.account !== undefined)
-          io.out(`${values.account}: ${formatCu(await store.balance('', identity(values.account)))} CU`);
-        const t = await store.totals();
-        const conserved = t.balances + t.remaining + t.pending === t.credits;
-        io.out(
-          `balances ${formatCu(t.balances)} + held ${formatCu(t.remaining)} + pending payouts ${formatCu(t.pending)} = ${formatCu(t.balances + t.remaining + t.pending)} CU; credited ${formatCu(t.credits)} CU: ${conserved ? 'conserved' : 'NOT CONSERVED'}`,
-        );
-        return conserved ? 0 : 1;
-      }
+    switch (call.verb) {
+      case 'credit':
+        return await credit(store, call, io);
+      case 'resolve':
+        return await resolve(store, call, io);
+      default:
+        return await ledger(store, values, io);
     }
   } finally {
     await database.close();
   }
+}
+
+/** `escrow credit`: adds `--amount` to the `--account` balance. */
+async function credit(
+  store: KyselyEscrowStore,
+  { values, positionals }: OperatorCall,
+  io: CliIo,
+): Promise<number> {
+  if (positionals.length > 0) throw new UsageError('credit takes no positional argument');
+  const account = identity(values.account);
+  const balance = await store.credit('', account, amount(values.amount, '--amount'));
+  io.out(`credited ${account}: balance ${formatCu(balance)} CU`);
+  return 0;
+}
+
+/** `escrow resolve`: `--to-payee` of the disputed claim to the payee, the rest to the buyer. */
+async function resolve(
+  store: KyselyEscrowStore,
+  { values, positionals }: OperatorCall,
+  io: CliIo,
+): Promise<number> {
+  const [escrowId, extra] = positionals;
+  if (!escrowId || extra !== undefined) throw new UsageError('resolve takes one <escrow-id>');
+  const toPayee = values['to-payee'] === '0' ? 0n : amount(values['to-payee'], '--to-payee');
+  const record = await createEscrowAgent({ store }).resolve(escrowId, toPayee, 'operator');
+  const resolution = record.dispute?.resolution;
+  if (!resolution)
+    throw new LocalError('INVALID_STATE', `escrow ${escrowId} records no resolution after resolve`);
+  io.out(
+    `resolved ${escrowId}: ${formatCu(resolution.toPayee)} CU to ${record.payee}, ${formatCu(resolution.toBuyer)} CU to ${record.buyer}`,
+  );
+  return 0;
+}
+
+/**
+ * `escrow ledger`: an account's balance when asked, then the totals and whether they are conserved
+ * (exit 1 if not).
+ */
+async function ledger(store: KyselyEscrowStore, values: Values, io: CliIo): Promise<number> {
+  if (values.account !== undefined)
+    io.out(`${values.account}: ${formatCu(await store.balance('', identity(values.account)))} CU`);
+  const t = await store.totals();
+  const conserved = t.balances + t.remaining + t.pending === t.credits;
+  io.out(
+    `balances ${formatCu(t.balances)} + held ${formatCu(t.remaining)} + pending payouts ${formatCu(t.pending)} = ${formatCu(t.balances + t.remaining + t.pending)} CU; credited ${formatCu(t.credits)} CU: ${conserved ? 'conserved' : 'NOT CONSERVED'}`,
+  );
+  return conserved ? 0 : 1;
 }
 
 function identity(value: string | undefined): string {

@@ -63,27 +63,21 @@ export async function escrow(argv: string[], io: CliIo): Promise<number> {
   const [verb, ...rest] = argv;
   const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true });
   if (verb !== undefined && OPERATOR_VERBS.includes(verb))
-    return escrowOperator(verb, values, positionals, io);
-  const method = verb === undefined ? undefined : METHODS[verb];
-  if (method === undefined && verb !== 'watch')
-    throw new UsageError(verb === undefined ? 'escrow needs a verb' : `unknown escrow verb "${verb}"`);
-  const [url, escrowId, extra] = positionals;
-  if (!url || !/^https?:\/\//.test(url)) throw new UsageError('expected an <agent-url> (http or https)');
-  if (extra !== undefined || (verb === 'lock') !== (escrowId === undefined))
-    throw new UsageError(
-      verb === 'lock' ? 'lock takes only <agent-url>' : 'expected <agent-url> <escrow-id>',
-    );
+    return escrowOperator({ verb, values, positionals }, io);
+  const { url, call } = partyCall(verb, positionals);
   const client = await createEscrowClient({
     agentUrl: url,
     token: tokenFromFlags(values, io.env),
     caCert: caFromFlags(values, io.env),
   });
   try {
-    if (verb === 'watch') {
-      for await (const status of client.watch(escrowId!)) io.out(JSON.stringify(status));
+    if (call.kind === 'watch') {
+      for await (const status of client.watch(call.escrowId)) io.out(JSON.stringify(status));
       return 0;
     }
-    io.out(JSON.stringify(await client.call(method!, paramsOf(method!, values, escrowId)), null, 2));
+    io.out(
+      JSON.stringify(await client.call(call.method, paramsOf(call.method, values, call.escrowId)), null, 2),
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof AcmpError)) throw error;
@@ -93,6 +87,31 @@ export async function escrow(argv: string[], io: CliIo): Promise<number> {
     );
     return 1;
   }
+}
+
+/** What a party verb asks of the escrow agent: follow an escrow, or one Layer 4 call. */
+type PartyCall =
+  { kind: 'watch'; escrowId: string } | { kind: 'call'; method: EscrowMethod; escrowId: string | undefined };
+
+/**
+ * The agent URL and the call of a party verb: `lock` takes only `<agent-url>`, every other verb
+ * `<agent-url> <escrow-id>`. @throws UsageError for an unknown verb or the wrong positionals.
+ */
+function partyCall(verb: string | undefined, positionals: string[]): { url: string; call: PartyCall } {
+  const method = verb === undefined ? undefined : METHODS[verb];
+  if (method === undefined && verb !== 'watch')
+    throw new UsageError(verb === undefined ? 'escrow needs a verb' : `unknown escrow verb "${verb}"`);
+  const [url, escrowId, extra] = positionals;
+  if (!url || !/^https?:\/\//.test(url)) throw new UsageError('expected an <agent-url> (http or https)');
+  if (verb === 'lock') {
+    if (escrowId !== undefined) throw new UsageError('lock takes only <agent-url>');
+    return { url, call: { kind: 'call', method: ESCROW_METHOD.lock, escrowId } };
+  }
+  if (escrowId === undefined || extra !== undefined) throw new UsageError('expected <agent-url> <escrow-id>');
+  return {
+    url,
+    call: method === undefined ? { kind: 'watch', escrowId } : { kind: 'call', method, escrowId },
+  };
 }
 
 /** The Layer 4 params the flags describe. @throws UsageError for missing or malformed flags. */

@@ -65,11 +65,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     return await verb.run(rest, io);
   } catch (error) {
-    return report(error, verb, rest, io);
+    return report(error, { verb, argv: rest, io });
   }
 }
 
-function report(error: unknown, verb: Verb, argv: readonly string[], io: CliIo): number {
+/** Prints a failed verb's error as one line: with the verb's usage (exit 2), or explained (exit 1). */
+function report(error: unknown, run: { verb: Verb; argv: readonly string[]; io: CliIo }): number {
+  const { verb, argv, io } = run;
   const code = (error as { code?: unknown }).code;
   if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
     io.err(`error: ${(error as Error).message}\n\n${verb.usage}`);

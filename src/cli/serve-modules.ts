@@ -63,14 +63,15 @@ export function modulesFromFlags(
       : { defaultOutcome: outcome(flags['escrow-dispute-default']) }),
   };
   const agentUrl = flags['escrow-agent'];
-  if ((agentUrl === undefined) !== (flags['escrow-payee'] === undefined))
+  const payeeId = flags['escrow-payee'];
+  if ((agentUrl === undefined) !== (payeeId === undefined))
     throw new UsageError('--escrow-agent and --escrow-payee go together');
   const escrowAgent =
-    agentUrl === undefined
+    agentUrl === undefined || payeeId === undefined
       ? undefined
       : {
           agentUrl,
-          payeeId: flags['escrow-payee']!,
+          payeeId,
           token: env[ESCROW_TOKEN_ENV] || undefined,
           ...(flags['escrow-ca'] ? { caCert: readFileSync(flags['escrow-ca'], 'utf8') } : {}),
           ...(flags['escrow-claim-delay-ms'] === undefined

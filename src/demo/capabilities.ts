@@ -91,89 +91,97 @@ const TEXT_INPUT: JsonSchemaObject = {
  * - `slow-count`: counts to `data.n` with `stepMs` per step, heartbeat progress per step, honours the signal.
  */
 export function demoCapabilities(options: { stepMs?: number } = {}): AcmpCapability[] {
-  const stepMs = options.stepMs ?? 100;
-  const perToken = (base: number) => (input: Payload) =>
-    Math.round((base + 0.000001 * estimateTokens(input)) * 1e9) / 1e9;
-  return [
-    {
-      id: 'sentiment-analysis',
-      name: 'Sentiment analysis',
-      description: 'Lexicon-based sentiment of a text: positive, negative or neutral, with a confidence.',
-      tags: ['nlp', 'sentiment'],
-      price: perToken(0.002),
-      priceDescription: PER_TOKEN(0.002),
-      inputSchema: TEXT_INPUT,
-      examples: [{ type: 'text', data: 'Revenue grew strongly and customers are happy.' }],
-      handler: (input) => Promise.resolve({ type: 'json', data: analyseSentiment(textOf(input)) }),
-    },
-    {
-      id: 'summarize',
-      name: 'Extractive summary',
-      description: 'Picks the most representative sentences; streams one sentence per chunk.',
-      tags: ['nlp', 'summarization', 'streaming'],
-      price: perToken(0.001),
-      priceDescription: PER_TOKEN(0.001),
-      inputSchema: {
-        description: 'the text: a string, or {"text": string, "max_sentences": 1…50 (default 3)}',
-        anyOf: [
-          { type: 'string', minLength: 1 },
-          {
-            type: 'object',
-            properties: {
-              text: { type: 'string', minLength: 1 },
-              max_sentences: { type: 'integer', minimum: 1, maximum: 50 },
-            },
-            required: ['text'],
+  return [sentimentAnalysis(), summarize(), slowCount(options.stepMs ?? 100)];
+}
+
+/** The price of a text capability: `base` CU plus 0.000001 CU per token of input, to the nano-CU. */
+function perToken(base: number): (input: Payload) => number {
+  return (input) => Math.round((base + 0.000001 * estimateTokens(input)) * 1e9) / 1e9;
+}
+
+function sentimentAnalysis(): AcmpCapability {
+  return {
+    id: 'sentiment-analysis',
+    name: 'Sentiment analysis',
+    description: 'Lexicon-based sentiment of a text: positive, negative or neutral, with a confidence.',
+    tags: ['nlp', 'sentiment'],
+    price: perToken(0.002),
+    priceDescription: PER_TOKEN(0.002),
+    inputSchema: TEXT_INPUT,
+    examples: [{ type: 'text', data: 'Revenue grew strongly and customers are happy.' }],
+    handler: (input) => Promise.resolve({ type: 'json', data: analyseSentiment(textOf(input)) }),
+  };
+}
+
+function summarize(): AcmpCapability {
+  return {
+    id: 'summarize',
+    name: 'Extractive summary',
+    description: 'Picks the most representative sentences; streams one sentence per chunk.',
+    tags: ['nlp', 'summarization', 'streaming'],
+    price: perToken(0.001),
+    priceDescription: PER_TOKEN(0.001),
+    inputSchema: {
+      description: 'the text: a string, or {"text": string, "max_sentences": 1…50 (default 3)}',
+      anyOf: [
+        { type: 'string', minLength: 1 },
+        {
+          type: 'object',
+          properties: {
+            text: { type: 'string', minLength: 1 },
+            max_sentences: { type: 'integer', minimum: 1, maximum: 50 },
           },
-        ],
-      },
-      examples: [
-        { type: 'json', data: { text: 'First point. Second point. Third point.', max_sentences: 2 } },
+          required: ['text'],
+        },
       ],
-      // The handler contract is an AsyncIterable; this one computes synchronously.
-      // eslint-disable-next-line @typescript-eslint/require-await
-      async *handler(input, ctx) {
-        const max =
-          isJsonObject(input.data) && typeof input.data.max_sentences === 'number'
-            ? input.data.max_sentences
-            : 3;
-        const picked = selectSentences(textOf(input), max);
-        for (const [i, sentence] of picked.entries()) {
-          if (ctx.signal.aborted) return;
-          yield { type: 'text', data: i < picked.length - 1 ? `${sentence} ` : sentence };
-        }
-      },
     },
-    {
-      id: 'slow-count',
-      name: 'Slow count',
-      description: 'Counts to n, one step at a time; for heartbeat, deadline and cancel demos.',
-      tags: ['demo'],
-      price: (input) => 0.0001 * Math.max(1, countTarget(input)),
-      priceDescription: '0.0001 CU per step of n, at least 0.0001 CU',
-      inputSchema: {
-        description: 'n, the number to count to (0…10000): as text ("42"), a number, or {"n": 42}',
-        anyOf: [
-          { type: 'string', pattern: '^(10000|[0-9]{1,4})$' },
-          { type: 'integer', minimum: 0, maximum: 10_000 },
-          {
-            type: 'object',
-            properties: { n: { type: 'integer', minimum: 0, maximum: 10_000 } },
-            required: ['n'],
-          },
-        ],
-      },
-      examples: [{ type: 'text', data: '5' }],
-      async handler(input, ctx) {
-        const n = countTarget(input);
-        for (let i = 1; i <= n; i++) {
-          await sleep(stepMs, { signal: ctx.signal });
-          ctx.heartbeat(i / n, `counted ${i} of ${n}`);
-        }
-        return { type: 'json', data: { count: n } };
-      },
+    examples: [{ type: 'json', data: { text: 'First point. Second point. Third point.', max_sentences: 2 } }],
+    // The handler contract is an AsyncIterable; this one computes synchronously.
+    // eslint-disable-next-line @typescript-eslint/require-await
+    async *handler(input, ctx) {
+      const max =
+        isJsonObject(input.data) && typeof input.data.max_sentences === 'number'
+          ? input.data.max_sentences
+          : 3;
+      const picked = selectSentences(textOf(input), max);
+      for (const [i, sentence] of picked.entries()) {
+        if (ctx.signal.aborted) return;
+        yield { type: 'text', data: i < picked.length - 1 ? `${sentence} ` : sentence };
+      }
     },
-  ];
+  };
+}
+
+function slowCount(stepMs: number): AcmpCapability {
+  return {
+    id: 'slow-count',
+    name: 'Slow count',
+    description: 'Counts to n, one step at a time; for heartbeat, deadline and cancel demos.',
+    tags: ['demo'],
+    price: (input) => 0.0001 * Math.max(1, countTarget(input)),
+    priceDescription: '0.0001 CU per step of n, at least 0.0001 CU',
+    inputSchema: {
+      description: 'n, the number to count to (0…10000): as text ("42"), a number, or {"n": 42}',
+      anyOf: [
+        { type: 'string', pattern: '^(10000|[0-9]{1,4})$' },
+        { type: 'integer', minimum: 0, maximum: 10_000 },
+        {
+          type: 'object',
+          properties: { n: { type: 'integer', minimum: 0, maximum: 10_000 } },
+          required: ['n'],
+        },
+      ],
+    },
+    examples: [{ type: 'text', data: '5' }],
+    async handler(input, ctx) {
+      const n = countTarget(input);
+      for (let i = 1; i <= n; i++) {
+        await sleep(stepMs, { signal: ctx.signal });
+        ctx.heartbeat(i / n, `counted ${i} of ${n}`);
+      }
+      return { type: 'json', data: { count: n } };
+    },
+  };
 }
 
 function countTarget(input: Payload): number {

@@ -77,6 +77,7 @@ export const DEFAULTS = {
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+const PORT_RANGE = { min: 0, max: 65535 };
 
 function fail(message: string): never {
   throw new LocalError('CONFIG_INVALID', message);
@@ -89,7 +90,7 @@ function bool(name: string, value: string | undefined): boolean | undefined {
   return fail(`${name} must be true or false, got "${value}"`);
 }
 
-function integer(name: string, value: string, min: number, max: number): number {
+function integer(name: string, value: string, { min, max }: { min: number; max: number }): number {
   if (!/^\d+$/.test(value)) fail(`${name} must be an integer, got "${value}"`);
   const n = Number(value);
   if (n < min || n > max) fail(`${name} must be between ${min} and ${max}, got ${n}`);
@@ -100,8 +101,10 @@ function integer(name: string, value: string, min: number, max: number): number 
 export function parseSize(name: string, value: string): number {
   const match = /^(\d+)\s*([kKmM]?)[iI]?[bB]?$/.exec(value.trim());
   if (!match) fail(`${name} must be a size like 1048576, 512k or 1m, got "${value}"`);
-  const unit = match[2]!.toLowerCase();
-  const n = Number(match[1]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1);
+  // The unit group always takes part in a match (empty without a unit).
+  const [, digits, suffix = ''] = match;
+  const unit = suffix.toLowerCase();
+  const n = Number(digits) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1);
   if (n < 1024 || n > 64 * 1024 * 1024) fail(`${name} must be between 1k and 64m`);
   return n;
 }
@@ -127,8 +130,8 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
   const bodyLimit = pick(flags['body-limit'], 'bodyLimit');
   return {
     host: pick(flags.host, 'host') ?? DEFAULTS.host,
-    port: port === undefined ? DEFAULTS.port : integer('port', port, 0, 65535),
-    grpcPort: grpcPort === undefined ? undefined : integer('gRPC port', grpcPort, 0, 65535),
+    port: port === undefined ? DEFAULTS.port : integer('port', port, PORT_RANGE),
+    grpcPort: grpcPort === undefined ? undefined : integer('gRPC port', grpcPort, PORT_RANGE),
     dataDir: pick(flags['data-dir'], 'dataDir') ?? DEFAULTS.dataDir,
     db: pick(flags.db, 'db'),
     tokens,
@@ -145,31 +148,38 @@ function resolveTls(flags: HostFlags, env: Record<string, string | undefined>): 
   // A flag wins over its variable: the TLS mode comes from the flags when any TLS flag is given, and only
   // otherwise from the environment.
   const fromFlags = tlsChoice(
-    flags['tls-cert'],
-    flags['tls-key'],
-    flags['tls-self-signed'],
-    flags['no-tls'],
+    {
+      cert: flags['tls-cert'],
+      key: flags['tls-key'],
+      selfSigned: flags['tls-self-signed'],
+      noTls: flags['no-tls'],
+    },
     'flags',
   );
   if (fromFlags) return fromFlags;
   const fromEnv = tlsChoice(
-    env[ENV.tlsCert] || undefined,
-    env[ENV.tlsKey] || undefined,
-    bool(ENV.tlsSelfSigned, env[ENV.tlsSelfSigned]),
-    bool(ENV.noTls, env[ENV.noTls]),
+    {
+      cert: env[ENV.tlsCert] || undefined,
+      key: env[ENV.tlsKey] || undefined,
+      selfSigned: bool(ENV.tlsSelfSigned, env[ENV.tlsSelfSigned]),
+      noTls: bool(ENV.noTls, env[ENV.noTls]),
+    },
     'environment',
   );
   // Secure by default: ACPspec personal data travels only over TLS.
   return fromEnv ?? { mode: 'self-signed' };
 }
 
-function tlsChoice(
-  cert: string | undefined,
-  key: string | undefined,
-  selfSigned: boolean | undefined,
-  noTls: boolean | undefined,
-  source: string,
-): TlsConfig | undefined {
+/** The TLS settings one source (the flags, or the environment) gives; undefined: not given there. */
+interface TlsSettings {
+  cert: string | undefined;
+  key: string | undefined;
+  selfSigned: boolean | undefined;
+  noTls: boolean | undefined;
+}
+
+/** The TLS mode one source chooses, if any. @throws LocalError `CONFIG_INVALID` for a conflicting choice. */
+function tlsChoice({ cert, key, selfSigned, noTls }: TlsSettings, source: string): TlsConfig | undefined {
   const chosen = [cert !== undefined || key !== undefined, selfSigned === true, noTls === true].filter(
     Boolean,
   ).length;

@@ -63,31 +63,8 @@ export function createApp(deps: AppDeps): App {
   const logger = deps.logger ?? silentLogger;
   const parts = deps.parts ?? [];
   const bindings = parts.map((p) => p.binding).filter((b): b is A2ABinding => b !== undefined);
-  const identity = deps.identity ?? DEFAULT_IDENTITY;
-  const clock = deps.clock ?? systemClock;
-  let cached: { url: string; grpcUrl: string | undefined; card: AgentCard; changedAt: number } | undefined;
-  const current = (): { card: AgentCard; changedAt: number } => {
-    const url = deps.baseUrl();
-    const grpcUrl = deps.grpcUrl?.();
-    if (cached?.url !== url || cached.grpcUrl !== grpcUrl) {
-      cached = {
-        url,
-        grpcUrl,
-        changedAt: clock.now(),
-        card: buildAgentCard({
-          ...identity,
-          baseUrl: url,
-          grpcUrl,
-          extensions: bindings.flatMap((b) => [b.extension, ...(b.extraExtensions ?? [])]),
-          skills: bindings.flatMap((b) => b.skills),
-          bearer: deps.tokens.length > 0,
-          pushNotifications: (deps.pushAllow ?? []).length > 0,
-        }),
-      };
-    }
-    return cached;
-  };
-  const card = (): AgentCard => current().card;
+  const cards = new AgentCardCache(deps, bindings);
+  const card = (): AgentCard => cards.current().card;
 
   // The SDK takes no logger: inside A2A requests its console lines go to ours (src/a2a/sdk-scope.ts).
   routeSdkConsole(console);
@@ -98,7 +75,7 @@ export function createApp(deps: AppDeps): App {
   for (const part of parts) part.mountHttp?.(app, guards);
   const handler = mountA2A(app, {
     card,
-    cardChangedAt: () => current().changedAt,
+    cardChangedAt: () => cards.current().changedAt,
     bindings,
     executor: deps.executor ?? new EchoExecutor(),
     taskStore: deps.stores.taskStore,
@@ -111,23 +88,76 @@ export function createApp(deps: AppDeps): App {
   app.use((_req, res) => {
     res.status(404).json({ error: { code: 404, status: 'NOT_FOUND', message: 'Not found' } });
   });
-  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const status = clientErrorStatus(err);
-    if (status === undefined) logger.error('http.unhandled_error', errorFields(err));
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    if (status !== undefined) {
-      // Express's own refusals (a path segment that is not valid percent-encoding, …) stay 4xx.
-      res.status(status).json({
-        error: { code: status, status: STATUS_NAMES[status] ?? 'INVALID_ARGUMENT', message: 'Bad request' },
-      });
-      return;
-    }
-    res.status(500).json({ error: { code: 500, status: 'INTERNAL', message: 'Internal error' } });
-  });
+  app.use(errorMiddleware((err, res) => answerError(err, res, logger)));
   return { app, handler, card };
+}
+
+/**
+ * The agent card for the current base URL and gRPC address, rebuilt (and re-dated for `Last-Modified`)
+ * only when either changes: both are known only once the host listens.
+ */
+class AgentCardCache {
+  private cached:
+    { url: string; grpcUrl: string | undefined; card: AgentCard; changedAt: number } | undefined;
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly deps: Pick<
+      AppDeps,
+      'baseUrl' | 'grpcUrl' | 'identity' | 'clock' | 'tokens' | 'pushAllow'
+    >,
+    private readonly bindings: readonly A2ABinding[],
+  ) {
+    this.clock = deps.clock ?? systemClock;
+  }
+
+  current(): { card: AgentCard; changedAt: number } {
+    const url = this.deps.baseUrl();
+    const grpcUrl = this.deps.grpcUrl?.();
+    if (this.cached?.url !== url || this.cached.grpcUrl !== grpcUrl)
+      this.cached = { url, grpcUrl, changedAt: this.clock.now(), card: this.build(url, grpcUrl) };
+    return this.cached;
+  }
+
+  private build(url: string, grpcUrl: string | undefined): AgentCard {
+    return buildAgentCard({
+      ...(this.deps.identity ?? DEFAULT_IDENTITY),
+      baseUrl: url,
+      grpcUrl,
+      extensions: this.bindings.flatMap((b) => [b.extension, ...(b.extraExtensions ?? [])]),
+      skills: this.bindings.flatMap((b) => b.skills),
+      bearer: this.deps.tokens.length > 0,
+      pushNotifications: (this.deps.pushAllow ?? []).length > 0,
+    });
+  }
+}
+
+/**
+ * Express error middleware from a handler of the error and the response. Express tells error middleware
+ * from request middleware by the number of parameters the function declares (`fn.length === 4`, router's
+ * `Layer.handleError`); the returned function declares that arity explicitly instead of taking unused ones.
+ */
+function errorMiddleware(handle: (err: unknown, res: express.Response) => void): express.ErrorRequestHandler {
+  const middleware = (err: unknown, _req: express.Request, res: express.Response): void => handle(err, res);
+  return Object.defineProperty(middleware, 'length', { value: 4 });
+}
+
+/** The last-resort answer: Express's own 4xx refusals keep their status; anything else is a logged 500. */
+function answerError(err: unknown, res: express.Response, logger: Logger): void {
+  const status = clientErrorStatus(err);
+  if (status === undefined) logger.error('http.unhandled_error', errorFields(err));
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (status !== undefined) {
+    // Express's own refusals (a path segment that is not valid percent-encoding, …) stay 4xx.
+    res.status(status).json({
+      error: { code: status, status: STATUS_NAMES[status] ?? 'INVALID_ARGUMENT', message: 'Bad request' },
+    });
+    return;
+  }
+  res.status(500).json({ error: { code: 500, status: 'INTERNAL', message: 'Internal error' } });
 }
 
 /** google.rpc code names of the 4xx statuses that are not INVALID_ARGUMENT. */

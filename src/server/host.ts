@@ -1,10 +1,9 @@
-import { existsSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { dirname, resolve } from 'node:path';
 import type { AgentExecutor } from '../a2a/binding.js';
 import { startGrpcFront, type GrpcFront } from '../a2a/grpc-front.js';
+import type { CommerceRequestHandler } from '../a2a/request-handler.js';
 import {
   createSdkStores,
   migrateSdkStores,
@@ -16,19 +15,15 @@ import { LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { pendingMigrations, probeDatabase } from '../storage/database-check.js';
-import { openDatabase, resolveDatabaseTarget, type Database } from '../storage/database.js';
+import { openDatabase, type Database } from '../storage/database.js';
 import { migrateSets, type MigrationSet } from '../storage/migrations.js';
 import { ownerIdentityMigration, type OwnerColumn } from '../storage/owner-columns.js';
 import type { HostConfig } from './config.js';
-import { createApp, type AgentIdentity } from './create-app.js';
-import type { HostModule, ModuleParts } from './module.js';
-import {
-  readTlsFiles,
-  selfSignedCertificate,
-  selfSignedPaths,
-  type SelfSigned,
-  type TlsMaterial,
-} from './tls.js';
+import { createApp, type AgentIdentity, type App } from './create-app.js';
+import { baseUrlOf, grpcAddressOf, isSecureHost } from './host-address.js';
+import type { HostModule, ModuleContext, ModuleParts } from './module.js';
+import { pathsThisStartMayCreate, removeQuietly } from './start-paths.js';
+import { readTlsFiles, selfSignedCertificate, type SelfSigned, type TlsMaterial } from './tls.js';
 
 /** A running host. */
 export interface RunningHost {
@@ -67,105 +62,169 @@ const DEFAULT_GRPC_GRACE_MS = 5000;
  *   file, URL or flag at fault and the fix.
  */
 export async function startHost(config: HostConfig, options: StartHostOptions = {}): Promise<RunningHost> {
-  const logger = options.logger ?? silentLogger;
-  const modules = options.modules ?? [];
-  // Secure means the interface clients are told to use is TLS: a plain-http public URL is not, whatever
-  // the socket does.
-  const secure = config.tls.mode !== 'off' && !(config.publicUrl?.startsWith('http://') ?? false);
-  for (const m of modules) m.check?.({ secure, noPersonalData: config.noPersonalData });
+  const secure = isSecureHost(config);
+  for (const m of options.modules ?? []) m.check?.({ secure, noPersonalData: config.noPersonalData });
   const tls = await loadTls(config);
-  // Computed just before anything is created, so the window in which another process could create the
-  // same paths (and lose them to this start's cleanup) stays small.
-  const created = pathsThisStartMayCreate(config);
-  let database: Database | undefined;
-  const started: ModuleParts[] = [];
-  const stopping = new AbortController();
-  let server: Server | undefined;
-  let grpc: GrpcFront | undefined;
-  const grace = options.grpcGraceMs ?? DEFAULT_GRPC_GRACE_MS;
-  try {
-    database =
-      config.db === 'memory'
-        ? undefined
-        : openDatabase({
-            url: config.db,
-            dataDir: config.dataDir,
-            onIdleError: (error) => logger.warn('db.idle_connection_lost', errorFields(error)),
-          });
-    if (database)
-      await prepareDatabase(database, modules, database.dialect === 'sqlite' || options.migrate === true);
-    let baseUrl = config.publicUrl ?? '';
-    let grpcUrl: string | undefined;
-    const context = {
-      database,
-      logger,
-      ids: options.ids ?? systemIds,
-      clock: options.clock ?? systemClock,
-      secure,
-      baseUrl: () => baseUrl,
-      stopping: stopping.signal,
-    };
-    for (const m of modules) started.push(await m.start(context));
-    const { app, handler } = createApp({
-      baseUrl: () => baseUrl,
-      grpcUrl: () => grpcUrl,
-      tokens: config.tokens,
-      bodyLimitBytes: config.bodyLimitBytes,
-      pushAllow: config.pushAllow,
-      stores: createSdkStores(database?.db),
-      parts: started,
-      executor: options.executor,
-      identity: options.identity,
-      logger,
-      clock: context.clock,
+  const host = new Host(config, { ...options, secure, tls });
+  await host.start();
+  return host;
+}
+
+/** What {@link Host} starts with: the caller's options, and what the checks before it established. */
+interface HostSetup extends StartHostOptions {
+  secure: boolean;
+  /** The checked TLS material; a new self-signed pair is saved once the host listens. */
+  tls: SelfSigned | undefined;
+}
+
+/**
+ * A host and what it holds: the database, the started modules' parts, the HTTP(S) server and the gRPC
+ * front. Each start step opens one of them; {@link Host.close} closes whatever is open, in reverse.
+ */
+class Host implements RunningHost {
+  url: string;
+  grpcUrl: string | undefined;
+  database: Database | undefined;
+  readonly tls: TlsMaterial | undefined;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly modules: readonly HostModule[];
+  private readonly parts: ModuleParts[] = [];
+  private readonly stopping = new AbortController();
+  private server: Server | undefined;
+  private grpc: GrpcFront | undefined;
+
+  constructor(
+    private readonly config: HostConfig,
+    private readonly setup: HostSetup,
+  ) {
+    this.url = config.publicUrl ?? '';
+    this.tls = setup.tls?.material;
+    this.logger = setup.logger ?? silentLogger;
+    this.clock = setup.clock ?? systemClock;
+    this.modules = setup.modules ?? [];
+  }
+
+  /** Runs the start steps; on a failure closes what they opened and removes what they created on disk. */
+  async start(): Promise<void> {
+    // Computed just before anything is created, so the window in which another process could create the
+    // same paths (and lose them to this start's cleanup) stays small.
+    const created = pathsThisStartMayCreate(this.config);
+    try {
+      await this.openDatabase();
+      await this.startModules();
+      const { app, handler } = this.createApp();
+      await this.listen(app);
+      await this.startGrpc(handler);
+      this.logger.info('host.listening', {
+        url: this.url,
+        grpc: this.grpcUrl,
+        store: this.database?.dialect ?? 'memory',
+        tls: this.tls !== undefined,
+      });
+    } catch (error) {
+      await this.close();
+      removeQuietly(created);
+      throw error;
+    }
+  }
+
+  /** Opens the configured database (none for `memory`) and makes sure it can serve this build. */
+  private async openDatabase(): Promise<void> {
+    if (this.config.db === 'memory') return;
+    const database = openDatabase({
+      url: this.config.db,
+      dataDir: this.config.dataDir,
+      onIdleError: (error) => this.logger.warn('db.idle_connection_lost', errorFields(error)),
     });
-    server = tls
+    this.database = database;
+    await prepareDatabase(
+      database,
+      this.modules,
+      database.dialect === 'sqlite' || this.setup.migrate === true,
+    );
+  }
+
+  private async startModules(): Promise<void> {
+    const context: ModuleContext = {
+      database: this.database,
+      logger: this.logger,
+      ids: this.setup.ids ?? systemIds,
+      clock: this.clock,
+      secure: this.setup.secure,
+      baseUrl: () => this.url,
+      stopping: this.stopping.signal,
+    };
+    for (const m of this.modules) this.parts.push(await m.start(context));
+  }
+
+  private createApp(): App {
+    return createApp({
+      baseUrl: () => this.url,
+      grpcUrl: () => this.grpcUrl,
+      tokens: this.config.tokens,
+      bodyLimitBytes: this.config.bodyLimitBytes,
+      pushAllow: this.config.pushAllow,
+      stores: createSdkStores(this.database?.db),
+      parts: this.parts,
+      executor: this.setup.executor,
+      identity: this.setup.identity,
+      logger: this.logger,
+      clock: this.clock,
+    });
+  }
+
+  /** Serves the app over HTTPS (or HTTP with TLS off); saves a new self-signed pair once it listens. */
+  private async listen(app: App['app']): Promise<void> {
+    const tls = this.setup.tls;
+    const server = tls
       ? createHttpsServer({ cert: tls.material.cert, key: tls.material.key }, app)
       : createHttpServer(app);
-    const listening = server;
-    await listen(listening, config);
+    this.server = server;
+    await listen(server, this.config);
     tls?.save();
-    const { port } = listening.address() as AddressInfo;
-    const hostPart = config.host.includes(':')
-      ? `[${config.host}]`
-      : config.host === '0.0.0.0'
-        ? '127.0.0.1'
-        : config.host;
-    baseUrl = config.publicUrl ?? `${tls ? 'https' : 'http'}://${hostPart}:${port}`;
-    if (config.grpcPort !== undefined) {
-      // The same handler, tokens, body limit and certificate as the HTTP interfaces.
-      const front = await startGrpcFront(
-        { host: config.host, port: config.grpcPort },
-        {
-          handler,
-          tokens: config.tokens,
-          maxMessageBytes: config.bodyLimitBytes,
-          tls: tls?.material,
-          logger,
-        },
-      );
-      grpc = front;
-      grpcUrl = `${config.publicUrl ? new URL(config.publicUrl).hostname : hostPart}:${front.port}`;
+    const { port } = server.address() as AddressInfo;
+    this.url = baseUrlOf(this.config, { tls: tls !== undefined, port });
+  }
+
+  /** The gRPC interface, when configured: the same handler, tokens, body limit and certificate as HTTP. */
+  private async startGrpc(handler: CommerceRequestHandler): Promise<void> {
+    if (this.config.grpcPort === undefined) return;
+    const front = await startGrpcFront(
+      { host: this.config.host, port: this.config.grpcPort },
+      {
+        handler,
+        tokens: this.config.tokens,
+        maxMessageBytes: this.config.bodyLimitBytes,
+        tls: this.tls,
+        logger: this.logger,
+      },
+    );
+    this.grpc = front;
+    this.grpcUrl = grpcAddressOf(this.config, front.port);
+  }
+
+  /** Stops serving, then closes the modules' parts (last started first) and the database. */
+  async close(): Promise<void> {
+    // Modules learn the host is stopping (connections closed now detach instead of cancelling).
+    this.stopping.abort();
+    // gRPC first: health turns NOT_SERVING and calls in flight get their grace while the bindings still run.
+    const grpcClosed = this.grpc?.close(this.setup.grpcGraceMs ?? DEFAULT_GRPC_GRACE_MS);
+    const server = this.server;
+    if (server?.listening) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
     }
-    logger.info('host.listening', {
-      url: baseUrl,
-      grpc: grpcUrl,
-      store: database?.dialect ?? 'memory',
-      tls: tls !== undefined,
-    });
-    const front = grpc;
-    const db = database;
-    return {
-      url: baseUrl,
-      grpcUrl,
-      database: db,
-      tls: tls?.material,
-      close: () => shutdown(listening, front, grace, started, db, stopping),
-    };
-  } catch (error) {
-    await shutdown(server, grpc, grace, started, database, stopping);
-    removeQuietly(created);
-    throw error;
+    await grpcClosed;
+    try {
+      for (const part of [...this.parts].reverse()) {
+        // One part failing to close must not keep the others, or the database, open.
+        await part.close?.().catch(() => undefined);
+      }
+    } finally {
+      await this.database?.close();
+    }
   }
 }
 
@@ -224,41 +283,6 @@ async function listen(server: Server, config: HostConfig): Promise<void> {
   }
 }
 
-/** Best effort: the start already failed with the error that matters. */
-function removeQuietly(paths: readonly string[]): void {
-  for (const path of paths) {
-    try {
-      rmSync(path, { recursive: true, force: true });
-    } catch {
-      // Not ours to report (e.g. a path below a file): the start's own error says what is wrong.
-    }
-  }
-}
-
-/**
- * The paths a start may create that do not exist yet (the topmost missing directory of each, or the
- * SQLite file and its companions), so a failed start can remove exactly what it made.
- */
-function pathsThisStartMayCreate(config: HostConfig): string[] {
-  const candidates: string[] = [];
-  if (config.tls.mode === 'self-signed') candidates.push(dirname(selfSignedPaths(config.dataDir).cert));
-  if (config.db !== 'memory') {
-    const target = resolveDatabaseTarget(config.db, config.dataDir);
-    if (target.dialect === 'sqlite' && target.file !== ':memory:') {
-      candidates.push(dirname(target.file));
-      if (!existsSync(target.file))
-        candidates.push(...['', '-wal', '-shm', '-journal'].map((suffix) => target.file + suffix));
-    }
-  }
-  const created = new Set<string>();
-  for (const path of candidates) {
-    let top: string | undefined;
-    for (let p = resolve(path); !existsSync(p); p = dirname(p)) top = p;
-    if (top !== undefined) created.add(top);
-  }
-  return [...created];
-}
-
 /**
  * Our migrations of the SDK's tables (the SDK migrates their schema; the owners in them are ours): owners
  * become identities, `token-<n>` → `legacy:token-<n>` and the SDK's anonymous fallback `unknown` →
@@ -301,33 +325,5 @@ async function loadTls(config: HostConfig): Promise<SelfSigned | undefined> {
     }
     case 'self-signed':
       return selfSignedCertificate(config.dataDir);
-  }
-}
-
-async function shutdown(
-  server: Server | undefined,
-  grpc: GrpcFront | undefined,
-  graceMs: number,
-  parts: readonly ModuleParts[],
-  database: Database | undefined,
-  stopping: AbortController,
-): Promise<void> {
-  // Modules learn the host is stopping (connections closed now detach instead of cancelling).
-  stopping.abort();
-  // gRPC first: health turns NOT_SERVING and calls in flight get their grace while the bindings still run.
-  const grpcClosed = grpc?.close(graceMs);
-  if (server?.listening) {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
-  }
-  await grpcClosed;
-  try {
-    for (const part of [...parts].reverse()) {
-      // One part failing to close must not keep the others, or the database, open.
-      await part.close?.().catch(() => undefined);
-    }
-  } finally {
-    await database?.close();
   }
 }

@@ -7,19 +7,23 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 export function sleep(ms: number, options?: { signal?: AbortSignal }): Promise<void> {
   const signal = options?.signal;
   return new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
+    if (signal === undefined) {
+      setTimeout(() => resolve(), ms);
+      return;
+    }
+    if (signal.aborted) {
       reject(signal.reason);
       return;
     }
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(signal!.reason);
+      reject(signal.reason);
     };
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 
@@ -28,9 +32,10 @@ export function sleep(ms: number, options?: { signal?: AbortSignal }): Promise<v
  * consumer stops early (`onReturn`).
  */
 export class AsyncQueue<T> implements AsyncIterable<T> {
-  private readonly items: T[] = [];
-  private waiter: ((r: IteratorResult<T>) => void) | undefined;
-  private failer: ((e: unknown) => void) | undefined;
+  /** Pushed items not yet taken, already in the shape `next()` resolves with. */
+  private readonly items: IteratorYieldResult<T>[] = [];
+  /** The consumer's pending `next()`, when it waits for an item. */
+  private waiting: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | undefined;
   private done = false;
   private error: { error: unknown } | undefined;
 
@@ -39,11 +44,11 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   /** Adds an item; ignored after `end`/`fail`. */
   push(item: T): void {
     if (this.done) return;
-    const waiter = this.waiter;
-    if (waiter) {
-      this.waiter = this.failer = undefined;
-      waiter({ value: item, done: false });
-    } else this.items.push(item);
+    const waiting = this.waiting;
+    if (waiting) {
+      this.waiting = undefined;
+      waiting.resolve({ value: item, done: false });
+    } else this.items.push({ value: item, done: false });
   }
 
   /** Ends the stream after the items already pushed. */
@@ -66,24 +71,24 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   }
 
   private wake(): void {
-    if (!this.waiter || this.items.length > 0) return;
-    const { waiter, failer } = this;
-    this.waiter = this.failer = undefined;
-    if (this.error) failer!(this.error.error);
-    else waiter({ value: undefined, done: true });
+    const waiting = this.waiting;
+    if (!waiting || this.items.length > 0) return;
+    this.waiting = undefined;
+    if (this.error) waiting.reject(this.error.error);
+    else waiting.resolve({ value: undefined, done: true });
   }
 
   [Symbol.asyncIterator](): AsyncIterator<T> {
     return {
       next: () => {
-        if (this.items.length > 0) return Promise.resolve({ value: this.items.shift()!, done: false });
+        const item = this.items.shift();
+        if (item) return Promise.resolve(item);
         if (this.done) {
           if (this.error) return Promise.reject(this.error.error);
           return Promise.resolve({ value: undefined, done: true });
         }
         return new Promise<IteratorResult<T>>((resolve, reject) => {
-          this.waiter = resolve;
-          this.failer = reject;
+          this.waiting = { resolve, reject };
         });
       },
       return: () => {

@@ -13,12 +13,22 @@ export class ProtocolError<C extends string | number = string | number> extends 
   readonly space: string;
   readonly code: C;
   readonly data: unknown;
-  constructor(space: string, code: C, message: string, data?: unknown, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(space: string, code: C, details: ProtocolErrorDetails) {
+    super(details.message, details.cause === undefined ? undefined : { cause: details.cause });
     this.space = space;
     this.code = code;
-    this.data = data;
+    this.data = details.data;
   }
+}
+
+/** What a {@link ProtocolError} says besides its code space and code. */
+export interface ProtocolErrorDetails {
+  /** Safe to show a peer: no personal data, no internals. */
+  message: string;
+  /** JSON for the wire's `data` (or `details`); undefined: none. */
+  data?: unknown;
+  /** Logged, never sent. */
+  cause?: unknown;
 }
 
 /** Codes for errors that stay inside the process. */

@@ -12,25 +12,52 @@ export interface Logger {
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
+/** Options of {@link createJsonLogger}. */
+export interface JsonLoggerOptions {
+  /** The lowest level written (default `info`). */
+  level?: LogLevel;
+  write: (line: string) => void;
+  /** Epoch milliseconds for each record's `time` (default `Date.now`). */
+  now?: () => number;
+}
+
 /**
  * A JSON-lines logger writing to `write` (stderr in the server entry point). Only the fields given are
  * written; callers pass ids and codes, never message bodies, so no personal data reaches the log.
  */
-export function createJsonLogger(options: {
-  level?: LogLevel;
-  write: (line: string) => void;
-  now?: () => number;
-}): Logger {
-  const threshold = RANK[options.level ?? 'info'];
-  const now = options.now ?? Date.now;
-  const log =
-    (level: Exclude<LogLevel, 'silent'>) =>
-    (event: string, fields?: LogFields): void => {
-      if (RANK[level] < threshold) return;
-      // The record's own keys come last: a field cannot overwrite time, level or event.
-      options.write(JSON.stringify({ ...fields, time: new Date(now()).toISOString(), level, event }) + '\n');
-    };
-  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+export function createJsonLogger(options: JsonLoggerOptions): Logger {
+  return new JsonLogger(RANK[options.level ?? 'info'], options.write, options.now ?? Date.now);
+}
+
+/** One JSON object a line, for records at or above the threshold rank. */
+class JsonLogger implements Logger {
+  constructor(
+    private readonly threshold: number,
+    private readonly write: (line: string) => void,
+    private readonly now: () => number,
+  ) {}
+
+  debug(event: string, fields?: LogFields): void {
+    this.log('debug', event, fields);
+  }
+
+  info(event: string, fields?: LogFields): void {
+    this.log('info', event, fields);
+  }
+
+  warn(event: string, fields?: LogFields): void {
+    this.log('warn', event, fields);
+  }
+
+  error(event: string, fields?: LogFields): void {
+    this.log('error', event, fields);
+  }
+
+  private log(level: Exclude<LogLevel, 'silent'>, event: string, fields: LogFields | undefined): void {
+    if (RANK[level] < this.threshold) return;
+    // The record's own keys come last: a field cannot overwrite time, level or event.
+    this.write(JSON.stringify({ ...fields, time: new Date(this.now()).toISOString(), level, event }) + '\n');
+  }
 }
 
 /** A logger that drops everything (tests, library use without logging). */

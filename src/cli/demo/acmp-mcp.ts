@@ -51,7 +51,8 @@ async function buy(
   params: Parameters<PickedAcmpBuyer['invoke']>[0],
 ): Promise<AcmpResult> {
   const result = await buyer.invoke(params);
-  const check = verifyProof(result.proof, { method: 'result-hash', output: result.output!, input: INPUT });
+  expectThat(result.output !== undefined, 'the result to carry an output');
+  const check = verifyProof(result.proof, { method: 'result-hash', output: result.output, input: INPUT });
   expectThat(check.ok, 'the result-hash proof to verify');
   ctx.say(
     `   over ${buyer.binding}: sentiment-analysis → ${JSON.stringify(result.output?.data)} for ${result.cost_cu} CU, proof ${String(result.proof?.hash).slice(0, 23)}… verified`,

@@ -51,14 +51,15 @@ export const acmpNegotiationScenario: DemoScenario = {
       `   session ${session.session?.taskId}: ${rounds.join(' → ')} → accepted at ${session.ack.price_cu} CU`,
     );
     const client = await createA2AClient(buyer.card, { caCert: ctx.caCert });
-    const task = await client.getTask({ tenant: '', id: session.session!.taskId, historyLength: undefined });
+    const task = await client.getTask({ tenant: '', id: session.session.taskId, historyLength: undefined });
     const phase = (task.metadata?.[SESSION_EXTENSION_URI] as { phase?: string } | undefined)?.phase;
     ctx.say(
       `   GetTask → A2A task ${taskStateName(task.status?.state)} (phase "${String(phase)}" under ${SESSION_EXTENSION_URI}), ${task.history.length} messages`,
     );
     const summary = await buyer.invoke({ agreement: session });
     expectThat(summary.cost_cu === session.ack.price_cu, 'the negotiated price to be charged');
-    const check = verifyProof(summary.proof, { method: 'result-hash', output: summary.output!, input });
+    expectThat(summary.output !== undefined, 'the result to carry an output');
+    const check = verifyProof(summary.proof, { method: 'result-hash', output: summary.output, input });
     expectThat(check.ok, 'the result-hash proof to verify');
     ctx.say(
       `   invoke with referenceTaskIds [${session.session?.taskId}] → ${summary.cost_cu} CU, proof verified`,

@@ -47,9 +47,10 @@ export const acmpScenario: DemoScenario = {
 };
 
 function sayProof(ctx: DemoContext, result: AcmpResult, input: string): void {
+  expectThat(result.output !== undefined, 'the result to carry an output');
   const check = verifyProof(result.proof, {
     method: 'result-hash',
-    output: result.output!,
+    output: result.output,
     input: { type: 'text', data: input },
   });
   expectThat(check.ok, 'the result-hash proof to verify');

@@ -215,7 +215,7 @@ export const acpspecScenario: DemoScenario = {
     );
     expectThat(conflict?.data['held'] === 'revoked', 'a consent.conflict event keeping "revoked"');
     ctx.say(
-      `   consent: upgrade to granted kept out; events over HTTPS: consent.lowered, ${conflict!.type} ${canonicalJson({ held: conflict!.data['held'], asserted: conflict!.data['asserted'] })}`,
+      `   consent: upgrade to granted kept out; events over HTTPS: consent.lowered, ${conflict.type} ${canonicalJson({ held: conflict.data['held'], asserted: conflict.data['asserted'] })}`,
     );
 
     const overA2A = Buffer.from(canonicalJson(await client.requestState(transactionId)), 'utf8');

@@ -23,34 +23,37 @@ export const escrowScenario: DemoScenario = {
   async run(ctx) {
     const hosts: RunningHost[] = [];
     try {
-      const agent = await start(
-        ctx,
-        'escrow-agent',
-        [
+      const agent = await start(ctx, {
+        name: 'escrow-agent',
+        modules: [
           escrowModule({
             tickMs: 100,
             settings: { minChallengeWindowMs: 500, defaultChallengeWindowMs: 1_000 },
           }),
         ],
-        [BUYER_TOKEN, PROVIDER_TOKEN],
-      );
+        tokens: [BUYER_TOKEN, PROVIDER_TOKEN],
+      });
       hosts.push(agent);
-      const provider = await start(ctx, 'provider', [
-        acmpModule({
-          capabilities: demoCapabilities({ stepMs: 5 }),
-          escrowAgent: {
-            agentUrl: agent.url,
-            token: secretOf(PROVIDER_TOKEN),
-            caCert: ctx.caCert,
-            payeeId: 'agent:provider',
-            claimDelayMs: 500,
-            settleEveryMs: 100,
-          },
-        }),
-      ]);
+      const provider = await start(ctx, {
+        name: 'provider',
+        modules: [
+          acmpModule({
+            capabilities: demoCapabilities({ stepMs: 5 }),
+            escrowAgent: {
+              agentUrl: agent.url,
+              token: secretOf(PROVIDER_TOKEN),
+              caCert: ctx.caCert,
+              payeeId: 'agent:provider',
+              claimDelayMs: 500,
+              settleEveryMs: 100,
+            },
+          }),
+        ],
+      });
       hosts.push(provider);
       ctx.say(`   escrow agent at ${agent.url}, provider at ${provider.url} (checks escrow_id there)`);
-      const ledger = new KyselyEscrowStore(agent.database!);
+      expectThat(agent.database !== undefined, 'the escrow agent to keep its ledger in a database');
+      const ledger = new KyselyEscrowStore(agent.database);
       await ledger.credit('', 'agent:buyer', 1_000_000_000n);
       const balances = async (when: string) => {
         const [b, p] = [await ledger.balance('', 'agent:buyer'), await ledger.balance('', 'agent:provider')];
@@ -65,8 +68,8 @@ export const escrowScenario: DemoScenario = {
       })) as AcmpBuyer & { escrow: BuyerEscrow };
       const payee = buyer.escrowAgents[0]?.payeeId;
       expectThat(payee === 'agent:provider', "the provider's card to name its payee id at the escrow agent");
-      await fastPath(ctx, buyer, payee!);
-      await silentBuyer(ctx, buyer, payee!);
+      await fastPath(ctx, buyer, payee);
+      await silentBuyer(ctx, buyer, payee);
       const total = await balances('after');
       const t = await ledger.totals();
       expectThat(
@@ -98,8 +101,9 @@ async function fastPath(
     escrow_id: escrowId,
   });
   ctx.say(`   acmp/invoke with escrow_id → ${JSON.stringify(result.output?.data)} for ${result.cost_cu} CU`);
+  expectThat(result.output !== undefined, 'the result to carry an output');
   await buyer.escrow.releaseFor(escrowId, payee, result, {
-    output: result.output!,
+    output: result.output,
     input: INPUT,
     proofMethod: 'result-hash',
   });
@@ -141,12 +145,15 @@ async function silentBuyer(
   );
 }
 
-async function start(
-  ctx: DemoContext,
-  name: string,
-  modules: HostModule[],
-  tokens: string[] = [],
-): Promise<RunningHost> {
+/** One of the scenario's agents: a host of its own, with its SQLite file under the demo's data directory. */
+interface Agent {
+  name: string;
+  modules: HostModule[];
+  /** Bearer tokens it accepts (`name=secret`); none: no authentication. */
+  tokens?: string[];
+}
+
+async function start(ctx: DemoContext, { name, modules, tokens = [] }: Agent): Promise<RunningHost> {
   const config = resolveHostConfig(
     {
       host: '127.0.0.1',
