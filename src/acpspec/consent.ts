@@ -131,5 +131,5 @@ export function requireConsent(
   context: { receiverAgentId: string; nowMs: number },
 ): void {
   const missing = consentShortfalls(consent, subjects, context);
-  if (missing.length > 0) throw new AcpError('ACP_CONSENT_REQUIRED', undefined, { missing });
+  if (missing.length > 0) throw new AcpError('ACP_CONSENT_REQUIRED', undefined, { details: { missing } });
 }

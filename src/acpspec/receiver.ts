@@ -127,18 +127,20 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
         error.ids = { envelope_id: envelope.envelope_id, transaction_id: envelope.transaction_id };
         throw error;
       }
-      throw new AcpError('ACP_INTERNAL', undefined, undefined, { cause: error });
+      throw new AcpError('ACP_INTERNAL', undefined, { cause: error });
     }
   }
 
   async function ingestValid(envelope: Envelope, ingestContext: IngestContext): Promise<AcpAck> {
     const caller = ingestContext.caller ?? ANONYMOUS_IDENTITY;
     if (!versions.includes(envelope.acp_version)) {
-      throw new AcpError('ACP_VERSION_UNSUPPORTED', undefined, { accepted: [...versions] });
+      throw new AcpError('ACP_VERSION_UNSUPPORTED', undefined, { details: { accepted: [...versions] } });
     }
     const kind = envelopeKind(envelope);
     if (!options.accepts.includes(kind))
-      throw new AcpError('ACP_KIND_NOT_ACCEPTED', undefined, { kind, accepts: [...options.accepts] });
+      throw new AcpError('ACP_KIND_NOT_ACCEPTED', undefined, {
+        details: { kind, accepts: [...options.accepts] },
+      });
     if (isDelta(envelope)) assertPatchPolicy(envelope.patch);
     if (!ingestContext.secure && containsPersonalData(envelope)) throw new AcpError('ACP_TRANSPORT_INSECURE');
     const inbound: Inbound = { kind, text: canonicalJson(envelope), caller };
@@ -182,11 +184,9 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
       const transition = transitionOn(envelope, held, context);
       if ('parentMismatch' in transition) {
         if (await store.isKnownEnvelope(envelope.transaction_id, transition.parentMismatch)) {
-          throw new AcpError(
-            'ACP_ENVELOPE_CONFLICT',
-            'parent is not the transaction head',
-            headDetails(held?.head),
-          );
+          throw new AcpError('ACP_ENVELOPE_CONFLICT', 'parent is not the transaction head', {
+            details: headDetails(held?.head),
+          });
         }
         throw new AcpError('ACP_PARENT_UNKNOWN');
       }
@@ -197,11 +197,9 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
       // replay, never a conflict, so start over from the replay check. A delta whose parent is no longer
       // the head then gets ACP_ENVELOPE_CONFLICT; a snapshot is recomputed.
       if (attempt >= COMMIT_ATTEMPTS) {
-        throw new AcpError(
-          'ACP_ENVELOPE_CONFLICT',
-          'transaction head moved',
-          headDetails(await store.head(envelope.transaction_id)),
-        );
+        throw new AcpError('ACP_ENVELOPE_CONFLICT', 'transaction head moved', {
+          details: headDetails(await store.head(envelope.transaction_id)),
+        });
       }
     }
   }
@@ -265,7 +263,7 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
     if (!isAcpId(transactionId)) throw new AcpError('ACP_TRANSACTION_UNKNOWN');
     const head = await store.head(transactionId);
     if (head === undefined || head.owner !== (caller ?? ANONYMOUS_IDENTITY)) {
-      throw new AcpError('ACP_TRANSACTION_UNKNOWN', undefined, undefined, {
+      throw new AcpError('ACP_TRANSACTION_UNKNOWN', undefined, {
         ids: { transaction_id: transactionId },
       });
     }

@@ -91,14 +91,16 @@ export function createAcpSenderCore(options: AcpSenderCoreOptions): AcpSenderCor
     const valid = parseEnvelope(envelope);
     if (valid.acp_version !== peer.acp_version) {
       throw new AcpError('ACP_VERSION_UNSUPPORTED', 'peer does not accept this envelope version', {
-        accepted: [peer.acp_version],
+        details: { accepted: [peer.acp_version] },
       });
     }
     const kind = envelopeKind(valid);
     if (!self.emits.includes(kind))
-      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'this agent does not emit this kind', { kind });
+      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'this agent does not emit this kind', {
+        details: { kind },
+      });
     if (!peer.accepts.includes(kind))
-      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'peer does not accept this kind', { kind });
+      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'peer does not accept this kind', { details: { kind } });
     if (!transport.secure && containsPersonalData(valid)) throw new AcpError('ACP_TRANSPORT_INSECURE');
     return valid;
   }
@@ -150,7 +152,9 @@ export function createAcpSenderCore(options: AcpSenderCoreOptions): AcpSenderCor
     if (canDelta())
       return send(buildDelta({ ...base, parent_envelope_id: prior.envelopeId, patch }, idOptions));
     if (!canSnapshot())
-      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'no kind both sides allow', { kind: 'snapshot' });
+      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'no kind both sides allow', {
+        details: { kind: 'snapshot' },
+      });
     const probe = buildDelta({ ...base, parent_envelope_id: prior.envelopeId, patch }, idOptions);
     return send(buildSnapshot({ ...base, state: applyDelta(prior.state, probe) }, idOptions));
   }

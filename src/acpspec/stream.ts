@@ -81,7 +81,9 @@ export function mergeEvents(held: AcpEvent[], inbound: readonly AcpEvent[], grow
     }
   });
   if (conflicts.length > 0)
-    throw new AcpError('ACP_POLICY_VIOLATION', 'event stream cannot be rewritten', { conflicts });
+    throw new AcpError('ACP_POLICY_VIOLATION', 'event stream cannot be rewritten', {
+      details: { conflicts },
+    });
   // `grown` (held + inbound) is the merged stream itself when every inbound event was new.
   const reuse =
     grown !== undefined &&

@@ -63,7 +63,11 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
         const message = outOfProfile ? "a JSON value is outside the receiver's limits" : 'body is not JSON';
         fail(
           res,
-          new AcpError('ACP_SCHEMA_INVALID', message, check.ok ? undefined : { rule: check.problem }),
+          new AcpError(
+            'ACP_SCHEMA_INVALID',
+            message,
+            check.ok ? undefined : { details: { rule: check.problem } },
+          ),
         );
         return;
       }
