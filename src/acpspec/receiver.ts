@@ -280,7 +280,7 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
         producedAt: held.head.stateProducedAt,
       };
       const body = stateBodyOf(held.header, held.state);
-      const text = composeStateText(meta, body, heldEventTexts(held), context.memo);
+      const text = composeStateText({ meta, body, eventTexts: heldEventTexts(held) }, context.memo);
       return { envelope: composeSnapshot(meta, body, held.state.events), bytes: Buffer.from(text, 'utf8') };
     },
     async events(transactionId, page) {

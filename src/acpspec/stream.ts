@@ -20,12 +20,11 @@ type EventIndex = Map<string, number[]>;
 const indexes = new WeakMap<readonly AcpEvent[], EventIndex>();
 
 function indexOf(events: readonly AcpEvent[]): EventIndex {
-  let index = indexes.get(events);
-  if (index === undefined) {
-    index = new Map();
-    events.forEach((event, i) => index!.set(event.event_id, [i]));
-    indexes.set(events, index);
-  }
+  const known = indexes.get(events);
+  if (known !== undefined) return known;
+  const index: EventIndex = new Map();
+  events.forEach((event, i) => index.set(event.event_id, [i]));
+  indexes.set(events, index);
   return index;
 }
 
