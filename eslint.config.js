@@ -11,10 +11,6 @@ const HOUSE_RULES_PENDING = [
 
   'src/mcp/**',
 
-  'src/acpspec/**',
-
-  'src/http/**',
-
   'src/server/**',
 
   'src/cli/**',
