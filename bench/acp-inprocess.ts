@@ -109,7 +109,7 @@ function receiverOn(
     receiverAgentId: 'https://dealer.example/agents/acp',
     producer: { agent_id: 'https://dealer.example/agents/acp', role: 'dealer_agent' },
   });
-  return { ...receiver, store };
+  return Object.assign(receiver, { store });
 }
 
 /** `count` envelopes from `chains` chains (round-robin is irrelevant: each worker sends its own in order). */

@@ -80,13 +80,14 @@ export function mergeConsentRecord(
     if (!permits(asserted.state)) return result(asserted, 'recorded');
     return hasConsentEvidence(asserted)
       ? result(asserted, 'established')
-      : result(undefined, 'unestablished', [], ['state']);
+      : result(undefined, 'unestablished', { widened: ['state'] });
   }
   const heldRank = consentRank(effectiveConsent(held, nowMs) ?? held.state);
   const assertedRank = consentRank(asserted.state);
-  if (assertedRank < heldRank && !permits(asserted.state)) return result(asserted, 'lowered', ['state']);
+  if (assertedRank < heldRank && !permits(asserted.state))
+    return result(asserted, 'lowered', { narrowed: ['state'] });
   if (assertedRank >= heldRank && heldRank <= consentRank('unknown')) {
-    return assertedRank > heldRank ? result(held, 'conflict', [], ['state']) : result(held, 'kept');
+    return assertedRank > heldRank ? result(held, 'conflict', { widened: ['state'] }) : result(held, 'kept');
   }
   return mergePermitting(held, asserted, assertedRank < heldRank);
 }
@@ -116,7 +117,7 @@ function mergePermitting(held: ConsentRecord, asserted: ConsentRecord, lowered: 
     ...(audience.value !== undefined ? { granted_to: audience.value } : {}),
     ...(expiry.value !== undefined ? { expires_at: expiry.value } : {}),
   };
-  return result(record, outcome, narrowed, widened);
+  return result(record, outcome, { narrowed, widened });
 }
 
 interface DimensionMerge<T> {
@@ -151,8 +152,7 @@ function earlierExpiry(held: string | undefined, asserted: string | undefined): 
 function result(
   record: ConsentRecord | undefined,
   outcome: ConsentOutcome,
-  narrowed: ConsentDimension[] = [],
-  widened: ConsentDimension[] = [],
+  { narrowed = [], widened = [] }: Partial<Pick<ConsentRecordMerge, 'narrowed' | 'widened'>> = {},
 ): ConsentRecordMerge {
   return { record, outcome, narrowed, widened };
 }

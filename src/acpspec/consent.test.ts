@@ -53,8 +53,7 @@ describe('consent lattice (design "Consent")', () => {
     const merge = mergeConsent(
       { p1: { data_sharing: evidenced('denied') } },
       { p1: { data_sharing: evidenced('granted') } },
-      'urn:uuid:x',
-      NOW,
+      { envelopeId: 'urn:uuid:x', nowMs: NOW },
     );
     expect(merge.consent['p1']?.data_sharing?.state).toBe('denied');
     expect(merge.events).toEqual([
@@ -74,12 +73,20 @@ describe('consent lattice (design "Consent")', () => {
   });
 
   it('emits consent.established for an evidenced first grant', () => {
-    const merge = mergeConsent(undefined, { p1: { credit: evidenced('limited') } }, 'e', NOW);
+    const merge = mergeConsent(
+      undefined,
+      { p1: { credit: evidenced('limited') } },
+      { envelopeId: 'e', nowMs: NOW },
+    );
     expect(merge.events.map((e) => e.type)).toEqual(['consent.established']);
   });
 
   it('keeps held records the inbound map omits', () => {
-    const merge = mergeConsent({ p1: { contact: evidenced('granted') } }, {}, 'e', NOW);
+    const merge = mergeConsent(
+      { p1: { contact: evidenced('granted') } },
+      {},
+      { envelopeId: 'e', nowMs: NOW },
+    );
     expect(merge.consent).toEqual({ p1: { contact: evidenced('granted') } });
   });
 
@@ -260,8 +267,7 @@ describe('consent: most restrictive wins, dimension by dimension (design "Consen
     const merge = mergeConsent(
       { p1: { data_sharing: grant({ granted_to: [OTHER] }) } },
       { p1: { data_sharing: grant({ state: 'limited', granted_to: [RECEIVER_AGENT_ID] }) } },
-      'e',
-      NOW,
+      { envelopeId: 'e', nowMs: NOW },
     );
     expect(merge.events.map((e) => [e.type, e.data['narrowed'] ?? e.data['widened']])).toEqual([
       ['consent.lowered', ['state', 'granted_to']],
@@ -273,8 +279,7 @@ describe('consent: most restrictive wins, dimension by dimension (design "Consen
     const merge = mergeConsent(
       { p1: { data_sharing: grant({ granted_to: [OTHER] }) } },
       { p1: { data_sharing: { state: 'limited' } } },
-      'e',
-      NOW,
+      { envelopeId: 'e', nowMs: NOW },
     );
     expect(
       consentShortfalls(merge.consent, new Map([['p1', { credit: false }]]), {
@@ -288,8 +293,7 @@ describe('consent: most restrictive wins, dimension by dimension (design "Consen
     const merge = mergeConsent(
       { p1: { data_sharing: lapsed } },
       { p1: { data_sharing: { state: 'limited' } } },
-      'e',
-      NOW,
+      { envelopeId: 'e', nowMs: NOW },
     );
     expect(
       consentShortfalls(merge.consent, new Map([['p1', { credit: false }]]), {

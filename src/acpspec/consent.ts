@@ -16,6 +16,13 @@ export interface ConsentEventDraft {
   data: Record<string, unknown>;
 }
 
+/** The envelope asserting a consent map, and when it is merged. */
+export interface ConsentAssertion {
+  /** The asserting envelope's id, named in the events drafted. */
+  envelopeId: string;
+  nowMs: number;
+}
+
 /** Result of {@link mergeConsent}. */
 export interface ConsentMerge {
   consent: ConsentMap;
@@ -32,8 +39,7 @@ export interface ConsentMerge {
 export function mergeConsent(
   held: ConsentMap | undefined,
   asserted: ConsentMap | undefined,
-  envelopeId: string,
-  nowMs: number,
+  { envelopeId, nowMs }: ConsentAssertion,
 ): ConsentMerge {
   // A delta that leaves /consent alone asserts the held map itself: every record is kept as it is (an
   // expired grant aside, whose re-assertion is a refused widening), so the map stays the same object and
@@ -131,5 +137,5 @@ export function requireConsent(
   context: { receiverAgentId: string; nowMs: number },
 ): void {
   const missing = consentShortfalls(consent, subjects, context);
-  if (missing.length > 0) throw new AcpError('ACP_CONSENT_REQUIRED', undefined, { missing });
+  if (missing.length > 0) throw new AcpError('ACP_CONSENT_REQUIRED', undefined, { details: { missing } });
 }

@@ -36,7 +36,7 @@ export function assertPatchPolicy(patch: readonly PatchOperation[]): void {
       issues.push({ index, pointer, rule: 'events_append_only' });
     }
   });
-  if (issues.length > 0) throw new AcpError('ACP_POLICY_VIOLATION', undefined, { issues });
+  if (issues.length > 0) throw new AcpError('ACP_POLICY_VIOLATION', undefined, { details: { issues } });
 }
 
 /**
@@ -67,14 +67,12 @@ export function applyPatchToState(state: AcpState, patch: readonly PatchOperatio
   } catch (cause) {
     if (cause instanceof jsonpatch.JsonPatchError) {
       const index = typeof cause.index === 'number' ? cause.index : undefined;
-      throw new AcpError(
-        'ACP_PATCH_FAILED',
-        undefined,
-        { index, pointer: index === undefined ? undefined : `/patch/${index}`, reason: cause.name },
-        { cause },
-      );
+      throw new AcpError('ACP_PATCH_FAILED', undefined, {
+        details: { index, pointer: index === undefined ? undefined : `/patch/${index}`, reason: cause.name },
+        cause,
+      });
     }
-    throw new AcpError('ACP_PATCH_FAILED', undefined, { reason: 'UNKNOWN' }, { cause });
+    throw new AcpError('ACP_PATCH_FAILED', undefined, { details: { reason: 'UNKNOWN' }, cause });
   }
 }
 
@@ -127,6 +125,6 @@ export function applyDelta(parent: AcpState, delta: DeltaEnvelope): AcpState {
   }
   const issues = checkStateParts(state, changed, parent.events.length);
   if (issues.length > 0)
-    throw new AcpError('ACP_PATCH_FAILED', 'patch result is not a valid snapshot', { issues });
+    throw new AcpError('ACP_PATCH_FAILED', 'patch result is not a valid snapshot', { details: { issues } });
   return state;
 }

@@ -12,7 +12,7 @@ describe('ACPspec error table and mapper', () => {
   });
 
   it('passes an AcpError through with its ids and details', () => {
-    const error = new AcpError('ACP_PARENT_UNKNOWN', undefined, undefined, {
+    const error = new AcpError('ACP_PARENT_UNKNOWN', undefined, {
       ids: { envelope_id: 'urn:uuid:a', transaction_id: 'tx-1' },
     });
     expect(toAcpErrorObject(error)).toEqual({

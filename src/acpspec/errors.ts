@@ -86,6 +86,14 @@ export interface AcpIssue {
   message: string;
 }
 
+/** What an {@link AcpError} carries besides its code and message. */
+export interface AcpErrorOptions {
+  /** The wire `details`; it MUST hold no personal data (ids, pointers, codes and states only). */
+  details?: unknown;
+  cause?: unknown;
+  ids?: AcpErrorIds;
+}
+
 /**
  * An ACPspec protocol error (space `acp`). `data` becomes the wire `details`; it MUST hold no personal
  * data (ids, pointers, codes and states only). `ids` are attached by the receiver once the envelope
@@ -94,15 +102,11 @@ export interface AcpIssue {
 export class AcpError extends ProtocolError<AcpErrorCode> {
   override readonly name: string = 'AcpError';
   ids: AcpErrorIds;
-  constructor(
-    code: AcpErrorCode,
-    message?: string,
-    details?: unknown,
-    options?: { cause?: unknown; ids?: AcpErrorIds },
-  ) {
+  /** `message` defaults to the table's message for `code`. */
+  constructor(code: AcpErrorCode, message?: string, options?: AcpErrorOptions) {
     super('acp', code, {
       message: message ?? ACP_ERRORS[code].message,
-      data: details,
+      data: options?.details,
       cause: options?.cause,
     });
     this.ids = options?.ids ?? {};
@@ -172,5 +176,5 @@ export function fromAcpErrorObject(object: {
 }): AcpError {
   const code = isAcpErrorCode(object.code) ? object.code : 'ACP_INTERNAL';
   const message = typeof object.message === 'string' ? object.message : undefined;
-  return new AcpError(code, message, object.details);
+  return new AcpError(code, message, { details: object.details });
 }

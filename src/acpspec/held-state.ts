@@ -37,32 +37,40 @@ export interface HeldStateCache {
  * an optimistic attempt (whose commit is then refused by the store's compare-and-set if the head moved).
  */
 export function createHeldStateCache(budgetBytes: number): HeldStateCache {
-  const map = new Map<string, HeldState>();
-  let used = 0;
-  const remove = (id: string): void => {
-    const prior = map.get(id);
+  return new LruHeldStateCache(budgetBytes);
+}
+
+/** {@link HeldStateCache} over a `Map`, whose insertion order is the recency order. */
+class LruHeldStateCache implements HeldStateCache {
+  private readonly map = new Map<string, HeldState>();
+  /** The summed {@link weightOf} of the entries. */
+  private used = 0;
+
+  constructor(private readonly budgetBytes: number) {}
+
+  get(transactionId: string): HeldState | undefined {
+    const held = this.map.get(transactionId);
+    if (held !== undefined) {
+      this.map.delete(transactionId);
+      this.map.set(transactionId, held);
+    }
+    return held;
+  }
+
+  set(held: HeldState): void {
+    this.delete(held.head.transactionId);
+    this.map.set(held.head.transactionId, held);
+    this.used += weightOf(held);
+    for (const [id] of this.map) {
+      if (this.used <= this.budgetBytes || this.map.size <= 1) break;
+      this.delete(id);
+    }
+  }
+
+  delete(transactionId: string): void {
+    const prior = this.map.get(transactionId);
     if (prior === undefined) return;
-    map.delete(id);
-    used -= weightOf(prior);
-  };
-  return {
-    get(id) {
-      const held = map.get(id);
-      if (held !== undefined) {
-        map.delete(id);
-        map.set(id, held);
-      }
-      return held;
-    },
-    set(held) {
-      remove(held.head.transactionId);
-      map.set(held.head.transactionId, held);
-      used += weightOf(held);
-      for (const [id] of map) {
-        if (used <= budgetBytes || map.size <= 1) break;
-        remove(id);
-      }
-    },
-    delete: remove,
-  };
+    this.map.delete(transactionId);
+    this.used -= weightOf(prior);
+  }
 }

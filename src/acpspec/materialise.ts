@@ -38,7 +38,10 @@ export function snapshotTransition(
   context: TransitionContext,
 ): Transition {
   const inbound = stateOf(snapshot);
-  const consent = mergeConsent(held?.consent, inbound.consent, snapshot.envelope_id, context.nowMs);
+  const consent = mergeConsent(held?.consent, inbound.consent, {
+    envelopeId: snapshot.envelope_id,
+    nowMs: context.nowMs,
+  });
   requireConsent(consent.consent, subjectsOf(findPersonalData(inbound), inbound), context);
   const stream = mergeEvents(held?.events ?? [], inbound.events);
   return {
@@ -62,7 +65,10 @@ export function deltaTransition(
   const result = applyDelta(held, delta);
   // The policy allows only appends at /events/-, so the held prefix is unchanged.
   const stream = mergeEvents(held.events, result.events.slice(held.events.length), result.events);
-  const consent = mergeConsent(held.consent, result.consent, delta.envelope_id, context.nowMs);
+  const consent = mergeConsent(held.consent, result.consent, {
+    envelopeId: delta.envelope_id,
+    nowMs: context.nowMs,
+  });
   requireConsent(consent.consent, subjectsOf(personalDataAffectedBy(delta.patch, result), result), context);
   return {
     state: { ...result, consent: consent.consent, events: stream.events },

@@ -31,31 +31,37 @@ export function derivePiiLocations(root: Readonly<Schema>): PiiLocation[] {
     const target = defs[ref.slice('#/$defs/'.length)];
     return target === undefined ? node : { ...resolve(target), ...withoutRef(node) };
   };
-  const walk = (
-    raw: unknown,
-    path: string[],
-    subject: PiiLocation['subject'],
-    credit: boolean,
-    depth: number,
-  ): void => {
-    if (typeof raw !== 'object' || raw === null || depth > 32) return;
+  const walk = (raw: unknown, at: WalkPosition): void => {
+    if (typeof raw !== 'object' || raw === null || at.depth > 32) return;
     const node = resolve(raw as Schema);
     const subjectField = node[ACP_SCHEMA_KEYWORDS.subject];
-    const here = typeof subjectField === 'string' ? { base: path, field: subjectField } : subject;
-    const isCredit = credit || node[ACP_SCHEMA_KEYWORDS.credit] === true;
+    const subject = typeof subjectField === 'string' ? { base: at.path, field: subjectField } : at.subject;
+    const credit = at.credit || node[ACP_SCHEMA_KEYWORDS.credit] === true;
     if (node[ACP_SCHEMA_KEYWORDS.pii] === true) {
-      out.push({ path, credit: isCredit, subject: here });
+      out.push({ path: at.path, credit, subject });
       return;
     }
+    const below = (segment: string): WalkPosition => ({
+      path: [...at.path, segment],
+      subject,
+      credit,
+      depth: at.depth + 1,
+    });
     const properties = node['properties'] as Record<string, unknown> | undefined;
-    for (const [key, child] of Object.entries(properties ?? {}))
-      walk(child, [...path, key], here, isCredit, depth + 1);
-    if (typeof node['additionalProperties'] === 'object')
-      walk(node['additionalProperties'], [...path, ANY], here, isCredit, depth + 1);
-    if (typeof node['items'] === 'object') walk(node['items'], [...path, ANY], here, isCredit, depth + 1);
+    for (const [key, child] of Object.entries(properties ?? {})) walk(child, below(key));
+    if (typeof node['additionalProperties'] === 'object') walk(node['additionalProperties'], below(ANY));
+    if (typeof node['items'] === 'object') walk(node['items'], below(ANY));
   };
-  walk(root, [], undefined, false, 0);
+  walk(root, { path: [], subject: undefined, credit: false, depth: 0 });
   return out;
+}
+
+/** Where {@link derivePiiLocations} is in the schema: the instance path, the subject and credit in force. */
+interface WalkPosition {
+  path: string[];
+  subject: PiiLocation['subject'];
+  credit: boolean;
+  depth: number;
 }
 
 function withoutRef(node: Schema): Schema {
@@ -71,19 +77,28 @@ export interface PiiHit {
   readonly segments: readonly string[];
 }
 
-/** Every concrete PII value present in `value` under the given location path (wildcards expanded). */
-function collect(value: unknown, pattern: readonly string[], at: string[], out: string[][]): void {
+/** A search for the values under one location path: `found` receives each concrete path (wildcards expanded). */
+interface PathSearch {
+  readonly pattern: readonly string[];
+  readonly found: string[][];
+}
+
+/**
+ * Every concrete PII value present in `value` (found at path `at`) under the search's pattern. `at` grows by
+ * one segment per pattern segment matched, so its length is the position in the pattern.
+ */
+function collect(value: unknown, at: string[], search: PathSearch): void {
   if (value === undefined) return;
-  if (pattern.length === 0) {
-    out.push(at);
+  const head = search.pattern[at.length];
+  if (head === undefined) {
+    search.found.push(at);
     return;
   }
   if (typeof value !== 'object' || value === null) return;
-  const [head, ...rest] = pattern as [string, ...string[]];
   if (head === ANY) {
-    for (const [key, child] of Object.entries(value)) collect(child, rest, [...at, key], out);
+    for (const [key, child] of Object.entries(value)) collect(child, [...at, key], search);
   } else if (Object.hasOwn(value, head)) {
-    collect((value as Record<string, unknown>)[head], rest, [...at, head], out);
+    collect((value as Record<string, unknown>)[head], [...at, head], search);
   }
 }
 
@@ -91,9 +106,9 @@ function collect(value: unknown, pattern: readonly string[], at: string[], out: 
 export function findPersonalData(state: AcpState | Record<string, unknown>): PiiHit[] {
   const hits: PiiHit[] = [];
   for (const location of PII_LOCATIONS) {
-    const found: string[][] = [];
-    collect(state, location.path, [], found);
-    for (const segments of found) hits.push({ location, segments });
+    const search: PathSearch = { pattern: location.path, found: [] };
+    collect(state, [], search);
+    for (const segments of search.found) hits.push({ location, segments });
   }
   return hits;
 }
@@ -105,8 +120,12 @@ function segmentMatches(a: string, b: string): boolean {
 
 /** Whether one path is a prefix of the other, wildcard-aware. */
 function overlaps(a: readonly string[], b: readonly string[]): boolean {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (!segmentMatches(a[i]!, b[i]!)) return false;
+  let i = 0;
+  for (const segment of a) {
+    const other = b[i++];
+    if (other === undefined) return true; // `b` ended: it is a prefix of `a`
+    if (!segmentMatches(segment, other)) return false;
+  }
   return true;
 }
 
@@ -117,9 +136,9 @@ export function operationCarriesPersonalData(operation: PatchOperation): boolean
   for (const location of PII_LOCATIONS) {
     if (!overlaps(opPath, location.path)) continue;
     if (opPath.length >= location.path.length) return true;
-    const found: string[][] = [];
-    collect(operation.value, location.path.slice(opPath.length), [], found);
-    if (found.length > 0) return true;
+    const search: PathSearch = { pattern: location.path.slice(opPath.length), found: [] };
+    collect(operation.value, [], search);
+    if (search.found.length > 0) return true;
   }
   return false;
 }
@@ -195,7 +214,10 @@ function subjectIds(hit: PiiHit, state: AcpState): string[] {
   const subject = hit.location.subject;
   if (subject === undefined) return [];
   const base = hit.segments.slice(0, subject.base.length);
-  if (subject.field === '$key') return base.length > 0 ? [base[base.length - 1]!] : [];
+  if (subject.field === '$key') {
+    const key = base.at(-1);
+    return key === undefined ? [] : [key];
+  }
   let value: unknown = state;
   for (const segment of [...base, ...subject.field.split('/')]) {
     if (typeof value !== 'object' || value === null) return [];

@@ -2,6 +2,7 @@ import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
 import { canonicalJson } from '../shared/jcs.js';
 import type { Kind } from './constants.js';
+import type { ConsentEventDraft } from './consent.js';
 import {
   buildSnapshot,
   isDelta,
@@ -11,13 +12,14 @@ import {
   type AcpState,
   type Envelope,
   type Producer,
+  type SnapshotEnvelope,
 } from './envelope.js';
 import { AcpError } from './errors.js';
 import type { HeldState, HeldStateCache } from './held-state.js';
 import { deltaTransition, snapshotTransition, type Transition } from './materialise.js';
 import { encodeStateBody, sameBodyObjects, stateBodyOf } from './state-body.js';
 import { appendEvents } from './stream.js';
-import type { TransactionStore } from './transaction-store.js';
+import type { IngestCommit, TransactionStore } from './transaction-store.js';
 
 /** What committing a transition needs from the receiver. */
 export interface CommitContext {
@@ -34,6 +36,7 @@ export interface CommitContext {
 
 /** The inbound envelope as the pipeline has read it. */
 export interface Inbound {
+  envelope: Envelope;
   kind: Kind;
   /** Its canonical text. */
   text: string;
@@ -45,105 +48,154 @@ export interface ParentMismatch {
   parentMismatch: string;
 }
 
-/**
- * The transition of `envelope` on the held state (undefined: the transaction does not exist yet), or
- * a {@link ParentMismatch} when a delta's parent is neither the head nor its state snapshot (the caller tells
- * an unknown parent from a superseded one).
- * @throws AcpError as {@link snapshotTransition} / {@link deltaTransition}; `ACP_PARENT_UNKNOWN` for a delta
- *   on a transaction that does not exist.
- */
-export function transitionOn(
-  envelope: Envelope,
-  held: HeldState | undefined,
-  context: CommitContext,
-): Transition | ParentMismatch {
-  const transition = { receiverAgentId: context.receiverAgentId, nowMs: context.clock.now() };
-  if (!isDelta(envelope)) return snapshotTransition(held?.state, envelope, transition);
-  if (held === undefined) throw new AcpError('ACP_PARENT_UNKNOWN');
-  const parent = envelope.parent_envelope_id;
-  if (parent !== held.head.headEnvelopeId && parent !== held.head.stateEnvelopeId)
-    return { parentMismatch: parent };
-  return deltaTransition(held.state, envelope, transition);
+/** What one commit writes, computed before it is tried. */
+interface PreparedCommit {
+  /** The held state the commit builds on (undefined: it creates the transaction). */
+  held: HeldState | undefined;
+  /** The receiver's state snapshot after the envelope (its id and `produced_at` name the new state). */
+  snapshot: SnapshotEnvelope;
+  /** The new state, the receiver's own events added. */
+  state: AcpState;
+  /** The events the commit appends (inbound ones, then the receiver's own), with their canonical texts. */
+  added: { eventId: string; text: string }[];
 }
 
 /**
- * Materialises the state after `transition` (the receiver's own events added) and commits it on top of
- * `held`: the envelope, the new head, the events, and the state body only when it changed. On success the
- * new state is cached and the ack returned; undefined when the store refused (stale or duplicate).
+ * The last steps of ingest (docs/acpspec-core.md): the transition of an envelope on the held state, and its
+ * commit to the store on top of that state.
  */
-export async function commitTransition(
-  envelope: Envelope,
-  held: HeldState | undefined,
-  transition: Transition,
-  inbound: Inbound,
-  context: CommitContext,
-): Promise<AcpAck | undefined> {
-  const idOptions = { clock: context.clock, ...(context.ids ? { ids: context.ids } : {}) };
-  const snapshot = buildSnapshot(
-    { transaction_id: envelope.transaction_id, producer: context.header.producer, state: transition.state },
-    idOptions,
-  );
-  const own: AcpEvent[] = transition.drafts.map((draft) => ({
-    event_id: newEnvelopeId(idOptions),
-    type: draft.type,
-    occurred_at: snapshot.produced_at,
-    actor: context.receiverAgentId,
-    subject: draft.subject,
-    data: draft.data,
-  }));
-  const state: AcpState =
-    own.length === 0
-      ? transition.state
-      : { ...transition.state, events: appendEvents(transition.state.events, own) };
-  const added = [...transition.appended, ...own].map((event) => ({
-    eventId: event.event_id,
-    text: canonicalJson(event),
-  }));
-  const bodyChanged =
-    held === undefined ||
-    !isDelta(envelope) ||
-    !sameBodyObjects(held.state, state) ||
-    !sameHeader(held.header, context.header);
-  const result = await context.store.commit({
-    transactionId: envelope.transaction_id,
-    expectedVersion: held?.head.version ?? 0,
-    owner: inbound.caller,
-    envelope: {
-      envelopeId: envelope.envelope_id,
-      kind: inbound.kind,
-      parentEnvelopeId: envelope.parent_envelope_id,
-      text: inbound.text,
-      receivedAt: snapshot.produced_at,
-    },
-    state: {
-      envelopeId: snapshot.envelope_id,
-      body: bodyChanged ? encodeStateBody(stateBodyOf(context.header, state), context.memo) : undefined,
-    },
-    events: added,
-    firstSeq: (held?.head.eventCount ?? 0) + 1,
-  });
-  if (!result.ok) return undefined;
-  const texts = added.map((event) => event.text);
-  context.cache.set({
-    head: {
+export class TransitionCommitter {
+  private readonly idOptions: { clock: Clock; ids?: IdSource };
+
+  constructor(private readonly context: CommitContext) {
+    this.idOptions = { clock: context.clock, ...(context.ids ? { ids: context.ids } : {}) };
+  }
+
+  /**
+   * The transition of `envelope` on the held state (undefined: the transaction does not exist yet), or
+   * a {@link ParentMismatch} when a delta's parent is neither the head nor its state snapshot (the caller
+   * tells an unknown parent from a superseded one).
+   * @throws AcpError as {@link snapshotTransition} / {@link deltaTransition}; `ACP_PARENT_UNKNOWN` for a
+   *   delta on a transaction that does not exist.
+   */
+  transitionOn(envelope: Envelope, held: HeldState | undefined): Transition | ParentMismatch {
+    const context = { receiverAgentId: this.context.receiverAgentId, nowMs: this.context.clock.now() };
+    if (!isDelta(envelope)) return snapshotTransition(held?.state, envelope, context);
+    if (held === undefined) throw new AcpError('ACP_PARENT_UNKNOWN');
+    const parent = envelope.parent_envelope_id;
+    if (parent !== held.head.headEnvelopeId && parent !== held.head.stateEnvelopeId)
+      return { parentMismatch: parent };
+    return deltaTransition(held.state, envelope, context);
+  }
+
+  /**
+   * Materialises the state after `transition` (the receiver's own events added) and commits it on top of
+   * `held`: the envelope, the new head, the events, and the state body only when it changed. On success the
+   * new state is cached and the ack returned; undefined when the store refused (stale or duplicate).
+   */
+  async commit(
+    inbound: Inbound,
+    held: HeldState | undefined,
+    transition: Transition,
+  ): Promise<AcpAck | undefined> {
+    const prepared = this.prepare(inbound, held, transition);
+    const result = await this.context.store.commit(this.ingestCommit(inbound, prepared));
+    if (!result.ok) return undefined;
+    this.remember(inbound, prepared, result.version);
+    return {
+      envelope_id: inbound.envelope.envelope_id,
+      transaction_id: inbound.envelope.transaction_id,
+      state_envelope_id: prepared.snapshot.envelope_id,
+    };
+  }
+
+  /** The new state snapshot's id and time, the state with the receiver's own events, and what is appended. */
+  private prepare(inbound: Inbound, held: HeldState | undefined, transition: Transition): PreparedCommit {
+    const snapshot = buildSnapshot(
+      {
+        transaction_id: inbound.envelope.transaction_id,
+        producer: this.context.header.producer,
+        state: transition.state,
+      },
+      this.idOptions,
+    );
+    const own = this.ownEvents(transition.drafts, snapshot.produced_at);
+    const state: AcpState =
+      own.length === 0
+        ? transition.state
+        : { ...transition.state, events: appendEvents(transition.state.events, own) };
+    const added = [...transition.appended, ...own].map((event) => ({
+      eventId: event.event_id,
+      text: canonicalJson(event),
+    }));
+    return { held, snapshot, state, added };
+  }
+
+  /** The events the receiver adds itself (consent outcomes), produced at the new state's time. */
+  private ownEvents(drafts: readonly ConsentEventDraft[], producedAt: string): AcpEvent[] {
+    return drafts.map((draft) => ({
+      event_id: newEnvelopeId(this.idOptions),
+      type: draft.type,
+      occurred_at: producedAt,
+      actor: this.context.receiverAgentId,
+      subject: draft.subject,
+      data: draft.data,
+    }));
+  }
+
+  /** What the store writes, all or nothing: the state body only when it changed (issue 10). */
+  private ingestCommit(inbound: Inbound, { held, snapshot, state, added }: PreparedCommit): IngestCommit {
+    const { envelope } = inbound;
+    const bodyChanged =
+      held === undefined ||
+      !isDelta(envelope) ||
+      !sameBodyObjects(held.state, state) ||
+      !sameHeader(held.header, this.context.header);
+    return {
       transactionId: envelope.transaction_id,
-      version: result.version,
-      headEnvelopeId: envelope.envelope_id,
-      stateEnvelopeId: snapshot.envelope_id,
-      stateProducedAt: snapshot.produced_at,
-      eventCount: state.events.length,
-      owner: held?.head.owner ?? inbound.caller,
-    },
-    header: context.header,
-    state,
-    eventTexts: grownTexts(held, texts),
-    eventBytes: (held?.eventBytes ?? 0) + texts.reduce((sum, text) => sum + text.length, 0),
-  });
-  return {
-    envelope_id: envelope.envelope_id,
-    transaction_id: envelope.transaction_id,
-    state_envelope_id: snapshot.envelope_id,
-  };
+      expectedVersion: held?.head.version ?? 0,
+      owner: inbound.caller,
+      envelope: {
+        envelopeId: envelope.envelope_id,
+        kind: inbound.kind,
+        parentEnvelopeId: envelope.parent_envelope_id,
+        text: inbound.text,
+        receivedAt: snapshot.produced_at,
+      },
+      state: {
+        envelopeId: snapshot.envelope_id,
+        body: bodyChanged
+          ? encodeStateBody(stateBodyOf(this.context.header, state), this.context.memo)
+          : undefined,
+      },
+      events: added,
+      firstSeq: (held?.head.eventCount ?? 0) + 1,
+    };
+  }
+
+  /** Caches the committed state as of the store's new `version`. */
+  private remember(
+    inbound: Inbound,
+    { held, snapshot, state, added }: PreparedCommit,
+    version: number,
+  ): void {
+    const texts = added.map((event) => event.text);
+    this.context.cache.set({
+      head: {
+        transactionId: inbound.envelope.transaction_id,
+        version,
+        headEnvelopeId: inbound.envelope.envelope_id,
+        stateEnvelopeId: snapshot.envelope_id,
+        stateProducedAt: snapshot.produced_at,
+        eventCount: state.events.length,
+        owner: held?.head.owner ?? inbound.caller,
+      },
+      header: this.context.header,
+      state,
+      eventTexts: grownTexts(held, texts),
+      eventBytes: (held?.eventBytes ?? 0) + texts.reduce((sum, text) => sum + text.length, 0),
+    });
+  }
 }
 
 /**

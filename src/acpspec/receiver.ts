@@ -17,16 +17,10 @@ import {
   type SnapshotEnvelope,
 } from './envelope.js';
 import { AcpError, isAcpError, isAcpId } from './errors.js';
-import { createHeldStateCache, type HeldState } from './held-state.js';
+import { createHeldStateCache, type HeldState, type HeldStateCache } from './held-state.js';
 import { containsPersonalData } from './pii.js';
 import type { TransactionHead, TransactionStore } from './transaction-store.js';
-import {
-  commitTransition,
-  heldEventTexts,
-  transitionOn,
-  type CommitContext,
-  type Inbound,
-} from './receiver-commit.js';
+import { heldEventTexts, TransitionCommitter, type Inbound, type ParentMismatch } from './receiver-commit.js';
 import { composeSnapshot, composeStateText, stateBodyOf } from './state-body.js';
 import { parseEnvelope } from './validate.js';
 
@@ -101,48 +95,128 @@ const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
 
 /** Creates the receiver over a {@link TransactionStore}. */
 export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
-  const { store, receiverAgentId } = options;
-  const logger = options.logger ?? silentLogger;
-  const versions = options.acceptedVersions ?? ACP_DEFAULT_ACCEPTED_VERSIONS;
-  const cache = createHeldStateCache(options.stateCacheBytes ?? DEFAULT_CACHE_BYTES);
-  const context: CommitContext = {
-    store,
-    cache,
-    clock: options.clock ?? systemClock,
-    ids: options.ids,
-    receiverAgentId,
-    header: { acp_version: ACP_VERSION, producer: options.producer },
-    memo: new WeakMap(),
-  };
+  return new StoreBackedReceiver(options);
+}
 
-  async function ingest(raw: unknown, ingestContext: IngestContext): Promise<AcpAck> {
+/**
+ * The receiver over a {@link TransactionStore}. Each step of the ingest pipeline (docs/acpspec-core.md) is a
+ * method: admit, the optimistic attempt, the checked pipeline with its replay check, and the transition and
+ * commit ({@link TransitionCommitter}).
+ */
+export class StoreBackedReceiver implements AcpReceiver {
+  private readonly store: TransactionStore;
+  private readonly accepts: readonly Kind[];
+  private readonly versions: readonly string[];
+  private readonly logger: Logger;
+  private readonly cache: HeldStateCache;
+  /** Canonical texts of state subtrees by identity (states are never mutated). */
+  private readonly memo = new WeakMap<object, string>();
+  private readonly commits: TransitionCommitter;
+
+  constructor(options: AcpReceiverOptions) {
+    this.store = options.store;
+    this.accepts = options.accepts;
+    this.versions = options.acceptedVersions ?? ACP_DEFAULT_ACCEPTED_VERSIONS;
+    this.logger = options.logger ?? silentLogger;
+    this.cache = createHeldStateCache(options.stateCacheBytes ?? DEFAULT_CACHE_BYTES);
+    this.commits = new TransitionCommitter({
+      store: options.store,
+      cache: this.cache,
+      clock: options.clock ?? systemClock,
+      ids: options.ids,
+      receiverAgentId: options.receiverAgentId,
+      header: { acp_version: ACP_VERSION, producer: options.producer },
+      memo: this.memo,
+    });
+  }
+
+  async ingest(raw: unknown, context: IngestContext): Promise<AcpAck> {
     const envelope = parseEnvelope(raw);
     try {
-      const ack = await ingestValid(envelope, ingestContext);
-      logger.debug('acp.ingest', { envelope_id: ack.envelope_id, transaction_id: ack.transaction_id });
+      const inbound = this.admit(envelope, context);
+      const ack = (await this.optimistic(inbound)) ?? (await this.checked(inbound));
+      this.logger.debug('acp.ingest', { envelope_id: ack.envelope_id, transaction_id: ack.transaction_id });
       return ack;
     } catch (error) {
-      logger.info('acp.ingest.rejected', { envelope_id: envelope.envelope_id, ...errorFields(error) });
+      this.logger.info('acp.ingest.rejected', { envelope_id: envelope.envelope_id, ...errorFields(error) });
       if (isAcpError(error)) {
         error.ids = { envelope_id: envelope.envelope_id, transaction_id: envelope.transaction_id };
         throw error;
       }
-      throw new AcpError('ACP_INTERNAL', undefined, undefined, { cause: error });
+      throw new AcpError('ACP_INTERNAL', undefined, { cause: error });
     }
   }
 
-  async function ingestValid(envelope: Envelope, ingestContext: IngestContext): Promise<AcpAck> {
-    const caller = ingestContext.caller ?? ANONYMOUS_IDENTITY;
-    if (!versions.includes(envelope.acp_version)) {
-      throw new AcpError('ACP_VERSION_UNSUPPORTED', undefined, { accepted: [...versions] });
+  async state(
+    transactionId: string,
+    read?: CallerContext,
+  ): Promise<{ envelope: SnapshotEnvelope; bytes: Buffer }> {
+    const held = await this.heldFor(await this.requireHead(transactionId, read?.caller));
+    const meta = {
+      envelopeId: held.head.stateEnvelopeId,
+      transactionId,
+      producedAt: held.head.stateProducedAt,
+    };
+    const body = stateBodyOf(held.header, held.state);
+    const text = composeStateText({ meta, body, eventTexts: heldEventTexts(held) }, this.memo);
+    return { envelope: composeSnapshot(meta, body, held.state.events), bytes: Buffer.from(text, 'utf8') };
+  }
+
+  async events(
+    transactionId: string,
+    page?: CallerContext & { after?: number; limit?: number },
+  ): Promise<{ events: AcpEvent[]; next?: number }> {
+    await this.requireHead(transactionId, page?.caller);
+    const limit = Math.min(Math.max(page?.limit ?? 100, 1), MAX_PAGE);
+    const rows = await this.store.events(transactionId, { after: page?.after ?? 0, limit });
+    const last = rows[rows.length - 1];
+    return {
+      events: rows.map((r) => r.event),
+      ...(rows.length === limit && last ? { next: last.seq } : {}),
+    };
+  }
+
+  async *follow(
+    transactionId: string,
+    options: CallerContext & { after?: number; signal: AbortSignal; pollMs?: number },
+  ): AsyncGenerator<AcpEvent & { seq: number }> {
+    const { signal } = options;
+    await this.requireHead(transactionId, options.caller);
+    let cursor = options.after ?? 0;
+    while (!signal.aborted) {
+      const rows = await this.store.events(transactionId, { after: cursor, limit: MAX_PAGE });
+      for (const row of rows) {
+        if (signal.aborted) return;
+        cursor = row.seq;
+        yield { ...row.event, seq: row.seq };
+      }
+      if (rows.length < MAX_PAGE) {
+        try {
+          await sleep(options.pollMs ?? 250, { signal });
+        } catch {
+          return;
+        }
+      }
+    }
+  }
+
+  /**
+   * The checks before any read: version, kind, patch policy and TLS for personal data; then the envelope as
+   * the pipeline reads it (its canonical text, the caller).
+   */
+  private admit(envelope: Envelope, context: IngestContext): Inbound {
+    if (!this.versions.includes(envelope.acp_version)) {
+      throw new AcpError('ACP_VERSION_UNSUPPORTED', undefined, { details: { accepted: [...this.versions] } });
     }
     const kind = envelopeKind(envelope);
-    if (!options.accepts.includes(kind))
-      throw new AcpError('ACP_KIND_NOT_ACCEPTED', undefined, { kind, accepts: [...options.accepts] });
+    if (!this.accepts.includes(kind)) {
+      throw new AcpError('ACP_KIND_NOT_ACCEPTED', undefined, {
+        details: { kind, accepts: [...this.accepts] },
+      });
+    }
     if (isDelta(envelope)) assertPatchPolicy(envelope.patch);
-    if (!ingestContext.secure && containsPersonalData(envelope)) throw new AcpError('ACP_TRANSPORT_INSECURE');
-    const inbound: Inbound = { kind, text: canonicalJson(envelope), caller };
-    return (await optimistic(envelope, inbound)) ?? (await checked(envelope, inbound));
+    if (!context.secure && containsPersonalData(envelope)) throw new AcpError('ACP_TRANSPORT_INSECURE');
+    return { envelope, kind, text: canonicalJson(envelope), caller: context.caller ?? ANONYMOUS_IDENTITY };
   }
 
   /**
@@ -152,58 +226,60 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
    * error of the transition, hands over to {@link checked}, which reads the store and answers exactly as if
    * this attempt had not happened — a replay still gets its ack, a stale parent its conflict.
    */
-  async function optimistic(envelope: Envelope, inbound: Inbound): Promise<AcpAck | undefined> {
-    const held = cache.get(envelope.transaction_id);
+  private async optimistic(inbound: Inbound): Promise<AcpAck | undefined> {
+    const { envelope } = inbound;
+    const held = this.cache.get(envelope.transaction_id);
     if (held === undefined ? isDelta(envelope) : held.head.owner !== inbound.caller) return undefined;
-    let transition: ReturnType<typeof transitionOn>;
+    let transition: ReturnType<TransitionCommitter['transitionOn']>;
     try {
-      transition = transitionOn(envelope, held, context);
+      transition = this.commits.transitionOn(envelope, held);
     } catch (error) {
       if (isAcpError(error)) return undefined;
       throw error;
     }
-    return 'parentMismatch' in transition
-      ? undefined
-      : commitTransition(envelope, held, transition, inbound, context);
+    return 'parentMismatch' in transition ? undefined : this.commits.commit(inbound, held, transition);
   }
 
   /** The full pipeline on the store's head: replay check, owner, transition, commit (docs "decision b"). */
-  async function checked(envelope: Envelope, inbound: Inbound): Promise<AcpAck> {
+  private async checked(inbound: Inbound): Promise<AcpAck> {
+    const { envelope } = inbound;
     for (let attempt = 1; ; attempt++) {
       // The head is read before the replay check: a head that moved past this envelope's parent because
       // another host stored this very envelope means the replay check below sees it (one commit writes both).
       // The state read may be newer than `head`; its own head was still read before the replay check.
-      const read = await store.head(envelope.transaction_id);
-      const held = read === undefined ? undefined : await heldFor(read);
-      const head = held?.head;
-      const replay = await replayAck(envelope, inbound, head);
+      const read = await this.store.head(envelope.transaction_id);
+      const held = read === undefined ? undefined : await this.heldFor(read);
+      const replay = await this.replayAck(inbound, held?.head);
       if (replay) return replay;
-      assertOwner(head, inbound.caller);
-      const transition = transitionOn(envelope, held, context);
-      if ('parentMismatch' in transition) {
-        if (await store.isKnownEnvelope(envelope.transaction_id, transition.parentMismatch)) {
-          throw new AcpError(
-            'ACP_ENVELOPE_CONFLICT',
-            'parent is not the transaction head',
-            headDetails(held?.head),
-          );
-        }
-        throw new AcpError('ACP_PARENT_UNKNOWN');
-      }
-      const ack = await commitTransition(envelope, held, transition, inbound, context);
+      assertOwner(held?.head, inbound.caller);
+      const transition = this.commits.transitionOn(envelope, held);
+      if ('parentMismatch' in transition) throw await this.parentRefusal(inbound, transition, held);
+      const ack = await this.commits.commit(inbound, held, transition);
       if (ack) return ack;
       // Another writer moved the head or stored this id between our reads and our commit. It may have
       // stored this very envelope (the same delta sent to two hosts at once): design "Deltas" makes that a
       // replay, never a conflict, so start over from the replay check. A delta whose parent is no longer
       // the head then gets ACP_ENVELOPE_CONFLICT; a snapshot is recomputed.
       if (attempt >= COMMIT_ATTEMPTS) {
-        throw new AcpError(
-          'ACP_ENVELOPE_CONFLICT',
-          'transaction head moved',
-          headDetails(await store.head(envelope.transaction_id)),
-        );
+        throw new AcpError('ACP_ENVELOPE_CONFLICT', 'transaction head moved', {
+          details: headDetails(await this.store.head(envelope.transaction_id)),
+        });
       }
     }
+  }
+
+  /** A delta's parent that is not the head: superseded (`ACP_ENVELOPE_CONFLICT`) or never seen. */
+  private async parentRefusal(
+    inbound: Inbound,
+    { parentMismatch }: ParentMismatch,
+    held: HeldState | undefined,
+  ): Promise<AcpError> {
+    if (await this.store.isKnownEnvelope(inbound.envelope.transaction_id, parentMismatch)) {
+      return new AcpError('ACP_ENVELOPE_CONFLICT', 'parent is not the transaction head', {
+        details: headDetails(held?.head),
+      });
+    }
+    return new AcpError('ACP_PARENT_UNKNOWN');
   }
 
   /**
@@ -211,18 +287,14 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
    * Envelope ids are unique across the store (issue 9): an id already used for another envelope — other
    * bytes, or a state snapshot this receiver minted, in any transaction — is `ACP_ENVELOPE_CONFLICT`.
    */
-  async function replayAck(
-    envelope: Envelope,
-    inbound: Inbound,
-    head: TransactionHead | undefined,
-  ): Promise<AcpAck | undefined> {
-    const use = await store.findEnvelopeId(envelope.envelope_id);
+  private async replayAck(inbound: Inbound, head: TransactionHead | undefined): Promise<AcpAck | undefined> {
+    const use = await this.store.findEnvelopeId(inbound.envelope.envelope_id);
     if (use === undefined) return undefined;
     if (use.role === 'state')
       throw new AcpError('ACP_ENVELOPE_CONFLICT', 'envelope id already names another envelope');
     const stored = use.envelope;
     assertOwner(
-      stored.transactionId === head?.transactionId ? head : await store.head(stored.transactionId),
+      stored.transactionId === head?.transactionId ? head : await this.store.head(stored.transactionId),
       inbound.caller,
     );
     if (stored.text !== inbound.text)
@@ -235,8 +307,8 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
   }
 
   /** The held state as of `head`: this receiver's own when it is that version, else read from the store. */
-  async function heldFor(head: TransactionHead): Promise<HeldState> {
-    const cached = cache.get(head.transactionId);
+  private async heldFor(head: TransactionHead): Promise<HeldState> {
+    const cached = this.cache.get(head.transactionId);
     if (
       cached &&
       cached.head.version === head.version &&
@@ -244,7 +316,7 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
     ) {
       return cached.head === head ? cached : { ...cached, head };
     }
-    const stored = await store.state(head.transactionId);
+    const stored = await this.store.state(head.transactionId);
     if (stored === undefined) throw new LocalError('INVALID_STATE', 'a transaction head without its state');
     const { acp_version, producer, ...objects } = stored.body;
     const held: HeldState = {
@@ -254,50 +326,21 @@ export function createAcpReceiver(options: AcpReceiverOptions): AcpReceiver {
       eventTexts: stored.eventTexts,
       eventBytes: stored.eventTexts.reduce((sum, text) => sum + text.length, 0),
     };
-    cache.set(held);
+    this.cache.set(held);
     return held;
   }
 
   /** A transaction of another caller is reported exactly as one that does not exist (A2A §3.3.2). */
-  async function requireHead(transactionId: string, caller: string | undefined): Promise<TransactionHead> {
+  private async requireHead(transactionId: string, caller: string | undefined): Promise<TransactionHead> {
     // An id outside the schema's shape names no transaction; the store never sees it (PostgreSQL would
     // refuse U+0000 or an over-long value with an error, SQLite would simply find nothing).
     if (!isAcpId(transactionId)) throw new AcpError('ACP_TRANSACTION_UNKNOWN');
-    const head = await store.head(transactionId);
+    const head = await this.store.head(transactionId);
     if (head === undefined || head.owner !== (caller ?? ANONYMOUS_IDENTITY)) {
-      throw new AcpError('ACP_TRANSACTION_UNKNOWN', undefined, undefined, {
-        ids: { transaction_id: transactionId },
-      });
+      throw new AcpError('ACP_TRANSACTION_UNKNOWN', undefined, { ids: { transaction_id: transactionId } });
     }
     return head;
   }
-
-  return {
-    ingest,
-    async state(transactionId, read) {
-      const held = await heldFor(await requireHead(transactionId, read?.caller));
-      const meta = {
-        envelopeId: held.head.stateEnvelopeId,
-        transactionId,
-        producedAt: held.head.stateProducedAt,
-      };
-      const body = stateBodyOf(held.header, held.state);
-      const text = composeStateText(meta, body, heldEventTexts(held), context.memo);
-      return { envelope: composeSnapshot(meta, body, held.state.events), bytes: Buffer.from(text, 'utf8') };
-    },
-    async events(transactionId, page) {
-      await requireHead(transactionId, page?.caller);
-      const limit = Math.min(Math.max(page?.limit ?? 100, 1), MAX_PAGE);
-      const rows = await store.events(transactionId, { after: page?.after ?? 0, limit });
-      const last = rows[rows.length - 1];
-      return {
-        events: rows.map((r) => r.event),
-        ...(rows.length === limit && last ? { next: last.seq } : {}),
-      };
-    },
-    follow: (transactionId, follow) =>
-      followEvents(store, (id) => requireHead(id, follow.caller), transactionId, follow),
-  };
 }
 
 /**
@@ -314,30 +357,4 @@ function headDetails(head: TransactionHead | undefined): Record<string, string> 
   return head
     ? { head_envelope_id: head.headEnvelopeId, state_envelope_id: head.stateEnvelopeId }
     : undefined;
-}
-
-async function* followEvents(
-  store: TransactionStore,
-  requireHead: (id: string) => Promise<TransactionHead>,
-  transactionId: string,
-  options: { after?: number; signal: AbortSignal; pollMs?: number },
-): AsyncGenerator<AcpEvent & { seq: number }> {
-  const { signal } = options;
-  await requireHead(transactionId);
-  let cursor = options.after ?? 0;
-  while (!signal.aborted) {
-    const rows = await store.events(transactionId, { after: cursor, limit: MAX_PAGE });
-    for (const row of rows) {
-      if (signal.aborted) return;
-      cursor = row.seq;
-      yield { ...row.event, seq: row.seq };
-    }
-    if (rows.length < MAX_PAGE) {
-      try {
-        await sleep(options.pollMs ?? 250, { signal });
-      } catch {
-        return;
-      }
-    }
-  }
 }

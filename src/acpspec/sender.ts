@@ -83,83 +83,108 @@ export interface AcpSenderCore {
 
 /** Creates the sender core. */
 export function createAcpSenderCore(options: AcpSenderCoreOptions): AcpSenderCore {
-  const { transport, peer, self } = options;
-  const idOptions = { clock: options.clock ?? systemClock, ...(options.ids ? { ids: options.ids } : {}) };
-  const held = new Map<string, HeldSenderState>();
+  return new TrackingSenderCore(options);
+}
 
-  function check(envelope: Envelope): Envelope {
+/** {@link AcpSenderCore} that tracks, per transaction, the state it last put on the wire. */
+class TrackingSenderCore implements AcpSenderCore {
+  private readonly transport: AcpSenderTransport;
+  private readonly peer: AcpPeer;
+  private readonly self: { emits: readonly Kind[] };
+  private readonly idOptions: { clock: Clock; ids?: IdSource };
+  private readonly states = new Map<string, HeldSenderState>();
+
+  constructor(private readonly options: AcpSenderCoreOptions) {
+    this.transport = options.transport;
+    this.peer = options.peer;
+    this.self = options.self;
+    this.idOptions = { clock: options.clock ?? systemClock, ...(options.ids ? { ids: options.ids } : {}) };
+  }
+
+  async send(envelope: Envelope): Promise<AcpAck> {
+    const valid = this.check(envelope);
+    const state = this.resultOf(valid);
+    try {
+      return await this.deliver(valid, state);
+    } catch (error) {
+      if (!isDelta(valid) || !isAcpError(error, 'ACP_PARENT_UNKNOWN') || !this.canSnapshot()) throw error;
+      const full = state ?? (await this.options.snapshotFor?.(valid));
+      if (full === undefined) throw error;
+      const snapshot = buildSnapshot(
+        { transaction_id: valid.transaction_id, producer: valid.producer, state: full },
+        this.idOptions,
+      );
+      return this.deliver(this.check(snapshot), full);
+    }
+  }
+
+  async sendDelta(transactionId: string, patch: PatchOperation[], producer: Producer): Promise<AcpAck> {
+    const prior = this.states.get(transactionId);
+    if (prior === undefined)
+      throw new LocalError('INVALID_STATE', 'no state held for this transaction; send a snapshot first');
+    const base = { transaction_id: transactionId, producer };
+    if (this.canDelta())
+      return this.send(buildDelta({ ...base, parent_envelope_id: prior.envelopeId, patch }, this.idOptions));
+    if (!this.canSnapshot()) {
+      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'no kind both sides allow', {
+        details: { kind: 'snapshot' },
+      });
+    }
+    const probe = buildDelta({ ...base, parent_envelope_id: prior.envelopeId, patch }, this.idOptions);
+    return this.send(buildSnapshot({ ...base, state: applyDelta(prior.state, probe) }, this.idOptions));
+  }
+
+  async requestState(transactionId: string): Promise<SnapshotEnvelope> {
+    const answer = parseStateAnswer(await this.transport.requestState(transactionId), transactionId);
+    this.states.set(transactionId, { envelopeId: answer.envelope_id, state: stateOf(answer) });
+    return answer;
+  }
+
+  held(transactionId: string): HeldSenderState | undefined {
+    return this.states.get(transactionId);
+  }
+
+  /** The local refusals: schema, the peer's version, kinds both sides declared, TLS for personal data. */
+  private check(envelope: Envelope): Envelope {
     const valid = parseEnvelope(envelope);
-    if (valid.acp_version !== peer.acp_version) {
+    if (valid.acp_version !== this.peer.acp_version) {
       throw new AcpError('ACP_VERSION_UNSUPPORTED', 'peer does not accept this envelope version', {
-        accepted: [peer.acp_version],
+        details: { accepted: [this.peer.acp_version] },
       });
     }
     const kind = envelopeKind(valid);
-    if (!self.emits.includes(kind))
-      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'this agent does not emit this kind', { kind });
-    if (!peer.accepts.includes(kind))
-      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'peer does not accept this kind', { kind });
-    if (!transport.secure && containsPersonalData(valid)) throw new AcpError('ACP_TRANSPORT_INSECURE');
+    if (!this.self.emits.includes(kind))
+      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'this agent does not emit this kind', {
+        details: { kind },
+      });
+    if (!this.peer.accepts.includes(kind))
+      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'peer does not accept this kind', { details: { kind } });
+    if (!this.transport.secure && containsPersonalData(valid)) throw new AcpError('ACP_TRANSPORT_INSECURE');
     return valid;
   }
 
-  function resultOf(envelope: Envelope): AcpState | undefined {
+  /** The state `envelope` produces, when known: a delta's only on top of the state held as its parent. */
+  private resultOf(envelope: Envelope): AcpState | undefined {
     if (!isDelta(envelope)) return stateOf(envelope);
-    const prior = held.get(envelope.transaction_id);
+    const prior = this.states.get(envelope.transaction_id);
     return prior && prior.envelopeId === envelope.parent_envelope_id
       ? applyDelta(prior.state, envelope)
       : undefined;
   }
 
-  async function deliver(envelope: Envelope, state: AcpState | undefined): Promise<AcpAck> {
-    const ack = await transport.send(envelope, canonicalEnvelopeBytes(envelope));
-    if (state) held.set(envelope.transaction_id, { envelopeId: envelope.envelope_id, state });
-    else held.delete(envelope.transaction_id);
+  /** Sends the canonical bytes; on the ack, holds the state they produced (or forgets an unknown one). */
+  private async deliver(envelope: Envelope, state: AcpState | undefined): Promise<AcpAck> {
+    const ack = await this.transport.send(envelope, canonicalEnvelopeBytes(envelope));
+    if (state) this.states.set(envelope.transaction_id, { envelopeId: envelope.envelope_id, state });
+    else this.states.delete(envelope.transaction_id);
     return ack;
   }
 
-  const canSnapshot = (): boolean => self.emits.includes('snapshot') && peer.accepts.includes('snapshot');
-  const canDelta = (): boolean => self.emits.includes('delta') && peer.accepts.includes('delta');
-
-  async function send(envelope: Envelope): Promise<AcpAck> {
-    const valid = check(envelope);
-    const state = resultOf(valid);
-    try {
-      return await deliver(valid, state);
-    } catch (error) {
-      if (!isDelta(valid) || !isAcpError(error, 'ACP_PARENT_UNKNOWN') || !canSnapshot()) throw error;
-      const full = state ?? (await options.snapshotFor?.(valid));
-      if (full === undefined) throw error;
-      const snapshot = buildSnapshot(
-        { transaction_id: valid.transaction_id, producer: valid.producer, state: full },
-        idOptions,
-      );
-      return deliver(check(snapshot), full);
-    }
+  private canSnapshot(): boolean {
+    return this.self.emits.includes('snapshot') && this.peer.accepts.includes('snapshot');
   }
 
-  async function sendDelta(
-    transactionId: string,
-    patch: PatchOperation[],
-    producer: Producer,
-  ): Promise<AcpAck> {
-    const prior = held.get(transactionId);
-    if (prior === undefined)
-      throw new LocalError('INVALID_STATE', 'no state held for this transaction; send a snapshot first');
-    const base = { transaction_id: transactionId, producer };
-    if (canDelta())
-      return send(buildDelta({ ...base, parent_envelope_id: prior.envelopeId, patch }, idOptions));
-    if (!canSnapshot())
-      throw new AcpError('ACP_KIND_NOT_ACCEPTED', 'no kind both sides allow', { kind: 'snapshot' });
-    const probe = buildDelta({ ...base, parent_envelope_id: prior.envelopeId, patch }, idOptions);
-    return send(buildSnapshot({ ...base, state: applyDelta(prior.state, probe) }, idOptions));
+  private canDelta(): boolean {
+    return this.self.emits.includes('delta') && this.peer.accepts.includes('delta');
   }
-
-  async function requestState(transactionId: string): Promise<SnapshotEnvelope> {
-    const answer = parseStateAnswer(await transport.requestState(transactionId), transactionId);
-    held.set(transactionId, { envelopeId: answer.envelope_id, state: stateOf(answer) });
-    return answer;
-  }
-
-  return { send, sendDelta, requestState, held: (id) => held.get(id) };
 }

@@ -72,7 +72,8 @@ export function decodeStoredEvents(texts: readonly string[]): AcpEvent[] {
 /** {@link decodeStoredEvents} for one event. @throws LocalError `INVALID_STATE`. */
 export function decodeStoredEvent(text: string): AcpEvent {
   const [event] = decodeStoredEvents([text]);
-  return event!;
+  if (event === undefined) throw invalid('event');
+  return event;
 }
 
 /** The state snapshot envelope made of its parts. */
@@ -89,29 +90,36 @@ export function composeSnapshot(meta: StateMeta, body: StateBody, events: AcpEve
   };
 }
 
+/** A state snapshot as its parts: what identifies it, its body and the canonical texts of its events. */
+export interface StateParts {
+  meta: StateMeta;
+  body: StateBody;
+  /** The canonical texts of the events, in stream order. */
+  eventTexts: readonly string[];
+}
+
 /**
  * The canonical (RFC 8785) text of the state snapshot made of its parts, without serialising the event
  * stream again: `eventTexts` MUST be the canonical texts of the events (the store writes them so). Equal to
- * `canonicalJson(composeSnapshot(meta, body, events))`, member by member in RFC 8785 order.
+ * `canonicalJson(composeSnapshot(meta, body, events))`, member by member in RFC 8785 order. `memo` holds the
+ * canonical texts of body subtrees by identity (see {@link encodeStateBody}).
  */
 export function composeStateText(
-  meta: StateMeta,
-  body: StateBody,
-  eventTexts: readonly string[],
+  { meta, body, eventTexts }: StateParts,
   memo: WeakMap<object, string>,
 ): string {
-  const members: Record<string, string> = { events: `[${eventTexts.join(',')}]` };
+  const members = new Map<string, string>([['events', `[${eventTexts.join(',')}]`]]);
   const header = {
     envelope_id: meta.envelopeId,
     transaction_id: meta.transactionId,
     produced_at: meta.producedAt,
   };
-  for (const [key, value] of Object.entries(header)) members[key] = canonicalJson(value);
-  for (const [key, value] of Object.entries(body)) members[key] = canonicalJsonShared(value, memo);
-  // RFC 8785 §3.2.3: members sorted by key in UTF-16 code units; every key here is ASCII.
-  return `{${Object.keys(members)
-    .sort()
-    .map((key) => `${canonicalJson(key)}:${members[key]!}`)
+  for (const [key, value] of Object.entries(header)) members.set(key, canonicalJson(value));
+  for (const [key, value] of Object.entries(body)) members.set(key, canonicalJsonShared(value, memo));
+  // RFC 8785 §3.2.3: members sorted by key in UTF-16 code units (string `<`); every key here is ASCII.
+  return `{${[...members]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, text]) => `${canonicalJson(key)}:${text}`)
     .join(',')}}`;
 }
 

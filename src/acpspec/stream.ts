@@ -20,12 +20,11 @@ type EventIndex = Map<string, number[]>;
 const indexes = new WeakMap<readonly AcpEvent[], EventIndex>();
 
 function indexOf(events: readonly AcpEvent[]): EventIndex {
-  let index = indexes.get(events);
-  if (index === undefined) {
-    index = new Map();
-    events.forEach((event, i) => index!.set(event.event_id, [i]));
-    indexes.set(events, index);
-  }
+  const known = indexes.get(events);
+  if (known !== undefined) return known;
+  const index: EventIndex = new Map();
+  events.forEach((event, i) => index.set(event.event_id, [i]));
+  indexes.set(events, index);
   return index;
 }
 
@@ -81,7 +80,9 @@ export function mergeEvents(held: AcpEvent[], inbound: readonly AcpEvent[], grow
     }
   });
   if (conflicts.length > 0)
-    throw new AcpError('ACP_POLICY_VIOLATION', 'event stream cannot be rewritten', { conflicts });
+    throw new AcpError('ACP_POLICY_VIOLATION', 'event stream cannot be rewritten', {
+      details: { conflicts },
+    });
   // `grown` (held + inbound) is the merged stream itself when every inbound event was new.
   const reuse =
     grown !== undefined &&

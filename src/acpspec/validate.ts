@@ -66,7 +66,7 @@ export function checkEnvelope(value: unknown): EnvelopeCheck {
  */
 export function parseEnvelope(value: unknown): Envelope {
   const result = checkEnvelope(value);
-  if (!result.ok) throw new AcpError('ACP_SCHEMA_INVALID', undefined, { issues: result.issues });
+  if (!result.ok) throw new AcpError('ACP_SCHEMA_INVALID', undefined, { details: { issues: result.issues } });
   return result.envelope;
 }
 

@@ -57,84 +57,109 @@ export interface AcpHttpClient {
  * Personal data is only sent when the URL is `https:` (the sender core checks `transport.secure`).
  */
 export function createAcpHttpClient(options: AcpHttpOptions): AcpHttpClient {
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const doFetch = fetchTrusting(options.caCert);
-  const auth: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
+  return new FetchAcpHttpClient(options);
+}
 
-  async function request(path: string, init: RequestInit): Promise<{ res: Response; body: Buffer }> {
-    const res = await doFetch(base + path, {
+/** {@link AcpHttpClient} over `fetch` (trusting the extra CA certificate when one is given). */
+class FetchAcpHttpClient implements AcpHttpClient {
+  readonly transport: AcpSenderTransport;
+  private readonly base: string;
+  private readonly doFetch: typeof fetch;
+  private readonly auth: Record<string, string>;
+
+  constructor(options: AcpHttpOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, '');
+    this.doFetch = fetchTrusting(options.caCert);
+    this.auth = options.token ? { authorization: `Bearer ${options.token}` } : {};
+    this.transport = {
+      secure: this.base.startsWith('https://'),
+      send: (_envelope: Envelope, bytes: Buffer) => this.sendEnvelope(bytes),
+      requestState: async (transactionId: string) => {
+        const { body } = await this.request(ACP_HTTP_ROUTES.state(transactionId), {
+          headers: { accept: ACP_MEDIA_TYPE },
+        });
+        return parseBody(body);
+      },
+    };
+  }
+
+  async state(
+    transactionId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<{ envelope: SnapshotEnvelope; bytes: Buffer }> {
+    const { body } = await this.request(ACP_HTTP_ROUTES.state(transactionId), {
+      headers: { accept: ACP_MEDIA_TYPE },
+      signal: options?.signal ?? null,
+    });
+    return { envelope: parseStateAnswer(parseBody(body), transactionId), bytes: body };
+  }
+
+  async events(
+    transactionId: string,
+    page?: { after?: number; limit?: number },
+    options?: { signal?: AbortSignal },
+  ): Promise<AcpEventPage> {
+    const query = new URLSearchParams();
+    if (page?.after !== undefined) query.set('after', String(page.after));
+    if (page?.limit !== undefined) query.set('limit', String(page.limit));
+    const suffix = query.toString() === '' ? '' : `?${query.toString()}`;
+    const { body } = await this.request(ACP_HTTP_ROUTES.events(transactionId) + suffix, {
+      headers: { accept: 'application/json' },
+      signal: options?.signal ?? null,
+    });
+    return parseEventPage(parseBody(body));
+  }
+
+  async *follow(
+    transactionId: string,
+    options: { after?: number; signal: AbortSignal },
+  ): AsyncGenerator<SequencedAcpEvent, void, undefined> {
+    const { signal } = options;
+    const query = options.after ? `?after=${options.after}` : '';
+    const url = this.base + ACP_HTTP_ROUTES.events(transactionId) + query;
+    let res: Response;
+    try {
+      res = await this.doFetch(url, { headers: { ...this.auth, accept: 'text/event-stream' }, signal });
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+    if (!res.ok) throw errorFrom(res.status, Buffer.from(await res.arrayBuffer()));
+    if (!res.body) return;
+    yield* sseEvents(res.body, signal);
+  }
+
+  /** `POST /envelopes` with exactly the canonical bytes; the answer's `acp_ack`. */
+  private async sendEnvelope(bytes: Buffer): Promise<AcpAck> {
+    const { body } = await this.request(ACP_HTTP_ROUTES.envelopes, {
+      method: 'POST',
+      headers: { 'content-type': ACP_MEDIA_TYPE, accept: ACP_MEDIA_TYPE },
+      body: bytes,
+    });
+    const ack = parseBody(body)[ACP_PART_KEYS.ack];
+    if (ack === undefined)
+      throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an acp_ack');
+    return parseAck(ack);
+  }
+
+  /** One request with the bearer token; an answer that is not 2xx becomes the peer's error. */
+  private async request(path: string, init: RequestInit): Promise<{ res: Response; body: Buffer }> {
+    const res = await this.doFetch(this.base + path, {
       ...init,
-      headers: { ...auth, ...(init.headers as Record<string, string>) },
+      headers: { ...this.auth, ...(init.headers as Record<string, string>) },
     });
     const body = Buffer.from(await res.arrayBuffer());
     if (!res.ok) throw errorFrom(res.status, body);
     return { res, body };
   }
-
-  const transport: AcpSenderTransport = {
-    secure: base.startsWith('https://'),
-    async send(_envelope: Envelope, bytes: Buffer): Promise<AcpAck> {
-      const { body } = await request(ACP_HTTP_ROUTES.envelopes, {
-        method: 'POST',
-        headers: { 'content-type': ACP_MEDIA_TYPE, accept: ACP_MEDIA_TYPE },
-        body: bytes,
-      });
-      const ack = parseBody(body)[ACP_PART_KEYS.ack];
-      if (ack === undefined)
-        throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an acp_ack');
-      return parseAck(ack);
-    },
-    async requestState(transactionId: string): Promise<unknown> {
-      const { body } = await request(ACP_HTTP_ROUTES.state(transactionId), {
-        headers: { accept: ACP_MEDIA_TYPE },
-      });
-      return parseBody(body);
-    },
-  };
-
-  return {
-    transport,
-    async state(transactionId, opts) {
-      const { body } = await request(ACP_HTTP_ROUTES.state(transactionId), {
-        headers: { accept: ACP_MEDIA_TYPE },
-        signal: opts?.signal ?? null,
-      });
-      return { envelope: parseStateAnswer(parseBody(body), transactionId), bytes: body };
-    },
-    async events(transactionId, page, opts) {
-      const query = new URLSearchParams();
-      if (page?.after !== undefined) query.set('after', String(page.after));
-      if (page?.limit !== undefined) query.set('limit', String(page.limit));
-      const suffix = query.toString() === '' ? '' : `?${query.toString()}`;
-      const { body } = await request(ACP_HTTP_ROUTES.events(transactionId) + suffix, {
-        headers: { accept: 'application/json' },
-        signal: opts?.signal ?? null,
-      });
-      return parseEventPage(parseBody(body));
-    },
-    follow: (transactionId, opts) =>
-      followEvents(doFetch, base + ACP_HTTP_ROUTES.events(transactionId), auth, opts),
-  };
 }
 
-async function* followEvents(
-  doFetch: typeof fetch,
-  url: string,
-  auth: Record<string, string>,
-  options: { after?: number; signal: AbortSignal },
+/** The events of an SSE body until it ends or `signal` aborts (then quietly); the reader is cancelled after. */
+async function* sseEvents(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
 ): AsyncGenerator<SequencedAcpEvent, void, undefined> {
-  const { signal } = options;
-  const query = options.after ? `?after=${options.after}` : '';
-  let res: Response;
-  try {
-    res = await doFetch(url + query, { headers: { ...auth, accept: 'text/event-stream' }, signal });
-  } catch (error) {
-    if (signal.aborted) return;
-    throw error;
-  }
-  if (!res.ok) throw errorFrom(res.status, Buffer.from(await res.arrayBuffer()));
-  if (!res.body) return;
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   try {
     for (;;) {

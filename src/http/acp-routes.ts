@@ -37,62 +37,87 @@ const SSE_KEEPALIVE_MS = 15_000;
  * - `GET /acp/schemas/0.1/envelope.schema.json` → the schema (public).
  */
 export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions): void {
-  const logger = options.logger ?? silentLogger;
-  const fail = (res: Response, error: unknown, envelopeId?: string): void => {
-    const object = toAcpErrorObject(error, envelopeId ? { envelope_id: envelopeId } : undefined);
-    if (object.code === 'ACP_INTERNAL') logger.error('acp.http.internal_error', errorFields(error));
-    sendCanonical(res, ACP_ERRORS[object.code].httpStatus, { [ACP_PART_KEYS.error]: object });
-  };
-
+  const routes = new AcpRoutes(options);
   app.get(ACP_SCHEMA_PATH, (_req, res) => {
     res.type('application/schema+json').setHeader('Cache-Control', 'public, max-age=3600');
     res.send(ACP_SCHEMA_TEXT);
   });
-
   const router = express.Router();
   router.use(options.auth);
-  router.post(
-    '/envelopes',
-    express.raw({ type: () => true, limit: options.bodyLimitBytes }),
-    (error: unknown, _req: Request, res: Response, _next: NextFunction) => fail(res, requestError(error)),
-    async (req: Request, res: Response) => {
-      // The shared edge (docs/host.md "Bad input"): UTF-8, JSON, and values JSON carries exactly.
-      const check = checkJsonBytes(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
-      if (!check.ok || check.value === undefined) {
-        const outOfProfile = !check.ok && check.problem !== 'utf8' && check.problem !== 'syntax';
-        const message = outOfProfile ? "a JSON value is outside the receiver's limits" : 'body is not JSON';
-        fail(
-          res,
-          new AcpError('ACP_SCHEMA_INVALID', message, check.ok ? undefined : { rule: check.problem }),
-        );
-        return;
-      }
-      const envelope: unknown = check.value;
-      const envelopeId = isJsonObject(envelope) ? envelope.envelope_id : undefined;
-      try {
-        const before = Date.now();
-        const ack = await options.receiver.ingest(envelope, {
-          secure: options.secure,
-          caller: options.callerOf(req),
-        });
-        logger.debug('acp.http.ingested', { transaction_id: ack.transaction_id, ms: Date.now() - before });
-        sendCanonical(res, 200, { [ACP_PART_KEYS.ack]: ack });
-      } catch (error) {
-        fail(res, error, typeof envelopeId === 'string' ? envelopeId : undefined);
-      }
-    },
+  router.post('/envelopes', (req: Request, res: Response) => routes.postEnvelope(req, res));
+  router.get('/transactions/:id/state', (req: Request, res: Response) => routes.getState(req, res));
+  router.get('/transactions/:id/events', (req: Request, res: Response) => routes.getEvents(req, res));
+  // Errors Express raises about the request itself (a path segment that is not valid percent-encoding, an
+  // authentication refusal) leave the router through its callback: answered here like any other refusal.
+  app.use(ACP_HTTP_PREFIX, (req: Request, res: Response, next: NextFunction) =>
+    router(req, res, (error?: unknown) => (error ? routes.fail(res, requestError(error)) : next())),
   );
-  router.get('/transactions/:id/state', async (req: Request, res: Response) => {
+}
+
+/** The handlers of the HTTPS binding, each route a method. */
+class AcpRoutes {
+  private readonly logger: Logger;
+  private readonly readBody: RequestHandler;
+
+  constructor(private readonly options: AcpRoutesOptions) {
+    this.logger = options.logger ?? silentLogger;
+    this.readBody = express.raw({ type: () => true, limit: options.bodyLimitBytes });
+  }
+
+  /** `POST /envelopes`: the body read as raw bytes (its errors answered as refusals), then ingested. */
+  postEnvelope(req: Request, res: Response): void {
+    void this.readBody(req, res, (error?: unknown) => {
+      if (error) this.fail(res, requestError(error));
+      else void this.ingest(req, res);
+    });
+  }
+
+  /** Answers with the error object of `error` and its HTTP status (the cause of an internal one is logged). */
+  fail(res: Response, error: unknown, envelopeId?: string): void {
+    const object = toAcpErrorObject(error, envelopeId ? { envelope_id: envelopeId } : undefined);
+    if (object.code === 'ACP_INTERNAL') this.logger.error('acp.http.internal_error', errorFields(error));
+    sendCanonical(res, ACP_ERRORS[object.code].httpStatus, { [ACP_PART_KEYS.error]: object });
+  }
+
+  private async ingest(req: Request, res: Response): Promise<void> {
+    // The shared edge (docs/host.md "Bad input"): UTF-8, JSON, and values JSON carries exactly.
+    const check = checkJsonBytes(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+    if (!check.ok || check.value === undefined) {
+      const outOfProfile = !check.ok && check.problem !== 'utf8' && check.problem !== 'syntax';
+      const message = outOfProfile ? "a JSON value is outside the receiver's limits" : 'body is not JSON';
+      const details = check.ok ? undefined : { details: { rule: check.problem } };
+      this.fail(res, new AcpError('ACP_SCHEMA_INVALID', message, details));
+      return;
+    }
+    const envelope: unknown = check.value;
+    const envelopeId = isJsonObject(envelope) ? envelope.envelope_id : undefined;
     try {
-      const { bytes } = await options.receiver.state(String(req.params.id), {
-        caller: options.callerOf(req),
+      const before = Date.now();
+      const ack = await this.options.receiver.ingest(envelope, {
+        secure: this.options.secure,
+        caller: this.options.callerOf(req),
+      });
+      this.logger.debug('acp.http.ingested', { transaction_id: ack.transaction_id, ms: Date.now() - before });
+      sendCanonical(res, 200, { [ACP_PART_KEYS.ack]: ack });
+    } catch (error) {
+      this.fail(res, error, typeof envelopeId === 'string' ? envelopeId : undefined);
+    }
+  }
+
+  /** `GET /transactions/{id}/state`: the state snapshot's bytes. */
+  async getState(req: Request, res: Response): Promise<void> {
+    try {
+      const { bytes } = await this.options.receiver.state(String(req.params.id), {
+        caller: this.options.callerOf(req),
       });
       res.status(200).type(ACP_MEDIA_TYPE).send(bytes);
     } catch (error) {
-      fail(res, error);
+      this.fail(res, error);
     }
-  });
-  router.get('/transactions/:id/events', async (req: Request, res: Response) => {
+  }
+
+  /** `GET /transactions/{id}/events`: a page, or the stream followed when the client accepts SSE. */
+  async getEvents(req: Request, res: Response): Promise<void> {
     const id = String(req.params.id);
     const lastEventId = req.get('last-event-id');
     const after = Number(req.query.after ?? lastEventId ?? 0);
@@ -102,31 +127,63 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
       after < 0 ||
       (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1))
     ) {
-      fail(res, new AcpError('ACP_SCHEMA_INVALID', 'after and limit must be non-negative integers'));
+      this.fail(res, new AcpError('ACP_SCHEMA_INVALID', 'after and limit must be non-negative integers'));
       return;
     }
     try {
       if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
-        await follow(
-          res,
-          options.receiver,
-          { id, after, caller: options.callerOf(req) },
-          options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,
-        );
+        await this.follow(res, { id, after, caller: this.options.callerOf(req) });
         return;
       }
-      const page = await options.receiver.events(id, { after, limit, caller: options.callerOf(req) });
+      const page = await this.options.receiver.events(id, {
+        after,
+        limit,
+        caller: this.options.callerOf(req),
+      });
       sendCanonical(res, 200, page);
     } catch (error) {
       if (res.headersSent) res.end();
-      else fail(res, error);
+      else this.fail(res, error);
     }
-  });
-  // Errors Express raises about the request itself (a path segment that is not valid percent-encoding).
-  router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) =>
-    fail(res, requestError(error)),
-  );
-  app.use(ACP_HTTP_PREFIX, router);
+  }
+
+  /**
+   * Follows the event stream as Server-Sent Events until the client goes away (bounded in time). An unknown
+   * transaction is answered with an error object first; after that the headers go out at once, so a
+   * follower of a quiet transaction is not left waiting for a response. `id:` is the event's seq, so a
+   * reconnecting client resumes with `Last-Event-ID`. A comment every `sseKeepaliveMs` keeps proxies from
+   * closing a quiet stream; when the client reads slower than events arrive, writing waits for `drain`.
+   */
+  private async follow(
+    res: Response,
+    { id, after, caller }: { id: string; after: number; caller: string },
+  ): Promise<void> {
+    const { receiver } = this.options;
+    const stop = new AbortController();
+    // Registered before the first await: a client that leaves while the transaction is looked up must still
+    // stop the follower (the response closes when the client goes away, or when we end it).
+    res.on('close', () => stop.abort());
+    const timer = setTimeout(() => stop.abort(), MAX_FOLLOW_MS);
+    let keepalive: NodeJS.Timeout | undefined;
+    try {
+      await receiver.events(id, { after, limit: 1, caller });
+      if (stop.signal.aborted) return;
+      res.status(200).setHeader('Content-Type', 'text/event-stream');
+      res.setHeader('Cache-Control', 'no-cache');
+      res.flushHeaders();
+      keepalive = setInterval(() => {
+        if (!res.writableNeedDrain) res.write(': keepalive\n\n');
+      }, this.options.sseKeepaliveMs ?? SSE_KEEPALIVE_MS);
+      for await (const { seq, ...event } of receiver.follow(id, { after, signal: stop.signal, caller })) {
+        await write(res, `id: ${seq}\nevent: acp.event\ndata: ${canonicalJson(event)}\n\n`, stop.signal);
+      }
+    } finally {
+      clearTimeout(timer);
+      clearInterval(keepalive);
+      stop.abort();
+      if (res.headersSent && !res.writableEnded) res.end();
+    }
+  }
 }
 
 /**
@@ -141,45 +198,6 @@ function requestError(error: unknown): unknown {
     return new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the request could not be read');
   }
   return error;
-}
-
-/**
- * Follows the event stream as Server-Sent Events until the client goes away (bounded in time). An unknown
- * transaction is answered with an error object first; after that the headers go out at once, so a follower
- * of a quiet transaction is not left waiting for a response. `id:` is the event's seq, so a reconnecting
- * client resumes with `Last-Event-ID`. A comment every `keepaliveMs` keeps proxies from closing a quiet
- * stream; when the client reads slower than events arrive, writing waits for `drain`.
- */
-async function follow(
-  res: Response,
-  receiver: AcpReceiver,
-  { id, after, caller }: { id: string; after: number; caller: string },
-  keepaliveMs: number,
-): Promise<void> {
-  const stop = new AbortController();
-  // Registered before the first await: a client that leaves while the transaction is looked up must still
-  // stop the follower (the response closes when the client goes away, or when we end it).
-  res.on('close', () => stop.abort());
-  const timer = setTimeout(() => stop.abort(), MAX_FOLLOW_MS);
-  let keepalive: NodeJS.Timeout | undefined;
-  try {
-    await receiver.events(id, { after, limit: 1, caller });
-    if (stop.signal.aborted) return;
-    res.status(200).setHeader('Content-Type', 'text/event-stream');
-    res.setHeader('Cache-Control', 'no-cache');
-    res.flushHeaders();
-    keepalive = setInterval(() => {
-      if (!res.writableNeedDrain) res.write(': keepalive\n\n');
-    }, keepaliveMs);
-    for await (const { seq, ...event } of receiver.follow(id, { after, signal: stop.signal, caller })) {
-      await write(res, `id: ${seq}\nevent: acp.event\ndata: ${canonicalJson(event)}\n\n`, stop.signal);
-    }
-  } finally {
-    clearTimeout(timer);
-    clearInterval(keepalive);
-    stop.abort();
-    if (res.headersSent && !res.writableEnded) res.end();
-  }
 }
 
 /** Writes one chunk; when the socket buffer is full, waits for `drain` (or for the follow to stop). */

@@ -140,9 +140,7 @@ export async function joinStates(db: AnyDb): Promise<void> {
       let text: string;
       try {
         text = composeStateText(
-          meta,
-          decodeStateBody(row.body),
-          events.map((e) => e.body),
+          { meta, body: decodeStateBody(row.body), eventTexts: events.map((e) => e.body) },
           memo,
         );
       } catch {

@@ -173,7 +173,7 @@ describe('acp migration 0005_state_parts (issue 10)', () => {
         producedAt: '2025-06-01T12:00:00Z',
       };
       const composed = JSON.parse(
-        composeStateText(meta, stored.body, stored.eventTexts, new WeakMap()),
+        composeStateText({ meta, body: stored.body, eventTexts: stored.eventTexts }, new WeakMap()),
       ) as Record<string, unknown>;
       expect(canonicalJson(composed)).toBe(snapshotText);
       expect(stored.eventTexts).toEqual([canonicalJson(state.events[0])]);

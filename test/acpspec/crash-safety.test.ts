@@ -134,7 +134,10 @@ async function verifyChains(
     // The state as stored in parts (issue 10) composes to a valid snapshot whose stream is the event rows.
     const materialised = (await store.state(transactionId))!;
     const meta = { envelopeId: head!.stateEnvelopeId, transactionId, producedAt: head!.stateProducedAt };
-    const text = composeStateText(meta, materialised.body, materialised.eventTexts, new WeakMap());
+    const text = composeStateText(
+      { meta, body: materialised.body, eventTexts: materialised.eventTexts },
+      new WeakMap(),
+    );
     const state = composeSnapshot(meta, materialised.body, materialised.events);
     expect(text).toBe(canonicalJson(state));
     expect(checkEnvelope(JSON.parse(text)).ok).toBe(true);

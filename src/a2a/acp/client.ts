@@ -56,7 +56,7 @@ export async function createAcpClient(options: AcpClientOptions): Promise<AcpCli
     self: { emits: options.emits ?? ACP_KINDS },
     ...(options.snapshotFor ? { snapshotFor: options.snapshotFor } : {}),
   });
-  return { ...core, peer, card };
+  return Object.assign(core, { peer, card });
 }
 
 function required(url: string | undefined): string {

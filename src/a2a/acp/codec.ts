@@ -61,7 +61,7 @@ export type AcpInbound =
  */
 export function readAcpMessage(message: InboundMessage): AcpInbound {
   const refuse = (detail: string): never => {
-    throw new AcpError('ACP_MESSAGE_NONCONFORMANT', undefined, { detail });
+    throw new AcpError('ACP_MESSAGE_NONCONFORMANT', undefined, { details: { detail } });
   };
   if (hasEnvelopeKeys(message.metadata))
     refuse('envelope fields must not be flattened into message metadata');
