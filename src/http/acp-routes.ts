@@ -44,7 +44,9 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
   });
   const router = express.Router();
   router.use(options.auth);
-  router.post('/envelopes', (req: Request, res: Response) => routes.postEnvelope(req, res));
+  router.post('/envelopes', (req: Request, res: Response, next: NextFunction) =>
+    routes.postEnvelope(req, res, next),
+  );
   router.get('/transactions/:id/state', (req: Request, res: Response) => routes.getState(req, res));
   router.get('/transactions/:id/events', (req: Request, res: Response) => routes.getEvents(req, res));
   // Errors Express raises about the request itself (a path segment that is not valid percent-encoding, an
@@ -64,11 +66,14 @@ class AcpRoutes {
     this.readBody = express.raw({ type: () => true, limit: options.bodyLimitBytes });
   }
 
-  /** `POST /envelopes`: the body read as raw bytes (its errors answered as refusals), then ingested. */
-  postEnvelope(req: Request, res: Response): void {
+  /**
+   * `POST /envelopes`: the body read as raw bytes (its errors answered as refusals), then ingested; anything
+   * the ingest step lets escape goes to the router's `next`, as an async handler's rejection would.
+   */
+  postEnvelope(req: Request, res: Response, next: NextFunction): void {
     void this.readBody(req, res, (error?: unknown) => {
       if (error) this.fail(res, requestError(error));
-      else void this.ingest(req, res);
+      else this.ingest(req, res).catch(next);
     });
   }
 

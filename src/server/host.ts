@@ -145,6 +145,7 @@ class Host implements RunningHost {
     );
   }
 
+  /** Starts each module in order with the host's context; its parts are closed in reverse by close(). */
   private async startModules(): Promise<void> {
     const context: ModuleContext = {
       database: this.database,
@@ -158,6 +159,7 @@ class Host implements RunningHost {
     for (const m of this.modules) this.parts.push(await m.start(context));
   }
 
+  /** The Express app over the started parts; base URL and gRPC address are read per request. */
   private createApp(): App {
     return createApp({
       baseUrl: () => this.url,
