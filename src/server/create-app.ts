@@ -135,11 +135,12 @@ class AgentCardCache {
 /**
  * Express error middleware from a handler of the error and the response. Express tells error middleware
  * from request middleware by the number of parameters the function declares (`fn.length === 4`, router's
- * `Layer.handleError`); the returned function declares that arity explicitly instead of taking unused ones.
+ * `Layer.handleError`), so this one function must declare four: the framework's contract, not ours.
  */
 function errorMiddleware(handle: (err: unknown, res: express.Response) => void): express.ErrorRequestHandler {
-  const middleware = (err: unknown, _req: express.Request, res: express.Response): void => handle(err, res);
-  return Object.defineProperty(middleware, 'length', { value: 4 });
+  // eslint-disable-next-line max-params -- Express recognises error middleware by its four parameters.
+  return (err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction): void =>
+    handle(err, res);
 }
 
 /** The last-resort answer: Express's own 4xx refusals keep their status; anything else is a logged 500. */
