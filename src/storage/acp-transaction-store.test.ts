@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
 import { migrateSets } from './migrations.js';
@@ -12,6 +11,7 @@ import {
   KyselyTransactionStore,
 } from './acp-transaction-store-kysely.js';
 import { transactionStoreContract } from '../../test/helpers/acp-store-contract.js';
+import { createPgDatabase } from '../../test/helpers/pg.js';
 import {
   delta,
   envelopeIdFor,
@@ -50,20 +50,14 @@ for (const [name, raw] of [
 const pgUrl = process.env['TEST_PG_URL'];
 if (pgUrl) {
   transactionStoreContract('postgres', async () => {
-    const schema = `acp_test_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA "${schema}"`);
-    const url = new URL(pgUrl);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    const database = openDatabase({ url: url.toString(), dataDir: tmpdir() });
+    const pgDatabase = await createPgDatabase();
+    const database = openDatabase({ url: pgDatabase.url, dataDir: tmpdir() });
     await migrateSets(database, [acpMigrations]);
     return {
       store: createKyselyTransactionStore(database),
       close: async () => {
         await database.close();
-        await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
-        await admin.end();
+        await pgDatabase.drop();
       },
     };
   });

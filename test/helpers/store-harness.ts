@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateSets, type MigrationSet } from '../../src/storage/migrations.js';
+import { createPgDatabase, type PgDatabase } from './pg.js';
 
 /** A store under test on one backend: built per test, the backend set up once per suite. */
 export interface StoreHarness<S> {
@@ -13,7 +14,7 @@ export interface StoreHarness<S> {
 
 /**
  * The three backends of a store contract suite (STYLE.md "One storage contract suite runs against memory,
- * SQLite and PostgreSQL"): `memory`, a SQLite file, and a fresh PostgreSQL schema per run when
+ * SQLite and PostgreSQL"): `memory`, a SQLite file, and a fresh PostgreSQL database per suite when
  * TEST_PG_URL is set (`undefined` otherwise, so the suite skips it).
  */
 export function storeHarnesses<S>(options: {
@@ -21,11 +22,10 @@ export function storeHarnesses<S>(options: {
   readonly kysely: (database: Database) => S;
   readonly migrations: readonly MigrationSet[];
 }): [string, StoreHarness<S> | undefined][] {
-  const pg = process.env.TEST_PG_URL;
   return [
     ['memory', { store: options.memory, setup: () => Promise.resolve(), teardown: () => Promise.resolve() }],
     ['sqlite', sqliteHarness(options)],
-    ['postgres', pg ? postgresHarness(pg, options) : undefined],
+    ['postgres', process.env.TEST_PG_URL ? postgresHarness(options) : undefined],
   ];
 }
 
@@ -49,28 +49,23 @@ function sqliteHarness<S>(options: {
   };
 }
 
-/** A fresh schema per run, so parallel runs never share a table. */
-function postgresHarness<S>(
-  baseUrl: string,
-  options: { kysely: (database: Database) => S; migrations: readonly MigrationSet[] },
-): StoreHarness<S> {
-  const schema = `a2ac_store_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-  let admin: Database | undefined;
+/** A fresh database per suite (test/helpers/pg.ts), dropped at teardown. */
+function postgresHarness<S>(options: {
+  kysely: (database: Database) => S;
+  migrations: readonly MigrationSet[];
+}): StoreHarness<S> {
+  let pgDatabase: PgDatabase | undefined;
   let database: Database | undefined;
   return {
     store: () => options.kysely(database!),
     async setup() {
-      admin = openDatabase({ url: baseUrl, dataDir: tmpdir() });
-      await admin.db.schema.createSchema(schema).execute();
-      const url = new URL(baseUrl);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      database = openDatabase({ url: url.toString(), dataDir: tmpdir() });
+      pgDatabase = await createPgDatabase();
+      database = openDatabase({ url: pgDatabase.url, dataDir: tmpdir() });
       await migrateSets(database, options.migrations);
     },
     async teardown() {
       await database?.close();
-      await admin?.db.schema.dropSchema(schema).ifExists().cascade().execute();
-      await admin?.close();
+      await pgDatabase?.drop();
     },
   };
 }
