@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Drops the PostgreSQL databases a file made after the file (test/helpers/pg.ts).
+    setupFiles: ['test/helpers/setup.ts'],
   },
 });

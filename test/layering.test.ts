@@ -1,79 +1,78 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { breachesOf, treeBreaches, tsFiles } from './helpers/layering.js';
 
-const SRC = new URL('../src/', import.meta.url).pathname;
-
-/**
- * Which layers each layer may import (STYLE.md: shared ← acmp, acpspec ← a2a, mcp, http, storage ← server,
- * cli). `connect` picks a binding for a buyer, so it sits above the bindings it picks from.
+/*
+ * Layering (STYLE.md "Layout", docs/house-rules.md "Tests"), checked by test/helpers/layering.ts:
+ *
+ * - production code in src/<layer>/ imports only the layers its layer may import; @a2a-js/sdk stays in
+ *   src/a2a, the MCP SDKs in src/mcp; only server and cli touch process.env, process.exit or console;
+ * - a co-located test src/<layer>/**\/*.test.ts imports what its layer may import, plus test/helpers/ and
+ *   dev tools (vitest, fast-check, …) — a test that needs another layer lives under test/;
+ * - a file under test/ may import production code of any layer through src/ paths, scripts/, test/
+ *   helpers and packages, but never another test file, build output (dist/) or a package's internals by
+ *   path (…/dist/…, node_modules/…).
  */
-const ALLOWED: Record<string, string[]> = {
-  shared: ['shared'],
-  acmp: ['shared', 'acmp'],
-  acpspec: ['shared', 'acpspec'],
-  // Demo capabilities: sample ACMP providers for the demo and `serve`, outside the protocol core.
-  demo: ['shared', 'acmp', 'demo'],
-  a2a: ['shared', 'acmp', 'acpspec', 'a2a'],
-  mcp: ['shared', 'acmp', 'mcp'],
-  http: ['shared', 'acmp', 'acpspec', 'http'],
-  storage: ['shared', 'acmp', 'acpspec', 'storage'],
-  connect: ['shared', 'acmp', 'a2a', 'mcp', 'connect'],
-  server: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'demo', 'server'],
-  cli: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'connect', 'demo', 'server', 'cli'],
-};
 
-/** SDKs each owned by one binding layer: nothing else may import them. */
-const SDK_OWNERS: { prefix: string; layer: string }[] = [
-  { prefix: '@a2a-js/sdk', layer: 'a2a' },
-  { prefix: '@modelcontextprotocol/', layer: 'mcp' },
-];
-
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory()
-      ? files(path)
-      : path.endsWith('.ts') && !path.endsWith('.test.ts')
-        ? [path]
-        : [];
-  });
-}
-
-function imports(source: string): string[] {
-  return [
-    ...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g),
-    ...source.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g),
-  ].map((m) => m[1]!);
-}
+const ROOT = new URL('..', import.meta.url).pathname;
 
 describe('layering (STYLE.md "Layout")', () => {
-  const breaches: string[] = [];
-  for (const file of files(SRC)) {
-    const rel = relative(SRC, file);
-    const layer = rel.split('/')[0]!;
-    const allowed = ALLOWED[layer];
-    const source = readFileSync(file, 'utf8');
-    for (const spec of imports(source)) {
-      for (const sdk of SDK_OWNERS)
-        if (spec.startsWith(sdk.prefix) && layer !== sdk.layer) breaches.push(`${rel} imports ${spec}`);
-      if (spec.startsWith('.')) {
-        const target = relative(SRC, join(file, '..', spec)).split('/')[0]!;
-        if (allowed && !allowed.includes(target)) breaches.push(`${rel} imports ${target}/ (${spec})`);
-      }
-    }
-    // src/index.ts is the package's public face and may re-export any layer.
-    if (!ALLOWED[layer] && rel !== 'index.ts') breaches.push(`${rel} is in no known layer`);
-    if (layer !== 'server' && layer !== 'cli' && /\bprocess\.(env|exit)\b|\bconsole\./.test(source)) {
-      breaches.push(`${rel} uses process.env, process.exit or console`);
-    }
-  }
-
-  it('keeps @a2a-js/sdk inside src/a2a, the MCP SDKs inside src/mcp and imports pointing one way', () => {
-    expect(breaches).toEqual([]);
+  it('holds for production code, co-located tests and test/ files', () => {
+    expect(treeBreaches(ROOT)).toEqual([]);
   });
 
   it('scans a non-trivial tree', () => {
-    expect(files(SRC).length).toBeGreaterThan(20);
+    expect(tsFiles(ROOT, 'src').length).toBeGreaterThan(20);
+    expect(tsFiles(ROOT, 'test').length).toBeGreaterThan(20);
+  });
+});
+
+describe('the layering checker finds each kind of breach', () => {
+  const breach = (path: string, source: string): string[] => breachesOf(path, source);
+
+  it('a layer importing a layer above it, in production code and in its co-located tests', () => {
+    const source = `import { startHost } from '../server/host.js';\n`;
+    expect(breach('src/acmp/provider.ts', source)).toEqual([
+      'src/acmp/provider.ts imports ../server/host.js (server/ is not below acmp/)',
+    ]);
+    expect(breach('src/acmp/provider.test.ts', source)).toHaveLength(1);
+    expect(breach('src/server/host.test.ts', source)).toEqual([]);
+  });
+
+  it('an SDK outside the layer that owns it, also in a test of another layer', () => {
+    const source = `import { A2AClient } from '@a2a-js/sdk/client';\nconst m = await import('@modelcontextprotocol/client');\n`;
+    expect(breach('src/acmp/x.ts', source)).toHaveLength(2);
+    expect(breach('src/acmp/x.test.ts', source)).toHaveLength(2);
+    expect(breach('src/a2a/x.ts', source)).toHaveLength(1);
+  });
+
+  it('a co-located test reaching test/ beyond the helpers, or another test file', () => {
+    expect(breach('src/storage/x.test.ts', `import { h } from '../../test/helpers/pg.js';\n`)).toEqual([]);
+    expect(breach('src/storage/x.test.ts', `import { f } from '../../test/acmp/helpers.js';\n`)).toHaveLength(
+      1,
+    );
+    expect(breach('src/storage/x.test.ts', `import '../../test/helpers/a.test.js';\n`)).toHaveLength(1);
+    expect(breach('src/storage/x.test.ts', `import { g } from '../../scripts/gen.js';\n`)).toHaveLength(1);
+  });
+
+  it('production code importing from test/', () => {
+    expect(breach('src/storage/x.ts', `import { h } from '../../test/helpers/pg.js';\n`)).toHaveLength(1);
+  });
+
+  it('a test/ file importing another test file, build output or package internals by path', () => {
+    const ok = `import { startHost } from '../../src/server/host.js';\nimport { x } from '../helpers/host.js';\nimport pg from 'pg';\n`;
+    expect(breach('test/acmp/x.test.ts', ok)).toEqual([]);
+    expect(breach('test/acmp/x.test.ts', `import { y } from './other.test.js';\n`)).toHaveLength(1);
+    expect(breach('test/acmp/x.test.ts', `import { y } from '../../dist/index.js';\n`)).toHaveLength(1);
+    expect(
+      breach('test/acmp/x.test.ts', `import { y } from '@a2a-js/sdk/dist/server/index.js';\n`),
+    ).toHaveLength(1);
+    expect(breach('test/acmp/x.test.ts', `import { y } from '../../bench/run.js';\n`)).toHaveLength(1);
+  });
+
+  it('process.env and console outside server and cli, in production code only', () => {
+    const source = `const url = process.env.A2AC_DB;\n`;
+    expect(breach('src/storage/database.ts', source)).toHaveLength(1);
+    expect(breach('src/cli/bin.ts', source)).toEqual([]);
+    expect(breach('src/storage/database.test.ts', source)).toEqual([]);
   });
 });

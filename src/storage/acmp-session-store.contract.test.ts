@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { storeHarnesses } from '../../test/helpers/store-harness.js';
+import { expect, it } from 'vitest';
+import { storeContract, type StoreBackends } from '../../test/helpers/store-harness.js';
 import { MemorySessionStore } from '../acmp/negotiation/memory-session-store.js';
 import { sessionTransition, type NegotiationSession } from '../acmp/negotiation/session.js';
 import type { SessionStore } from '../acmp/negotiation/session-store.js';
 import { acmpMigrations } from './acmp-migrations.js';
 import { KyselySessionStore } from './acmp-session-store-kysely.js';
 
-const harnesses = storeHarnesses<SessionStore & { open?: () => Promise<void> }>({
+const backends: StoreBackends<SessionStore> = {
   memory: () => new MemorySessionStore(),
   kysely: (database) => new KyselySessionStore(database),
   migrations: [acmpMigrations],
-});
+};
 
 const A = { tenant: '', agent: 'agent:a' };
 const B = { tenant: '', agent: 'agent:b' };
@@ -50,94 +50,76 @@ function session(overrides: Partial<NegotiationSession> = {}, validUntil = 10_00
   };
 }
 
-for (const [name, harness] of harnesses) {
-  describe.skipIf(!harness)(`SessionStore contract: ${name}`, () => {
-    let store: SessionStore & { open?: () => Promise<void> };
-    beforeAll(async () => harness!.setup());
-    afterAll(async () => {
-      await store?.close?.();
-      await harness!.teardown();
-    });
-    beforeEach(async () => {
-      await store?.close?.();
-      store = harness!.store();
-      await store.open?.();
-    });
-
-    it('creates a session and reads it back unchanged; the same opening message finds it', async () => {
-      const s = session();
-      expect(await store.create(s, 8, 2_000)).toEqual({ kind: 'created' });
-      expect(await store.get(s.id)).toEqual(s);
-      expect(await store.byOpenMessage(A, s.openMessageId)).toEqual(s);
-      expect(await store.byOpenMessage(B, s.openMessageId)).toBeUndefined();
-      expect(await store.create({ ...s, id: `${s.id}_2` }, 8, 2_000)).toEqual({
-        kind: 'exists',
-        existing: s,
-      });
-    });
-
-    it("caps the open sessions of a caller at the time given; due and other callers' sessions do not count", async () => {
-      const scope = { tenant: 't-cap', agent: `agent:cap-${++counter}` };
-      expect((await store.create(session({ scope }, 5_000), 2, 2_000)).kind).toBe('created');
-      expect((await store.create(session({ scope }, 9_000), 2, 2_000)).kind).toBe('created');
-      expect((await store.create(session({ scope }), 2, 2_000)).kind).toBe('cap_reached');
-      expect(
-        (await store.create(session({ scope: { ...scope, agent: 'agent:other-cap' } }), 2, 2_000)).kind,
-      ).toBe('created');
-      expect((await store.create(session({ scope }), 2, 6_000)).kind).toBe('created');
-    });
-
-    it('writes a change only over the version it was made from: of racing changes exactly one wins', async () => {
-      const s = session();
-      await store.create(s, 8, 2_000);
-      const turn = { messageId: 'm-x', hash: 'h', request: '{}', at: 2_000 };
-      const racers = Array.from({ length: 10 }, () =>
-        store.update(sessionTransition.begin(s, 'accepting', turn, 2_000)),
-      );
-      expect((await Promise.all(racers)).filter(Boolean)).toHaveLength(1);
-      expect(await store.get(s.id)).toMatchObject({ version: 2, phase: 'accepting' });
-      expect(await store.update(sessionTransition.ended(s, { kind: 'canceled', at: 2_001 }))).toBe(false);
-    });
-
-    it('finds due open sessions (of one caller when asked), never terminal ones', async () => {
-      const scope = { tenant: 't-due', agent: `agent:due-${++counter}` };
-      const due = session({ scope }, 3_000);
-      const later = session({ scope }, 50_000);
-      const ended = session({ scope }, 3_000);
-      for (const s of [due, later, ended]) await store.create(s, 8, 2_000);
-      await store.update(sessionTransition.ended(ended, { kind: 'canceled', at: 2_500 }));
-      expect((await store.due(4_000, 100, scope)).map((s) => s.id)).toEqual([due.id]);
-      expect((await store.due(4_000, 1_000)).map((s) => s.id)).toContain(due.id);
-    });
-
-    it("lists a caller's sessions newest first, paged, filtered by phase and context", async () => {
-      const scope = { tenant: 't-list', agent: `agent:list-${++counter}` };
-      const made = [1_000, 2_000, 3_000].map((at) => session({ scope, updatedAt: at, createdAt: at }));
-      for (const s of made) await store.create(s, 8, 0);
-      const first = await store.list(scope, { limit: 2 });
-      expect(first.total).toBe(3);
-      expect(first.sessions.map((s) => s.id)).toEqual([made[2]!.id, made[1]!.id]);
-      const rest = await store.list(scope, { limit: 2, after: { updatedAt: 2_000, taskId: made[1]!.id } });
-      expect(rest.sessions.map((s) => s.id)).toEqual([made[0]!.id]);
-      expect((await store.list(scope, { limit: 5, phases: ['accepted'] })).total).toBe(0);
-      expect((await store.list(scope, { limit: 5, contextId: made[0]!.contextId })).sessions).toHaveLength(1);
-      expect((await store.list(B, { limit: 5, contextId: made[0]!.contextId })).total).toBe(0);
-    });
-
-    it('signals a change to watchers of the session (on PostgreSQL also those of another store instance)', async () => {
-      const s = session();
-      await store.create(s, 8, 2_000);
-      const other = harness!.store();
-      await other.open?.();
-      try {
-        const signalled = new Promise<void>((resolve) => other.watch(s.id, resolve));
-        const local = new Promise<void>((resolve) => store.watch(s.id, resolve));
-        await store.update(sessionTransition.ended(s, { kind: 'canceled', at: 2_000 }));
-        await local;
-        if (name === 'postgres') await signalled;
-      } finally {
-        await other.close?.();
-      }
+storeContract('SessionStore contract', backends, (t) => {
+  it('creates a session and reads it back unchanged; the same opening message finds it', async () => {
+    const s = session();
+    expect(await t.store.create(s, 8, 2_000)).toEqual({ kind: 'created' });
+    expect(await t.store.get(s.id)).toEqual(s);
+    expect(await t.store.byOpenMessage(A, s.openMessageId)).toEqual(s);
+    expect(await t.store.byOpenMessage(B, s.openMessageId)).toBeUndefined();
+    expect(await t.store.create({ ...s, id: `${s.id}_2` }, 8, 2_000)).toEqual({
+      kind: 'exists',
+      existing: s,
     });
   });
-}
+
+  it("caps the open sessions of a caller at the time given; due and other callers' sessions do not count", async () => {
+    const scope = { tenant: 't-cap', agent: `agent:cap-${++counter}` };
+    expect((await t.store.create(session({ scope }, 5_000), 2, 2_000)).kind).toBe('created');
+    expect((await t.store.create(session({ scope }, 9_000), 2, 2_000)).kind).toBe('created');
+    expect((await t.store.create(session({ scope }), 2, 2_000)).kind).toBe('cap_reached');
+    expect(
+      (await t.store.create(session({ scope: { ...scope, agent: 'agent:other-cap' } }), 2, 2_000)).kind,
+    ).toBe('created');
+    expect((await t.store.create(session({ scope }), 2, 6_000)).kind).toBe('created');
+  });
+
+  it('writes a change only over the version it was made from: of racing changes exactly one wins', async () => {
+    const s = session();
+    await t.store.create(s, 8, 2_000);
+    const turn = { messageId: 'm-x', hash: 'h', request: '{}', at: 2_000 };
+    const racers = Array.from({ length: 10 }, () =>
+      t.store.update(sessionTransition.begin(s, 'accepting', turn, 2_000)),
+    );
+    expect((await Promise.all(racers)).filter(Boolean)).toHaveLength(1);
+    expect(await t.store.get(s.id)).toMatchObject({ version: 2, phase: 'accepting' });
+    expect(await t.store.update(sessionTransition.ended(s, { kind: 'canceled', at: 2_001 }))).toBe(false);
+  });
+
+  it('finds due open sessions (of one caller when asked), never terminal ones', async () => {
+    const scope = { tenant: 't-due', agent: `agent:due-${++counter}` };
+    const due = session({ scope }, 3_000);
+    const later = session({ scope }, 50_000);
+    const ended = session({ scope }, 3_000);
+    for (const s of [due, later, ended]) await t.store.create(s, 8, 2_000);
+    await t.store.update(sessionTransition.ended(ended, { kind: 'canceled', at: 2_500 }));
+    expect((await t.store.due(4_000, 100, scope)).map((s) => s.id)).toEqual([due.id]);
+    expect((await t.store.due(4_000, 1_000)).map((s) => s.id)).toContain(due.id);
+  });
+
+  it("lists a caller's sessions newest first, paged, filtered by phase and context", async () => {
+    const scope = { tenant: 't-list', agent: `agent:list-${++counter}` };
+    const made = [1_000, 2_000, 3_000].map((at) => session({ scope, updatedAt: at, createdAt: at }));
+    for (const s of made) await t.store.create(s, 8, 0);
+    const first = await t.store.list(scope, { limit: 2 });
+    expect(first.total).toBe(3);
+    expect(first.sessions.map((s) => s.id)).toEqual([made[2]!.id, made[1]!.id]);
+    const rest = await t.store.list(scope, { limit: 2, after: { updatedAt: 2_000, taskId: made[1]!.id } });
+    expect(rest.sessions.map((s) => s.id)).toEqual([made[0]!.id]);
+    expect((await t.store.list(scope, { limit: 5, phases: ['accepted'] })).total).toBe(0);
+    expect((await t.store.list(scope, { limit: 5, contextId: made[0]!.contextId })).sessions).toHaveLength(1);
+    expect((await t.store.list(B, { limit: 5, contextId: made[0]!.contextId })).total).toBe(0);
+  });
+
+  it('signals a change to watchers of the session (on PostgreSQL also those of another store instance)', async () => {
+    const s = session();
+    await t.store.create(s, 8, 2_000);
+    // Another instance (a second host's store): only PostgreSQL tells it (LISTEN/NOTIFY).
+    const other = await t.reopen?.();
+    const signalled = new Promise<void>((resolve) => other?.watch(s.id, resolve));
+    const local = new Promise<void>((resolve) => t.store.watch(s.id, resolve));
+    await t.store.update(sessionTransition.ended(s, { kind: 'canceled', at: 2_000 }));
+    await local;
+    if (t.backend === 'postgres') await signalled;
+  });
+});

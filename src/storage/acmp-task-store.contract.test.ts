@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { storeHarnesses } from '../../test/helpers/store-harness.js';
+import { expect, it } from 'vitest';
+import { storeContract, type StoreBackends } from '../../test/helpers/store-harness.js';
 import type { AcmpTaskStore, NewAcmpTask, TaskOutcome, TaskSignal } from '../acmp/task-store.js';
 import { acmpMigrations, KyselyAcmpTaskStore } from './acmp-task-store-kysely.js';
 import { MemoryAcmpTaskStore } from './acmp-task-store-memory.js';
 
-const harnesses = storeHarnesses<AcmpTaskStore>({
+const backends: StoreBackends<AcmpTaskStore> = {
   memory: () => new MemoryAcmpTaskStore(),
   kysely: (database) => new KyselyAcmpTaskStore(database),
   migrations: [acmpMigrations],
-});
+};
 
 const A = { tenant: '', agent: 'agent:a' };
 const B = { tenant: '', agent: 'agent:b' };
@@ -56,149 +56,135 @@ function nextSignal(store: AcmpTaskStore, taskId: string, kind: TaskSignal['kind
   });
 }
 
-for (const [name, harness] of harnesses) {
-  describe.skipIf(!harness)(`AcmpTaskStore contract: ${name}`, () => {
-    let store: AcmpTaskStore;
-    beforeAll(async () => harness!.setup());
-    afterAll(async () => {
-      await store?.close?.();
-      await harness!.teardown();
-    });
-    beforeEach(async () => {
-      await store?.close?.();
-      store = harness!.store();
-      await (store as { open?: () => Promise<void> }).open?.();
-    });
-
-    it('claims a task id once; a second claim returns the stored record with its scope and params hash', async () => {
-      const taskId = id();
-      expect(await store.claim(task(taskId))).toEqual({ claimed: true });
-      const again = await store.claim(
-        task(taskId, { scope: B, paramsHash: 'sha256:other', hostId: 'host-2' }),
-      );
-      expect(again.claimed).toBe(false);
-      expect(again.claimed === false && again.existing).toMatchObject({
-        taskId,
-        scope: A,
-        paramsHash: 'sha256:p',
-        hostId: 'host-1',
-        state: 'running',
-        contextId: 'ctx_1',
-        request: '{"m":1}',
-        chunkCount: 0,
-      });
-    });
-
-    it('lets exactly one of many concurrent claims win', async () => {
-      const taskId = id();
-      const claims = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => store.claim(task(taskId, { hostId: `host-${i}` }))),
-      );
-      expect(claims.filter((c) => c.claimed)).toHaveLength(1);
-    });
-
-    it('finishes with a compare-and-set: the first outcome stands, the end state is stored', async () => {
-      const taskId = id();
-      await store.claim(task(taskId));
-      const first = await store.finish(taskId, { outcome: cancelled, end: 'canceled', at: 2000 });
-      expect(first).toMatchObject({
-        won: true,
-        record: { state: 'finished', outcome: cancelled, end: 'canceled', finishedAt: 2000, updatedAt: 2000 },
-      });
-      const second = await store.finish(taskId, {
-        outcome: result,
-        end: 'completed',
-        at: 3000,
-        hostId: 'host-1',
-      });
-      expect(second).toMatchObject({ won: false, record: { outcome: cancelled, end: 'canceled' } });
-      expect(await store.get(taskId)).toMatchObject({ outcome: cancelled, end: 'canceled' });
-      expect(
-        await store.finish('task_missing_' + taskId, { outcome: result, end: 'completed', at: 1 }),
-      ).toBeUndefined();
-    });
-
-    it('refuses an owner-conditioned finish from another host', async () => {
-      const taskId = id();
-      await store.claim(task(taskId));
-      expect(
-        (await store.finish(taskId, { outcome: result, end: 'completed', at: 2000, hostId: 'host-2' }))?.won,
-      ).toBe(false);
-      expect((await store.get(taskId))?.state).toBe('running');
-    });
-
-    it('appends chunks in order only for the owning host of a running task', async () => {
-      const taskId = id();
-      await store.claim(task(taskId));
-      const c = (n: number) => ({ type: 'text', data: `c${n}` });
-      expect(await store.appendChunks(taskId, 'host-1', 0, [c(0), c(1)])).toBe(true);
-      expect(await store.appendChunks(taskId, 'host-1', 1, [c(9)])).toBe(false);
-      expect(await store.appendChunks(taskId, 'host-2', 2, [c(2)])).toBe(false);
-      expect(await store.appendChunks(taskId, 'host-1', 2, [c(2)])).toBe(true);
-      expect(await store.chunks(taskId, 0)).toEqual([c(0), c(1), c(2)]);
-      expect(await store.chunks(taskId, 2)).toEqual([c(2)]);
-      expect((await store.get(taskId))?.chunkCount).toBe(3);
-      await store.finish(taskId, { outcome: result, end: 'completed', at: 2000 });
-      expect(await store.appendChunks(taskId, 'host-1', 3, [c(3)])).toBe(false);
-    });
-
-    it('signals chunks, heartbeats and the end to watchers', async () => {
-      const taskId = id();
-      await store.claim(task(taskId));
-      const chunks = nextSignal(store, taskId, 'chunks');
-      await store.appendChunks(taskId, 'host-1', 0, [{ type: 'text', data: 'x' }]);
-      expect(await chunks).toEqual({ kind: 'chunks', taskId, count: 1 });
-      const beat = nextSignal(store, taskId, 'heartbeat');
-      store.heartbeat(taskId, 0.5, 'half');
-      expect(await beat).toEqual({ kind: 'heartbeat', taskId, progress: 0.5, detail: 'half' });
-      const finished = nextSignal(store, taskId, 'finished');
-      await store.finish(taskId, { outcome: result, end: 'completed', at: 2000 });
-      expect(await finished).toEqual({ kind: 'finished', taskId });
-    });
-
-    it('lists one scope newest first, filtered and paged by cursor', async () => {
-      const agent = { tenant: 't-' + id(), agent: 'agent:lister' };
-      const ids = [id(), id(), id()];
-      for (const [i, taskId] of ids.entries())
-        await store.claim(
-          task(taskId, { scope: agent, createdAt: 1000 + i, contextId: i === 0 ? 'ctx_x' : 'ctx_y' }),
-        );
-      await store.claim(task(id(), { scope: { ...agent, agent: 'agent:other' } }));
-      await store.finish(ids[0]!, { outcome: result, end: 'completed', at: 5000 });
-      const all = await store.list(agent, { limit: 10 });
-      expect(all.total).toBe(3);
-      expect(all.records.map((r) => r.taskId)).toEqual([ids[0], ids[2], ids[1]]);
-      const page = await store.list(agent, { limit: 1, after: { updatedAt: 5000, taskId: ids[0]! } });
-      expect(page.records.map((r) => r.taskId)).toEqual([ids[2]]);
-      expect((await store.list(agent, { limit: 10, state: 'running' })).records).toHaveLength(2);
-      expect(
-        (await store.list(agent, { limit: 10, state: 'completed' })).records.map((r) => r.taskId),
-      ).toEqual([ids[0]]);
-      expect((await store.list(agent, { limit: 10, state: 'canceled' })).total).toBe(0);
-      expect((await store.list(agent, { limit: 10, contextId: 'ctx_y' })).total).toBe(2);
-      expect(
-        (await store.list(agent, { limit: 10, updatedAfter: 1001 })).records.map((r) => r.taskId),
-      ).toEqual([ids[0], ids[2]]);
-    });
-
-    it('reports running tasks of silent or unknown hosts as orphans, and lost tasks of a host', async () => {
-      const alive = 'host-alive-' + id();
-      const silent = 'host-silent-' + id();
-      const [a, b, c, d] = [id(), id(), id(), id()];
-      await store.beat({ hostId: alive, at: 10_000 });
-      await store.beat({ hostId: silent, at: 1_000 });
-      await store.claim(task(a, { hostId: alive, createdAt: 500 }));
-      await store.claim(task(b, { hostId: silent, createdAt: 500 }));
-      await store.claim(task(c, { hostId: 'host-never-beat-' + id(), createdAt: 500 }));
-      await store.claim(task(d, { hostId: 'host-new-' + id(), createdAt: 9_500 }));
-      const orphans = await store.orphans(5_000, 1000);
-      expect(orphans).toEqual(expect.arrayContaining([b, c]));
-      expect(orphans).not.toContain(a);
-      expect(orphans).not.toContain(d);
-      await store.finish(a, { outcome: cancelled, end: 'canceled', at: 11_000 });
-      expect(await store.lost(alive, [a, 'task_unknown'])).toEqual([a, 'task_unknown']);
-      await store.retire(silent);
-      expect(await store.orphans(5_000, 1000)).toEqual(expect.arrayContaining([b, c]));
+storeContract('AcmpTaskStore contract', backends, (t) => {
+  it('claims a task id once; a second claim returns the stored record with its scope and params hash', async () => {
+    const taskId = id();
+    expect(await t.store.claim(task(taskId))).toEqual({ claimed: true });
+    const again = await t.store.claim(
+      task(taskId, { scope: B, paramsHash: 'sha256:other', hostId: 'host-2' }),
+    );
+    expect(again.claimed).toBe(false);
+    expect(again.claimed === false && again.existing).toMatchObject({
+      taskId,
+      scope: A,
+      paramsHash: 'sha256:p',
+      hostId: 'host-1',
+      state: 'running',
+      contextId: 'ctx_1',
+      request: '{"m":1}',
+      chunkCount: 0,
     });
   });
-}
+
+  it('lets exactly one of many concurrent claims win', async () => {
+    const taskId = id();
+    const claims = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.store.claim(task(taskId, { hostId: `host-${i}` }))),
+    );
+    expect(claims.filter((c) => c.claimed)).toHaveLength(1);
+  });
+
+  it('finishes with a compare-and-set: the first outcome stands, the end state is stored', async () => {
+    const taskId = id();
+    await t.store.claim(task(taskId));
+    const first = await t.store.finish(taskId, { outcome: cancelled, end: 'canceled', at: 2000 });
+    expect(first).toMatchObject({
+      won: true,
+      record: { state: 'finished', outcome: cancelled, end: 'canceled', finishedAt: 2000, updatedAt: 2000 },
+    });
+    const second = await t.store.finish(taskId, {
+      outcome: result,
+      end: 'completed',
+      at: 3000,
+      hostId: 'host-1',
+    });
+    expect(second).toMatchObject({ won: false, record: { outcome: cancelled, end: 'canceled' } });
+    expect(await t.store.get(taskId)).toMatchObject({ outcome: cancelled, end: 'canceled' });
+    expect(
+      await t.store.finish('task_missing_' + taskId, { outcome: result, end: 'completed', at: 1 }),
+    ).toBeUndefined();
+  });
+
+  it('refuses an owner-conditioned finish from another host', async () => {
+    const taskId = id();
+    await t.store.claim(task(taskId));
+    expect(
+      (await t.store.finish(taskId, { outcome: result, end: 'completed', at: 2000, hostId: 'host-2' }))?.won,
+    ).toBe(false);
+    expect((await t.store.get(taskId))?.state).toBe('running');
+  });
+
+  it('appends chunks in order only for the owning host of a running task', async () => {
+    const taskId = id();
+    await t.store.claim(task(taskId));
+    const c = (n: number) => ({ type: 'text', data: `c${n}` });
+    expect(await t.store.appendChunks(taskId, 'host-1', 0, [c(0), c(1)])).toBe(true);
+    expect(await t.store.appendChunks(taskId, 'host-1', 1, [c(9)])).toBe(false);
+    expect(await t.store.appendChunks(taskId, 'host-2', 2, [c(2)])).toBe(false);
+    expect(await t.store.appendChunks(taskId, 'host-1', 2, [c(2)])).toBe(true);
+    expect(await t.store.chunks(taskId, 0)).toEqual([c(0), c(1), c(2)]);
+    expect(await t.store.chunks(taskId, 2)).toEqual([c(2)]);
+    expect((await t.store.get(taskId))?.chunkCount).toBe(3);
+    await t.store.finish(taskId, { outcome: result, end: 'completed', at: 2000 });
+    expect(await t.store.appendChunks(taskId, 'host-1', 3, [c(3)])).toBe(false);
+  });
+
+  it('signals chunks, heartbeats and the end to watchers', async () => {
+    const taskId = id();
+    await t.store.claim(task(taskId));
+    const chunks = nextSignal(t.store, taskId, 'chunks');
+    await t.store.appendChunks(taskId, 'host-1', 0, [{ type: 'text', data: 'x' }]);
+    expect(await chunks).toEqual({ kind: 'chunks', taskId, count: 1 });
+    const beat = nextSignal(t.store, taskId, 'heartbeat');
+    t.store.heartbeat(taskId, 0.5, 'half');
+    expect(await beat).toEqual({ kind: 'heartbeat', taskId, progress: 0.5, detail: 'half' });
+    const finished = nextSignal(t.store, taskId, 'finished');
+    await t.store.finish(taskId, { outcome: result, end: 'completed', at: 2000 });
+    expect(await finished).toEqual({ kind: 'finished', taskId });
+  });
+
+  it('lists one scope newest first, filtered and paged by cursor', async () => {
+    const agent = { tenant: 't-' + id(), agent: 'agent:lister' };
+    const ids = [id(), id(), id()];
+    for (const [i, taskId] of ids.entries())
+      await t.store.claim(
+        task(taskId, { scope: agent, createdAt: 1000 + i, contextId: i === 0 ? 'ctx_x' : 'ctx_y' }),
+      );
+    await t.store.claim(task(id(), { scope: { ...agent, agent: 'agent:other' } }));
+    await t.store.finish(ids[0]!, { outcome: result, end: 'completed', at: 5000 });
+    const all = await t.store.list(agent, { limit: 10 });
+    expect(all.total).toBe(3);
+    expect(all.records.map((r) => r.taskId)).toEqual([ids[0], ids[2], ids[1]]);
+    const page = await t.store.list(agent, { limit: 1, after: { updatedAt: 5000, taskId: ids[0]! } });
+    expect(page.records.map((r) => r.taskId)).toEqual([ids[2]]);
+    expect((await t.store.list(agent, { limit: 10, state: 'running' })).records).toHaveLength(2);
+    expect(
+      (await t.store.list(agent, { limit: 10, state: 'completed' })).records.map((r) => r.taskId),
+    ).toEqual([ids[0]]);
+    expect((await t.store.list(agent, { limit: 10, state: 'canceled' })).total).toBe(0);
+    expect((await t.store.list(agent, { limit: 10, contextId: 'ctx_y' })).total).toBe(2);
+    expect(
+      (await t.store.list(agent, { limit: 10, updatedAfter: 1001 })).records.map((r) => r.taskId),
+    ).toEqual([ids[0], ids[2]]);
+  });
+
+  it('reports running tasks of silent or unknown hosts as orphans, and lost tasks of a host', async () => {
+    const alive = 'host-alive-' + id();
+    const silent = 'host-silent-' + id();
+    const [a, b, c, d] = [id(), id(), id(), id()];
+    await t.store.beat({ hostId: alive, at: 10_000 });
+    await t.store.beat({ hostId: silent, at: 1_000 });
+    await t.store.claim(task(a, { hostId: alive, createdAt: 500 }));
+    await t.store.claim(task(b, { hostId: silent, createdAt: 500 }));
+    await t.store.claim(task(c, { hostId: 'host-never-beat-' + id(), createdAt: 500 }));
+    await t.store.claim(task(d, { hostId: 'host-new-' + id(), createdAt: 9_500 }));
+    const orphans = await t.store.orphans(5_000, 1000);
+    expect(orphans).toEqual(expect.arrayContaining([b, c]));
+    expect(orphans).not.toContain(a);
+    expect(orphans).not.toContain(d);
+    await t.store.finish(a, { outcome: cancelled, end: 'canceled', at: 11_000 });
+    expect(await t.store.lost(alive, [a, 'task_unknown'])).toEqual([a, 'task_unknown']);
+    await t.store.retire(silent);
+    expect(await t.store.orphans(5_000, 1000)).toEqual(expect.arrayContaining([b, c]));
+  });
+});

@@ -1,17 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
 import { migrateSets } from './migrations.js';
-import { MemoryTransactionStore } from './acp-transaction-store-memory.js';
 import {
   acpMigrations,
   createKyselyTransactionStore,
   KyselyTransactionStore,
 } from './acp-transaction-store-kysely.js';
-import { transactionStoreContract } from '../../test/helpers/acp-store-contract.js';
 import {
   delta,
   envelopeIdFor,
@@ -24,50 +21,6 @@ import { createAcpReceiver } from '../acpspec/receiver.js';
 import { Migrator } from 'kysely';
 import { composeStateText } from '../acpspec/state-body.js';
 import { canonicalJson } from '../shared/jcs.js';
-
-transactionStoreContract('memory', () =>
-  Promise.resolve({ store: new MemoryTransactionStore(), close: () => Promise.resolve() }),
-);
-
-for (const [name, raw] of [
-  ['sqlite (through Kysely)', false],
-  ['sqlite (batches on the raw handle)', true],
-] as const) {
-  transactionStoreContract(name, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'acp-store-'));
-    const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
-    await migrateSets(database, [acpMigrations]);
-    return {
-      store: raw ? createKyselyTransactionStore(database) : new KyselyTransactionStore(database.db),
-      close: async () => {
-        await database.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  });
-}
-
-const pgUrl = process.env['TEST_PG_URL'];
-if (pgUrl) {
-  transactionStoreContract('postgres', async () => {
-    const schema = `acp_test_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA "${schema}"`);
-    const url = new URL(pgUrl);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    const database = openDatabase({ url: url.toString(), dataDir: tmpdir() });
-    await migrateSets(database, [acpMigrations]);
-    return {
-      store: createKyselyTransactionStore(database),
-      close: async () => {
-        await database.close();
-        await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
-        await admin.end();
-      },
-    };
-  });
-}
 
 describe('acp migrations 0002_transaction_owner and 0003_owner_identities', () => {
   it('give transactions stored before them the anonymous identity', async () => {

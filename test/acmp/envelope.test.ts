@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { InvokeParams } from '../../src/acmp/messages.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
-import { cleanup } from '../helpers/host.js';
+import { cleanup, shared } from '../helpers/cleanup.js';
 import {
   acmpHost,
   acmpMessage,
@@ -38,6 +38,8 @@ async function recordingHost(): Promise<{ host: { url: string }; received: Invok
 }
 
 describe('envelope: the seed message (A2A binding §1)', () => {
+  // A fresh host per test: the literal seed carries a fixed task_id, so on a shared host every send
+  // after the first would be a replay of the stored task.
   it('executes the literal seed message sent raw over JSON-RPC with A2A-Version 1.0', async () => {
     const { host } = await recordingHost();
     const body = await sendRaw(host, seed);
@@ -96,8 +98,14 @@ describe('envelope: the seed message (A2A binding §1)', () => {
 });
 
 describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payloads")', () => {
+  // Refusals store nothing, so the tests share one host; each starts with an empty record.
+  const recording = shared(recordingHost);
+  beforeEach(() => {
+    recording().received.length = 0;
+  });
+
   it('refuses a data part with another media type with -32600', async () => {
-    const { host, received } = await recordingHost();
+    const { host, received } = recording();
     const message = {
       ...seed,
       task_id: 'task_mt',
@@ -110,13 +118,13 @@ describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payl
   });
 
   it('refuses a malformed root (extra key) with -32600', async () => {
-    const { host } = await recordingHost();
+    const { host } = recording();
     const root = { ...invokeRoot(), acmp_result: {} };
     expect(replyError(await sendRaw(host, acmpMessage(root)))?.code).toBe(-32600);
   });
 
   it('refuses a root that is not an object-with-method with -32600', async () => {
-    const { host } = await recordingHost();
+    const { host } = recording();
     expect(
       replyError(
         await sendRaw(
@@ -131,14 +139,14 @@ describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payl
   });
 
   it('refuses an ACMP message with more than one part with -32600', async () => {
-    const { host } = await recordingHost();
+    const { host } = recording();
     const message = acmpMessage(invokeRoot());
     message.parts = [...(message.parts as unknown[]), { text: 'and also this' }];
     expect(replyError(await sendRaw(host, message))?.code).toBe(-32600);
   });
 
   it('refuses an unknown ACMP method with -32601', async () => {
-    const { host } = await recordingHost();
+    const { host } = recording();
     expect(
       replyError(
         await sendRaw(host, acmpMessage({ acmp_method: 'acmp/frobnicate', params: { task_id: 't' } })),
@@ -147,7 +155,7 @@ describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payl
   });
 
   it('refuses invoke params that fail the schema with -32602 and no values in data', async () => {
-    const { host } = await recordingHost();
+    const { host } = recording();
     const error = replyError(
       await sendRaw(host, acmpMessage(invokeRoot({ max_price_cu: 'a secret string' }))),
     );
@@ -156,7 +164,7 @@ describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payl
   });
 
   it('refuses Message.task_id different from params.task_id, running nothing', async () => {
-    const { host, received } = await recordingHost();
+    const { host, received } = recording();
     const root = invokeRoot({ escrow_id: 'esc_1' });
     const body = await sendRaw(host, acmpMessage(root, { task_id: 'task_other' }));
     const error = replyError(body);
@@ -167,7 +175,7 @@ describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payl
   });
 
   it('refuses a task_id longer than 36 characters with -32602 (the SDK task store limit)', async () => {
-    const { host, received } = await recordingHost();
+    const { host, received } = recording();
     const body = await sendRaw(
       host,
       acmpMessage(invokeRoot({ task_id: `task_${'x'.repeat(32)}`, escrow_id: 'esc_1' })),
@@ -178,13 +186,14 @@ describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payl
   });
 
   it('answers A2A -32008 when the extension is not activated (A2A §4.6)', async () => {
-    const { host, received } = await recordingHost();
+    const { host, received } = recording();
     const body = await sendRaw(host, seed, V1);
     expect(body.error?.code).toBe(-32008);
     expect(received).toHaveLength(0);
   });
 
   it('passes plain A2A messages to the host executor (the card serves plain clients too)', async () => {
+    // A host of its own: the demo capabilities at their normal pace.
     const host = await acmpHost({ capabilities: demoCapabilities() });
     const body = await sendRaw(host, { message_id: 'm1', role: 'user', parts: [{ text: 'hello' }] }, V1);
     expect(body.error).toBeUndefined();

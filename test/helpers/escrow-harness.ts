@@ -9,6 +9,7 @@ import { NANO_PER_CU } from '../../src/acmp/escrow/amounts.js';
 import { ESCROW_METHOD, type EscrowMethod, type EscrowSettings } from '../../src/acmp/escrow/constants.js';
 import type { EscrowStore } from '../../src/acmp/escrow/store.js';
 import type { JsonValue } from '../../src/shared/json.js';
+import type { StoreUnderTest } from './store-harness.js';
 
 /** Settings with short windows, so tests move the clock by seconds. */
 export const TEST_SETTINGS: EscrowSettings = {
@@ -129,4 +130,11 @@ export class EscrowHarness {
     expect(totals.pending).toBe(0n);
     expect(totals.balances + totals.remaining + totals.pending).toBe(totals.credits);
   }
+}
+
+/** An agent over the test's store, with the store's restart (`reopen`) where the backend has one. */
+export function escrowHarnessOf(
+  t: StoreUnderTest<EscrowStore>,
+): () => Promise<EscrowHarness & { reopen: StoreUnderTest<EscrowStore>['reopen'] }> {
+  return () => Promise.resolve(Object.assign(new EscrowHarness(t.store), { reopen: t.reopen }));
 }

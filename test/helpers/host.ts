@@ -1,31 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AgentExecutor } from '@a2a-js/sdk/server';
 import { resolveHostConfig, type HostConfig, type HostFlags } from '../../src/server/config.js';
 import { startHost, type RunningHost } from '../../src/server/host.js';
 import type { HostModule } from '../../src/server/module.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { Logger } from '../../src/shared/logger.js';
+import { onCleanup, tempDir } from './cleanup.js';
 
-/** A fresh temporary directory, removed by {@link cleanup}. */
-export function tempDir(prefix = 'a2ac-test-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-const cleanups: (() => Promise<void> | void)[] = [];
-
-/** Runs and forgets every registered cleanup, newest first (call from afterEach). */
-export async function cleanup(): Promise<void> {
-  while (cleanups.length > 0) await cleanups.pop()!();
-}
-
-/** Registers a cleanup. */
-export function onCleanup(fn: () => Promise<void> | void): void {
-  cleanups.push(fn);
-}
+// The cleanup registry lives in ./cleanup.js (no server imports); host tests reach it here too.
+export { cleanup, onCleanup, tempDir } from './cleanup.js';
 
 export interface TestHostOptions {
   flags?: HostFlags;

@@ -4,9 +4,14 @@ import { ClientFactory as ClientFactoryV03, A2AClient as A2AClientV03 } from 'a2
 import { afterEach, describe, expect, it } from 'vitest';
 import { CARD_MAX_AGE_S } from '../../src/a2a/agent-card.js';
 import { createPlainTask } from '../helpers/a2a.js';
-import { cleanup, startTestHost } from '../helpers/host.js';
+import { cleanup, shared } from '../helpers/cleanup.js';
+import { startTestHost } from '../helpers/host.js';
 
 afterEach(cleanup);
+
+// The tests read the card and send plain messages, which no other test looks at: one host for the
+// file (the first test starts its own, with a token configured).
+const theHost = shared(() => startTestHost());
 
 const CARD_PATH = '/.well-known/agent-card.json';
 
@@ -38,7 +43,7 @@ describe('the agent card over HTTP (A2A §3.6.2 versions, docs/host.md "The agen
   });
 
   it('answers a request without A2A-Version with the v0.3 card (an empty version means 0.3)', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const res = await getCard(host.url);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body.protocolVersion).toMatch(/^0\.3/);
@@ -51,7 +56,7 @@ describe('the agent card over HTTP (A2A §3.6.2 versions, docs/host.md "The agen
   ])(
     'gives the %s card one max-age, an ETag, Last-Modified and Vary: A2A-Version',
     async (_shape, headers) => {
-      const host = await startTestHost();
+      const host = theHost();
       const res = await getCard(host.url, headers);
       expect(res.headers.get('cache-control')).toBe(`public, max-age=${CARD_MAX_AGE_S}`);
       expect(res.headers.get('etag')).toMatch(/^(W\/)?"[^"]+"$/);
@@ -66,7 +71,7 @@ describe('the agent card over HTTP (A2A §3.6.2 versions, docs/host.md "The agen
   ])(
     'answers the %s card 304 to If-None-Match with its ETag, and to If-Modified-Since',
     async (_shape, headers) => {
-      const host = await startTestHost();
+      const host = theHost();
       const first = await getCard(host.url, headers);
       const etag = first.headers.get('etag')!;
       const lastModified = first.headers.get('last-modified')!;
@@ -81,7 +86,7 @@ describe('the agent card over HTTP (A2A §3.6.2 versions, docs/host.md "The agen
   );
 
   it('gives the two shapes different ETags, so a shared cache never serves one for the other', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const v1 = (await getCard(host.url, { 'A2A-Version': '1.0' })).headers.get('etag');
     const v03 = (await getCard(host.url)).headers.get('etag');
     expect(v1).not.toBe(v03);
@@ -90,13 +95,13 @@ describe('the agent card over HTTP (A2A §3.6.2 versions, docs/host.md "The agen
 
 describe('clients of both versions use the same host', () => {
   it('the v1.0 SDK client reads the card and sends a message', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const client = await new ClientFactory().createFromUrl(host.url);
     expect(await createPlainTask(client)).toMatch(/\S/);
   });
 
   it('a real v0.3 client (@a2a-js/sdk 0.3.14) reads the header-less card and sends a message', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const client = await new ClientFactoryV03().createFromUrl(host.url);
     const result = await client.sendMessage({
       message: {
@@ -110,7 +115,7 @@ describe('clients of both versions use the same host', () => {
   });
 
   it("the v0.3 JSON-RPC client reaches the card's url", async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const client = await A2AClientV03.fromCardUrl(host.url + CARD_PATH);
     const response = await client.sendMessage({
       message: {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAcpHost } from '../acpspec/helpers.js';
-import { cleanup, startTestHost } from '../helpers/host.js';
+import { cleanup, shared } from '../helpers/cleanup.js';
+import { startTestHost } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';
 import { replyProblems, sendRaw, type RawReply } from '../helpers/wire-reply.js';
 
@@ -22,8 +23,14 @@ function rpcCode(reply: RawReply): number | undefined {
 
 /** Limits enforced at the edge: PostgreSQL (varchar(36), varchar(255), no U+0000 in text) answers as SQLite does. */
 describe.skipIf(!process.env.TEST_PG_URL)('id limits on PostgreSQL (docs/host.md "Bad input")', () => {
+  // The ids the tests store differ, so they share one host and database; the ACPspec test starts its own
+  // (an ACPspec host with TLS).
+  const theHost = shared(async () =>
+    startTestHost({ flags: { db: await freshPgDatabase() }, migrate: true }),
+  );
+
   it('refuses a context id longer than 36 characters with -32602 and stores one of 36', async () => {
-    const host = await startTestHost({ flags: { db: await freshPgDatabase() }, migrate: true });
+    const host = theHost();
     const refused = await sendRaw(`${host.url}/a2a/jsonrpc`, {
       body: rpc('SendMessage', { message: message({ contextId: 'c'.repeat(37) }) }),
       headers: V1,
@@ -38,7 +45,7 @@ describe.skipIf(!process.env.TEST_PG_URL)('id limits on PostgreSQL (docs/host.md
   });
 
   it('refuses a REST tenant longer than 255 characters with 400 and stores one of 255', async () => {
-    const host = await startTestHost({ flags: { db: await freshPgDatabase() }, migrate: true });
+    const host = theHost();
     const send = (tenant: string) =>
       sendRaw(`${host.url}/a2a/rest/${tenant}/message:send`, {
         body: JSON.stringify({ message: message() }),
@@ -51,7 +58,7 @@ describe.skipIf(!process.env.TEST_PG_URL)('id limits on PostgreSQL (docs/host.md
   });
 
   it('refuses U+0000 in a task id with -32602 on every method that reads one', async () => {
-    const host = await startTestHost({ flags: { db: await freshPgDatabase() }, migrate: true });
+    const host = theHost();
     for (const [method, params] of [
       ['GetTask', { id: 'a\u0000b' }],
       ['CancelTask', { id: 'a\u0000b' }],

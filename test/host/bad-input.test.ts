@@ -1,9 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Logger, LogFields } from '../../src/shared/logger.js';
-import { cleanup, startTestHost } from '../helpers/host.js';
+import { cleanup, shared } from '../helpers/cleanup.js';
+import { startTestHost } from '../helpers/host.js';
 import { replyProblems, sendRaw, type RawReply } from '../helpers/wire-reply.js';
 
 afterEach(cleanup);
+
+// Bad input changes nothing a later test could see, so the file shares one host (the logger test
+// starts its own: it needs a host built with its logger).
+const theHost = shared(() => startTestHost());
 
 const V1 = { 'A2A-Version': '1.0' };
 const deep = (n: number): string => '['.repeat(n) + ']'.repeat(n);
@@ -33,7 +38,7 @@ function expectClientError(reply: RawReply): void {
 
 describe('bodies the host cannot read (docs/host.md "Bad input")', () => {
   it('answers Content-Encoding: gzip on a plain body with -32700 / REST 400', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const headers = { ...V1, 'content-encoding': 'gzip' };
     const rpc = await sendRaw(`${host.url}/a2a/jsonrpc`, { body: rpcText('GetTask', '{"id":"x"}'), headers });
     expectClientError(rpc);
@@ -44,7 +49,7 @@ describe('bodies the host cannot read (docs/host.md "Bad input")', () => {
   });
 
   it('answers invalid UTF-8 with -32700 / REST 400 instead of storing U+FFFD', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     // `HON\xffDA`: the byte 0xFF can never occur in UTF-8.
     const bytes = (text: string): Uint8Array =>
       Buffer.concat(
@@ -67,14 +72,14 @@ describe('bodies the host cannot read (docs/host.md "Bad input")', () => {
   });
 
   it('answers a JSON string body on a tenant REST path with 400', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const reply = await sendRaw(`${host.url}/a2a/rest/acme/message:send`, { body: '"hello"', headers: V1 });
     expectClientError(reply);
     expect(reply.status).toBe(400);
   });
 
   it('answers an undecodable path (%ZZ) with a coded 400', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     for (const path of ['/a2a/rest/tasks/%ZZ', '/a2a/rest/tasks/%ZZ:cancel']) {
       const reply = await sendRaw(`${host.url}${path}`, {
         method: path.endsWith('cancel') ? 'POST' : 'GET',
@@ -88,7 +93,7 @@ describe('bodies the host cannot read (docs/host.md "Bad input")', () => {
 
 describe('JSON-RPC request objects (JSON-RPC 2.0 §4, §5; A2A v1.0 has no batches)', () => {
   it('answers a batch (array body) with -32600', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, {
       body: `[${rpcText('GetTask', '{"id":"x"}')}]`,
       headers: V1,
@@ -98,7 +103,7 @@ describe('JSON-RPC request objects (JSON-RPC 2.0 §4, §5; A2A v1.0 has no batch
   });
 
   it('answers an object or array id with -32600 and a null id', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     for (const id of ['{"a":1}', '[1,2]', deep(10_000)]) {
       const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, {
         body: rpcText('GetTask', '{"id":"x"}', id),
@@ -113,7 +118,7 @@ describe('JSON-RPC request objects (JSON-RPC 2.0 §4, §5; A2A v1.0 has no batch
 
 describe('method names', () => {
   it('answers a method named after an Object.prototype member with -32601 (found in review)', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     for (const [method, headers] of [
       ['constructor', {}],
       ['__proto__', {}],
@@ -129,7 +134,7 @@ describe('method names', () => {
 
 describe('params the SDK would choke on answer -32602 without internal text', () => {
   it('refuses a null part', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const params = JSON.stringify({ message: message({ parts: [null] }) });
     const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, {
       body: rpcText('SendMessage', params),
@@ -140,7 +145,7 @@ describe('params the SDK would choke on answer -32602 without internal text', ()
   });
 
   it('refuses a null part on a v1.0 REST route spoken with A2A-Version 0.3 (found by the fuzzer)', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const body = JSON.stringify({
       message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ kind: 'text', text: 'e' }, null] },
     });
@@ -152,7 +157,7 @@ describe('params the SDK would choke on answer -32602 without internal text', ()
   });
 
   it('refuses v0.3 tasks/pushNotificationConfig/set without a config', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, {
       body: rpcText('tasks/pushNotificationConfig/set', '{"taskId":"t1"}'),
     });
@@ -161,14 +166,14 @@ describe('params the SDK would choke on answer -32602 without internal text', ()
   });
 
   it('refuses v0.3 tasks/cancel with an array id before it reaches the store', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, { body: rpcText('tasks/cancel', '{"id":[1,2]}') });
     expectClientError(reply);
     expect(rpcCode(reply)).toBe(-32602);
   });
 
   it('refuses a CancelTask id nested 5,000 deep', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, {
       body: rpcText('CancelTask', `{"id":${deep(5000)}}`),
       headers: V1,
@@ -186,7 +191,7 @@ describe('JSON values outside the edge profile (docs/host.md "Bad input")', () =
     );
 
   it('refuses numbers JSON cannot hold exactly, a lone surrogate and U+0000 with -32602 / REST 400', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     for (const value of ['1e309', '-1e309', '9007199254740993', '"\\ud800"', '"a\\u0000b"']) {
       const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, { body: dataMessage(value), headers: V1 });
       expectClientError(reply);
@@ -201,7 +206,7 @@ describe('JSON values outside the edge profile (docs/host.md "Bad input")', () =
   });
 
   it('accepts the largest safe integer and ordinary fractions', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, {
       body: dataMessage('[9007199254740991, -9007199254740991, 0.1, 1e-300]'),
       headers: V1,
@@ -212,7 +217,7 @@ describe('JSON values outside the edge profile (docs/host.md "Bad input")', () =
 
 describe('id limits are the same on every store (docs/host.md "Bad input")', () => {
   it('refuses a context id longer than 36 characters and accepts 36', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const send = (contextId: string) =>
       sendRaw(`${host.url}/a2a/jsonrpc`, {
         body: JSON.stringify({
@@ -230,7 +235,7 @@ describe('id limits are the same on every store (docs/host.md "Bad input")', () 
   });
 
   it('refuses a REST tenant longer than 255 characters', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const reply = await sendRaw(`${host.url}/a2a/rest/${'t'.repeat(256)}/message:send`, {
       body: JSON.stringify({ message: message() }),
       headers: V1,
@@ -240,7 +245,7 @@ describe('id limits are the same on every store (docs/host.md "Bad input")', () 
   });
 
   it('refuses a task id with a control character', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     for (const id of ['a\\u0000b', 'a\\u0007b']) {
       const reply = await sendRaw(`${host.url}/a2a/jsonrpc`, {
         body: rpcText('GetTask', `{"id":"${id}"}`),

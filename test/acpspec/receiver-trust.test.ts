@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryTransactionStore } from '../storage/acp-transaction-store-memory.js';
+import { MemoryTransactionStore } from '../../src/storage/acp-transaction-store-memory.js';
 import {
   anonymousState,
   delta,
@@ -9,13 +9,18 @@ import {
   RECEIVER_AGENT_ID,
   sequentialIds,
   snapshot,
-} from '../../test/helpers/acp-builders.js';
-import { readFixture } from '../../test/helpers/acp-fixtures.js';
-import { isSnapshot, stateOf, type PatchOperation, type SnapshotEnvelope } from './envelope.js';
-import { isAcpError } from './errors.js';
-import { createAcpReceiver, type AcpReceiver } from './receiver.js';
-import type { TransactionStore } from './transaction-store.js';
-import { parseEnvelope } from './validate.js';
+} from '../helpers/acp-builders.js';
+import { readFixture } from '../helpers/acp-fixtures.js';
+import {
+  isSnapshot,
+  stateOf,
+  type PatchOperation,
+  type SnapshotEnvelope,
+} from '../../src/acpspec/envelope.js';
+import { isAcpError } from '../../src/acpspec/errors.js';
+import { createAcpReceiver, type AcpReceiver } from '../../src/acpspec/receiver.js';
+import type { TransactionStore } from '../../src/acpspec/transaction-store.js';
+import { parseEnvelope } from '../../src/acpspec/validate.js';
 
 function setup(store: TransactionStore = new MemoryTransactionStore(), idSeed = 0x1000): AcpReceiver {
   return createAcpReceiver({

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openDatabase, type Database } from '../storage/database.js';
-import { migrateSets } from '../storage/migrations.js';
-import { acmpMigrations, KyselyAcmpTaskStore } from '../storage/acmp-task-store-kysely.js';
-import { MemoryAcmpTaskStore } from './memory-task-store.js';
-import { paramsHash } from './provider-checks.js';
-import { createAcmpProvider, LOCAL_SCOPE } from './provider.js';
-import type { ProviderEvent } from './provider.js';
-import { buildInvokeParams, collect, probeCapability } from '../../test/helpers/acmp-testing.js';
+import { openDatabase, type Database } from '../../src/storage/database.js';
+import { migrateSets } from '../../src/storage/migrations.js';
+import { acmpMigrations, KyselyAcmpTaskStore } from '../../src/storage/acmp-task-store-kysely.js';
+import { MemoryAcmpTaskStore } from '../../src/acmp/memory-task-store.js';
+import { paramsHash } from '../../src/acmp/provider-checks.js';
+import { createAcmpProvider, LOCAL_SCOPE } from '../../src/acmp/provider.js';
+import type { ProviderEvent } from '../../src/acmp/provider.js';
+import { buildInvokeParams, collect, probeCapability } from '../helpers/acmp-testing.js';
 
 const chunks = [
   { type: 'text', data: 'a' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryTransactionStore } from '../storage/acp-transaction-store-memory.js';
+import { MemoryTransactionStore } from '../../src/storage/acp-transaction-store-memory.js';
 import {
   anonymousState,
   delta,
@@ -9,12 +9,12 @@ import {
   RECEIVER_AGENT_ID,
   sequentialIds,
   snapshot,
-} from '../../test/helpers/acp-builders.js';
-import type { Kind } from './constants.js';
-import type { Envelope } from './envelope.js';
-import { isAcpError } from './errors.js';
-import { createAcpReceiver, type AcpReceiver } from './receiver.js';
-import { createAcpSenderCore, type AcpSenderTransport } from './sender.js';
+} from '../helpers/acp-builders.js';
+import type { Kind } from '../../src/acpspec/constants.js';
+import type { Envelope } from '../../src/acpspec/envelope.js';
+import { isAcpError } from '../../src/acpspec/errors.js';
+import { createAcpReceiver, type AcpReceiver } from '../../src/acpspec/receiver.js';
+import { createAcpSenderCore, type AcpSenderTransport } from '../../src/acpspec/sender.js';
 
 function loopback(receiver: AcpReceiver, secure = true): AcpSenderTransport & { sent: Envelope[] } {
   const sent: Envelope[] = [];

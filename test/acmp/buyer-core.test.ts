@@ -1,10 +1,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { collect, probeCapability, type ProbeCapability } from '../../test/helpers/acmp-testing.js';
-import { createAcmpBuyerCore, type AcmpBuyerTransport, type AcmpInbound, type BuyerEvent } from './buyer.js';
-import { createLoopbackTransport, type LoopbackOptions } from './loopback-transport.js';
-import { createAcmpProvider } from './provider.js';
-import type { AcmpProviderOptions } from './provider-types.js';
-import { demoCapabilities } from '../demo/capabilities.js';
+import { collect, probeCapability, type ProbeCapability } from '../helpers/acmp-testing.js';
+import {
+  createAcmpBuyerCore,
+  type AcmpBuyerTransport,
+  type AcmpInbound,
+  type BuyerEvent,
+} from '../../src/acmp/buyer.js';
+import { createLoopbackTransport, type LoopbackOptions } from '../../src/acmp/loopback-transport.js';
+import { createAcmpProvider } from '../../src/acmp/provider.js';
+import type { AcmpProviderOptions } from '../../src/acmp/provider-types.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 
 const chunks = [
   { type: 'text', data: 'x' },

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalBytes } from '../shared/jcs.js';
-import { MemoryTransactionStore } from '../storage/acp-transaction-store-memory.js';
-import { fixedClock, RECEIVER_AGENT_ID, sequentialIds } from '../../test/helpers/acp-builders.js';
-import { givenChain, listFixtures, type AcpFixture } from '../../test/helpers/acp-fixtures.js';
-import { isAcpError } from './errors.js';
-import { createAcpReceiver, type AcpReceiver } from './receiver.js';
-import { checkEnvelope } from './validate.js';
+import { canonicalBytes } from '../../src/shared/jcs.js';
+import { MemoryTransactionStore } from '../../src/storage/acp-transaction-store-memory.js';
+import { fixedClock, RECEIVER_AGENT_ID, sequentialIds } from '../helpers/acp-builders.js';
+import { givenChain, listFixtures, type AcpFixture } from '../helpers/acp-fixtures.js';
+import { isAcpError } from '../../src/acpspec/errors.js';
+import { createAcpReceiver, type AcpReceiver } from '../../src/acpspec/receiver.js';
+import { checkEnvelope } from '../../src/acpspec/validate.js';
 
 async function receiverFor(fixture: AcpFixture): Promise<AcpReceiver> {
   const receiver = createAcpReceiver({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryTransactionStore } from '../storage/acp-transaction-store-memory.js';
+import { MemoryTransactionStore } from '../../src/storage/acp-transaction-store-memory.js';
 import {
   delta,
   envelopeIdFor,
@@ -12,10 +12,10 @@ import {
   snapshot,
   BUYER,
   anonymousState,
-} from '../../test/helpers/acp-builders.js';
-import { isAcpError } from './errors.js';
-import { createAcpReceiver } from './receiver.js';
-import type { TransactionStore } from './transaction-store.js';
+} from '../helpers/acp-builders.js';
+import { isAcpError } from '../../src/acpspec/errors.js';
+import { createAcpReceiver } from '../../src/acpspec/receiver.js';
+import type { TransactionStore } from '../../src/acpspec/transaction-store.js';
 
 function setup(store: TransactionStore = new MemoryTransactionStore()) {
   return createAcpReceiver({

@@ -8,10 +8,10 @@ import {
   ACP_OBJECT_KEYS,
   type ConsentScope,
   type ConsentState,
-} from './constants.js';
-import type { DeltaEnvelope, PatchOperation, SnapshotEnvelope } from './envelope.js';
-import type * as Schema from './envelope-schema.gen.js';
-import { ACP_ENVELOPE_SCHEMA } from './schema.js';
+} from '../../src/acpspec/constants.js';
+import type { DeltaEnvelope, PatchOperation, SnapshotEnvelope } from '../../src/acpspec/envelope.js';
+import type * as Schema from '../../src/acpspec/envelope-schema.gen.js';
+import { ACP_ENVELOPE_SCHEMA } from '../../src/acpspec/schema.js';
 
 type Root = Schema.EnvelopeSchema;
 

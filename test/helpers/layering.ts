@@ -1,0 +1,111 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The layering rules (STYLE.md "Layout", docs/house-rules.md "Tests"), as a function of a file's path
+ * and source so that test/layering.test.ts can run it on the tree and on synthetic breaches.
+ *
+ * - Production code in `src/<layer>/` imports only the layers its layer may import; `@a2a-js/sdk` stays
+ *   in `src/a2a`, the MCP SDKs in `src/mcp`; only `server` and `cli` touch `process.env`, `process.exit`
+ *   or `console`.
+ * - A co-located test `src/<layer>/**\/*.test.ts` imports what its layer may import, plus the shared
+ *   test helpers under `test/helpers/` and dev tools (vitest, fast-check, …) — nothing else under
+ *   `test/`, no other layer's code, no SDK its layer does not own.
+ * - A file under `test/` may import production code of any layer through `src/` paths, the repository's
+ *   `scripts/`, `test/` helpers and packages, but never another test file (`*.test.js`), never build output (`dist/`), and never a
+ *   package's internals by path (`…/dist/…`, `node_modules/…`).
+ */
+
+/**
+ * Which layers each layer may import (STYLE.md: shared ← acmp, acpspec ← a2a, mcp, http, storage ← server,
+ * cli). `connect` picks a binding for a buyer, so it sits above the bindings it picks from.
+ */
+export const ALLOWED: Record<string, string[]> = {
+  shared: ['shared'],
+  acmp: ['shared', 'acmp'],
+  acpspec: ['shared', 'acpspec'],
+  // Demo capabilities: sample ACMP providers for the demo and `serve`, outside the protocol core.
+  demo: ['shared', 'acmp', 'demo'],
+  a2a: ['shared', 'acmp', 'acpspec', 'a2a'],
+  mcp: ['shared', 'acmp', 'mcp'],
+  http: ['shared', 'acmp', 'acpspec', 'http'],
+  storage: ['shared', 'acmp', 'acpspec', 'storage'],
+  connect: ['shared', 'acmp', 'a2a', 'mcp', 'connect'],
+  server: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'demo', 'server'],
+  cli: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'connect', 'demo', 'server', 'cli'],
+};
+
+/** SDKs each owned by one binding layer: nothing else may import them. */
+const SDK_OWNERS: { prefix: string; layer: string }[] = [
+  { prefix: '@a2a-js/sdk', layer: 'a2a' },
+  { prefix: '@modelcontextprotocol/', layer: 'mcp' },
+];
+
+/** Every `.ts` file under `dir`, as paths relative to `root`. */
+export function tsFiles(root: string, dir: string): string[] {
+  return readdirSync(join(root, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(root, path)).isDirectory()) return tsFiles(root, path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The module specifiers a source imports or re-exports, statically or dynamically. */
+export function imports(source: string): string[] {
+  return [
+    ...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g),
+    ...source.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g),
+    ...source.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].flatMap((m) => (m[1] === undefined ? [] : [m[1]]));
+}
+
+/** The breaches of one file, `path` relative to the repository root (`src/…` or `test/…`). */
+export function breachesOf(path: string, source: string): string[] {
+  const [top, layer = ''] = path.split('/');
+  const isTest = path.endsWith('.test.ts');
+  const breaches: string[] = [];
+  for (const spec of imports(source)) {
+    const breach = top === 'test' ? testFileBreach(path, spec) : srcFileBreach({ path, layer, isTest }, spec);
+    if (breach) breaches.push(`${path} imports ${spec}${breach}`);
+  }
+  if (top === 'src' && !isTest) {
+    // src/index.ts is the package's public face and may re-export any layer.
+    if (!ALLOWED[layer] && path !== 'src/index.ts') breaches.push(`${path} is in no known layer`);
+    if (layer !== 'server' && layer !== 'cli' && /\bprocess\.(env|exit)\b|\bconsole\./.test(source))
+      breaches.push(`${path} uses process.env, process.exit or console`);
+  }
+  return breaches;
+}
+
+/** Where a relative specifier lands, relative to the repository root. */
+function target(path: string, spec: string): string {
+  return join(path, '..', spec);
+}
+
+function srcFileBreach(file: { path: string; layer: string; isTest: boolean }, spec: string): string {
+  for (const sdk of SDK_OWNERS)
+    if (spec.startsWith(sdk.prefix) && file.layer !== sdk.layer) return ` (owned by src/${sdk.layer})`;
+  if (!spec.startsWith('.')) return '';
+  const [top, layer = ''] = target(file.path, spec).split('/');
+  if (top === 'src') {
+    const allowed = ALLOWED[file.layer];
+    return allowed && !allowed.includes(layer) ? ` (${layer}/ is not below ${file.layer}/)` : '';
+  }
+  if (file.isTest && top === 'test' && layer === 'helpers' && !spec.endsWith('.test.js')) return '';
+  return file.isTest ? ' (a co-located test reaches test/helpers only)' : ' (production code stays in src/)';
+}
+
+function testFileBreach(path: string, spec: string): string {
+  if (spec.endsWith('.test.js') || spec.endsWith('.test.ts')) return ' (another test file)';
+  if (/(^|\/)(dist|node_modules)\//.test(spec)) return ' (build output or package internals by path)';
+  if (!spec.startsWith('.')) return '';
+  const [top] = target(path, spec).split('/');
+  return top === 'src' || top === 'test' || top === 'scripts' ? '' : ' (outside src/, test/ and scripts/)';
+}
+
+/** Every breach in the tree under `root` (the repository). */
+export function treeBreaches(root: string): string[] {
+  return [...tsFiles(root, 'src'), ...tsFiles(root, 'test')].flatMap((path) =>
+    breachesOf(path, readFileSync(join(root, path), 'utf8')),
+  );
+}
