@@ -9,7 +9,7 @@ import type * as Schema from './envelope-schema.gen.js';
  * generated envelope-schema.gen.ts (`npm run gen:types`; a test fails when that file is stale). What the
  * generator cannot express — the schema's `if`/`then`/`else` telling a snapshot from a delta, and a patch
  * operation's `value` required except for `remove` — is written here on top of the generated types, and
- * src/acpspec/envelope-types.test.ts checks both against the generated root type.
+ * test/acpspec/envelope-types.test.ts checks both against the generated root type.
  */
 
 /** Integer minor units plus ISO 4217 currency. */
