@@ -22,8 +22,6 @@ const HOUSE_RULES_PENDING = [
   'src/shared/**',
 
   'src/demo/**',
-
-  'src/storage/**',
 ];
 
 export default tseslint.config(
