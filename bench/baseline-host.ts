@@ -15,8 +15,9 @@ import {
 import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { buildAgentCard } from '../src/a2a/agent-card.js';
-import { migrateSdkStores } from '../src/a2a/sdk-stores.js';
+import { SDK_STORE_MIGRATIONS } from '../src/server/host.js';
 import { openDatabase, type Database } from '../src/storage/database.js';
+import { migrateSets } from '../src/storage/migrations.js';
 
 /**
  * The baseline: a host made of the raw SDK only (DefaultRequestHandler + jsonRpcHandler over Express, the
@@ -145,7 +146,7 @@ export async function startBaselineHost(options: {
   let taskStore: TaskStore = new InMemoryTaskStore();
   if (options.store === 'sqlite') {
     database = openDatabase({ url: `sqlite:${options.dataDir}/baseline.sqlite`, dataDir: options.dataDir });
-    await migrateSdkStores(database.url);
+    await migrateSets(database, SDK_STORE_MIGRATIONS);
     taskStore = new DatabaseTaskStore(database.db);
   }
   const app = express();

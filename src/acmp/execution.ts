@@ -248,7 +248,9 @@ export class LocalExecution implements TaskFeed {
       const from = this.stored;
       const batch = this.chunks.slice(from);
       try {
-        if (await this.deps.store.appendChunks(this.taskId, this.deps.hostId, from, batch))
+        if (
+          await this.deps.store.appendChunks(this.taskId, { hostId: this.deps.hostId, from, chunks: batch })
+        )
           this.stored = from + batch.length;
         else if (!this.settling) void this.adopt();
       } catch (error) {

@@ -28,9 +28,7 @@ export async function migrate(argv: string[], io: CliIo): Promise<number> {
       resolveHostConfig({ db: storage.db, 'data-dir': storage.dataDir, 'no-tls': true }, {}),
     );
     const applied = await migrateAll(database, modules);
-    io.out(
-      `migrated ${database.location}: SDK stores up to date; ${applied.length} binding migration(s) applied`,
-    );
+    io.out(`migrated ${database.location}: SDK stores up to date; ${applied.length} migration(s) applied`);
     for (const name of applied) io.out(`  applied ${name}`);
     return 0;
   } finally {

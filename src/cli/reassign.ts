@@ -43,7 +43,7 @@ export async function reassign(argv: string[], io: CliIo): Promise<number> {
     const modules = storageModules(
       resolveHostConfig({ db: storage.db, 'data-dir': storage.dataDir, 'no-tls': true }, {}),
     );
-    const moved = await reassignOwner(database.db, ownerColumnsOf(modules), from, to);
+    const moved = await reassignOwner(database.db, ownerColumnsOf(modules), { from, to });
     io.out(`reassigned ${from} → ${to} in ${database.location}`);
     for (const { table, rows } of moved) io.out(`  ${table}: ${rows}`);
     return 0;

@@ -4,12 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { AgentExecutor } from '../a2a/binding.js';
 import { startGrpcFront, type GrpcFront } from '../a2a/grpc-front.js';
 import type { CommerceRequestHandler } from '../a2a/request-handler.js';
-import {
-  createSdkStores,
-  migrateSdkStores,
-  pendingSdkStoreMigrations,
-  SDK_OWNER_COLUMNS,
-} from '../a2a/sdk-stores.js';
+import { createSdkStores, SDK_OWNER_COLUMNS, SDK_STORE_TABLES } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
@@ -18,6 +13,7 @@ import { pendingMigrations, probeDatabase } from '../storage/database-check.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateSets, type MigrationSet } from '../storage/migrations.js';
 import { ownerIdentityMigration, type OwnerColumn } from '../storage/owner-columns.js';
+import { sdkStoreMigrations } from '../storage/sdk-store-migrations.js';
 import type { HostConfig } from './config.js';
 import { createApp, type AgentIdentity, type App } from './create-app.js';
 import { baseUrlOf, grpcAddressOf, isSecureHost } from './host-address.js';
@@ -245,10 +241,7 @@ async function prepareDatabase(
     await migrateAll(database, modules);
     return;
   }
-  const pending = [
-    ...(await pendingSdkStoreMigrations(database.url)),
-    ...(await pendingMigrations(database, migrationSetsOf(modules))),
-  ];
+  const pending = await pendingMigrations(database, migrationSetsOf(modules));
   if (pending.length === 0) return;
   const shown = pending.length > 4 ? [...pending.slice(0, 4), `… ${pending.length - 4} more`] : pending;
   throw new LocalError(
@@ -286,8 +279,13 @@ async function listen(server: Server, config: HostConfig): Promise<void> {
 }
 
 /**
- * Our migrations of the SDK's tables (the SDK migrates their schema; the owners in them are ours): owners
- * become identities, `token-<n>` → `legacy:token-<n>` and the SDK's anonymous fallback `unknown` →
+ * The SDK stores' tables, created by our migrations as the SDK's own `a2a-db upgrade` creates them and
+ * kept in its ledgers (src/storage/sdk-store-migrations.ts; docs/host.md "Migrations").
+ */
+export const SDK_STORE_MIGRATIONS: readonly MigrationSet[] = sdkStoreMigrations(SDK_STORE_TABLES);
+
+/**
+ * Our migrations of the owners in the SDK's tables: owners become identities, `token-<n>` → `legacy:token-<n>` and the SDK's anonymous fallback `unknown` →
  * `anonymous` (src/shared/identity.ts).
  */
 export const sdkOwnerMigrations: MigrationSet = {
@@ -296,19 +294,18 @@ export const sdkOwnerMigrations: MigrationSet = {
 };
 
 /**
- * Applies the SDK's store migrations, ours of its tables, and every module's own.
+ * Applies the SDK stores' migrations, ours of the owners in them, and every module's own.
  * @throws LocalError `DATABASE_UNAVAILABLE` when the database cannot be reached, `CONFIG_INVALID` naming
  *   the migration that failed and why.
  */
 export async function migrateAll(database: Database, modules: readonly HostModule[]): Promise<string[]> {
   await probeDatabase(database);
-  await migrateSdkStores(database.url);
   return migrateSets(database, migrationSetsOf(modules));
 }
 
-/** Our migration sets: ours of the SDK's tables, then every module's. */
+/** The migration sets, in order: the SDK stores' tables, the owners in them, then every module's. */
 function migrationSetsOf(modules: readonly HostModule[]): MigrationSet[] {
-  return [sdkOwnerMigrations, ...modules.flatMap((m) => m.migrations ?? [])];
+  return [...SDK_STORE_MIGRATIONS, sdkOwnerMigrations, ...modules.flatMap((m) => m.migrations ?? [])];
 }
 
 /** Every column that records a caller identity: the SDK's tables and each module's. */

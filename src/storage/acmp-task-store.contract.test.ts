@@ -118,22 +118,24 @@ storeContract('AcmpTaskStore contract', backends, (t) => {
     const taskId = id();
     await t.store.claim(task(taskId));
     const c = (n: number) => ({ type: 'text', data: `c${n}` });
-    expect(await t.store.appendChunks(taskId, 'host-1', 0, [c(0), c(1)])).toBe(true);
-    expect(await t.store.appendChunks(taskId, 'host-1', 1, [c(9)])).toBe(false);
-    expect(await t.store.appendChunks(taskId, 'host-2', 2, [c(2)])).toBe(false);
-    expect(await t.store.appendChunks(taskId, 'host-1', 2, [c(2)])).toBe(true);
+    expect(await t.store.appendChunks(taskId, { hostId: 'host-1', from: 0, chunks: [c(0), c(1)] })).toBe(
+      true,
+    );
+    expect(await t.store.appendChunks(taskId, { hostId: 'host-1', from: 1, chunks: [c(9)] })).toBe(false);
+    expect(await t.store.appendChunks(taskId, { hostId: 'host-2', from: 2, chunks: [c(2)] })).toBe(false);
+    expect(await t.store.appendChunks(taskId, { hostId: 'host-1', from: 2, chunks: [c(2)] })).toBe(true);
     expect(await t.store.chunks(taskId, 0)).toEqual([c(0), c(1), c(2)]);
     expect(await t.store.chunks(taskId, 2)).toEqual([c(2)]);
     expect((await t.store.get(taskId))?.chunkCount).toBe(3);
     await t.store.finish(taskId, { outcome: result, end: 'completed', at: 2000 });
-    expect(await t.store.appendChunks(taskId, 'host-1', 3, [c(3)])).toBe(false);
+    expect(await t.store.appendChunks(taskId, { hostId: 'host-1', from: 3, chunks: [c(3)] })).toBe(false);
   });
 
   it('signals chunks, heartbeats and the end to watchers', async () => {
     const taskId = id();
     await t.store.claim(task(taskId));
     const chunks = nextSignal(t.store, taskId, 'chunks');
-    await t.store.appendChunks(taskId, 'host-1', 0, [{ type: 'text', data: 'x' }]);
+    await t.store.appendChunks(taskId, { hostId: 'host-1', from: 0, chunks: [{ type: 'text', data: 'x' }] });
     expect(await chunks).toEqual({ kind: 'chunks', taskId, count: 1 });
     const beat = nextSignal(t.store, taskId, 'heartbeat');
     t.store.heartbeat(taskId, 0.5, 'half');

@@ -19,7 +19,7 @@ import { acpMigrations, KyselyTransactionStore } from './acp-transaction-store-k
 
 function receiverOn(database: Database): AcpReceiver {
   return createAcpReceiver({
-    store: new KyselyTransactionStore(database.db),
+    store: new KyselyTransactionStore(database),
     accepts: ['snapshot', 'delta'],
     receiverAgentId: RECEIVER_AGENT_ID,
     producer: { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' },

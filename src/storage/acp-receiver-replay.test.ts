@@ -88,7 +88,7 @@ describe('the same envelope sent to two receivers at once gets the replay ack, n
   it('SQLite shared by two receivers', { timeout: 30_000 }, async () => {
     // Kysely serialises one SQLite handle; two handles in one process would block each other's event loop.
     const database = await opened(`sqlite:${tempDir('acp-replay-')}/acp.sqlite`);
-    const store = new KyselyTransactionStore(database.db);
+    const store = new KyselyTransactionStore(database);
     expect(await conflictsOver(receiverOn(store), receiverOn(store))).toEqual([]);
   });
 });
@@ -99,8 +99,8 @@ describe.skipIf(!process.env.TEST_PG_URL)(
     it('gets the replay ack on both hosts, never a conflict', { timeout: 60_000 }, async () => {
       const url = await freshPgDatabase();
       const [hostA, hostB] = [await opened(url), await opened(url)];
-      const a = receiverOn(new KyselyTransactionStore(hostA.db));
-      const b = receiverOn(new KyselyTransactionStore(hostB.db));
+      const a = receiverOn(new KyselyTransactionStore(hostA));
+      const b = receiverOn(new KyselyTransactionStore(hostB));
       expect(await conflictsOver(a, b)).toEqual([]);
     });
   },

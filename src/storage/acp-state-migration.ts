@@ -47,7 +47,8 @@ export async function splitLegacyStates(db: AnyDb): Promise<void> {
       .orderBy('transaction_id')
       .limit(PAGE)
       .execute()) as { transaction_id: string; version: number; state_body: string }[];
-    if (rows.length === 0) return;
+    const last = rows.at(-1);
+    if (last === undefined) return;
     await db
       .insertInto('acp_states')
       .values(
@@ -58,7 +59,7 @@ export async function splitLegacyStates(db: AnyDb): Promise<void> {
         })),
       )
       .execute();
-    after = rows[rows.length - 1]!.transaction_id;
+    after = last.transaction_id;
   }
 }
 
@@ -79,7 +80,8 @@ export async function canonicaliseEvents(db: AnyDb): Promise<void> {
       .orderBy('seq')
       .limit(PAGE)
       .execute()) as { transaction_id: string; seq: number; body: string }[];
-    if (rows.length === 0) return;
+    const last = rows.at(-1);
+    if (last === undefined) return;
     for (const row of rows) {
       const text = canonicalText(row.body);
       if (text !== row.body) {
@@ -91,7 +93,6 @@ export async function canonicaliseEvents(db: AnyDb): Promise<void> {
           .execute();
       }
     }
-    const last = rows[rows.length - 1]!;
     after = { transaction_id: last.transaction_id, seq: Number(last.seq) };
   }
 }
@@ -123,7 +124,8 @@ export async function joinStates(db: AnyDb): Promise<void> {
       event_count: number;
       body: string;
     }[];
-    if (rows.length === 0) return;
+    const last = rows.at(-1);
+    if (last === undefined) return;
     for (const row of rows) {
       const events = (await db
         .selectFrom('acp_events')
@@ -152,6 +154,6 @@ export async function joinStates(db: AnyDb): Promise<void> {
         .where('transaction_id', '=', row.transaction_id)
         .execute();
     }
-    after = rows[rows.length - 1]!.transaction_id;
+    after = last.transaction_id;
   }
 }

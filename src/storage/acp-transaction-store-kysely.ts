@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { ACP_KINDS } from '../acpspec/constants.js';
 import { decodeStateBody, decodeStoredEvents } from '../acpspec/state-body.js';
 import type {
@@ -14,11 +14,12 @@ import type {
 } from '../acpspec/transaction-store.js';
 import { LocalError } from '../shared/errors.js';
 import { writeBatch } from './acp-batch-write.js';
-import { ENVELOPE_ID_ROLES, type AcpTables } from './acp-tables.js';
+import { AcpStatements, type EnvelopeIdRow, type HeadRow } from './acp-sql.js';
+import { ENVELOPE_ID_ROLES } from './acp-tables.js';
 import type { Database } from './database.js';
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
-import { inSqliteTransaction } from './sqlite-batch.js';
-import { QueryShapes } from './query-shapes.js';
+import { bindParams, type RunSql, type Statement } from './sql-text.js';
+import { SqliteTransactions } from './sqlite-batch.js';
 
 export { ACP_OWNER_COLUMNS, acpMigrations, type AcpTables } from './acp-tables.js';
 
@@ -32,42 +33,40 @@ export interface KyselyTransactionStoreOptions {
   groupCommit?: Partial<GroupCommitOptions>;
   /**
    * The raw SQLite handle under the Kysely instance (`Database.sqlite`): batches are then written on it
-   * directly, holding Kysely's connection (see inSqliteTransaction).
+   * directly, holding Kysely's connection (see SqliteTransactions).
    */
   sqlite?: BetterSqlite3.Database | undefined;
 }
 
+/** A runner of the store's statements on a Kysely instance or transaction. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function runOn(db: Kysely<any>): RunSql {
+  return async <R>(statement: Statement<R>, params: readonly unknown[]) =>
+    (await db.executeQuery<R>(CompiledQuery.raw(statement.sql, [...bindParams(statement, params)]))).rows;
+}
+
 /**
- * {@link TransactionStore} on Kysely (SQLite or PostgreSQL). Commits go through a {@link GroupCommitter}:
- * the waiting ones are written together by {@link writeBatch} in one database transaction, each still all
- * or nothing and acknowledged only after that transaction commits. Reads decode and check every row.
+ * {@link TransactionStore} on Kysely (SQLite or PostgreSQL). Each statement is written once as SQL text
+ * (acp-sql.ts) and compiled for the dialect once. Commits go through a {@link GroupCommitter}: the
+ * waiting ones are written together by {@link writeBatch} in one database transaction, each still all or
+ * nothing and acknowledged only after that transaction commits. Reads decode and check every row.
  */
 export class KyselyTransactionStore implements TransactionStore {
-  private readonly db: Kysely<AcpTables>;
-  private readonly shapes = new QueryShapes();
+  private readonly statements: AcpStatements;
+  private readonly run: RunSql;
   private readonly committer: GroupCommitter<IngestCommit, CommitResult>;
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  constructor(db: Kysely<any>, options: KyselyTransactionStoreOptions = {}) {
-    this.db = db as Kysely<AcpTables>;
-    const sqlite = options.sqlite;
-    const statements = new Map<string, BetterSqlite3.Statement>();
+  constructor(database: Pick<Database, 'db' | 'dialect'>, options: KyselyTransactionStoreOptions = {}) {
+    const { db } = database;
+    const statements = new AcpStatements(database.dialect);
+    this.statements = statements;
+    this.run = runOn(db);
+    const sqlite = options.sqlite === undefined ? undefined : new SqliteTransactions(db, options.sqlite);
     const write =
       sqlite === undefined
         ? (batch: readonly IngestCommit[]) =>
-            this.db
-              .transaction()
-              .execute((trx) =>
-                writeBatch(
-                  trx,
-                  (name, parameters, build) => this.shapes.run(trx, name, parameters, build),
-                  batch,
-                ),
-              )
-        : (batch: readonly IngestCommit[]) =>
-            inSqliteTransaction(this.db, sqlite, this.shapes, statements, (run) =>
-              writeBatch(this.db, run, batch),
-            );
+            db.transaction().execute((trx) => writeBatch({ statements, run: runOn(trx) }, batch))
+        : (batch: readonly IngestCommit[]) => sqlite.execute((run) => writeBatch({ statements, run }, batch));
     this.committer = new GroupCommitter(write, (commit) => commit.transactionId, {
       maxBatch: options.groupCommit?.maxBatch ?? 32,
       lanes: options.groupCommit?.lanes ?? 1,
@@ -80,50 +79,22 @@ export class KyselyTransactionStore implements TransactionStore {
   }
 
   async findEnvelopeId(envelopeId: string): Promise<EnvelopeIdUse | undefined> {
-    const { rows } = await this.shapes.run(this.db, 'findEnvelopeId', [envelopeId], () =>
-      this.db
-        .selectFrom('acp_envelope_ids as i')
-        .leftJoin('acp_envelopes as e', 'e.envelope_id', 'i.envelope_id')
-        .select(['i.envelope_id', 'i.transaction_id', 'i.role', 'e.kind', 'e.body', 'e.state_envelope_id'])
-        .where('i.envelope_id', '=', envelopeId),
-    );
-    const row = rows[0];
+    const [row] = await this.run(this.statements.findEnvelopeId, [envelopeId]);
     return row === undefined ? undefined : decodeEnvelopeIdRow(row);
   }
 
   async head(transactionId: string): Promise<TransactionHead | undefined> {
-    const { rows } = await this.shapes.run(this.db, 'head', [transactionId], () =>
-      this.db.selectFrom('acp_transactions').select(HEAD_COLUMNS).where('transaction_id', '=', transactionId),
-    );
-    const row = rows[0];
+    const [row] = await this.run(this.statements.head, [transactionId]);
     return row === undefined ? undefined : decodeHead(row);
   }
 
   async state(transactionId: string): Promise<StoredState | undefined> {
     // One statement reads the head and the body as of it (the body is written in the head's commit).
-    const { rows } = await this.shapes.run(this.db, 'headAndBody', [transactionId], () =>
-      this.db
-        .selectFrom('acp_transactions as t')
-        .innerJoin('acp_states as s', 's.transaction_id', 't.transaction_id')
-        .select([...HEAD_COLUMNS.map((c) => `t.${c}` as const), 's.body'])
-        .where('t.transaction_id', '=', transactionId),
-    );
-    const row = rows[0];
+    const [row] = await this.run(this.statements.headAndBody, [transactionId]);
     if (row === undefined) return undefined;
     const head = decodeHead(row);
     // Events are append-only: those up to the head's count are exactly the head's stream.
-    const { rows: events } = await this.shapes.run(
-      this.db,
-      'stateEvents',
-      [transactionId, head.eventCount],
-      () =>
-        this.db
-          .selectFrom('acp_events')
-          .select('body')
-          .where('transaction_id', '=', transactionId)
-          .where('seq', '<=', head.eventCount)
-          .orderBy('seq'),
-    );
+    const events = await this.run(this.statements.stateEvents, [transactionId, head.eventCount]);
     if (events.length !== head.eventCount)
       throw new LocalError('INVALID_STATE', 'the stored event stream does not match its head');
     const eventTexts = events.map((e) => e.body);
@@ -131,13 +102,7 @@ export class KyselyTransactionStore implements TransactionStore {
   }
 
   async isKnownEnvelope(transactionId: string, envelopeId: string): Promise<boolean> {
-    const { rows } = await this.shapes.run(this.db, 'isKnownEnvelope', [envelopeId, transactionId], () =>
-      this.db
-        .selectFrom('acp_envelope_ids')
-        .select('role')
-        .where('envelope_id', '=', envelopeId)
-        .where('transaction_id', '=', transactionId),
-    );
+    const rows = await this.run(this.statements.isKnownEnvelope, [envelopeId, transactionId]);
     return rows.length > 0;
   }
 
@@ -152,21 +117,13 @@ export class KyselyTransactionStore implements TransactionStore {
   }
 
   async events(transactionId: string, options: { after: number; limit: number }): Promise<SequencedEvent[]> {
-    const { rows } = await this.shapes.run(
-      this.db,
-      'events',
-      [transactionId, options.after, options.limit],
-      () =>
-        this.db
-          .selectFrom('acp_events')
-          .select(['seq', 'body'])
-          .where('transaction_id', '=', transactionId)
-          .where('seq', '>', options.after)
-          .orderBy('seq')
-          .limit(options.limit),
-    );
+    const rows = await this.run(this.statements.events, [transactionId, options.after, options.limit]);
     const events = decodeStoredEvents(rows.map((row) => row.body));
-    return rows.map((row, i) => ({ seq: Number(row.seq), event: events[i]! }));
+    return rows.map((row, i) => {
+      const event = events[i];
+      if (event === undefined) throw new LocalError('INVALID_STATE', 'acp_events rows do not decode');
+      return { seq: Number(row.seq), event };
+    });
   }
 }
 
@@ -178,27 +135,15 @@ export function createKyselyTransactionStore(
   database: Database,
   options: KyselyTransactionStoreOptions = {},
 ): KyselyTransactionStore {
-  return new KyselyTransactionStore(database.db, {
+  return new KyselyTransactionStore(database, {
     sqlite: database.sqlite,
     ...options,
     groupCommit: { lanes: database.dialect === 'postgres' ? 4 : 1, ...options.groupCommit },
   });
 }
 
-const HEAD_COLUMNS = [
-  'transaction_id',
-  'version',
-  'head_envelope_id',
-  'state_envelope_id',
-  'event_count',
-  'updated_at',
-  'owner',
-] as const;
-
 /** Decodes a head row (numbers may come back as strings or bigints from a driver). */
-function decodeHead(
-  row: Pick<AcpTables['acp_transactions'], (typeof HEAD_COLUMNS)[number]>,
-): TransactionHead {
+function decodeHead(row: HeadRow): TransactionHead {
   const version = Number(row.version);
   const eventCount = Number(row.event_count);
   if (!Number.isSafeInteger(version) || version < 1 || !Number.isSafeInteger(eventCount) || eventCount < 0) {
@@ -216,14 +161,7 @@ function decodeHead(
 }
 
 /** Decodes a row of the id registry joined to its envelope (a database row is checked, not cast). */
-function decodeEnvelopeIdRow(row: {
-  envelope_id: string;
-  transaction_id: string;
-  role: string;
-  kind: string | null;
-  body: string | null;
-  state_envelope_id: string | null;
-}): EnvelopeIdUse {
+function decodeEnvelopeIdRow(row: EnvelopeIdRow): EnvelopeIdUse {
   if (row.role === ENVELOPE_ID_ROLES.state) return { role: 'state', transactionId: row.transaction_id };
   const kind = ACP_KINDS.find((k) => k === row.kind);
   if (

@@ -16,7 +16,7 @@ storeContract<TransactionStore>(
     kysely: {
       // What the host uses: on SQLite, batches written on the raw handle.
       'as the host opens it': (database) => createKyselyTransactionStore(database),
-      'through Kysely': (database) => new KyselyTransactionStore(database.db),
+      'through Kysely': (database) => new KyselyTransactionStore(database),
     },
     migrations: [acpMigrations],
   },

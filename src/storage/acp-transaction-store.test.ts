@@ -42,7 +42,7 @@ describe('acp migrations 0002_transaction_owner and 0003_owner_identities', () =
         })
         .execute();
       await migrateSets(database, [acpMigrations]);
-      expect((await new KyselyTransactionStore(database.db).head('tx-old'))?.owner).toBe('anonymous');
+      expect((await new KyselyTransactionStore(database).head('tx-old'))?.owner).toBe('anonymous');
     } finally {
       await database.close();
       rmSync(dir, { recursive: true, force: true });
@@ -72,7 +72,7 @@ describe('acp migration 0003_envelope_ids', () => {
         })
         .execute();
       await migrateSets(database, [acpMigrations]);
-      const store = new KyselyTransactionStore(database.db);
+      const store = new KyselyTransactionStore(database);
       expect(await store.findEnvelopeId('s1')).toEqual({ role: 'state', transactionId: 'tx-old' });
       expect((await store.findEnvelopeId('e1'))?.role).toBe('ingested');
     } finally {
@@ -119,7 +119,7 @@ describe('acp migration 0005_state_parts (issue 10)', () => {
         .execute();
       expect(parts).toBeDefined();
       await migrateSets(database, [acpMigrations]);
-      const stored = (await new KyselyTransactionStore(database.db).state('tx-old'))!;
+      const stored = (await new KyselyTransactionStore(database).state('tx-old'))!;
       const meta = {
         envelopeId: envelopeIdFor(7),
         transactionId: 'tx-old',

@@ -55,14 +55,13 @@ export type DatabaseTarget = { dialect: 'postgres'; url: string } | { dialect: '
  */
 export function resolveDatabaseTarget(url: string | undefined, dataDir: string): DatabaseTarget {
   if (url === undefined) return { dialect: 'sqlite', file: defaultSqlitePath(dataDir) };
-  const match = /^([a-z][a-z0-9+.-]*):/i.exec(url);
-  if (!match) {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined) {
     throw new LocalError(
       'CONFIG_INVALID',
       `--db "${url}" has no scheme: write sqlite:${url} for a SQLite file, or postgres://user@host:5432/dbname`,
     );
   }
-  const scheme = match[1]!.toLowerCase();
   if (scheme === 'postgres' || scheme === 'postgresql') {
     let name = '';
     try {
@@ -203,7 +202,8 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
       const statement = sqlite.prepare(sql);
       if (!cached) {
         cache.set(sql, statement);
-        if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        const oldest = cache.keys().next();
+        if (cache.size > STATEMENT_CACHE_SIZE && !oldest.done) cache.delete(oldest.value);
       }
       return statement;
     },

@@ -15,6 +15,51 @@ export const ESCROW_OWNER_COLUMNS: readonly OwnerColumn[] = [
 ];
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
+/** The escrows themselves, with the indexes the due-work scan and each party's listing read. */
+async function createEscrows(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('escrows')
+    .addColumn('escrow_id', 'text', (c) => c.primaryKey())
+    .addColumn('tenant', 'text', (c) => c.notNull())
+    .addColumn('buyer', 'text', (c) => c.notNull())
+    .addColumn('payee', 'text')
+    .addColumn('context_id', 'text', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('locked', 'bigint', (c) => c.notNull())
+    .addColumn('released', 'bigint', (c) => c.notNull())
+    .addColumn('reclaimed', 'bigint', (c) => c.notNull())
+    .addColumn('valid_until', 'bigint', (c) => c.notNull())
+    .addColumn('challenge_window_ms', 'bigint', (c) => c.notNull())
+    .addColumn('agreed_price', 'bigint')
+    .addColumn('tier', 'text')
+    .addColumn('claim', 'text')
+    .addColumn('dispute', 'text')
+    .addColumn('claimed_tasks', 'text', (c) => c.notNull())
+    .addColumn('settled', 'integer', (c) => c.notNull())
+    .addColumn('expired', 'integer', (c) => c.notNull())
+    .addColumn('seq', 'integer', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .addColumn('next_due_at', 'bigint')
+    // Conservation at the row: nothing leaves an escrow that was not locked into it.
+    .addCheckConstraint(
+      'escrows_conserve',
+      sql`released >= 0 AND reclaimed >= 0 AND released + reclaimed <= locked`,
+    )
+    .execute();
+  await db.schema.createIndex('escrows_due').on('escrows').column('next_due_at').execute();
+  await db.schema
+    .createIndex('escrows_buyer')
+    .on('escrows')
+    .columns(['tenant', 'buyer', 'updated_at', 'escrow_id'])
+    .execute();
+  await db.schema
+    .createIndex('escrows_payee')
+    .on('escrows')
+    .columns(['tenant', 'payee', 'updated_at', 'escrow_id'])
+    .execute();
+}
+
 const createTables: Migration = {
   async up(db: Kysely<any>): Promise<void> {
     await db.schema
@@ -25,47 +70,7 @@ const createTables: Migration = {
       .addColumn('credited', 'bigint', (c) => c.notNull())
       .addPrimaryKeyConstraint('escrow_accounts_pk', ['tenant', 'account'])
       .execute();
-    await db.schema
-      .createTable('escrows')
-      .addColumn('escrow_id', 'text', (c) => c.primaryKey())
-      .addColumn('tenant', 'text', (c) => c.notNull())
-      .addColumn('buyer', 'text', (c) => c.notNull())
-      .addColumn('payee', 'text')
-      .addColumn('context_id', 'text', (c) => c.notNull())
-      .addColumn('state', 'text', (c) => c.notNull())
-      .addColumn('locked', 'bigint', (c) => c.notNull())
-      .addColumn('released', 'bigint', (c) => c.notNull())
-      .addColumn('reclaimed', 'bigint', (c) => c.notNull())
-      .addColumn('valid_until', 'bigint', (c) => c.notNull())
-      .addColumn('challenge_window_ms', 'bigint', (c) => c.notNull())
-      .addColumn('agreed_price', 'bigint')
-      .addColumn('tier', 'text')
-      .addColumn('claim', 'text')
-      .addColumn('dispute', 'text')
-      .addColumn('claimed_tasks', 'text', (c) => c.notNull())
-      .addColumn('settled', 'integer', (c) => c.notNull())
-      .addColumn('expired', 'integer', (c) => c.notNull())
-      .addColumn('seq', 'integer', (c) => c.notNull())
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addColumn('updated_at', 'bigint', (c) => c.notNull())
-      .addColumn('next_due_at', 'bigint')
-      // Conservation at the row: nothing leaves an escrow that was not locked into it.
-      .addCheckConstraint(
-        'escrows_conserve',
-        sql`released >= 0 AND reclaimed >= 0 AND released + reclaimed <= locked`,
-      )
-      .execute();
-    await db.schema.createIndex('escrows_due').on('escrows').column('next_due_at').execute();
-    await db.schema
-      .createIndex('escrows_buyer')
-      .on('escrows')
-      .columns(['tenant', 'buyer', 'updated_at', 'escrow_id'])
-      .execute();
-    await db.schema
-      .createIndex('escrows_payee')
-      .on('escrows')
-      .columns(['tenant', 'payee', 'updated_at', 'escrow_id'])
-      .execute();
+    await createEscrows(db);
     await db.schema
       .createTable('escrow_ops')
       .addColumn('tenant', 'text', (c) => c.notNull())

@@ -24,25 +24,32 @@ function contract(name: string, open: () => Promise<ReservationStore>): void {
   describe(`provider escrow reservations on ${name} (one escrow backs one task)`, () => {
     it('holds an escrow for the first task; a retry of that task sees its own reservation', async () => {
       const store = await open();
-      expect(await store.reserve('esc_1', 'task_a', 5n, 1)).toMatchObject({
+      expect(await store.reserve({ escrowId: 'esc_1', taskId: 'task_a', amount: 5n, at: 1 })).toMatchObject({
         taskId: 'task_a',
         state: 'reserved',
       });
-      expect(await store.reserve('esc_1', 'task_b', 5n, 2)).toMatchObject({ taskId: 'task_a' });
-      expect(await store.reserve('esc_1', 'task_a', 5n, 3)).toMatchObject({ taskId: 'task_a', createdAt: 1 });
+      expect(await store.reserve({ escrowId: 'esc_1', taskId: 'task_b', amount: 5n, at: 2 })).toMatchObject({
+        taskId: 'task_a',
+      });
+      expect(await store.reserve({ escrowId: 'esc_1', taskId: 'task_a', amount: 5n, at: 3 })).toMatchObject({
+        taskId: 'task_a',
+        createdAt: 1,
+      });
     });
 
     it('of concurrent reservations for different tasks exactly one wins', async () => {
       const store = await open();
       const held = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => store.reserve('esc_2', `task_${i}`, 1n, i)),
+        Array.from({ length: 20 }, (_, i) =>
+          store.reserve({ escrowId: 'esc_2', taskId: `task_${i}`, amount: 1n, at: i }),
+        ),
       );
       expect(new Set(held.map((r) => r.taskId)).size).toBe(1);
     });
 
     it('moves states by compare-and-set, and a void reservation gives the escrow up', async () => {
       const store = await open();
-      await store.reserve('esc_3', 'task_a', 5n, 1);
+      await store.reserve({ escrowId: 'esc_3', taskId: 'task_a', amount: 5n, at: 1 });
       expect(
         await store.update('esc_3', 'reserved', {
           state: 'delivered',
@@ -60,7 +67,7 @@ function contract(name: string, open: () => Promise<ReservationStore>): void {
       });
       expect(await store.inState('delivered', 10)).toHaveLength(1);
       await store.update('esc_3', 'delivered', { state: 'void' });
-      expect(await store.reserve('esc_3', 'task_b', 4n, 5)).toMatchObject({
+      expect(await store.reserve({ escrowId: 'esc_3', taskId: 'task_b', amount: 4n, at: 5 })).toMatchObject({
         taskId: 'task_b',
         state: 'reserved',
         amount: 4n,

@@ -1,6 +1,11 @@
 import type { Kysely, Migration } from 'kysely';
 import { z } from 'zod';
-import type { Reservation, ReservationState, ReservationStore } from '../acmp/escrow/reservations.js';
+import type {
+  Reservation,
+  ReservationRequest,
+  ReservationState,
+  ReservationStore,
+} from '../acmp/escrow/reservations.js';
 import { LocalError } from '../shared/errors.js';
 import type { Database, SqlDialect } from './database.js';
 import { encodeJson } from './escrow-rows.js';
@@ -75,7 +80,7 @@ export class KyselyReservationStore implements ReservationStore {
     this.dialect = database.dialect;
   }
 
-  async reserve(escrowId: string, taskId: string, amount: bigint, at: number): Promise<Reservation> {
+  async reserve({ escrowId, taskId, amount, at }: ReservationRequest): Promise<Reservation> {
     await this.run(
       `INSERT INTO acmp_escrow_reservations (escrow_id, task_id, state, amount, created_at) VALUES ($1, $2, 'reserved', $3, $4)
        ON CONFLICT (escrow_id) DO UPDATE SET task_id = excluded.task_id, state = 'reserved', amount = excluded.amount, proof = NULL, claim_after = NULL, created_at = excluded.created_at
@@ -83,7 +88,7 @@ export class KyselyReservationStore implements ReservationStore {
       [escrowId, taskId, amount, at],
     );
     const held = await this.get(escrowId);
-    if (!held) throw new Error('reservation row vanished');
+    if (!held) throw new LocalError('INVALID_STATE', 'reservation row vanished');
     return held;
   }
 
@@ -130,19 +135,20 @@ export class KyselyReservationStore implements ReservationStore {
 export class MemoryReservationStore implements ReservationStore {
   private readonly rows = new Map<string, Reservation>();
 
-  reserve(escrowId: string, taskId: string, amount: bigint, at: number): Promise<Reservation> {
+  reserve({ escrowId, taskId, amount, at }: ReservationRequest): Promise<Reservation> {
     const held = this.rows.get(escrowId);
-    if (!held || held.state === 'void')
-      this.rows.set(escrowId, {
-        escrowId,
-        taskId,
-        state: 'reserved',
-        amount,
-        proof: null,
-        claimAfter: null,
-        createdAt: at,
-      });
-    return Promise.resolve(this.rows.get(escrowId)!);
+    if (held && held.state !== 'void') return Promise.resolve(held);
+    const fresh: Reservation = {
+      escrowId,
+      taskId,
+      state: 'reserved',
+      amount,
+      proof: null,
+      claimAfter: null,
+      createdAt: at,
+    };
+    this.rows.set(escrowId, fresh);
+    return Promise.resolve(fresh);
   }
 
   inState(state: ReservationState, limit: number): Promise<Reservation[]> {

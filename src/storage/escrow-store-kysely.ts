@@ -155,13 +155,18 @@ export class KyselyEscrowStore implements EscrowStore {
       );
       const row = rows[0] as { tenant: string; account: string; amount: unknown } | undefined;
       if (!row) return false;
-      await this.creditIn(db, row.tenant, row.account, decodeBig(row.amount), false);
+      await this.creditIn(db, {
+        tenant: row.tenant,
+        account: row.account,
+        amount: decodeBig(row.amount),
+        source: 'payout',
+      });
       return true;
     });
   }
 
   async credit(tenant: string, account: string, amount: bigint): Promise<bigint> {
-    return this.withTx((db) => this.creditIn(db, tenant, account, amount, true));
+    return this.withTx((db) => this.creditIn(db, { tenant, account, amount, source: 'deposit' }));
   }
 
   async balance(tenant: string, account: string): Promise<bigint> {
@@ -194,12 +199,15 @@ export class KyselyEscrowStore implements EscrowStore {
     return this.watchers.watch(escrowId, listener);
   }
 
+  /** Adds to an account's balance; a deposit also counts towards what the account was credited in total. */
   private async creditIn(
     db: Db,
-    tenant: string,
-    account: string,
-    amount: bigint,
-    credited: boolean,
+    {
+      tenant,
+      account,
+      amount,
+      source,
+    }: { tenant: string; account: string; amount: bigint; source: 'deposit' | 'payout' },
   ): Promise<bigint> {
     await this.run(
       `INSERT INTO escrow_accounts (tenant, account, balance, credited) VALUES ($1, $2, 0, 0) ON CONFLICT (tenant, account) DO NOTHING`,
@@ -208,7 +216,7 @@ export class KyselyEscrowStore implements EscrowStore {
     );
     const { rows } = await this.run(
       `UPDATE escrow_accounts SET balance = balance + $3, credited = credited + $4 WHERE tenant = $1 AND account = $2 RETURNING balance`,
-      [tenant, account, amount, credited ? amount : 0n],
+      [tenant, account, amount, source === 'deposit' ? amount : 0n],
       db,
     );
     return decodeBig((rows[0] as { balance?: unknown } | undefined)?.balance);

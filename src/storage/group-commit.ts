@@ -1,3 +1,5 @@
+import { LocalError } from '../shared/errors.js';
+
 /** Options of {@link GroupCommitter}. */
 export interface GroupCommitOptions {
   /** Most items written in one database transaction. */
@@ -75,7 +77,8 @@ export class GroupCommitter<T, R> {
   private take(): Waiting<T, R>[] {
     const batch: Waiting<T, R>[] = [];
     for (let i = 0; i < this.queue.length && batch.length < this.options.maxBatch;) {
-      const waiting = this.queue[i]!;
+      const waiting = this.queue[i];
+      if (waiting === undefined) break;
       const key = this.keyOf(waiting.item);
       if (this.busyKeys.has(key)) {
         i++;
@@ -93,19 +96,27 @@ export class GroupCommitter<T, R> {
     this.written.items += batch.length;
     try {
       const results = await this.write(batch.map((w) => w.item));
-      batch.forEach((waiting, i) => waiting.resolve(results[i]!));
+      batch.forEach((waiting, i) => settle(waiting, results[i]));
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]!.reject(error);
+      const only = batch.length === 1 ? batch[0] : undefined;
+      if (only !== undefined) {
+        only.reject(error);
         return;
       }
       for (const waiting of batch) {
         try {
-          waiting.resolve((await this.write([waiting.item]))[0]!);
+          settle(waiting, (await this.write([waiting.item]))[0]);
         } catch (single) {
           waiting.reject(single);
         }
       }
     }
   }
+}
+
+/** Hands an item its result; a write that returned fewer results than items is a bug, not a success. */
+function settle<T, R>(waiting: Waiting<T, R>, result: R | undefined): void {
+  if (result === undefined)
+    waiting.reject(new LocalError('INVALID_STATE', 'the batch write returned no result for an item'));
+  else waiting.resolve(result);
 }

@@ -9,13 +9,17 @@ import type { Database } from './database.js';
 export interface MigrationSet {
   readonly id: string;
   readonly migrations: Record<string, Migration>;
+  /** The set's ledger table when it is not `a2ac_<id>_migrations` (a ledger another tool keeps too). */
+  readonly ledgerTable?: string;
+  /** The lock table serialising its migrations when it is not ours (shared with another tool). */
+  readonly lockTable?: string;
 }
 
 const LOCK_TABLE = 'a2ac_migrations_lock';
 
 /** The ledger table of a set: which of its migrations are applied. */
 export function migrationTableOf(set: MigrationSet): string {
-  return `a2ac_${set.id}_migrations`;
+  return set.ledgerTable ?? `a2ac_${set.id}_migrations`;
 }
 
 /** Applies every pending migration of each set, in order. Safe to re-run; serialised by Kysely's lock. */
@@ -26,7 +30,7 @@ export async function migrateSets(database: Database, sets: readonly MigrationSe
       db: database.db,
       provider: { getMigrations: () => Promise.resolve(set.migrations) },
       migrationTableName: migrationTableOf(set),
-      migrationLockTableName: LOCK_TABLE,
+      migrationLockTableName: set.lockTable ?? LOCK_TABLE,
     });
     const { error, results } = await migrator.migrateToLatest();
     if (error) {

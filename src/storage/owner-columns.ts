@@ -26,7 +26,8 @@ export function ownerIdentityMigration(
           string,
           string
         >[];
-        for (const owner of rows.map((r) => r[column]!)) {
+        for (const owner of rows.map((r) => r[column])) {
+          if (owner === undefined) continue;
           const target =
             legacyIdentityOf(owner) ?? (previousAnonymous.includes(owner) ? ANONYMOUS_IDENTITY : undefined);
           if (target !== undefined)
@@ -51,8 +52,7 @@ export interface Reassigned {
 export async function reassignOwner(
   db: Kysely<any>,
   columns: readonly OwnerColumn[],
-  from: string,
-  to: string,
+  { from, to }: { readonly from: string; readonly to: string },
 ): Promise<Reassigned[]> {
   const existing = new Set((await db.introspection.getTables()).map((t) => t.name));
   return db.transaction().execute(async (trx) => {

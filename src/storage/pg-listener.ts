@@ -11,7 +11,9 @@ export interface PgListenerOptions {
   readonly logger?: Logger;
 }
 
-const RETRY_MS = [100, 500, 1_000, 2_000, 5_000];
+const RETRY_MS = [100, 500, 1_000, 2_000];
+/** The wait between attempts once the ones above are used up. */
+const LAST_RETRY_MS = 5_000;
 
 /**
  * One dedicated PostgreSQL connection that LISTENs on a channel (PostgreSQL's own LISTEN/NOTIFY, no broker)
@@ -72,7 +74,7 @@ export class PgListener {
     if (this.client === client) this.client = undefined;
     if (this.retry) return;
     if (error !== undefined) this.logger.warn('db.listen_connection_lost', errorFields(error));
-    const wait = RETRY_MS[Math.min(this.attempt, RETRY_MS.length - 1)]!;
+    const wait = RETRY_MS[this.attempt] ?? LAST_RETRY_MS;
     this.attempt += 1;
     this.retry = setTimeout(() => {
       this.retry = undefined;

@@ -1,27 +1,62 @@
 import { CompiledQuery } from 'kysely';
 import type { SqlDialect } from './database.js';
 
-const sqliteForms = new Map<string, { sql: string; order: number[] }>();
+/**
+ * A statement in one dialect's own form: its SQL, and for SQLite which parameter each `?` binds
+ * (`order` is undefined for PostgreSQL, whose `$n` name their parameters; `inOrder` says the `?` bind
+ * the parameters as given, so they need no reordering).
+ */
+export interface DialectSql {
+  readonly sql: string;
+  readonly order: readonly number[] | undefined;
+  readonly inOrder: boolean;
+}
 
 /**
- * A statement written once with PostgreSQL `$n` placeholders (and optional `::type` casts), compiled for
- * the dialect: as it is for PostgreSQL; for SQLite each `$n` becomes `?` bound to `params[n - 1]` in the
- * order the placeholders appear (rewrites are cached by statement text).
+ * A statement written once with PostgreSQL `$n` placeholders (and optional `::type` casts), in the
+ * dialect's form: as it is for PostgreSQL; for SQLite each `$n` becomes `?` bound to `params[n - 1]` in
+ * the order the placeholders appear, and casts are dropped. Not cached: a caller keeps what it reuses.
+ */
+export function dialectSql(dialect: SqlDialect, text: string): DialectSql {
+  if (dialect === 'postgres') return { sql: text, order: undefined, inOrder: true };
+  const order: number[] = [];
+  const sql = text.replace(/\$(\d+)(::\w+)?/g, (_match, index: string) => {
+    order.push(Number(index) - 1);
+    return '?';
+  });
+  return { sql, order, inOrder: order.every((n, i) => n === i) };
+}
+
+/** The parameters in the order the statement's placeholders bind them (`params` itself when that is its order). */
+export function bindParams(statement: DialectSql, params: readonly unknown[]): readonly unknown[] {
+  const order = statement.order;
+  if (order === undefined || (statement.inOrder && order.length === params.length)) return params;
+  return order.map((i) => params[i]);
+}
+
+const sqliteForms = new Map<string, DialectSql>();
+
+/**
+ * A statement written once with `$n` placeholders ({@link dialectSql}), compiled for the dialect with its
+ * parameters (SQLite rewrites are cached by statement text).
  */
 export function compileSql(dialect: SqlDialect, text: string, params: readonly unknown[]): CompiledQuery {
   if (dialect === 'postgres') return CompiledQuery.raw(text, [...params]);
   let form = sqliteForms.get(text);
   if (!form) {
-    const order: number[] = [];
-    const sql = text.replace(/\$(\d+)(::\w+)?/g, (_match, index: string) => {
-      order.push(Number(index) - 1);
-      return '?';
-    });
-    form = { sql, order };
+    form = dialectSql('sqlite', text);
     if (sqliteForms.size < 1_000) sqliteForms.set(text, form);
   }
-  return CompiledQuery.raw(
-    form.sql,
-    form.order.map((i) => params[i]),
-  );
+  return CompiledQuery.raw(form.sql, [...bindParams(form, params)]);
 }
+
+/**
+ * A statement in its dialect's form whose rows have type `R` (a compile-time label: the rows are what the
+ * SQL selects, checked by the reader that decodes them).
+ */
+export interface Statement<R> extends DialectSql {
+  readonly row?: R;
+}
+
+/** Runs a statement with its parameters (as written: `$1` is `params[0]`) on a connection; the rows it returns. */
+export type RunSql = <R>(statement: Statement<R>, params: readonly unknown[]) => Promise<R[]>;

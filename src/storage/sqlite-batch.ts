@@ -1,47 +1,53 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import type { RunShape } from './acp-batch-write.js';
-import type { QueryShapes } from './query-shapes.js';
+import { bindParams, type RunSql, type Statement } from './sql-text.js';
 
 /**
- * Runs `body` as one SQLite transaction on the raw better-sqlite3 handle under `db`, holding `db`'s single
- * connection for the whole time (Kysely's own mutex), so no other store's statement or open transaction
- * can interleave with it. The statements are the query shapes' own SQL (compiled once by Kysely), run as
- * cached prepared statements without Kysely's per-query machinery: a group commit's database work is then
- * a few native calls (issue 10). `BEGIN IMMEDIATE` takes the write lock at once, so a second process
- * waits on `busy_timeout` instead of failing mid-transaction.
+ * Runs transactions on the raw better-sqlite3 handle under a Kysely instance, holding the instance's
+ * single connection the whole time (Kysely's own mutex), so no other store's statement or open
+ * transaction can interleave. Statements (already in SQLite's form) run as cached prepared statements
+ * without Kysely's per-query machinery: a group commit's database work is then a few native calls
+ * (issue 10). `BEGIN IMMEDIATE` takes the write lock at once, so a second process waits on
+ * `busy_timeout` instead of failing mid-transaction.
  */
-export async function inSqliteTransaction<T>(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  db: Kysely<any>,
-  sqlite: BetterSqlite3.Database,
-  shapes: QueryShapes,
-  statements: Map<string, BetterSqlite3.Statement>,
-  body: (run: RunShape) => Promise<T>,
-): Promise<T> {
-  const prepared = (text: string): BetterSqlite3.Statement => {
-    let statement = statements.get(text);
+export class SqliteTransactions {
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+
+  constructor(
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    private readonly db: Kysely<any>,
+    private readonly sqlite: BetterSqlite3.Database,
+  ) {}
+
+  /** Runs `body` as one SQLite transaction: committed when it resolves, rolled back when it throws. */
+  execute<T>(body: (run: RunSql) => Promise<T>): Promise<T> {
+    return this.db.connection().execute(async () => {
+      this.prepared('BEGIN IMMEDIATE').run();
+      try {
+        const result = await body(this.run);
+        this.prepared('COMMIT').run();
+        return result;
+      } catch (error) {
+        if (this.sqlite.inTransaction) this.prepared('ROLLBACK').run();
+        throw error;
+      }
+    });
+  }
+
+  private readonly run: RunSql = <R>(statement: Statement<R>, params: readonly unknown[]) => {
+    const prepared = this.prepared(statement.sql);
+    const bound = bindParams(statement, params);
+    if (prepared.reader) return Promise.resolve(prepared.all(...bound) as R[]);
+    prepared.run(...bound);
+    return Promise.resolve([]);
+  };
+
+  private prepared(text: string): BetterSqlite3.Statement {
+    let statement = this.statements.get(text);
     if (statement === undefined) {
-      statement = sqlite.prepare(text);
-      statements.set(text, statement);
+      statement = this.sqlite.prepare(text);
+      this.statements.set(text, statement);
     }
     return statement;
-  };
-  const run: RunShape = <R>(name: string, parameters: readonly unknown[], build: Parameters<RunShape>[2]) => {
-    const statement = prepared(shapes.text(name, parameters, build));
-    if (statement.reader) return Promise.resolve({ rows: statement.all(...parameters) as R[] });
-    statement.run(...parameters);
-    return Promise.resolve({ rows: [] as R[] });
-  };
-  return db.connection().execute(async () => {
-    prepared('BEGIN IMMEDIATE').run();
-    try {
-      const result = await body(run);
-      prepared('COMMIT').run();
-      return result;
-    } catch (error) {
-      if (sqlite.inTransaction) prepared('ROLLBACK').run();
-      throw error;
-    }
-  });
+  }
 }

@@ -164,11 +164,7 @@ describe.each(VARIANTS)(
       expect(child.signalCode).toBe('SIGKILL');
 
       const host = await startAcpHost({ dataDir, ...(db ? { flags: { db, 'tls-self-signed': true } } : {}) });
-      const { present, cuts } = await verifyChains(
-        new KyselyTransactionStore(host.database!.db),
-        all,
-        outcomes,
-      );
+      const { present, cuts } = await verifyChains(new KyselyTransactionStore(host.database!), all, outcomes);
       expect(present).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
       expect(present).toBeLessThan(TRANSACTIONS * PER_TRANSACTION);
 
@@ -245,7 +241,7 @@ describe.each(VARIANTS)(
       });
       onCleanup(() => database.close());
       const all = crashChains(GROUP_TRANSACTIONS, PER_TRANSACTION);
-      const { present } = await verifyChains(new KyselyTransactionStore(database.db), all, outcomes);
+      const { present } = await verifyChains(new KyselyTransactionStore(database), all, outcomes);
       expect(present).toBeGreaterThanOrEqual(GROUP_KILL_AFTER);
       expect(present).toBeLessThan(GROUP_TRANSACTIONS * PER_TRANSACTION);
     }, 60_000);

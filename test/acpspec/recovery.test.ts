@@ -18,7 +18,7 @@ let host: AcpTestHost;
 let store: TransactionStore;
 beforeAll(async () => {
   host = await startAcpHost();
-  store = new KyselyTransactionStore(host.database!.db);
+  store = new KyselyTransactionStore(host.database!);
 });
 afterAll(cleanup);
 

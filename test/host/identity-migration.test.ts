@@ -6,10 +6,10 @@ import { ServerCallContext, type User } from '@a2a-js/sdk/server';
 import { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { createAcpClient } from '../../src/a2a/acp/client.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
-import { migrateSdkStores } from '../../src/a2a/sdk-stores.js';
 import { buildSnapshot, newEnvelopeId, stateOf, type SnapshotEnvelope } from '../../src/acpspec/envelope.js';
 import { runCli } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
+import { SDK_STORE_MIGRATIONS } from '../../src/server/host.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';
 import { acpMigrations } from '../../src/storage/acp-transaction-store-kysely.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
@@ -43,7 +43,7 @@ async function plantPreviousRelease(
 ): Promise<{ tokenZero: { tx: string; task: string }; anonymous: { tx: string; task: string } }> {
   const database = openDatabase({ url: where.db, dataDir: where.dataDir });
   try {
-    await migrateSdkStores(database.url);
+    await migrateSets(database, SDK_STORE_MIGRATIONS);
     const {
       '0001_initial': initial,
       '0002_transaction_owner': owner,

@@ -63,7 +63,12 @@ export function createEscrowVerifier(options: EscrowVerifierOptions): EscrowVeri
     const needed = now + resolveInvoke(params).timeoutMs + options.claimDelayMs + window + marginMs;
     if (typeof status.valid_until_ms !== 'number' || status.valid_until_ms < needed)
       throw refuse('validity_too_short');
-    const held = await options.reservations.reserve(escrowId, params.task_id, cost, now);
+    const held = await options.reservations.reserve({
+      escrowId,
+      taskId: params.task_id,
+      amount: cost,
+      at: now,
+    });
     if (held.taskId !== params.task_id) throw refuse('committed');
   };
 }

@@ -20,13 +20,21 @@ export interface Reservation {
 }
 
 /** The provider's reservations, shared by every host of the provider (memory, SQLite, PostgreSQL). */
+/** A reservation asked for: the escrow, the task it backs, the CU ceiling (nano-CU) and when (epoch ms). */
+export interface ReservationRequest {
+  readonly escrowId: string;
+  readonly taskId: string;
+  readonly amount: bigint;
+  readonly at: number;
+}
+
 export interface ReservationStore {
   /**
    * Reserves an escrow for one task, atomically: one escrow backs one task (a `void` reservation — its
    * task failed or never ran — gives the escrow up). Returns the reservation that holds the escrow: this
    * one, or an earlier one (of this task on a retry, or of another task).
    */
-  reserve(escrowId: string, taskId: string, amount: bigint, at: number): Promise<Reservation>;
+  reserve(hold: ReservationRequest): Promise<Reservation>;
   /** Reservations in a state, oldest first. */
   inState(state: ReservationState, limit: number): Promise<Reservation[]>;
   /** Moves a reservation from one state to another (compare-and-set); false when it was not in `from`. */
