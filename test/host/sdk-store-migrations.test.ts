@@ -6,12 +6,12 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { PUSH_NOTIFICATION_TABLE, TASK_TABLE } from '@a2a-js/sdk/server/database';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, tempDir } from '../../test/helpers/host.js';
-import { freshPgDatabase } from '../../test/helpers/pg.js';
-import { openDatabase, type Database } from './database.js';
-import { pendingMigrations } from './database-check.js';
-import { migrateSets } from './migrations.js';
-import { sdkStoreMigrations } from './sdk-store-migrations.js';
+import { cleanup, tempDir } from '../helpers/host.js';
+import { freshPgDatabase } from '../helpers/pg.js';
+import { openDatabase, type Database } from '../../src/storage/database.js';
+import { pendingMigrations } from '../../src/storage/database-check.js';
+import { migrateSets } from '../../src/storage/migrations.js';
+import { sdkStoreMigrations } from '../../src/storage/sdk-store-migrations.js';
 
 afterEach(cleanup);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryTransactionStore } from '../storage/acp-transaction-store-memory.js';
+import { MemoryTransactionStore } from '../../src/storage/acp-transaction-store-memory.js';
 import {
   anonymousState,
   delta,
@@ -10,13 +10,13 @@ import {
   RECEIVER_AGENT_ID,
   sequentialIds,
   snapshot,
-} from '../../test/helpers/acp-builders.js';
-import { canonicalJson } from '../shared/jcs.js';
-import { envelopeKind } from './envelope.js';
-import { isAcpError } from './errors.js';
-import { createHeldStateCache } from './held-state.js';
-import { StoreBackedReceiver } from './receiver.js';
-import { TransitionCommitter, type Inbound } from './receiver-commit.js';
+} from '../helpers/acp-builders.js';
+import { canonicalJson } from '../../src/shared/jcs.js';
+import { envelopeKind } from '../../src/acpspec/envelope.js';
+import { isAcpError } from '../../src/acpspec/errors.js';
+import { createHeldStateCache } from '../../src/acpspec/held-state.js';
+import { StoreBackedReceiver } from '../../src/acpspec/receiver.js';
+import { TransitionCommitter, type Inbound } from '../../src/acpspec/receiver-commit.js';
 
 const producer = { agent_id: RECEIVER_AGENT_ID, role: 'dealer_agent' };
 
