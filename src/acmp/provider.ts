@@ -438,15 +438,15 @@ class StoreBackedProvider implements AcmpProvider {
       detach();
       signal?.removeEventListener('abort', onDetach);
     });
-    const delivery = new Delivery(
-      slot.record.taskId,
-      { stream: options.stream, notify: options.canStream },
-      (event) => queue.push(event),
-      () => {
+    const delivery = new Delivery({
+      taskId: slot.record.taskId,
+      mode: { stream: options.stream, notify: options.canStream },
+      sink: (event) => queue.push(event),
+      end: () => {
         signal?.removeEventListener('abort', onDetach);
         queue.end();
       },
-    );
+    });
     if (signal?.aborted) queue.end();
     else {
       signal?.addEventListener('abort', onDetach, { once: true });

@@ -99,6 +99,15 @@ export interface NewAcmpTask {
 }
 
 /** A compare-and-set running → finished. */
+/** Chunks a running task's owner appends (Layer 1 §7.1 order: `from`, `from + 1`, …). */
+export interface AppendChunks {
+  /** The host that must still own the task. */
+  readonly hostId: string;
+  /** The index of the first chunk: the count already stored. */
+  readonly from: number;
+  readonly chunks: readonly Payload[];
+}
+
 export interface FinishTask {
   readonly outcome: TaskOutcome;
   readonly end: TaskEnd;
@@ -156,7 +165,7 @@ export interface AcmpTaskStore {
    * Appends chunks `from`, `from + 1`, … of a task this host runs, then signals `chunks`.
    * False when the task is no longer running under `hostId`.
    */
-  appendChunks(taskId: string, hostId: string, from: number, chunks: readonly Payload[]): Promise<boolean>;
+  appendChunks(taskId: string, append: AppendChunks): Promise<boolean>;
   /**
    * Compare-and-set running → finished, then signals `finished`. Returns the record as stored afterwards
    * and whether this call wrote it; `undefined` for an unknown task.

@@ -131,22 +131,24 @@ for (const [name, harness] of harnesses) {
       const taskId = id();
       await store.claim(task(taskId));
       const c = (n: number) => ({ type: 'text', data: `c${n}` });
-      expect(await store.appendChunks(taskId, 'host-1', 0, [c(0), c(1)])).toBe(true);
-      expect(await store.appendChunks(taskId, 'host-1', 1, [c(9)])).toBe(false);
-      expect(await store.appendChunks(taskId, 'host-2', 2, [c(2)])).toBe(false);
-      expect(await store.appendChunks(taskId, 'host-1', 2, [c(2)])).toBe(true);
+      expect(await store.appendChunks(taskId, { hostId: 'host-1', from: 0, chunks: [c(0), c(1)] })).toBe(
+        true,
+      );
+      expect(await store.appendChunks(taskId, { hostId: 'host-1', from: 1, chunks: [c(9)] })).toBe(false);
+      expect(await store.appendChunks(taskId, { hostId: 'host-2', from: 2, chunks: [c(2)] })).toBe(false);
+      expect(await store.appendChunks(taskId, { hostId: 'host-1', from: 2, chunks: [c(2)] })).toBe(true);
       expect(await store.chunks(taskId, 0)).toEqual([c(0), c(1), c(2)]);
       expect(await store.chunks(taskId, 2)).toEqual([c(2)]);
       expect((await store.get(taskId))?.chunkCount).toBe(3);
       await store.finish(taskId, { outcome: result, end: 'completed', at: 2000 });
-      expect(await store.appendChunks(taskId, 'host-1', 3, [c(3)])).toBe(false);
+      expect(await store.appendChunks(taskId, { hostId: 'host-1', from: 3, chunks: [c(3)] })).toBe(false);
     });
 
     it('signals chunks, heartbeats and the end to watchers', async () => {
       const taskId = id();
       await store.claim(task(taskId));
       const chunks = nextSignal(store, taskId, 'chunks');
-      await store.appendChunks(taskId, 'host-1', 0, [{ type: 'text', data: 'x' }]);
+      await store.appendChunks(taskId, { hostId: 'host-1', from: 0, chunks: [{ type: 'text', data: 'x' }] });
       expect(await chunks).toEqual({ kind: 'chunks', taskId, count: 1 });
       const beat = nextSignal(store, taskId, 'heartbeat');
       store.heartbeat(taskId, 0.5, 'half');
