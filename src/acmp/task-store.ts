@@ -98,7 +98,6 @@ export interface NewAcmpTask {
   readonly deadlineAt: number;
 }
 
-/** A compare-and-set running → finished. */
 /** Chunks a running task's owner appends (Layer 1 §7.1 order: `from`, `from + 1`, …). */
 export interface AppendChunks {
   /** The host that must still own the task. */
@@ -108,6 +107,7 @@ export interface AppendChunks {
   readonly chunks: readonly Payload[];
 }
 
+/** A compare-and-set running → finished. */
 export interface FinishTask {
   readonly outcome: TaskOutcome;
   readonly end: TaskEnd;
