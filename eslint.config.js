@@ -5,7 +5,6 @@ import tseslint from 'typescript-eslint';
  * Issue 14 empties this list one directory at a time; a directory leaves it when it passes.
  */
 const HOUSE_RULES_PENDING = [
-  'src/acmp/**',
 
   'src/a2a/**',
 
