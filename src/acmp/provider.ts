@@ -78,7 +78,7 @@ class StoreBackedProvider implements AcmpProvider {
   private readonly liveness: HostLiveness;
   private readonly negotiator: Negotiator | undefined;
 
-  constructor(private readonly options: AcmpProviderOptions) {
+  constructor(options: AcmpProviderOptions) {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.store = options.store ?? new MemoryAcmpTaskStore();
@@ -105,10 +105,6 @@ class StoreBackedProvider implements AcmpProvider {
     this.negotiator = options.negotiation
       ? new Negotiator({ clock: this.clock, ...options.negotiation }, this.byId)
       : undefined;
-    // Silent for two intervals (at least MIN_HOST_WINDOW_MS, so a busy event loop is not taken for a
-    // dead host) = gone; beat at least four times per window. At the default 5 s heartbeat a dead owner's
-    // task is finished within 2.5 intervals, inside the buyer's 3 × heartbeat window (Layer 1 §3.6).
-    const windowMs = Math.max(2 * intervalMs, MIN_HOST_WINDOW_MS);
     this.admission = new TaskAdmission({
       store: this.store,
       clock: this.clock,
@@ -122,6 +118,10 @@ class StoreBackedProvider implements AcmpProvider {
       closing: this.closing.signal,
       slots: this.slots,
     });
+    // Silent for two intervals (at least MIN_HOST_WINDOW_MS, so a busy event loop is not taken for a
+    // dead host) = gone; beat at least four times per window. At the default 5 s heartbeat a dead owner's
+    // task is finished within 2.5 intervals, inside the buyer's 3 × heartbeat window (Layer 1 §3.6).
+    const windowMs = Math.max(2 * intervalMs, MIN_HOST_WINDOW_MS);
     this.liveness = new HostLiveness({
       store: this.store,
       hostId: this.hostId,
