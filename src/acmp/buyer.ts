@@ -3,23 +3,20 @@ import type { Clock } from '../shared/clock.js';
 import { isLocalError, LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { BuyerCall, prepareInvokeParams, type BuyerEvent, type InvokeInput } from './buyer-call.js';
 import { ACMP_METHOD } from './constants.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
 import {
   CapabilityObjectSchema,
-  InvokeParamsSchema,
-  resolveInvoke,
   type AcmpEvent,
   type AcmpResult,
   type CancelParams,
   type CapabilityObject,
-  type HeartbeatParams,
   type InvokeParams,
-  type Payload,
-  type StreamChunkParams,
 } from './messages.js';
-import { ChunkTracker } from './buyer-checks.js';
-import { nextOrAbort, Watchdog } from './watchdog.js';
+import { nextOrAbort } from './watchdog.js';
+
+export type { BuyerEvent, InvokeInput } from './buyer-call.js';
 
 /** A provider message as the buyer receives it (the provider's {@link AcmpEvent}s, decoded by a binding). */
 export type AcmpInbound = AcmpEvent;
@@ -31,15 +28,6 @@ export interface AcmpBuyerTransport {
   /** Sends `acmp/cancel` (a notification: resolves once sent). */
   cancel(params: CancelParams, options?: { signal?: AbortSignal }): Promise<void>;
 }
-
-/** Invoke params with an optional task_id (the buyer core generates a globally unique one, §3.1). */
-export type InvokeInput = Omit<InvokeParams, 'task_id'> & { task_id?: string };
-
-/** What {@link AcmpBuyerCore.stream} yields: notifications, then the result with the full output. */
-export type BuyerEvent =
-  | { kind: 'chunk'; params: StreamChunkParams }
-  | { kind: 'heartbeat'; params: HeartbeatParams }
-  | { kind: 'result'; result: AcmpResult; output: Payload };
 
 /** The transport-free buyer (Layer 1 §3, buyer side). */
 export interface AcmpBuyerCore {
@@ -79,126 +67,138 @@ const CANCEL_WAIT_MS = 2000;
 export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
   const parsed = CapabilityObjectSchema.safeParse(options.capabilityObject);
   if (!parsed.success) throw new LocalError('CONFIG_INVALID', 'capability object is malformed');
-  const capability = parsed.data;
-  const { transport } = options;
-  const ids = options.ids ?? systemIds;
-  const logger = options.logger ?? silentLogger;
-  const retries = options.retries ?? 2;
-  const retryDelayMs = options.retryDelayMs ?? 200;
-  const heartbeatMs = capability.features.heartbeat_interval_ms;
-  // Layer 1 §3.6: recommended liveness window is 3 × heartbeat_interval_ms.
-  const livenessMs = heartbeatMs === undefined ? undefined : 3 * heartbeatMs;
+  return new TransportBuyerCore(parsed.data, options);
+}
 
-  const prepare = (input: InvokeInput): InvokeParams => {
-    const candidate = { ...input, task_id: input.task_id ?? ids.newId('task') };
-    const result = InvokeParamsSchema.safeParse(candidate);
-    if (!result.success) throw new AcmpError(ACMP_CODE.invalidParams, { task_id: candidate.task_id });
-    const params = result.data;
-    const unsupported = (feature: string): AcmpError =>
-      new AcmpError(ACMP_CODE.featureUnsupported, { task_id: params.task_id, feature });
-    if (!capability.accepts.includes(ACMP_METHOD.invoke)) throw unsupported(ACMP_METHOD.invoke);
-    if (params.stream === true && capability.features.output_streaming !== true)
-      throw unsupported('output_streaming');
-    // The A2A binding declines input streaming (§3.3); this core never sends acmp/inputChunk.
-    if (params.input_stream === true) throw unsupported('input_streaming');
-    return params;
-  };
+/** The buyer core over one {@link AcmpBuyerTransport}: each call is a {@link BuyerCall} tried until it ends. */
+class TransportBuyerCore implements AcmpBuyerCore {
+  private readonly transport: AcmpBuyerTransport;
+  private readonly ids: IdSource;
+  private readonly logger: Logger;
+  private readonly retries: number;
+  private readonly retryDelayMs: number;
+  private readonly livenessMs: number | undefined;
 
-  const sendCancel = async (taskId: string, reason: string): Promise<void> => {
-    if (!capability.accepts.includes(ACMP_METHOD.cancel)) return;
-    try {
-      await transport.cancel({ task_id: taskId, reason }, { signal: AbortSignal.timeout(CANCEL_WAIT_MS) });
-    } catch (error) {
-      logger.warn('acmp.buyer_cancel_failed', { task_id: taskId, ...errorFields(error) });
+  constructor(
+    private readonly capability: CapabilityObject,
+    options: AcmpBuyerOptions,
+  ) {
+    this.transport = options.transport;
+    this.ids = options.ids ?? systemIds;
+    this.logger = options.logger ?? silentLogger;
+    this.retries = options.retries ?? 2;
+    this.retryDelayMs = options.retryDelayMs ?? 200;
+    const heartbeatMs = capability.features.heartbeat_interval_ms;
+    // Layer 1 §3.6: recommended liveness window is 3 × heartbeat_interval_ms.
+    this.livenessMs = heartbeatMs === undefined ? undefined : 3 * heartbeatMs;
+  }
+
+  async invoke(input: InvokeInput, callOptions?: { signal?: AbortSignal }): Promise<AcmpResult> {
+    for await (const event of this.stream(input, callOptions)) {
+      if (event.kind === 'result') return { ...event.result, output: event.output };
     }
-  };
+    throw new LocalError('INVALID_STATE', 'stream ended without a result');
+  }
 
-  async function* stream(
-    input: InvokeInput,
-    callOptions?: { signal?: AbortSignal },
-  ): AsyncGenerator<BuyerEvent> {
+  async *stream(input: InvokeInput, callOptions?: { signal?: AbortSignal }): AsyncGenerator<BuyerEvent> {
     callOptions?.signal?.throwIfAborted();
-    const params = prepare(input);
-    const taskId = params.task_id;
-    const watchdog = new Watchdog(taskId, resolveInvoke(params).timeoutMs, livenessMs);
-    const signals = [watchdog.signal, ...(callOptions?.signal ? [callOptions.signal] : [])];
-    const signal = AbortSignal.any(signals);
-    const tracker = new ChunkTracker(taskId);
-    // Once the provider showed life, the liveness window (not the retry budget) decides when it is lost.
-    let alive = false;
+    const params = prepareInvokeParams(this.capability, input, this.ids);
+    const call = new BuyerCall(params, { livenessMs: this.livenessMs, signal: callOptions?.signal });
     try {
       for (let attempt = 0; ; attempt++) {
-        tracker.restart();
-        const attemptAbort = new AbortController();
-        const iterator = transport
-          .send(params, {
-            stream: params.stream === true,
-            signal: AbortSignal.any([signal, attemptAbort.signal]),
-          })
-          [Symbol.asyncIterator]();
         try {
-          for (;;) {
-            const next = await nextOrAbort(iterator, signal);
-            if (next.done) throw new LocalError('STREAM_CLOSED', 'transport ended before a result');
-            const event = next.value;
-            if (event.kind === 'error') throw AcmpError.fromObject(event.error);
-            if (event.kind === 'result') {
-              yield { kind: 'result', result: event.result, output: tracker.complete(params, event.result) };
-              return;
-            }
-            watchdog.kick();
-            alive = true;
-            if (event.kind === 'heartbeat') yield event;
-            else if (params.stream !== true)
-              throw new AcmpError(ACMP_CODE.internal, { task_id: taskId, reason: 'unrequested_chunk' });
-            else if (tracker.accept(event.params)) yield event;
-          }
+          yield* this.attempt(call);
+          return;
         } catch (error) {
-          // A refusal (bad credentials, a request the peer rejects) fails at once: retrying cannot help.
-          if (signal.aborted || error instanceof AcmpError || isLocalError(error, 'REFUSED')) throw error;
-          // A transport failure (§3.1.1): retry with the same task_id; the provider replays or joins. A
-          // reconnection is no sign of life, so a provider killed mid-task fails by liveness (-33003, §3.6).
-          if (attempt >= retries && !(alive && livenessMs !== undefined)) {
-            throw new AcmpError(
-              ACMP_CODE.internal,
-              { task_id: taskId, reason: 'transport_failed' },
-              { message: 'Transport failed', cause: error },
-            );
-          }
-          logger.info('acmp.buyer_retry', { task_id: taskId, attempt: attempt + 1, ...errorFields(error) });
-          await sleep(retryDelayMs * (attempt + 1), { signal });
-        } finally {
-          // Detach from this attempt (also when the consumer stops early); never cancels the work.
-          attemptAbort.abort();
-          void iterator.return?.();
+          await this.beforeRetry(call, error, attempt);
         }
       }
     } catch (error) {
-      if (watchdog.signal.aborted) {
-        await sendCancel(taskId, 'timeout');
-        throw watchdog.signal.reason;
-      }
-      if (callOptions?.signal?.aborted) {
-        await sendCancel(taskId, 'aborted by buyer');
-        throw callOptions.signal.reason;
-      }
-      if (error instanceof AcmpError && isRunningViolation(error))
-        await sendCancel(taskId, 'protocol violation');
-      throw error;
+      await this.abandon(call, error);
     } finally {
-      watchdog.dispose();
+      call.dispose();
     }
   }
 
-  return {
-    stream,
-    async invoke(input, callOptions) {
-      for await (const event of stream(input, callOptions)) {
-        if (event.kind === 'result') return { ...event.result, output: event.output };
+  /** One transport attempt: yields the call's events until its result (§3.1.1: the same task_id each time). */
+  private async *attempt(call: BuyerCall): AsyncGenerator<BuyerEvent> {
+    call.tracker.restart();
+    const attemptAbort = new AbortController();
+    const iterator = this.transport
+      .send(call.params, {
+        stream: call.params.stream === true,
+        signal: AbortSignal.any([call.signal, attemptAbort.signal]),
+      })
+      [Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = await nextOrAbort(iterator, call.signal);
+        if (next.done) throw new LocalError('STREAM_CLOSED', 'transport ended before a result');
+        const event = call.receive(next.value);
+        if (event) yield event;
+        if (event?.kind === 'result') return;
       }
-      throw new LocalError('INVALID_STATE', 'stream ended without a result');
-    },
-  };
+    } finally {
+      // Detach from this attempt (also when the consumer stops early); never cancels the work.
+      attemptAbort.abort();
+      void iterator.return?.();
+    }
+  }
+
+  /**
+   * Decides whether a failed attempt is retried (after a back-off) or ends the call (rethrows).
+   * @throws the attempt's error when retrying cannot help; AcmpError -33099 `transport_failed` when the
+   *   retries are spent.
+   */
+  private async beforeRetry(call: BuyerCall, error: unknown, attempt: number): Promise<void> {
+    // A refusal (bad credentials, a request the peer rejects) fails at once: retrying cannot help.
+    if (call.signal.aborted || error instanceof AcmpError || isLocalError(error, 'REFUSED')) throw error;
+    // A transport failure (§3.1.1): retry with the same task_id; the provider replays or joins. A
+    // reconnection is no sign of life, so a provider killed mid-task fails by liveness (-33003, §3.6).
+    if (attempt >= this.retries && !call.livenessDecides) {
+      throw new AcmpError(
+        ACMP_CODE.internal,
+        { task_id: call.taskId, reason: 'transport_failed' },
+        { message: 'Transport failed', cause: error },
+      );
+    }
+    this.logger.info('acmp.buyer_retry', {
+      task_id: call.taskId,
+      attempt: attempt + 1,
+      ...errorFields(error),
+    });
+    await sleep(this.retryDelayMs * (attempt + 1), { signal: call.signal });
+  }
+
+  /**
+   * Ends a failed call: cancels the provider's work when the buyer gives up on a running task (deadline,
+   * liveness, the caller's abort, a chunk violation), then throws why.
+   */
+  private async abandon(call: BuyerCall, error: unknown): Promise<never> {
+    if (call.watchdog.signal.aborted) {
+      await this.sendCancel(call.taskId, 'timeout');
+      throw call.watchdog.signal.reason;
+    }
+    if (call.callerSignal?.aborted) {
+      await this.sendCancel(call.taskId, 'aborted by buyer');
+      throw call.callerSignal.reason;
+    }
+    if (error instanceof AcmpError && isRunningViolation(error))
+      await this.sendCancel(call.taskId, 'protocol violation');
+    throw error;
+  }
+
+  private async sendCancel(taskId: string, reason: string): Promise<void> {
+    if (!this.capability.accepts.includes(ACMP_METHOD.cancel)) return;
+    try {
+      await this.transport.cancel(
+        { task_id: taskId, reason },
+        { signal: AbortSignal.timeout(CANCEL_WAIT_MS) },
+      );
+    } catch (error) {
+      this.logger.warn('acmp.buyer_cancel_failed', { task_id: taskId, ...errorFields(error) });
+    }
+  }
 }
 
 /** Chunk violations happen while the task still runs, so the buyer cancels it. */

@@ -10,6 +10,16 @@ export interface DeliveryMode {
   readonly notify: boolean;
 }
 
+/** What a {@link Delivery} serves: one task's events for one invoke. */
+export interface DeliveryOptions {
+  readonly taskId: string;
+  readonly mode: DeliveryMode;
+  /** Receives each event of the invoke. */
+  readonly sink: (event: TaskEvent) => void;
+  /** Called once, after the last event. */
+  readonly end: () => void;
+}
+
 /**
  * Turns one task's chunks, heartbeats and outcome into the events of one invoke. Live executions, stored
  * outcomes and waits on other hosts all feed the same class, so replay and live look alike.
@@ -22,12 +32,17 @@ export class Delivery {
   private held: Payload | undefined;
   private done = false;
 
-  constructor(
-    private readonly taskId: string,
-    private readonly mode: DeliveryMode,
-    private readonly sink: (event: TaskEvent) => void,
-    private readonly end: () => void,
-  ) {}
+  private readonly taskId: string;
+  private readonly mode: DeliveryMode;
+  private readonly sink: (event: TaskEvent) => void;
+  private readonly end: () => void;
+
+  constructor(options: DeliveryOptions) {
+    this.taskId = options.taskId;
+    this.mode = options.mode;
+    this.sink = options.sink;
+    this.end = options.end;
+  }
 
   get finished(): boolean {
     return this.done;

@@ -43,7 +43,9 @@ export interface ExecutionDeps {
 /** Abort reason for the signal of a handler whose task ended with a result (shared: nothing reads it). */
 const SETTLED = new LocalError('ABORTED', 'task settled');
 /** Back-off between attempts to store an outcome while the database is unreachable. */
-const FINISH_RETRY_MS = [50, 200, 1_000, 2_000, 5_000];
+const FINISH_RETRY_MS = [50, 200, 1_000, 2_000];
+/** The pause between later attempts, once {@link FINISH_RETRY_MS} is used up. */
+const FINISH_RETRY_MAX_MS = 5_000;
 
 /**
  * One run of a capability handler on the host that claimed the task, shared by every invoke of the task
@@ -135,8 +137,8 @@ export class LocalExecution implements TaskFeed {
   }
 
   private async run(): Promise<TaskOutcome> {
-    const { params, accepted } = this.deps;
-    const input = params.input!;
+    const { accepted } = this.deps;
+    const { input } = accepted;
     const ctx: HandlerContext = {
       taskId: this.taskId,
       signal: this.controller.signal,
@@ -222,7 +224,7 @@ export class LocalExecution implements TaskFeed {
         throw new LocalError('INVALID_STATE', 'the task record is missing');
       } catch (error) {
         logger.error('acmp.store_finish_failed', { task_id: this.taskId, attempt, ...errorFields(error) });
-        const wait = FINISH_RETRY_MS[Math.min(attempt, FINISH_RETRY_MS.length - 1)]!;
+        const wait = FINISH_RETRY_MS[attempt] ?? FINISH_RETRY_MAX_MS;
         if (closing.aborted || !(await pause(wait, closing))) {
           return unrecordedEnd(this.taskId, errorOutcome(ACMP_CODE.internal, this.taskId), clock.now());
         }

@@ -79,6 +79,7 @@ export {
   type AcmpTaskRecord,
   type FinishedTaskRecord,
   type NewAcmpTask,
+  type AppendChunks,
   type FinishTask,
   type TaskSignal,
   type TaskListQuery,

@@ -1,6 +1,13 @@
 import { ACMP_METHOD } from './constants.js';
 import { AcmpError } from './errors.js';
-import { encodeEventRoot, encodeRequestRoot, eventOfRoot, parseAcmpRoot } from './messages.js';
+import {
+  encodeEventRoot,
+  encodeRequestRoot,
+  eventOfRoot,
+  parseAcmpRoot,
+  type CancelParams,
+  type InvokeParams,
+} from './messages.js';
 import type { AcmpBuyerTransport, AcmpInbound } from './buyer.js';
 import type { AcmpProvider } from './provider-types.js';
 
@@ -13,30 +20,49 @@ export interface LoopbackOptions {
 }
 
 /**
- * An in-process {@link AcmpBuyerTransport} wiring a buyer core to a provider core. Every message goes
- * through the binding's root encoding and JSON text (so codecs are exercised as on a real wire).
+ * Creates an in-process {@link AcmpBuyerTransport} wiring a buyer core to a provider core. Every message
+ * goes through the binding's root encoding and JSON text (so codecs are exercised as on a real wire).
  */
 export function createLoopbackTransport(
   provider: AcmpProvider,
   options: LoopbackOptions = {},
 ): AcmpBuyerTransport {
-  const canStream = options.canStream ?? true;
-  const wire = <T>(value: T): unknown => JSON.parse(JSON.stringify(value));
-  return {
-    async *send(params, { signal }) {
-      const request = parseAcmpRoot(wire(encodeRequestRoot(ACMP_METHOD.invoke, params)));
-      if (request.kind !== 'request') throw new AcmpError(-32600);
-      for await (const event of provider.invoke(request.params, { canStream, signal })) {
-        const received = eventOfRoot(parseAcmpRoot(wire(encodeEventRoot(event))));
-        if (received === undefined) throw new AcmpError(-32601);
-        const mapped = options.mapInbound ? options.mapInbound(received) : received;
-        if (mapped !== undefined) yield mapped;
-      }
-    },
-    async cancel(params, cancelOptions) {
-      cancelOptions?.signal?.throwIfAborted();
-      const request = parseAcmpRoot(wire(encodeRequestRoot(ACMP_METHOD.cancel, params)));
-      if (request.kind === 'request') await provider.cancel(request.params);
-    },
-  };
+  return new LoopbackTransport(provider, options);
+}
+
+/** The loopback "connection": one provider, reached through the wire encoding. */
+class LoopbackTransport implements AcmpBuyerTransport {
+  private readonly canStream: boolean;
+
+  constructor(
+    private readonly provider: AcmpProvider,
+    private readonly options: LoopbackOptions,
+  ) {
+    this.canStream = options.canStream ?? true;
+  }
+
+  async *send(
+    params: InvokeParams,
+    { signal }: { stream: boolean; signal: AbortSignal },
+  ): AsyncIterable<AcmpInbound> {
+    const request = parseAcmpRoot(wire(encodeRequestRoot(ACMP_METHOD.invoke, params)));
+    if (request.kind !== 'request') throw new AcmpError(-32600);
+    for await (const event of this.provider.invoke(request.params, { canStream: this.canStream, signal })) {
+      const received = eventOfRoot(parseAcmpRoot(wire(encodeEventRoot(event))));
+      if (received === undefined) throw new AcmpError(-32601);
+      const mapped = this.options.mapInbound ? this.options.mapInbound(received) : received;
+      if (mapped !== undefined) yield mapped;
+    }
+  }
+
+  async cancel(params: CancelParams, cancelOptions?: { signal?: AbortSignal }): Promise<void> {
+    cancelOptions?.signal?.throwIfAborted();
+    const request = parseAcmpRoot(wire(encodeRequestRoot(ACMP_METHOD.cancel, params)));
+    if (request.kind === 'request') await this.provider.cancel(request.params);
+  }
+}
+
+/** A value as the other end reads it after JSON text. */
+function wire<T>(value: T): unknown {
+  return JSON.parse(JSON.stringify(value));
 }

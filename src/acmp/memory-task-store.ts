@@ -3,7 +3,7 @@ import { SignalHub } from './signal-hub.js';
 import type {
   AcmpTaskRecord,
   AcmpTaskStore,
-  ChunkAppend,
+  AppendChunks,
   FinishTask,
   HostBeat,
   NewAcmpTask,
@@ -38,7 +38,8 @@ export class MemoryAcmpTaskStore implements AcmpTaskStore {
     return Promise.resolve(structuredClone((this.chunkLists.get(taskId) ?? []).slice(from)));
   }
 
-  appendChunks(taskId: string, { hostId, from, chunks }: ChunkAppend): Promise<boolean> {
+  appendChunks(taskId: string, append: AppendChunks): Promise<boolean> {
+    const { hostId, from, chunks } = append;
     const record = this.tasks.get(taskId);
     if (!record || record.state !== 'running' || record.hostId !== hostId || record.chunkCount !== from) {
       return Promise.resolve(false);

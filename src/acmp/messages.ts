@@ -187,15 +187,16 @@ function issuesOf(error: z.ZodError): { path: string; message: string }[] {
   return error.issues.slice(0, MAX_ISSUES).map((i) => ({ path: i.path.join('.'), message: i.message }));
 }
 
-function parseWith<T>(
-  schema: z.ZodType<T>,
-  value: unknown,
-  code: number,
-  context: Record<string, unknown>,
-): T {
+/** How a value that fails its schema is refused: the error code and the `data` fields besides `issues`. */
+interface Refusal {
+  readonly code: number;
+  readonly data: Record<string, unknown>;
+}
+
+function parseWith<T>(schema: z.ZodType<T>, value: unknown, refusal: Refusal): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new AcmpError(code, { ...context, issues: issuesOf(parsed.error) });
+  throw new AcmpError(refusal.code, { ...refusal.data, issues: issuesOf(parsed.error) });
 }
 
 /** The task_id of a params object, when there is a usable one (for error `data`). */
@@ -208,7 +209,7 @@ function taskIdOf(params: unknown): Record<string, unknown> {
  * @throws AcmpError -32602 with `data.issues` (paths and messages, never values).
  */
 export function parseInvokeParams(value: unknown): InvokeParams {
-  return parseWith(InvokeParamsSchema, value, ACMP_CODE.invalidParams, taskIdOf(value));
+  return parseWith(InvokeParamsSchema, value, { code: ACMP_CODE.invalidParams, data: taskIdOf(value) });
 }
 
 /**
@@ -216,7 +217,7 @@ export function parseInvokeParams(value: unknown): InvokeParams {
  * @throws AcmpError -32602.
  */
 export function parseCancelParams(value: unknown): CancelParams {
-  return parseWith(CancelParamsSchema, value, ACMP_CODE.invalidParams, taskIdOf(value));
+  return parseWith(CancelParamsSchema, value, { code: ACMP_CODE.invalidParams, data: taskIdOf(value) });
 }
 
 /**
@@ -236,23 +237,27 @@ export function parseAcmpRoot(value: unknown): AcmpRoot {
     const method = value.acmp_method;
     if (typeof method !== 'string' || !METHODS.has(method)) throw new AcmpError(ACMP_CODE.methodNotFound);
     const acmpMethod = method as keyof typeof PARAMS_SCHEMA_BY_METHOD;
-    const params = parseWith(
-      PARAMS_SCHEMA_BY_METHOD[acmpMethod] as z.ZodType<unknown>,
-      value.params,
-      ACMP_CODE.invalidParams,
-      taskIdOf(value.params),
-    );
+    const params = parseWith(PARAMS_SCHEMA_BY_METHOD[acmpMethod] as z.ZodType<unknown>, value.params, {
+      code: ACMP_CODE.invalidParams,
+      data: taskIdOf(value.params),
+    });
     return { kind: 'request', method: acmpMethod, params } as AcmpRoot;
   }
   if (keys.length !== 1) {
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'root must have exactly one ACMP root key' });
   }
   if ('acmp_result' in value) {
-    const result = parseWith(AcmpResultSchema, value.acmp_result, ACMP_CODE.invalidRequest, {});
+    const result = parseWith(AcmpResultSchema, value.acmp_result, {
+      code: ACMP_CODE.invalidRequest,
+      data: {},
+    });
     return { kind: 'result', result };
   }
   if ('acmp_error' in value) {
-    const error = parseWith(AcmpErrorObjectSchema, value.acmp_error, ACMP_CODE.invalidRequest, {});
+    const error = parseWith(AcmpErrorObjectSchema, value.acmp_error, {
+      code: ACMP_CODE.invalidRequest,
+      data: {},
+    });
     return { kind: 'error', error };
   }
   throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'unknown root key' });

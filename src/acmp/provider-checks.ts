@@ -1,8 +1,9 @@
+import { LocalError } from '../shared/errors.js';
 import { sha256Jcs } from '../shared/jcs.js';
 import { checkCapabilityInput, inputMismatchDetail } from './capability-input.js';
 import { IMPLEMENTED_PROOF_METHODS } from './constants.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
-import { parseInvokeParams, type InvokeParams } from './messages.js';
+import { parseInvokeParams, type InvokeParams, type Payload } from './messages.js';
 import type { AcmpCapability } from './provider-types.js';
 
 /**
@@ -26,10 +27,11 @@ export function checkFeatures(params: InvokeParams, outputStreaming: boolean, ca
   }
 }
 
-/** A capability accepted for a task, with its price. */
+/** A capability accepted for a task, with its price and the input it runs on. */
 export interface AcceptedTask {
   readonly capability: AcmpCapability;
   readonly price: number;
+  readonly input: Payload;
 }
 
 /**
@@ -51,7 +53,9 @@ export function checkTask(
     throw new AcmpError(ACMP_CODE.proofUnsupported, { task_id: taskId, proof_method: proof });
   }
   // input is present: input_stream was declined by checkFeatures and the schema requires it otherwise.
-  const issues = checkCapabilityInput(capability, params.input!.data);
+  const input = params.input;
+  if (input === undefined) throw new LocalError('INVALID_STATE', 'invoke params without input');
+  const issues = checkCapabilityInput(capability, input.data);
   if (issues.length > 0) {
     throw new AcmpError(ACMP_CODE.invalidParams, {
       task_id: taskId,
@@ -62,8 +66,7 @@ export function checkTask(
   }
   // L6 §4: under an agreement the agreed price is the price (cost_cu = price_cu).
   const price =
-    agreedPrice ??
-    (typeof capability.price === 'function' ? capability.price(params.input!) : capability.price);
+    agreedPrice ?? (typeof capability.price === 'function' ? capability.price(input) : capability.price);
   if (!Number.isFinite(price) || price < 0) throw new AcmpError(ACMP_CODE.internal, { task_id: taskId });
   if (params.max_price_cu !== undefined && price > params.max_price_cu) {
     throw new AcmpError(ACMP_CODE.budgetExceeded, {
@@ -72,7 +75,7 @@ export function checkTask(
       detail: `Minimum price for ${capability.id} is ${price} CU.`,
     });
   }
-  return { capability, price };
+  return { capability, price, input };
 }
 
 /** Proof methods a capability offers that this implementation can produce. */

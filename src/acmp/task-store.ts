@@ -98,6 +98,15 @@ export interface NewAcmpTask {
   readonly deadlineAt: number;
 }
 
+/** Chunks a running task's owner appends (Layer 1 §7.1 order: `from`, `from + 1`, …). */
+export interface AppendChunks {
+  /** The host that must still own the task. */
+  readonly hostId: string;
+  /** The index of the first chunk: the count already stored. */
+  readonly from: number;
+  readonly chunks: readonly Payload[];
+}
+
 /** A compare-and-set running → finished. */
 export interface FinishTask {
   readonly outcome: TaskOutcome;
@@ -139,13 +148,6 @@ export interface HostBeat {
   readonly at: number;
 }
 
-/** Chunks a host appends to a task it runs: chunk `from` is the first of them. */
-export interface ChunkAppend {
-  readonly hostId: string;
-  readonly from: number;
-  readonly chunks: readonly Payload[];
-}
-
 /**
  * The record of truth of ACMP tasks (Layer 1 §3.1.1 idempotency, §3.6 liveness, §3.7 cancel) shared by
  * every host on one database. Implementations: MemoryAcmpTaskStore, KyselyAcmpTaskStore (src/storage).
@@ -163,7 +165,7 @@ export interface AcmpTaskStore {
    * Appends chunks `from`, `from + 1`, … of a task this host runs, then signals `chunks`.
    * False when the task is no longer running under `hostId`.
    */
-  appendChunks(taskId: string, append: ChunkAppend): Promise<boolean>;
+  appendChunks(taskId: string, append: AppendChunks): Promise<boolean>;
   /**
    * Compare-and-set running → finished, then signals `finished`. Returns the record as stored afterwards
    * and whether this call wrote it; `undefined` for an unknown task.

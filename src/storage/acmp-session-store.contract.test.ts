@@ -79,7 +79,7 @@ storeContract('SessionStore contract', backends, (t) => {
     await t.store.create(s, 8, 2_000);
     const turn = { messageId: 'm-x', hash: 'h', request: '{}', at: 2_000 };
     const racers = Array.from({ length: 10 }, () =>
-      t.store.update(sessionTransition.begin(s, 'accepting', turn, 2_000)),
+      t.store.update(sessionTransition.begin(s, { phase: 'accepting', turn }, 2_000)),
     );
     expect((await Promise.all(racers)).filter(Boolean)).toHaveLength(1);
     expect(await t.store.get(s.id)).toMatchObject({ version: 2, phase: 'accepting' });

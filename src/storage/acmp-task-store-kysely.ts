@@ -4,7 +4,7 @@ import type { Payload } from '../acmp/messages.js';
 import type {
   AcmpTaskRecord,
   AcmpTaskStore,
-  ChunkAppend,
+  AppendChunks,
   FinishTask,
   HostBeat,
   NewAcmpTask,
@@ -103,7 +103,8 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     return rows.map(decodeChunk);
   }
 
-  async appendChunks(taskId: string, { hostId, from, chunks }: ChunkAppend): Promise<boolean> {
+  async appendChunks(taskId: string, append: AppendChunks): Promise<boolean> {
+    const { hostId, from, chunks } = append;
     if (chunks.length === 0) return true;
     const count = from + chunks.length;
     const n = chunks.length * 2;

@@ -16,7 +16,14 @@ import { escrowError, toEscrowErrorObject } from './errors.js';
 import { lockResult, persist, replay, toAnswer, type Done } from './outcomes.js';
 import { parseEscrowCommand, type EscrowCommand, type MutatingCommand } from './messages.js';
 import type { EscrowRecord } from './record.js';
-import { advance, applyCommand, authorize, openEscrow, resolveDispute } from './state-machine.js';
+import {
+  advance,
+  applyCommand,
+  authorize,
+  openEscrow,
+  resolveDispute,
+  type CommandContext,
+} from './state-machine.js';
 import type { EscrowListQuery, EscrowParty, EscrowStore, OpKey, StoredOp } from './store.js';
 import { TransitionLog, type Payout } from './transitions.js';
 
@@ -112,7 +119,7 @@ export class EscrowAgent {
       if (!record) throw escrowError('notFound');
       const log = new TransitionLog(record);
       advance(log, now);
-      resolveDispute(log, toPayee, 'operator', operator, now);
+      resolveDispute(log, { toPayee, by: 'operator', actor: operator, at: now });
       return persist(tx, record, log);
     });
     this.announce(done.changed);
@@ -272,7 +279,7 @@ export class EscrowAgent {
       const log = new TransitionLog(record);
       advance(log, now);
       if (command.method === ESCROW_METHOD.status) {
-        const result = applyCommand(log, command, caller.party, now, this.settings);
+        const result = applyCommand(log, command, { party: caller.party, now, settings: this.settings });
         return { answer: { kind: 'result', result }, ...(await persist(tx, record, log)) };
       }
       const key: OpKey = {
@@ -284,7 +291,7 @@ export class EscrowAgent {
       };
       const stored = await tx.op(key);
       if (stored) return { answer: replay(stored, hash), ...(await persist(tx, record, log)) };
-      const outcome = this.attempt(log, command, caller.party, now);
+      const outcome = this.attempt(log, command, { party: caller.party, now, settings: this.settings });
       const persisted = await persist(tx, record, log);
       await tx.putOp({ key, paramsHash: hash, outcome, escrowId: record.escrowId, at: now });
       return { answer: toAnswer(outcome), ...persisted };
@@ -295,11 +302,10 @@ export class EscrowAgent {
   private attempt(
     log: TransitionLog,
     command: MutatingCommand,
-    party: string,
-    now: number,
+    context: CommandContext,
   ): StoredOp['outcome'] {
     try {
-      return { kind: 'result', result: applyCommand(log, command, party, now, this.settings) };
+      return { kind: 'result', result: applyCommand(log, command, context) };
     } catch (error) {
       if (error instanceof AcmpError && REPLAYED_CODES.has(error.code))
         return { kind: 'error', error: error.toObject() };

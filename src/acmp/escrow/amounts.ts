@@ -31,10 +31,10 @@ export type NanoParse =
 export function parseCu(cu: number): NanoParse {
   if (!Number.isFinite(cu)) return { ok: false, reason: 'not_finite' };
   const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(Math.abs(cu).toString());
-  if (!match) return { ok: false, reason: 'precision' };
-  const fraction = match[2] ?? '';
-  const digits = BigInt(match[1]! + fraction);
-  const scale = Number(match[3] ?? 0) - fraction.length + 9;
+  const [, whole, fraction = '', exponent = '0'] = match ?? [];
+  if (whole === undefined) return { ok: false, reason: 'precision' };
+  const digits = BigInt(whole + fraction);
+  const scale = Number(exponent) - fraction.length + 9;
   let nano: bigint;
   if (scale >= 0) nano = digits * 10n ** BigInt(scale);
   else {

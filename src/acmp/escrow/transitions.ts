@@ -35,6 +35,17 @@ export interface Transitions {
   readonly events: readonly EscrowEvent[];
 }
 
+/** One transition of a record: what happened, who did it, when, what changed and who receives what. */
+export interface Transition {
+  readonly kind: string;
+  readonly actor: string;
+  readonly at: number;
+  readonly patch: Partial<EscrowRecord>;
+  readonly data: JsonValue;
+  /** Who receives what (zero amounts are left out). */
+  readonly pay?: readonly { to: 'buyer' | 'payee'; amount: bigint; kind: PayoutKind }[];
+}
+
 /** Accumulates transitions of one record: each gets the next `seq`, its events and its payouts. */
 export class TransitionLog {
   private current: EscrowRecord;
@@ -49,15 +60,9 @@ export class TransitionLog {
     return this.current;
   }
 
-  /** Records one transition; `pay` lists who receives what (zero amounts are left out). */
-  step(
-    kind: string,
-    actor: string,
-    at: number,
-    patch: Partial<EscrowRecord>,
-    data: JsonValue,
-    pay: readonly { to: 'buyer' | 'payee'; amount: bigint; kind: PayoutKind }[] = [],
-  ): void {
+  /** Records one transition: the next `seq`, its event and its payouts. */
+  step(transition: Transition): void {
+    const { kind, actor, at, patch, data, pay = [] } = transition;
     const seq = this.current.seq + 1;
     this.current = { ...this.current, ...patch, seq, updatedAt: at };
     const { escrowId, tenant } = this.current;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { sha256Jcs } from '../../shared/jcs.js';
 import type { TaskScope } from '../task-store.js';
+import type { Agreement } from './agreement-store.js';
 import { AckSchema, OfferSchema, type Offer } from './messages.js';
 
 /*
@@ -165,6 +166,61 @@ export function turnOf(session: NegotiationSession, messageId: string): SessionT
   return session.turns.find((t) => t.messageId === messageId);
 }
 
+/** What a new session starts from: its ids, its caller, the opening turn answered with the first offer. */
+export interface SessionStart {
+  readonly id: string;
+  readonly contextId: string;
+  readonly scope: TaskScope;
+  /** The opening `acmp/offerRequest`, answered with the first offer (round 1); its time opens the session. */
+  readonly turn: SessionTurn & { readonly reply: OfferReply };
+  readonly maxRounds: number;
+  readonly expiresAt: number;
+}
+
+/** A new session in phase `offer`, version 1, with the first offer standing. */
+export function openedSession(start: SessionStart): NegotiationSession {
+  const { turn } = start;
+  return {
+    id: start.id,
+    contextId: start.contextId,
+    scope: start.scope,
+    openMessageId: turn.messageId,
+    version: 1,
+    phase: 'offer',
+    createdAt: turn.at,
+    updatedAt: turn.at,
+    expiresAt: start.expiresAt,
+    maxRounds: start.maxRounds,
+    round: 1,
+    listPrice: turn.reply.offer.price_cu,
+    standing: turn.reply.offer,
+    superseded: [],
+    turns: [turn],
+  };
+}
+
+/** The acknowledgement of an acceptance that wrote `agreement`, bound to the standing offer's terms. */
+export function ackReplyOf(session: NegotiationSession, agreement: Agreement): AckReply {
+  const ack = {
+    offer_id: agreement.offerId,
+    escrow_id: agreement.escrowId,
+    price_cu: agreement.terms.price_cu,
+  };
+  return { kind: 'ack', ack, invokeByMs: agreement.invokeBy, termsHash: offerHash(session.standing) };
+}
+
+/** A buyer's turn a session takes, and the phase it is in while the provider answers it. */
+export interface PendingTurn {
+  readonly phase: 'quoting' | 'accepting';
+  readonly turn: SessionTurn;
+}
+
+/** An acceptance as recorded: the acknowledgement and the store key of the agreement it wrote. */
+export interface Acceptance {
+  readonly reply: AckReply;
+  readonly agreementKey: string;
+}
+
 function next(
   session: NegotiationSession,
   changes: Partial<NegotiationSession>,
@@ -179,13 +235,8 @@ function next(
  */
 export const sessionTransition = {
   /** offer → quoting (a counter) or accepting (an acceptance), with the buyer's turn pending. */
-  begin(
-    session: NegotiationSession,
-    phase: 'quoting' | 'accepting',
-    turn: SessionTurn,
-    at: number,
-  ): NegotiationSession {
-    return next(session, { phase, turns: [...session.turns, turn] }, at);
+  begin(session: NegotiationSession, pending: PendingTurn, at: number): NegotiationSession {
+    return next(session, { phase: pending.phase, turns: [...session.turns, pending.turn] }, at);
   },
   /** quoting → offer: the provider answered the pending counter with `reply`. */
   offered(session: NegotiationSession, reply: OfferReply, at: number): NegotiationSession {
@@ -204,12 +255,8 @@ export const sessionTransition = {
     );
   },
   /** accepting → accepted: the agreement is recorded. */
-  accepted(
-    session: NegotiationSession,
-    reply: AckReply,
-    agreementKey: string,
-    at: number,
-  ): NegotiationSession {
+  accepted(session: NegotiationSession, acceptance: Acceptance, at: number): NegotiationSession {
+    const { reply, agreementKey } = acceptance;
     return next(session, { phase: 'accepted', agreementKey, turns: answered(session, reply) }, at);
   },
   /** quoting/accepting → offer: the pending turn was refused; the session is as it was before it. */

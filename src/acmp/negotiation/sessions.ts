@@ -5,14 +5,13 @@ import { ACMP_CODE, AcmpError } from '../errors.js';
 import { sameScope } from '../provider-checks.js';
 import type { AcmpCapability } from '../provider-types.js';
 import type { TaskScope } from '../task-store.js';
-import type { Agreement } from './agreement-store.js';
 import type { AcceptParams, CounterOfferParams } from './messages.js';
 import type { NegotiationOptions, Negotiator } from './negotiator.js';
 import {
+  ackReplyOf,
   expiryAt,
-  offerHash,
+  openedSession,
   sessionTransition,
-  type AckReply,
   type NegotiationSession,
   type OfferReply,
   type SessionEnd,
@@ -132,31 +131,20 @@ export class NegotiationSessions {
       return refused(error, this.logger);
     }
     const now = this.clock.now();
-    const session: NegotiationSession = {
+    const session = openedSession({
       id,
       contextId,
       scope: request.scope,
-      openMessageId: request.messageId,
-      version: 1,
-      phase: 'offer',
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: now + this.sessionTtlMs,
+      turn: {
+        messageId: request.messageId,
+        hash: request.hash,
+        request: request.encode(id, contextId),
+        at: now,
+        reply,
+      },
       maxRounds: this.maxRounds,
-      round: 1,
-      listPrice: reply.offer.price_cu,
-      standing: reply.offer,
-      superseded: [],
-      turns: [
-        {
-          messageId: request.messageId,
-          hash: request.hash,
-          request: request.encode(id, contextId),
-          at: now,
-          reply,
-        },
-      ],
-    };
+      expiresAt: now + this.sessionTtlMs,
+    });
     const created = await this.store.create(session, this.maxOpenSessions, now);
     switch (created.kind) {
       case 'created':
@@ -187,12 +175,8 @@ export class NegotiationSessions {
         request: request.encode(session.id, session.contextId),
         at: now,
       };
-      const begun = sessionTransition.begin(
-        session,
-        request.call.method === 'counter' ? 'quoting' : 'accepting',
-        turn,
-        now,
-      );
+      const phase = request.call.method === 'counter' ? 'quoting' : 'accepting';
+      const begun = sessionTransition.begin(session, { phase, turn }, now);
       // Lost the race: judge again on the version that won.
       if (!(await this.store.update(begun))) continue;
       return request.call.method === 'counter'
@@ -290,14 +274,8 @@ export class NegotiationSessions {
       );
       const agreement = await this.negotiator.agreementOf(params.offer_id);
       if (!agreement) throw new AcmpError(ACMP_CODE.internal);
-      return await this.settle(
-        sessionTransition.accepted(
-          session,
-          ackReply(session, agreement),
-          agreement.offerKey,
-          this.clock.now(),
-        ),
-      );
+      const acceptance = { reply: ackReplyOf(session, agreement), agreementKey: agreement.offerKey };
+      return await this.settle(sessionTransition.accepted(session, acceptance, this.clock.now()));
     } catch (error) {
       return this.undo(session, error);
     }
@@ -326,7 +304,11 @@ export class NegotiationSessions {
         ? await this.negotiator.agreementOf(session.standing.offer_id)
         : undefined;
     const next = agreement
-      ? sessionTransition.accepted(session, ackReply(session, agreement), agreement.offerKey, end.at)
+      ? sessionTransition.accepted(
+          session,
+          { reply: ackReplyOf(session, agreement), agreementKey: agreement.offerKey },
+          end.at,
+        )
       : sessionTransition.ended(session, end);
     if (await this.store.update(next)) return next;
     return (await this.store.get(session.id)) ?? next;
@@ -363,15 +345,6 @@ export function sessionReferences(store: SessionStore): NonNullable<NegotiationO
     const session = await store.get(taskId);
     return session && { offerKey: session.agreementKey ?? null };
   };
-}
-
-function ackReply(session: NegotiationSession, agreement: Agreement): AckReply {
-  const ack = {
-    offer_id: agreement.offerId,
-    escrow_id: agreement.escrowId,
-    price_cu: agreement.terms.price_cu,
-  };
-  return { kind: 'ack', ack, invokeByMs: agreement.invokeBy, termsHash: offerHash(session.standing) };
 }
 
 function refused(error: unknown, logger?: Logger): SessionOutcome {

@@ -1,0 +1,117 @@
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
+import { resolveInvoke } from './messages.js';
+import type { Agreement } from './negotiation/agreement-store.js';
+import type { Negotiator } from './negotiation/negotiator.js';
+import { checkTask, type AcceptedTask } from './provider-checks.js';
+import type { AcmpCapability, AdmitRequest, EscrowVerifier } from './provider-types.js';
+import type { Slot, TaskSlots } from './task-slots.js';
+import type { AcmpTaskRecord, AcmpTaskStore } from './task-store.js';
+
+/** What {@link TaskAdmission} checks new work against, and where it claims and runs it. */
+export interface TaskAdmissionOptions {
+  readonly store: AcmpTaskStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly hostId: string;
+  readonly providerId: string | undefined;
+  readonly heartbeatIntervalMs: number | null;
+  readonly capabilities: ReadonlyMap<string, AcmpCapability>;
+  /** Layer 6 negotiation, when served: invokes under an agreement run on its terms. */
+  readonly negotiator: Negotiator | undefined;
+  readonly escrow: EscrowVerifier | undefined;
+  /** Aborts when the provider closes (an escrow check in flight stops). */
+  readonly closing: AbortSignal;
+  readonly slots: TaskSlots;
+}
+
+/** New work that passed its checks; `agreed` when it runs under an agreement it consumed. */
+interface CheckedTask {
+  readonly accepted: AcceptedTask;
+  readonly agreed?: { readonly negotiator: Negotiator; readonly agreement: Agreement };
+}
+
+/**
+ * Admission of a request that found no local entry (Layer 1 §3.1.1; docs/acmp-core.md "Claim rules"):
+ * a stored task is joined, replayed or refused as the slots judge it; new work is checked, claimed in the
+ * store and run here.
+ */
+export class TaskAdmission {
+  constructor(private readonly options: TaskAdmissionOptions) {}
+
+  /** Decides what a request that found no local entry is: new work, a join, a replay or a refusal. */
+  async resolve(request: AdmitRequest): Promise<Slot> {
+    const { params, hash } = request.invoke;
+    const taskId = params.task_id;
+    // An escrow is checked only for new work: look the task up first (verifying is a remote call).
+    const known = params.escrow_id !== undefined ? await this.options.store.get(taskId) : undefined;
+    if (known) return this.options.slots.slotFor(known, request.scope, hash);
+    let checked: CheckedTask;
+    try {
+      checked = await this.checkNewTask(request);
+    } catch (error) {
+      // Refused before any work: nothing is stored. A retry of a task stored earlier still replays it.
+      const stored = params.escrow_id === undefined ? await this.options.store.get(taskId) : undefined;
+      return stored
+        ? this.options.slots.slotFor(stored, request.scope, hash)
+        : { kind: 'refusal', scope: request.scope, hash, error };
+    }
+    return this.claimAndRun(request, checked);
+  }
+
+  /**
+   * The checks of new work: its agreement, capability, input and price, and its escrow; then the
+   * agreement is consumed. Throws the refusal (nothing is stored).
+   */
+  private async checkNewTask(request: AdmitRequest): Promise<CheckedTask> {
+    const { params } = request.invoke;
+    const negotiator = this.options.negotiator;
+    // L6 §4: an invoke under an agreement runs on its terms (docs/acmp-negotiation.md).
+    const agreement = await negotiator?.agreementFor(params, request.scope, request.references);
+    const accepted = checkTask(params, this.options.capabilities, agreement?.terms.price_cu);
+    if (params.escrow_id !== undefined && this.options.escrow) {
+      // Layer 1 §3.3 -33005: the verifier throws it; anything else it throws is -33099.
+      await this.options.escrow(params.escrow_id, params, { signal: this.options.closing });
+    }
+    if (!negotiator || !agreement) return { accepted };
+    await negotiator.consume(agreement, params.task_id);
+    return { accepted, agreed: { negotiator, agreement } };
+  }
+
+  /** Claims the task id in the store and runs the task here; a task id claimed first elsewhere is judged as stored. */
+  private async claimAndRun(request: AdmitRequest, checked: CheckedTask): Promise<Slot> {
+    const { params, hash } = request.invoke;
+    const now = this.options.clock.now();
+    const task = {
+      taskId: params.task_id,
+      scope: request.scope,
+      paramsHash: hash,
+      contextId: request.contextId,
+      request: request.request,
+      hostId: this.options.hostId,
+      createdAt: now,
+      deadlineAt: now + resolveInvoke(params).timeoutMs,
+    };
+    const claim = await this.options.store.claim(task);
+    if (!claim.claimed) {
+      const slot = await this.options.slots.slotFor(claim.existing, request.scope, hash);
+      // The task id was someone else's: the agreement stays free for the invoke meant to execute it.
+      const { agreed } = checked;
+      if (agreed && slot.kind === 'refusal')
+        await agreed.negotiator.release(agreed.agreement, params.task_id);
+      return slot;
+    }
+    const record: AcmpTaskRecord = { ...task, state: 'running', updatedAt: now, chunkCount: 0 };
+    return this.options.slots.run(record, {
+      params,
+      accepted: checked.accepted,
+      store: this.options.store,
+      hostId: this.options.hostId,
+      providerId: this.options.providerId,
+      heartbeatIntervalMs: this.options.heartbeatIntervalMs,
+      clock: this.options.clock,
+      logger: this.options.logger,
+      closing: this.options.closing,
+    });
+  }
+}
