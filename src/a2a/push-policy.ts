@@ -76,8 +76,10 @@ const TOKEN_HEADER = 'X-A2A-Notification-Token';
  */
 export class AllowListPushSender implements PushNotificationSender {
   private readonly chains = new Map<string, Promise<void>>();
+  /** Serialises for v1.0, and for any wire version without a serializer of its own. */
+  private readonly v1Serializer = new V1PushNotificationSerializer();
   private readonly serializers = new Map<string, PushNotificationSerializer>([
-    ['1.0', new V1PushNotificationSerializer()],
+    ['1.0', this.v1Serializer],
     ['0.3', new V03PushNotificationSerializer()],
   ]);
   private readonly timeoutMs: number;
@@ -127,7 +129,7 @@ export class AllowListPushSender implements PushNotificationSender {
       return;
     }
     try {
-      const serializer = this.serializers.get(wireVersion) ?? this.serializers.get('1.0')!;
+      const serializer = this.serializers.get(wireVersion) ?? this.v1Serializer;
       const { body, contentType } = serializer.serialize(streamResponse, task);
       const response = await fetch(config.url, {
         method: 'POST',

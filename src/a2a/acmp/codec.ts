@@ -30,10 +30,10 @@ export function isAcmpPart(part: InboundPart): boolean {
  *   {@link parseAcmpRoot}.
  */
 export function readAcmpMessage(message: InboundMessage, wireVersion: string): AcmpRoot {
-  if (message.parts.length !== 1) {
+  const [part] = message.parts;
+  if (message.parts.length !== 1 || part === undefined) {
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'an ACMP message is exactly one data part' });
   }
-  const part = message.parts[0]!;
   if (part.kind !== 'data')
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'the ACMP part must be a data part' });
   const mediaType = partMediaType(part);
