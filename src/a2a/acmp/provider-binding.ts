@@ -2,7 +2,6 @@ import {
   TaskState,
   type AgentExtension,
   type AgentSkill,
-  type ListTasksRequest,
   type Message,
   type StreamResponse,
   type Task,
@@ -33,7 +32,7 @@ import { systemIds, type IdSource } from '../../shared/ids.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import type { A2ABinding, BindingCall } from '../binding.js';
 import { withHistoryLength } from '../part-codec.js';
-import type { TaskCursor, TaskViewSource } from '../task-views.js';
+import type { TaskViewPage, TaskViewSource } from '../task-views.js';
 import { acmpAgentMessage, acmpRootOf, isAcmpPart, readAcmpMessage } from './codec.js';
 import type { AcmpSessionBinding } from './negotiation-session.js';
 import { decodeRequest, encodeRequest, outcomeMessage, scopeOf, stateOf, taskView } from './task-view.js';
@@ -197,13 +196,8 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     return record && taskView(record);
   }
 
-  async list(
-    params: ListTasksRequest,
-    after: TaskCursor | undefined,
-    limit: number,
-    context: ServerCallContext,
-  ): Promise<{ tasks: Task[]; total: number }> {
-    const query = listQuery(params, after, limit);
+  async list(page: TaskViewPage, context: ServerCallContext): Promise<{ tasks: Task[]; total: number }> {
+    const query = listQuery(page);
     if (!query) return { tasks: [], total: 0 };
     const { records, total } = await this.provider.list(scopeOf(context), query);
     return { tasks: records.map((record) => taskView(record)), total };
@@ -257,12 +251,11 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     yield { payload: { $case: 'task', value: taskView(record, invoke) } };
     for await (const event of admission.events) {
       if (event.kind === 'chunk' || event.kind === 'heartbeat') {
-        const message = acmpAgentMessage(
-          encodeEventRoot(event),
-          this.ids.newId('msg'),
-          record.taskId,
-          record.contextId,
-        );
+        const message = acmpAgentMessage(encodeEventRoot(event), {
+          messageId: this.ids.newId('msg'),
+          taskId: record.taskId,
+          contextId: record.contextId,
+        });
         yield statusUpdate(record, stateOf(record), message, this.clock.now());
         continue;
       }
@@ -421,7 +414,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   /** A direct answer: `{acmp_result}` of the call, or its `{acmp_error}`. */
   private async direct(call: () => Promise<object>): Promise<Message> {
     try {
-      return acmpAgentMessage({ acmp_result: await call() }, this.ids.newId('msg'));
+      return acmpAgentMessage({ acmp_result: await call() }, { messageId: this.ids.newId('msg') });
     } catch (error) {
       return this.refusal(error);
     }
@@ -433,7 +426,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   }
 
   private refusalOf(error: AcmpErrorObject): Message {
-    return acmpAgentMessage(encodeErrorRoot(error), this.ids.newId('msg'));
+    return acmpAgentMessage(encodeErrorRoot(error), { messageId: this.ids.newId('msg') });
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -480,11 +473,7 @@ function invokeParamsOf(record: AcmpTaskRecord): InvokeParams | undefined {
 }
 
 /** ListTasks filters in record terms; `undefined` when no ACMP task can match (e.g. status `failed`). */
-function listQuery(
-  params: ListTasksRequest,
-  after: TaskCursor | undefined,
-  limit: number,
-): TaskListQuery | undefined {
+function listQuery({ params, after, limit }: TaskViewPage): TaskListQuery | undefined {
   const states: Partial<Record<TaskState, TaskListQuery['state']>> = {
     [TaskState.TASK_STATE_WORKING]: 'running',
     [TaskState.TASK_STATE_COMPLETED]: 'completed',

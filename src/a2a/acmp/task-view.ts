@@ -28,7 +28,11 @@ export function decodeRequest(text: string): Message | undefined {
 /** The agent message carrying a task's stored outcome; its id is derived from the task, so every read agrees. */
 export function outcomeMessage(record: AcmpTaskRecord, outcome: TaskOutcome): Message {
   const root = outcome.kind === 'result' ? encodeResultRoot(outcome.result) : encodeErrorRoot(outcome.error);
-  return acmpAgentMessage(root, `msg-${record.taskId}-outcome`, record.taskId, record.contextId);
+  return acmpAgentMessage(root, {
+    messageId: `msg-${record.taskId}-outcome`,
+    taskId: record.taskId,
+    contextId: record.contextId,
+  });
 }
 
 /** The A2A state of a record: `working` while it runs, then `completed` or `canceled` (binding §3.4). */

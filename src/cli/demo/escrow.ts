@@ -98,11 +98,15 @@ async function fastPath(
     escrow_id: escrowId,
   });
   ctx.say(`   acmp/invoke with escrow_id → ${JSON.stringify(result.output?.data)} for ${result.cost_cu} CU`);
-  await buyer.escrow.releaseFor(escrowId, payee, result, {
-    output: result.output!,
-    input: INPUT,
-    proofMethod: 'result-hash',
-  });
+  await buyer.escrow.releaseFor(
+    escrowId,
+    { payeeId: payee, result },
+    {
+      output: result.output!,
+      input: INPUT,
+      proofMethod: 'result-hash',
+    },
+  );
   const rest = await buyer.escrow.reclaim(escrowId);
   ctx.say(
     `   proof verified → acmp/escrowRelease ${result.cost_cu} CU; acmp/escrowReclaim ${JSON.stringify(rest.reclaimed_cu)} CU → ${rest.state as string}`,
