@@ -101,7 +101,7 @@ export class AllowListPushSender implements PushNotificationSender {
     if (configs.length === 0) return;
     const previous = this.chains.get(taskId) ?? Promise.resolve();
     const next = previous
-      .then(() => Promise.all(configs.map((c) => this.deliver(streamResponse, c, taskId, task))))
+      .then(() => Promise.all(configs.map((c) => this.deliver(c, { streamResponse, taskId, task }))))
       .then(() => undefined);
     this.chains.set(taskId, next);
     try {
@@ -117,12 +117,12 @@ export class AllowListPushSender implements PushNotificationSender {
     return configs.map((config) => ({ config, wireVersion: context.requestedVersion }));
   }
 
+  /** Posts one update of task `taskId` to one stored config, when its origin is still allowed. */
   private async deliver(
-    streamResponse: StreamResponse,
     stored: StoredPushNotificationConfig,
-    taskId: string,
-    task?: Task,
+    update: { streamResponse: StreamResponse; taskId: string; task: Task | undefined },
   ): Promise<void> {
+    const { streamResponse, taskId, task } = update;
     const { config, wireVersion } = stored;
     if (!webhookAllowed(config.url, this.allow)) {
       this.logger.warn('push.refused', { taskId, reason: 'origin_not_allowed' });
