@@ -7,10 +7,6 @@ import tseslint from 'typescript-eslint';
 const HOUSE_RULES_PENDING = [
   'src/acmp/**',
 
-  'src/a2a/**',
-
-  'src/mcp/**',
-
   'src/acpspec/**',
 
   'src/http/**',
