@@ -31,14 +31,17 @@ export type BearerCheck = { user: User } | { refused: 'missing' | 'invalid' };
 export function bearerVerifier(
   tokens: readonly BearerToken[],
 ): (authorization: string | undefined) => BearerCheck {
-  const digests = tokens.map((t) => createHash('sha256').update(t.secret).digest());
+  const known = tokens.map((t) => ({
+    identity: t.identity,
+    digest: createHash('sha256').update(t.secret).digest(),
+  }));
   return (authorization) => {
-    if (digests.length === 0) return { user: ANONYMOUS_USER };
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    if (!match) return { refused: 'missing' };
-    const presented = createHash('sha256').update(match[1]!).digest();
-    const index = digests.findIndex((d) => timingSafeEqual(d, presented));
-    return index >= 0 ? { user: new BearerUser(tokens[index]!.identity) } : { refused: 'invalid' };
+    if (known.length === 0) return { user: ANONYMOUS_USER };
+    const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (secret === undefined) return { refused: 'missing' };
+    const presented = createHash('sha256').update(secret).digest();
+    const token = known.find((k) => timingSafeEqual(k.digest, presented));
+    return token ? { user: new BearerUser(token.identity) } : { refused: 'invalid' };
   };
 }
 

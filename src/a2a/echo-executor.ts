@@ -36,7 +36,7 @@ export class EchoExecutor implements AgentExecutor {
         }),
       );
     }
-    bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_WORKING)));
+    bus.publish(AgentEvent.statusUpdate(status({ taskId, contextId }, TaskState.TASK_STATE_WORKING)));
     bus.publish(
       AgentEvent.artifactUpdate({
         taskId,
@@ -57,8 +57,7 @@ export class EchoExecutor implements AgentExecutor {
     bus.publish(
       AgentEvent.statusUpdate(
         status(
-          taskId,
-          contextId,
+          { taskId, contextId },
           TaskState.TASK_STATE_COMPLETED,
           encodeAgentMessage({
             messageId: this.ids.newId('msg'),
@@ -74,15 +73,15 @@ export class EchoExecutor implements AgentExecutor {
   }
 
   cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    bus.publish(AgentEvent.statusUpdate(status(taskId, '', TaskState.TASK_STATE_CANCELED)));
+    bus.publish(AgentEvent.statusUpdate(status({ taskId, contextId: '' }, TaskState.TASK_STATE_CANCELED)));
     bus.finished();
     return Promise.resolve();
   }
 }
 
+/** A status update of the task `on`. */
 function status(
-  taskId: string,
-  contextId: string,
+  { taskId, contextId }: { taskId: string; contextId: string },
   state: TaskState,
   message?: ReturnType<typeof encodeAgentMessage>,
 ) {

@@ -31,7 +31,7 @@ export function bearerAuth(tokens: readonly BearerToken[], shape: WireShape): Re
       users.set(req, check.user);
       return next();
     }
-    sendHostError(res, shape, 'UNAUTHENTICATED', BEARER_REFUSAL[check.refused]);
+    sendHostError(res, shape, { reason: 'UNAUTHENTICATED', message: BEARER_REFUSAL[check.refused] });
   };
 }
 

@@ -21,35 +21,58 @@ export function hasJsonBody(req: Request): boolean {
  * media types pass untouched, for the SDK's own content-type check.
  */
 export function jsonBody(limitBytes: number, shape: WireShape): RequestHandler[] {
-  const read = express.raw({ limit: limitBytes, type: JSON_TYPES });
+  const raw = express.raw({ limit: limitBytes, type: JSON_TYPES });
+  // The reader's failures are answered as it reports them, so no four-parameter error middleware is needed.
+  const read = (req: Request, res: Response, next: NextFunction): void => {
+    raw(req, res, (err?: unknown) => (err ? refuseUnread(err, res, next) : next()));
+  };
   const parse = (req: Request, res: Response, next: NextFunction): void => {
     if (!Buffer.isBuffer(req.body)) return next();
     const charset = CHARSET.exec(req.header('content-type') ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      sendHostError(res, shape, 'UNSUPPORTED_CONTENT_TYPE', 'Unsupported charset; JSON is UTF-8');
+      sendHostError(res, shape, {
+        reason: 'UNSUPPORTED_CONTENT_TYPE',
+        message: 'Unsupported charset; JSON is UTF-8',
+      });
       return;
     }
     const check = parseJsonBytes(req.body);
     if (!check.ok) {
-      sendHostError(res, shape, 'INVALID_JSON', 'Invalid JSON payload', { rule: check.problem });
+      sendHostError(res, shape, {
+        reason: 'INVALID_JSON',
+        message: 'Invalid JSON payload',
+        metadata: { rule: check.problem },
+      });
       return;
     }
     req.body = check.value;
     parsed.add(req);
     next();
   };
-  const onError = (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
+  /** A body the reader could not read: too large, an unsupported encoding, cut short — or a failure of its own. */
+  const refuseUnread = (err: unknown, res: Response, next: NextFunction): void => {
     const { type, status } = (err ?? {}) as { type?: unknown; status?: unknown };
     if (type === 'entity.too.large') {
-      sendHostError(res, shape, 'BODY_TOO_LARGE', 'Request body too large', {
-        limitBytes: String(limitBytes),
+      sendHostError(res, shape, {
+        reason: 'BODY_TOO_LARGE',
+        message: 'Request body too large',
+        metadata: {
+          limitBytes: String(limitBytes),
+        },
       });
     } else if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-      sendHostError(res, shape, 'UNSUPPORTED_CONTENT_TYPE', 'Unsupported content encoding');
+      sendHostError(res, shape, {
+        reason: 'UNSUPPORTED_CONTENT_TYPE',
+        message: 'Unsupported content encoding',
+      });
     } else if (typeof status === 'number' && status >= 400 && status < 500) {
       // A body that does not decode as its Content-Encoding says, or one cut short.
-      sendHostError(res, shape, 'INVALID_JSON', 'Request body could not be read', { rule: 'encoding' });
+      sendHostError(res, shape, {
+        reason: 'INVALID_JSON',
+        message: 'Request body could not be read',
+        metadata: { rule: 'encoding' },
+      });
     } else next(err);
   };
-  return [read, parse, onError as unknown as RequestHandler];
+  return [read, parse];
 }

@@ -52,9 +52,9 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
     (options.pushAllow ?? []).length > 0
       ? new AllowListPushSender(options.pushStore, options.pushAllow ?? [], { logger: options.logger })
       : undefined;
-  const handler = new CommerceRequestHandler(
-    options.card,
-    (card) =>
+  const handler = new CommerceRequestHandler({
+    cardSource: options.card,
+    createInner: (card) =>
       new DefaultRequestHandler(
         card,
         taskStore,
@@ -63,10 +63,10 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
         options.pushStore,
         pushSender,
       ),
-    options.bindings,
-    options.logger,
-    options.pushAllow ?? [],
-  );
+    bindings: options.bindings,
+    logger: options.logger,
+    pushAllow: options.pushAllow ?? [],
+  });
   for (const binding of options.bindings)
     binding.attach?.({ taskStore, ...(pushSender ? { pushSender } : {}) });
   const legacyCompat = { enabled: true };

@@ -129,10 +129,12 @@ export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
 /** Which parser the SDK will run on the message. */
 export type InboundDialect = 'v1' | 'v0.3-jsonrpc' | 'v0.3-rest';
 
-const ROLE_SPELLINGS: Record<string, string> = { user: 'ROLE_USER', agent: 'ROLE_AGENT' };
+const ROLE_SPELLINGS: ReadonlyMap<string, string> = new Map([
+  ['user', 'ROLE_USER'],
+  ['agent', 'ROLE_AGENT'],
+]);
 /** The ProtoJSON spelling of a v0.3 role; anything else (`constructor` included) as it is. */
-const protoRole = (role: string): string =>
-  Object.hasOwn(ROLE_SPELLINGS, role) ? ROLE_SPELLINGS[role]! : role;
+const protoRole = (role: string): string => ROLE_SPELLINGS.get(role) ?? role;
 
 /**
  * Normalises a raw inbound message (JSON, before the SDK parses it) so every accepted spelling reaches

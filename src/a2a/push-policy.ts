@@ -76,8 +76,10 @@ const TOKEN_HEADER = 'X-A2A-Notification-Token';
  */
 export class AllowListPushSender implements PushNotificationSender {
   private readonly chains = new Map<string, Promise<void>>();
+  /** Serialises for v1.0, and for any wire version without a serializer of its own. */
+  private readonly v1Serializer = new V1PushNotificationSerializer();
   private readonly serializers = new Map<string, PushNotificationSerializer>([
-    ['1.0', new V1PushNotificationSerializer()],
+    ['1.0', this.v1Serializer],
     ['0.3', new V03PushNotificationSerializer()],
   ]);
   private readonly timeoutMs: number;
@@ -99,7 +101,7 @@ export class AllowListPushSender implements PushNotificationSender {
     if (configs.length === 0) return;
     const previous = this.chains.get(taskId) ?? Promise.resolve();
     const next = previous
-      .then(() => Promise.all(configs.map((c) => this.deliver(streamResponse, c, taskId, task))))
+      .then(() => Promise.all(configs.map((c) => this.deliver(c, { streamResponse, taskId, task }))))
       .then(() => undefined);
     this.chains.set(taskId, next);
     try {
@@ -115,19 +117,19 @@ export class AllowListPushSender implements PushNotificationSender {
     return configs.map((config) => ({ config, wireVersion: context.requestedVersion }));
   }
 
+  /** Posts one update of task `taskId` to one stored config, when its origin is still allowed. */
   private async deliver(
-    streamResponse: StreamResponse,
     stored: StoredPushNotificationConfig,
-    taskId: string,
-    task?: Task,
+    update: { streamResponse: StreamResponse; taskId: string; task: Task | undefined },
   ): Promise<void> {
+    const { streamResponse, taskId, task } = update;
     const { config, wireVersion } = stored;
     if (!webhookAllowed(config.url, this.allow)) {
       this.logger.warn('push.refused', { taskId, reason: 'origin_not_allowed' });
       return;
     }
     try {
-      const serializer = this.serializers.get(wireVersion) ?? this.serializers.get('1.0')!;
+      const serializer = this.serializers.get(wireVersion) ?? this.v1Serializer;
       const { body, contentType } = serializer.serialize(streamResponse, task);
       const response = await fetch(config.url, {
         method: 'POST',

@@ -41,30 +41,25 @@ export function jsonRpcEdge(): RequestHandler {
       const why = Array.isArray(body)
         ? 'batch requests are not supported'
         : 'not a JSON-RPC 2.0 request object';
-      sendHostError(res, 'jsonrpc', 'INVALID_REQUEST', `Invalid Request: ${why}`);
+      sendHostError(res, 'jsonrpc', { reason: 'INVALID_REQUEST', message: `Invalid Request: ${why}` });
       return;
     }
     if (body.params !== undefined && !isJsonObject(body.params)) {
-      sendHostError(
-        res,
-        'jsonrpc',
-        'INVALID_PARAMS',
-        'Invalid params: params must be an object',
-        undefined,
+      sendHostError(res, 'jsonrpc', {
+        reason: 'INVALID_PARAMS',
+        message: 'Invalid params: params must be an object',
         id,
-      );
+      });
       return;
     }
     const problem = checkJsonValue(body);
     if (problem) {
-      sendHostError(
-        res,
-        'jsonrpc',
-        'JSON_LIMIT',
-        "Invalid params: a JSON value is outside the host's limits",
-        { rule: problem },
+      sendHostError(res, 'jsonrpc', {
+        reason: 'JSON_LIMIT',
+        message: "Invalid params: a JSON value is outside the host's limits",
+        metadata: { rule: problem },
         id,
-      );
+      });
       return;
     }
     next();
@@ -81,24 +76,31 @@ export function restEdge(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const pathProblem = checkRestPath(req.path, wireOf(req));
     if (pathProblem) {
-      sendHostError(res, 'rest', 'INVALID_PARAMS', `Invalid path: ${pathProblem}`);
+      sendHostError(res, 'rest', { reason: 'INVALID_PARAMS', message: `Invalid path: ${pathProblem}` });
       return;
     }
     const queryProblem = checkRestQuery(req.query);
     if (queryProblem) {
-      sendHostError(res, 'rest', 'INVALID_PARAMS', `Invalid query: ${queryProblem}`);
+      sendHostError(res, 'rest', { reason: 'INVALID_PARAMS', message: `Invalid query: ${queryProblem}` });
       return;
     }
     if (hasJsonBody(req)) {
       const body = req.body as unknown;
       if (body !== undefined && body !== null && !isJsonObject(body)) {
-        sendHostError(res, 'rest', 'INVALID_PARAMS', 'Invalid body: a request body is a JSON object');
+        sendHostError(res, 'rest', {
+          reason: 'INVALID_PARAMS',
+          message: 'Invalid body: a request body is a JSON object',
+        });
         return;
       }
       const problem = checkJsonValue(body);
       if (problem) {
-        sendHostError(res, 'rest', 'JSON_LIMIT', "Invalid body: a JSON value is outside the host's limits", {
-          rule: problem,
+        sendHostError(res, 'rest', {
+          reason: 'JSON_LIMIT',
+          message: "Invalid body: a JSON value is outside the host's limits",
+          metadata: {
+            rule: problem,
+          },
         });
         return;
       }

@@ -20,6 +20,21 @@ import { decodeMessage } from './part-codec.js';
 import { requireAllowedInlineWebhook, requireAllowedWebhook } from './push-policy.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 
+/** What {@link CommerceRequestHandler} serves. */
+export interface CommerceRequestHandlerOptions {
+  /**
+   * The current card; its interface URLs are known only once the server listens, so the card is read per
+   * request and the SDK's handler is built on first use.
+   */
+  readonly cardSource: () => AgentCard;
+  /** Builds the SDK handler that serves everything no binding claims. */
+  readonly createInner: (card: AgentCard) => A2ARequestHandler;
+  readonly bindings: readonly A2ABinding[];
+  readonly logger?: Logger | undefined;
+  /** Origins push-notification webhooks may target (A2A §4.3; empty: push off). See push-policy.ts. */
+  readonly pushAllow?: readonly string[];
+}
+
 /**
  * The host's request handler: the SDK's {@link A2ARequestHandler} contract, delegating to the SDK's
  * DefaultRequestHandler except for messages a binding claims. Bindings own their tasks end to end
@@ -38,20 +53,19 @@ export class CommerceRequestHandler implements A2ARequestHandler {
   private readonly supported: ReadonlySet<string>;
   private innerHandler: A2ARequestHandler | undefined;
 
-  /**
-   * @param cardSource the current card; its interface URLs are known only once the server listens, so
-   *   the card is read per request and the SDK's handler is built on first use.
-   * @param createInner builds the SDK handler that serves everything no binding claims.
-   */
-  constructor(
-    private readonly cardSource: () => AgentCard,
-    private readonly createInner: (card: AgentCard) => A2ARequestHandler,
-    private readonly bindings: readonly A2ABinding[],
-    private readonly logger: Logger = silentLogger,
-    /** Origins push-notification webhooks may target (A2A §4.3; empty: push off). See push-policy.ts. */
-    private readonly pushAllow: readonly string[] = [],
-  ) {
-    this.supported = new Set(cardSource().capabilities?.extensions.map((e) => e.uri) ?? []);
+  private readonly cardSource: () => AgentCard;
+  private readonly createInner: (card: AgentCard) => A2ARequestHandler;
+  private readonly bindings: readonly A2ABinding[];
+  private readonly logger: Logger;
+  private readonly pushAllow: readonly string[];
+
+  constructor(options: CommerceRequestHandlerOptions) {
+    this.cardSource = options.cardSource;
+    this.createInner = options.createInner;
+    this.bindings = options.bindings;
+    this.logger = options.logger ?? silentLogger;
+    this.pushAllow = options.pushAllow ?? [];
+    this.supported = new Set(this.cardSource().capabilities?.extensions.map((e) => e.uri) ?? []);
   }
 
   private get inner(): A2ARequestHandler {

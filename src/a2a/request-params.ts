@@ -36,8 +36,13 @@ export function paramsEdge(shape: 'jsonrpc' | 'rest'): RequestHandler {
     const message = `Invalid params: ${problem.why}`;
     const metadata = problem.field ? { field: problem.field } : undefined;
     if (shape === 'jsonrpc')
-      sendHostError(res, 'jsonrpc', 'INVALID_PARAMS', message, metadata, validRequestId(req.body) ?? null);
-    else sendHostError(res, 'rest', 'INVALID_PARAMS', message, metadata);
+      sendHostError(res, 'jsonrpc', {
+        reason: 'INVALID_PARAMS',
+        message,
+        metadata,
+        id: validRequestId(req.body) ?? null,
+      });
+    else sendHostError(res, 'rest', { reason: 'INVALID_PARAMS', message, metadata });
   };
 }
 

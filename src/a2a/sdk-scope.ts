@@ -26,7 +26,7 @@ export function sdkScope(logger: Logger, shape: 'jsonrpc' | 'rest'): RequestHand
   return (_req: Request, res: Response, next: NextFunction) => {
     const scope: SdkScope = { logger, reached: false };
     const json = res.json.bind(res);
-    res.json = (body: unknown) => json(guardSdkReply(body, res, scope, shape));
+    res.json = (body: unknown) => json(guardSdkReply(body, res, { scope, shape }));
     scopes.run(scope, next);
   };
 }
@@ -67,7 +67,11 @@ const INVALID = {
  * client's input, answered -32602 / 400. After it, the error stays internal but its text is replaced.
  * The host's handler itself only ever lets a generic `Internal error` through.
  */
-function guardSdkReply(body: unknown, res: Response, scope: SdkScope, shape: 'jsonrpc' | 'rest'): unknown {
+function guardSdkReply(
+  body: unknown,
+  res: Response,
+  { scope, shape }: { scope: SdkScope; shape: 'jsonrpc' | 'rest' },
+): unknown {
   if (!isJsonObject(body)) return body;
   const rpcError = shape === 'jsonrpc' && isJsonObject(body.error) ? body.error : undefined;
   const legacyRest = shape === 'rest' && typeof body.code === 'number' ? body : undefined;

@@ -8,6 +8,16 @@ export interface TaskCursor {
   readonly taskId: string;
 }
 
+/** One page of views a {@link TaskViewSource} is asked for. */
+export interface TaskViewPage {
+  /** The ListTasks request, whose filters the views must match. */
+  readonly params: ListTasksRequest;
+  /** The last task of the previous page; undefined for the first page. */
+  readonly after: TaskCursor | undefined;
+  /** At most this many views. */
+  readonly limit: number;
+}
+
 /**
  * Tasks a binding keeps in its own record and shows to A2A as views (e.g. ACMP tasks). The host never
  * stores a copy of them in the SDK's task store.
@@ -15,12 +25,7 @@ export interface TaskCursor {
 export interface TaskViewSource {
   load(taskId: string, context: ServerCallContext): Promise<Task | undefined>;
   /** Up to `limit` views after `after` in the list order, and the count of every match. */
-  list(
-    params: ListTasksRequest,
-    after: TaskCursor | undefined,
-    limit: number,
-    context: ServerCallContext,
-  ): Promise<{ tasks: Task[]; total: number }>;
+  list(page: TaskViewPage, context: ServerCallContext): Promise<{ tasks: Task[]; total: number }>;
 }
 
 /**
@@ -64,7 +69,7 @@ export class ViewingTaskStore implements TaskStore {
     const inner = await this.inner.list({ ...params, pageSize }, context);
     const pages = [{ tasks: inner.tasks, total: inner.totalSize, more: inner.nextPageToken !== '' }];
     for (const source of this.sources) {
-      const page = await source.list(params, after, pageSize + 1, context);
+      const page = await source.list({ params, after, limit: pageSize + 1 }, context);
       pages.push({
         tasks: page.tasks.slice(0, pageSize),
         total: page.total,

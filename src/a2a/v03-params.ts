@@ -91,8 +91,8 @@ export const V03_PARAMS: Readonly<Record<string, z.ZodType>> = {
  * itself), or undefined. Unknown methods pass (the SDK answers -32601).
  */
 export function checkV03Params(method: string, params: unknown): string | undefined {
-  if (!Object.hasOwn(V03_PARAMS, method)) return undefined;
-  const schema = V03_PARAMS[method]!;
+  const schema = Object.hasOwn(V03_PARAMS, method) ? V03_PARAMS[method] : undefined;
+  if (schema === undefined) return undefined;
   const result = schema.safeParse(params ?? {});
   if (result.success) return undefined;
   const path = result.error.issues[0]?.path ?? [];

@@ -31,19 +31,22 @@ export type WireShape = 'jsonrpc' | 'rest' | 'plain';
 /** A JSON-RPC request id as JSON-RPC 2.0 §4 allows it. */
 export type JsonRpcId = string | number | null;
 
+/** A host error to send: its reason, a fixed message, and the ErrorInfo metadata. */
+export interface HostErrorReply {
+  readonly reason: HostErrorReason;
+  /** A fixed string, never request text. */
+  readonly message: string;
+  readonly metadata?: Record<string, string> | undefined;
+  /** The request's id once it is known to be valid (JSON-RPC 2.0 §5: null when it could not be read). */
+  readonly id?: JsonRpcId;
+}
+
 /**
  * Sends a host error shaped for the transport: JSON-RPC 2.0 error object (A2A §9.5) with the HTTP
  * status that fits, or google.rpc.Status (A2A §11.6). Messages are fixed strings, never request text.
- * `id` is the request's id once it is known to be valid (JSON-RPC 2.0 §5: null when it could not be read).
  */
-export function sendHostError(
-  res: Response,
-  shape: WireShape,
-  reason: HostErrorReason,
-  message: string,
-  metadata?: Record<string, string>,
-  id: JsonRpcId = null,
-): void {
+export function sendHostError(res: Response, shape: WireShape, error: HostErrorReply): void {
+  const { reason, message, metadata, id = null } = error;
   const detail = {
     '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
     reason,

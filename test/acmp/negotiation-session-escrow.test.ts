@@ -59,11 +59,15 @@ describe('session agreements paid through an escrow (design §4.5 I5, I6; F1 wit
     await buyer.escrow.bind(escrowId, 'agent:provider', { agreedPriceCu: agreement.ack.price_cu });
     const result = await buyer.invoke({ agreement });
     expect(result.cost_cu).toBe(0.0018);
-    await buyer.escrow.releaseFor(escrowId, 'agent:provider', result, {
-      output: result.output!,
-      input: INPUT,
-      proofMethod: 'result-hash',
-    });
+    await buyer.escrow.releaseFor(
+      escrowId,
+      { payeeId: 'agent:provider', result },
+      {
+        output: result.output!,
+        input: INPUT,
+        proofMethod: 'result-hash',
+      },
+    );
     expect(await buyer.escrow.reclaim(escrowId)).toMatchObject({ state: 'closed' });
     expect(await balance('agent:provider')).toBe(1_800_000n);
     expect(await balance('agent:buyer')).toBe(1_000_000_000n - 1_800_000n);

@@ -81,11 +81,15 @@ describe('three agents: buyer, provider and escrow agent over A2A (design §4.5,
     const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
     await buyer.escrow.bind(escrowId, 'agent:provider', { agreedPriceCu: 0.005 });
     const result = await invoke(buyer, escrowId);
-    await buyer.escrow.releaseFor(escrowId, 'agent:provider', result, {
-      output: result.output!,
-      input: INPUT,
-      proofMethod: 'result-hash',
-    });
+    await buyer.escrow.releaseFor(
+      escrowId,
+      { payeeId: 'agent:provider', result },
+      {
+        output: result.output!,
+        input: INPUT,
+        proofMethod: 'result-hash',
+      },
+    );
     expect(await buyer.escrow.reclaim(escrowId)).toMatchObject({ state: 'closed' });
     expect(await balance('agent:provider')).toBe(BigInt(Math.round(result.cost_cu * 1e9)));
     expect((await balance('agent:buyer')) + (await balance('agent:provider'))).toBe(1_000_000_000n);

@@ -72,16 +72,16 @@ export class BuyerEscrow {
 
   /**
    * The fast path [L4 §4.3]: verifies the result's proof against the input the buyer sent (Layer 3 §3.1),
-   * then releases its `cost_cu` to the payee with the task id and proof as the audit trail.
+   * then releases its `cost_cu` to the payee (`to.payeeId`) with the task id and proof as the audit trail.
    * @throws AcmpError -33099 `proof_…` when the proof does not verify (nothing is released: dispute the
    *   provider's claim instead); the agent's -35xxx errors.
    */
   async releaseFor(
     escrowId: string,
-    payeeId: string,
-    result: AcmpResult,
+    to: { payeeId: string; result: AcmpResult },
     input: { output: Payload; input: Payload; proofMethod: string },
   ): Promise<Record<string, JsonValue>> {
+    const { payeeId, result } = to;
     const check = verifyProof(result.proof, {
       method: input.proofMethod,
       output: input.output,

@@ -30,6 +30,20 @@ export interface BuyerNegotiation extends NegotiationRequest {
   readonly input?: Payload;
 }
 
+/** The provider a {@link createBuyerNegotiator} negotiates with, and how. */
+export interface BuyerNegotiatorOptions {
+  readonly client: Client;
+  /** Its card: whether it advertises negotiation sessions. */
+  readonly card: AgentCard;
+  /** Its capability object: whether it accepts `acmp/offerRequest`. */
+  readonly capabilityObject: CapabilityObject;
+  /** Flat mode, and the fallback when no session is wanted or advertised. */
+  readonly flat: AcmpNegotiationClient;
+  readonly ids: IdSource;
+  /** The session extension's URI (default {@link SESSION_EXTENSION_URI}). */
+  readonly sessionUri?: string;
+}
+
 /**
  * The negotiation of one buyer, in the mode the request and the card allow (A2A binding §2: never rely
  * on what the card does not advertise).
@@ -37,12 +51,9 @@ export interface BuyerNegotiation extends NegotiationRequest {
  *   card does not advertise the session extension; the provider's refusals.
  */
 export function createBuyerNegotiator(
-  client: Client,
-  card: AgentCard,
-  capabilityObject: CapabilityObject,
-  flat: AcmpNegotiationClient,
-  options: { ids: IdSource; sessionUri?: string },
+  options: BuyerNegotiatorOptions,
 ): (request: BuyerNegotiation, o?: { signal?: AbortSignal }) => Promise<NegotiatedAgreement> {
+  const { client, card, capabilityObject, flat } = options;
   const uri = options.sessionUri ?? SESSION_EXTENSION_URI;
   const advertised = card.capabilities?.extensions.some((e) => e.uri === uri) === true;
   return async (request, o) => {
@@ -61,7 +72,8 @@ export function createBuyerNegotiator(
         : asked;
     const inSession = advertised && (mode === 'session' || (mode === undefined && counter !== undefined));
     const agreement = inSession
-      ? await negotiateInSession(client, sized, counter, {
+      ? await negotiateInSession(client, sized, {
+          counter,
           uri,
           ids: options.ids,
           ...(o?.signal ? { signal: o.signal } : {}),

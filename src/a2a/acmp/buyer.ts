@@ -130,7 +130,11 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
     stream: (params, o) => stream(links.prepare(params), o),
     quote: (params, o) => negotiation.quote(params, o),
     accept: (params, o) => negotiation.accept(params, o),
-    negotiate: createBuyerNegotiator(client, card, capabilityObject, negotiation, {
+    negotiate: createBuyerNegotiator({
+      client,
+      card,
+      capabilityObject,
+      flat: negotiation,
       ids,
       ...(options.sessionUri ? { sessionUri: options.sessionUri } : {}),
     }),

@@ -30,10 +30,10 @@ export function isAcmpPart(part: InboundPart): boolean {
  *   {@link parseAcmpRoot}.
  */
 export function readAcmpMessage(message: InboundMessage, wireVersion: string): AcmpRoot {
-  if (message.parts.length !== 1) {
+  const [part] = message.parts;
+  if (message.parts.length !== 1 || part === undefined) {
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'an ACMP message is exactly one data part' });
   }
-  const part = message.parts[0]!;
   if (part.kind !== 'data')
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'the ACMP part must be a data part' });
   const mediaType = partMediaType(part);
@@ -50,9 +50,16 @@ export function acmpPart(root: object): Part {
   return encodeDataPart(root, ACMP_MEDIA_TYPE);
 }
 
+/** Where an agent message belongs: its id, and its task and context (none when omitted). */
+export interface AgentMessageIds {
+  readonly messageId: string;
+  readonly taskId?: string;
+  readonly contextId?: string;
+}
+
 /** An agent message carrying one ACMP root. */
-export function acmpAgentMessage(root: object, messageId: string, taskId = '', contextId = ''): Message {
-  return encodeAgentMessage({ messageId, taskId, contextId, parts: [acmpPart(root)] });
+export function acmpAgentMessage(root: object, ids: AgentMessageIds): Message {
+  return encodeAgentMessage({ ...ids, parts: [acmpPart(root)] });
 }
 
 /** The ACMP root of a message the provider sent, or undefined when it carries none (buyer side). */

@@ -45,11 +45,13 @@ export async function negotiateBest(
     input !== undefined && asked.input_tokens_est === undefined
       ? { ...asked, input_tokens_est: estimateTokens(input) }
       : asked;
-  const settled = await Promise.allSettled(buyers.map((buyer) => buyer.quote(params, { signal })));
-  const quotes: FanOutQuote[] = settled.map((s, i) =>
-    s.status === 'fulfilled'
-      ? { buyer: buyers[i]!, offer: s.value }
-      : { buyer: buyers[i]!, error: s.reason as unknown },
+  const quotes: FanOutQuote[] = await Promise.all(
+    buyers.map((buyer) =>
+      buyer.quote(params, { signal }).then(
+        (offer): FanOutQuote => ({ buyer, offer }),
+        (error: unknown): FanOutQuote => ({ buyer, error }),
+      ),
+    ),
   );
   const candidates = quotes
     .flatMap((q) => ('offer' in q && acceptable(q.offer, params, now()) ? [q] : []))

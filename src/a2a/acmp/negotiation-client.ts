@@ -50,54 +50,63 @@ export function createAcmpNegotiationClient(
   client: Client,
   options: { ids?: IdSource; now?: () => number } = {},
 ): AcmpNegotiationClient {
-  const ids = options.ids ?? systemIds;
-  const now = options.now ?? Date.now;
-  const call = async <T>(
+  return new A2ANegotiationClient(client, { ids: options.ids ?? systemIds, now: options.now ?? Date.now });
+}
+
+/** Flat mode over A2A: each Layer 6 call is one direct message answered by one message. */
+class A2ANegotiationClient implements AcmpNegotiationClient {
+  constructor(
+    private readonly client: Client,
+    private readonly options: { ids: IdSource; now: () => number },
+  ) {}
+
+  quote(params: OfferRequestParams, o?: { signal?: AbortSignal }): Promise<Offer> {
+    return this.call(L6_METHOD.offerRequest, params, { schema: OfferSchema, signal: o?.signal });
+  }
+
+  accept(params: AcceptParams, o?: { signal?: AbortSignal }): Promise<Ack> {
+    return this.call(L6_METHOD.accept, params, { schema: AckSchema, signal: o?.signal });
+  }
+
+  async negotiate(request: NegotiationRequest, o?: { signal?: AbortSignal }): Promise<NegotiatedAgreement> {
+    const { escrow_id: escrowId, ...params } = request;
+    const offer = await this.quote(params, o);
+    checkOffer(offer, params, this.options.now());
+    const ack = await this.accept(
+      { offer_id: offer.offer_id, ...(escrowId !== undefined ? { escrow_id: escrowId } : {}) },
+      o,
+    );
+    if (ack.offer_id !== offer.offer_id || ack.price_cu !== offer.price_cu) {
+      throw new AcmpError(ACMP_CODE.internal, {
+        reason: 'protocol_violation',
+        detail: 'the Ack does not match the offer',
+      });
+    }
+    return { offer, ack };
+  }
+
+  /** Sends one request as a direct message and reads the reply with `reply.schema`. */
+  private async call<T>(
     method: string,
     params: object,
-    schema: z.ZodType<T>,
-    signal?: AbortSignal,
-  ): Promise<T> => {
+    reply: { schema: z.ZodType<T>; signal: AbortSignal | undefined },
+  ): Promise<T> {
     const message = encodeUserMessage({
-      messageId: ids.newId('msg'),
+      messageId: this.options.ids.newId('msg'),
       parts: [acmpPart({ acmp_method: method, params })],
       extensions: [ACMP_EXTENSION_URI],
     });
-    const reply = await client.sendMessage(
+    const answer = await this.client.sendMessage(
       { tenant: '', message, configuration: undefined, metadata: undefined },
-      { signal, serviceParameters: EXTENSIONS },
+      { signal: reply.signal, serviceParameters: EXTENSIONS },
     );
-    if ('id' in reply)
+    if ('id' in answer)
       throw new AcmpError(ACMP_CODE.internal, {
         reason: 'protocol_violation',
         detail: `${method} was answered with a task`,
       });
-    return readReply(decodeMessage(reply).parts[0], schema, method);
-  };
-  const quote = (params: OfferRequestParams, o?: { signal?: AbortSignal }): Promise<Offer> =>
-    call(L6_METHOD.offerRequest, params, OfferSchema, o?.signal);
-  const accept = (params: AcceptParams, o?: { signal?: AbortSignal }): Promise<Ack> =>
-    call(L6_METHOD.accept, params, AckSchema, o?.signal);
-  return {
-    quote,
-    accept,
-    async negotiate(request, o) {
-      const { escrow_id: escrowId, ...params } = request;
-      const offer = await quote(params, o);
-      checkOffer(offer, params, now());
-      const ack = await accept(
-        { offer_id: offer.offer_id, ...(escrowId !== undefined ? { escrow_id: escrowId } : {}) },
-        o,
-      );
-      if (ack.offer_id !== offer.offer_id || ack.price_cu !== offer.price_cu) {
-        throw new AcmpError(ACMP_CODE.internal, {
-          reason: 'protocol_violation',
-          detail: 'the Ack does not match the offer',
-        });
-      }
-      return { offer, ack };
-    },
-  };
+    return readReply(decodeMessage(answer).parts[0], reply.schema, method);
+  }
 }
 
 /**

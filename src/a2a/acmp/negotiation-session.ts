@@ -1,11 +1,4 @@
-import {
-  TaskState,
-  type AgentExtension,
-  type ListTasksRequest,
-  type Message,
-  type StreamResponse,
-  type Task,
-} from '@a2a-js/sdk';
+import { TaskState, type AgentExtension, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { L6_METHOD, SESSION_EXTENSION_URI, SESSION_METHOD } from '../../acmp/constants.js';
@@ -20,7 +13,7 @@ import { isJsonObject } from '../../shared/json.js';
 import type { IdSource } from '../../shared/ids.js';
 import type { BindingCall } from '../binding.js';
 import { withHistoryLength } from '../part-codec.js';
-import type { TaskCursor, TaskViewSource } from '../task-views.js';
+import type { TaskViewPage, TaskViewSource } from '../task-views.js';
 import { acmpAgentMessage } from './codec.js';
 import { phasesOf, sessionTaskView } from './session-view.js';
 import { encodeRequest, scopeOf } from './task-view.js';
@@ -151,9 +144,7 @@ export class AcmpSessionBinding implements TaskViewSource {
   }
 
   async list(
-    params: ListTasksRequest,
-    after: TaskCursor | undefined,
-    limit: number,
+    { params, after, limit }: TaskViewPage,
     context: ServerCallContext,
   ): Promise<{ tasks: Task[]; total: number }> {
     const filtered = params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED;
@@ -244,6 +235,9 @@ export class AcmpSessionBinding implements TaskViewSource {
   }
 
   private refusal(error: unknown, taskId = ''): Message {
-    return acmpAgentMessage(encodeErrorRoot(toAcmpErrorObject(error)), this.options.ids.newId('msg'), taskId);
+    return acmpAgentMessage(encodeErrorRoot(toAcmpErrorObject(error)), {
+      messageId: this.options.ids.newId('msg'),
+      taskId,
+    });
   }
 }

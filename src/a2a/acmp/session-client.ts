@@ -50,8 +50,10 @@ export type CounterDecision = CounterTerms | 'accept' | 'reject' | undefined;
 /** Decides about each offer of a session. */
 export type Counter = (offer: Offer, context: OfferContext) => CounterDecision | Promise<CounterDecision>;
 
-/** How {@link negotiateInSession} reaches the provider. */
+/** How {@link negotiateInSession} reaches the provider and answers its offers. */
 export interface SessionClientOptions {
+  /** Decides about each offer; without it the first offer is accepted. */
+  readonly counter?: Counter;
   /** The session extension's URI (default {@link SESSION_EXTENSION_URI}). */
   readonly uri?: string;
   readonly ids?: IdSource;
@@ -70,9 +72,9 @@ export interface SessionClientOptions {
 export async function negotiateInSession(
   client: Client,
   request: NegotiationRequest,
-  counter: Counter | undefined,
   options: SessionClientOptions = {},
 ): Promise<NegotiatedAgreement> {
+  const { counter } = options;
   const session = new SessionCalls(client, options);
   const now = options.now ?? Date.now;
   const { escrow_id: escrowId, ...params } = request;
@@ -82,7 +84,11 @@ export async function negotiateInSession(
     const decision = counter ? ((await counter(offer, context)) ?? 'accept') : 'accept';
     // A final offer cannot be countered: counter terms then mean "accept, within max_price_cu".
     if (typeof decision === 'object' && !context.final) {
-      task = await session.send(SESSION_METHOD.counterOffer, { ...decision, offer_id: offer.offer_id }, task);
+      task = await session.send(
+        SESSION_METHOD.counterOffer,
+        { ...decision, offer_id: offer.offer_id },
+        { task },
+      );
       continue;
     }
     const problem =
@@ -94,7 +100,10 @@ export async function negotiateInSession(
       throw problem;
     }
     const accepted = { offer_id: offer.offer_id, ...(escrowId !== undefined ? { escrow_id: escrowId } : {}) };
-    const done = await session.send(L6_METHOD.accept, accepted, task, { offer_hash: offerHash(offer) });
+    const done = await session.send(L6_METHOD.accept, accepted, {
+      task,
+      metadata: { offer_hash: offerHash(offer) },
+    });
     const ack = AckSchema.safeParse(resultOf(done));
     if (
       done.status?.state !== TaskState.TASK_STATE_COMPLETED ||
@@ -129,14 +138,23 @@ class SessionCalls {
     };
   }
 
-  /** Sends one request (on the session task when `on` is given); a refusal is thrown as its AcmpError. */
-  async send(method: string, params: object, on?: Task, metadata?: Record<string, unknown>): Promise<Task> {
+  /**
+   * Sends one request (on the session task when `on` is given, with our extension's `metadata`); a refusal
+   * is thrown as its AcmpError.
+   */
+  async send(
+    method: string,
+    params: object,
+    on?: { task: Task; metadata?: Record<string, unknown> },
+  ): Promise<Task> {
+    const task = on?.task;
+    const metadata = on?.metadata;
     const message = {
       ...encodeUserMessage({
         messageId: this.ids.newId('msg'),
         parts: [acmpPart({ acmp_method: method, params })],
         extensions: [ACMP_EXTENSION_URI, this.uri],
-        ...(on ? { taskId: on.id, contextId: on.contextId } : {}),
+        ...(task ? { taskId: task.id, contextId: task.contextId } : {}),
       }),
       metadata: metadata && { [this.uri]: metadata },
     };
@@ -148,8 +166,10 @@ class SessionCalls {
       );
     } catch (error) {
       // A2A -32004: the session ended meanwhile (expired or canceled); its status says how.
-      if (on && error instanceof UnsupportedOperationError)
-        throw endOf(await this.client.getTask({ tenant: '', id: on.id, historyLength: 0 }, this.callOptions));
+      if (task && error instanceof UnsupportedOperationError)
+        throw endOf(
+          await this.client.getTask({ tenant: '', id: task.id, historyLength: 0 }, this.callOptions),
+        );
       throw error;
     }
     if ('id' in reply) return reply;

@@ -46,7 +46,7 @@ export function sessionTaskView(session: NegotiationSession, uri: string): Task 
   session.turns.forEach((turn, index) => {
     const request = decodeRequest(turn.request);
     if (request) history.push(request);
-    if (turn.reply) history.push((latest = replyMessage(session, turn.reply, index, uri)));
+    if (turn.reply) history.push((latest = replyMessage(session, { reply: turn.reply, index }, uri)));
   });
   if (session.end?.kind === 'expired') {
     const error = new AcmpError(ACMP_CODE.offerExpired, {
@@ -54,7 +54,11 @@ export function sessionTaskView(session: NegotiationSession, uri: string): Task 
       reason: session.end.reason,
     }).toObject();
     latest = withSession(
-      acmpAgentMessage(encodeErrorRoot(error), `msg-${session.id}-end`, session.id, session.contextId),
+      acmpAgentMessage(encodeErrorRoot(error), {
+        messageId: `msg-${session.id}-end`,
+        taskId: session.id,
+        contextId: session.contextId,
+      }),
       uri,
       { phase: 'expired' },
     );
@@ -76,16 +80,22 @@ export function sessionTaskView(session: NegotiationSession, uri: string): Task 
   };
 }
 
-function replyMessage(session: NegotiationSession, reply: SessionReply, index: number, uri: string): Message {
+/** The provider's answer in turn `index` of a session, as a history message. */
+function replyMessage(
+  session: NegotiationSession,
+  { reply, index }: { reply: SessionReply; index: number },
+  uri: string,
+): Message {
   const id = `msg-${session.id}-${index}`;
+  const onTask = { taskId: session.id, contextId: session.contextId };
   if (reply.kind === 'ack') {
-    const message = acmpAgentMessage({ acmp_result: reply.ack }, id, session.id, session.contextId);
+    const message = acmpAgentMessage({ acmp_result: reply.ack }, { messageId: id, ...onTask });
     return withSession(message, uri, {
       phase: 'accepted',
       agreement: { invoke_by_ms: reply.invokeByMs, terms_hash: reply.termsHash },
     });
   }
-  const message = acmpAgentMessage({ acmp_result: reply.offer }, id, session.id, session.contextId);
+  const message = acmpAgentMessage({ acmp_result: reply.offer }, { messageId: id, ...onTask });
   return withSession(message, uri, {
     phase: 'offer',
     round: reply.round,

@@ -1,9 +1,18 @@
-import { Message, TaskState, type Task } from '@a2a-js/sdk';
+import { Message, TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
-import { encodeErrorRoot, encodeResultRoot } from '../../acmp/messages.js';
-import type { AcmpTaskRecord, TaskOutcome, TaskScope } from '../../acmp/task-store.js';
+import { ACMP_METHOD } from '../../acmp/constants.js';
+import { encodeErrorRoot, encodeResultRoot, type InvokeParams } from '../../acmp/messages.js';
+import type { TaskEvent } from '../../acmp/provider.js';
+import type {
+  AcmpTaskRecord,
+  FinishedTaskRecord,
+  TaskListQuery,
+  TaskOutcome,
+  TaskScope,
+} from '../../acmp/task-store.js';
 import { callerIdentity } from '../caller.js';
-import { acmpAgentMessage } from './codec.js';
+import type { TaskViewPage } from '../task-views.js';
+import { acmpAgentMessage, acmpRootOf } from './codec.js';
 
 /** The caller scope of a call: the tenant and the caller's identity (the SDK stores' owner rule). */
 export function scopeOf(context: ServerCallContext): TaskScope {
@@ -28,7 +37,11 @@ export function decodeRequest(text: string): Message | undefined {
 /** The agent message carrying a task's stored outcome; its id is derived from the task, so every read agrees. */
 export function outcomeMessage(record: AcmpTaskRecord, outcome: TaskOutcome): Message {
   const root = outcome.kind === 'result' ? encodeResultRoot(outcome.result) : encodeErrorRoot(outcome.error);
-  return acmpAgentMessage(root, `msg-${record.taskId}-outcome`, record.taskId, record.contextId);
+  return acmpAgentMessage(root, {
+    messageId: `msg-${record.taskId}-outcome`,
+    taskId: record.taskId,
+    contextId: record.contextId,
+  });
 }
 
 /** The A2A state of a record: `working` while it runs, then `completed` or `canceled` (binding §3.4). */
@@ -62,5 +75,62 @@ export function taskView(
     artifacts: [],
     history,
     metadata: undefined,
+  };
+}
+
+/** The record as it stands once the terminal event of its invoke arrived. */
+export function finishedView(
+  record: AcmpTaskRecord,
+  event: Extract<TaskEvent, { kind: 'result' | 'error' }>,
+): FinishedTaskRecord {
+  const outcome: TaskOutcome =
+    event.kind === 'result'
+      ? { kind: 'result' as const, result: event.result }
+      : { kind: 'error' as const, error: event.error };
+  return { ...record, state: 'finished', outcome, end: event.end, finishedAt: event.at, updatedAt: event.at };
+}
+
+/** A status update of the record's task: its new `state`, the ACMP `message` it carries, and when (`at`). */
+export function statusUpdate(
+  record: AcmpTaskRecord,
+  update: { readonly state: TaskState; readonly message: Message; readonly at: number },
+): StreamResponse {
+  const { state, message, at } = update;
+  return {
+    payload: {
+      $case: 'statusUpdate',
+      value: {
+        taskId: record.taskId,
+        contextId: record.contextId,
+        status: { state, message, timestamp: new Date(at).toISOString() },
+        metadata: undefined,
+      },
+    },
+  };
+}
+
+/** The invoke params of a record's stored request (to follow it as it was asked: streamed or not). */
+export function invokeParamsOf(record: AcmpTaskRecord): InvokeParams | undefined {
+  const root = acmpRootOf(decodeRequest(record.request));
+  return root?.kind === 'request' && root.method === ACMP_METHOD.invoke ? root.params : undefined;
+}
+
+/** ListTasks filters in record terms; `undefined` when no ACMP task can match (e.g. status `failed`). */
+export function listQuery({ params, after, limit }: TaskViewPage): TaskListQuery | undefined {
+  const states: Partial<Record<TaskState, TaskListQuery['state']>> = {
+    [TaskState.TASK_STATE_WORKING]: 'running',
+    [TaskState.TASK_STATE_COMPLETED]: 'completed',
+    [TaskState.TASK_STATE_CANCELED]: 'canceled',
+  };
+  const filtered = params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED;
+  const state = filtered ? states[params.status] : undefined;
+  if (filtered && state === undefined) return undefined;
+  const updatedAfter = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
+  return {
+    limit,
+    ...(params.contextId ? { contextId: params.contextId } : {}),
+    ...(state ? { state } : {}),
+    ...(updatedAfter !== undefined && !Number.isNaN(updatedAfter) ? { updatedAfter } : {}),
+    ...(after ? { after } : {}),
   };
 }

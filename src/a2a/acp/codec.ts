@@ -60,18 +60,20 @@ export type AcpInbound =
  * @throws AcpError `ACP_MESSAGE_NONCONFORMANT`.
  */
 export function readAcpMessage(message: InboundMessage): AcpInbound {
-  const refuse = (detail: string): never => {
+  // Annotated so that a call narrows like a `throw` does.
+  const refuse: (detail: string) => never = (detail) => {
     throw new AcpError('ACP_MESSAGE_NONCONFORMANT', undefined, { details: { detail } });
   };
   if (hasEnvelopeKeys(message.metadata))
     refuse('envelope fields must not be flattened into message metadata');
-  if (message.parts.length !== 1) refuse('a message carries exactly one envelope in exactly one data part');
-  const part = message.parts[0]!;
+  const [part] = message.parts;
+  if (message.parts.length !== 1 || part === undefined)
+    refuse('a message carries exactly one envelope in exactly one data part');
   if (part.kind !== 'data') refuse('the envelope must travel as a data part');
-  const data = (part as { data: unknown }).data;
+  const data = part.data;
   if (!MEDIA_TYPES.has(partMediaType(part))) refuse(`the data part's media type must be ${ACP_MEDIA_TYPE}`);
   if (!isJsonObject(data)) refuse('the data part must hold a JSON object');
-  const root = data as Record<string, unknown>;
+  const root = data;
   if (ACP_PART_KEYS.stateRequest in root) {
     const request = root[ACP_PART_KEYS.stateRequest];
     if (
@@ -82,7 +84,7 @@ export function readAcpMessage(message: InboundMessage): AcpInbound {
     ) {
       refuse('a state request is exactly {"acp_state_request": {"transaction_id": "…"}}');
     }
-    return { kind: 'state-request', transactionId: (request as { transaction_id: string }).transaction_id };
+    return { kind: 'state-request', transactionId: request.transaction_id };
   }
   if (ACP_PART_KEYS.ack in root || ACP_PART_KEYS.error in root)
     refuse('acp_ack and acp_error are replies, not requests');

@@ -2,7 +2,6 @@ import {
   TaskState,
   type AgentExtension,
   type AgentSkill,
-  type ListTasksRequest,
   type Message,
   type StreamResponse,
   type Task,
@@ -20,7 +19,7 @@ import { sleep } from '../../shared/async.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import type { A2ABinding, BindingCall, BindingHost } from '../binding.js';
 import { callerIdentity } from '../caller.js';
-import type { TaskCursor, TaskViewSource } from '../task-views.js';
+import type { TaskViewPage, TaskViewSource } from '../task-views.js';
 import {
   escrowReply,
   escrowStatusMessage,
@@ -162,9 +161,7 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
   }
 
   async list(
-    params: ListTasksRequest,
-    after: TaskCursor | undefined,
-    limit: number,
+    { params, after, limit }: TaskViewPage,
     context: ServerCallContext,
   ): Promise<{ tasks: Task[]; total: number }> {
     const filtered = params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED;

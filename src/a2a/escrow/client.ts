@@ -68,19 +68,37 @@ export async function createEscrowClient(options: EscrowClientOptions): Promise<
   const profile = (card.capabilities?.extensions.find((e) => e.uri === ESCROW_PROFILE_URI)?.params ??
     {}) as Record<string, unknown>;
   const client = await createA2AClient(card, options);
-  return new A2AEscrowClient(card, profile, client, options.ids ?? systemIds, options.timeoutMs ?? 10_000);
+  return new A2AEscrowClient({
+    card,
+    profile,
+    client,
+    ids: options.ids ?? systemIds,
+    timeoutMs: options.timeoutMs ?? 10_000,
+  });
 }
 
 const SERVICE_PARAMETERS = { 'A2A-Extensions': ACMP_EXTENSION_URI };
 
 class A2AEscrowClient implements EscrowClient {
-  constructor(
-    readonly card: AgentCard,
-    readonly profile: Record<string, unknown>,
-    private readonly client: Client,
-    private readonly ids: IdSource,
-    private readonly timeoutMs: number,
-  ) {}
+  readonly card: AgentCard;
+  readonly profile: Record<string, unknown>;
+  private readonly client: Client;
+  private readonly ids: IdSource;
+  private readonly timeoutMs: number;
+
+  constructor(options: {
+    card: AgentCard;
+    profile: Record<string, unknown>;
+    client: Client;
+    ids: IdSource;
+    timeoutMs: number;
+  }) {
+    this.card = options.card;
+    this.profile = options.profile;
+    this.client = options.client;
+    this.ids = options.ids;
+    this.timeoutMs = options.timeoutMs;
+  }
 
   async call(
     method: EscrowMethod,

@@ -52,7 +52,7 @@ export function escrowReply(
 ): Message {
   return acmpAgentMessage(
     answer.kind === 'result' ? { acmp_result: answer.result } : { acmp_error: answer.error },
-    messageId,
+    { messageId },
   );
 }
 
@@ -69,9 +69,11 @@ export function escrowTaskState(record: EscrowRecord): TaskState {
 export function escrowStatusMessage(record: EscrowRecord): Message {
   const message = acmpAgentMessage(
     { acmp_result: encodeStatus(record) },
-    `msg-${record.escrowId}-${record.seq}`,
-    record.escrowId,
-    record.contextId,
+    {
+      messageId: `msg-${record.escrowId}-${record.seq}`,
+      taskId: record.escrowId,
+      contextId: record.contextId,
+    },
   );
   return { ...message, metadata: { [ESCROW_PROFILE_URI]: { state: record.state, seq: record.seq } } };
 }

@@ -48,9 +48,8 @@ export function createEscrowVerifier(options: EscrowVerifierOptions): EscrowVeri
   const logger = options.logger ?? silentLogger;
   const marginMs = options.marginMs ?? 60_000;
   return async (escrowId, params, { signal }) => {
-    const refuse = (reason: EscrowRefusal): AcmpError =>
-      new AcmpError(ACMP_CODE.escrowInvalid, { reason, escrow_id: escrowId });
-    const status = await readStatus(options, escrowId, signal, refuse, logger);
+    const refuse = (reason: EscrowRefusal): AcmpError => escrowRefusal(escrowId, reason);
+    const status = await readStatus({ agent: options.agent, logger }, escrowId, signal);
     if (status.payee_id !== options.payeeId) throw refuse('not_bound_to_provider');
     if (status.expired === true) throw refuse('expired');
     if (status.state !== 'open') throw refuse('not_open');
@@ -73,15 +72,21 @@ export function createEscrowVerifier(options: EscrowVerifierOptions): EscrowVeri
   };
 }
 
+/** The -33005 refusal of an escrow, with its reason. */
+function escrowRefusal(escrowId: string, reason: EscrowRefusal): AcmpError {
+  return new AcmpError(ACMP_CODE.escrowInvalid, { reason, escrow_id: escrowId });
+}
+
+/** The escrow's status at the agent; the agent's refusals and failures become -33005 refusals. */
 async function readStatus(
-  options: EscrowVerifierOptions,
+  from: { agent: () => Promise<EscrowClient>; logger: Logger },
   escrowId: string,
   signal: AbortSignal,
-  refuse: (r: EscrowRefusal) => AcmpError,
-  logger: Logger,
 ): Promise<EscrowStatus> {
+  const { logger } = from;
+  const refuse = (reason: EscrowRefusal): AcmpError => escrowRefusal(escrowId, reason);
   try {
-    return await (await options.agent()).status(escrowId, { signal });
+    return await (await from.agent()).status(escrowId, { signal });
   } catch (error) {
     // L4 §4.7: only the buyer and the bound payee may read status, so -35005 means "not bound to us".
     if (isAcmpError(error, -35001)) throw refuse('unknown');

@@ -102,11 +102,15 @@ async function fastPath(
   });
   ctx.say(`   acmp/invoke with escrow_id → ${JSON.stringify(result.output?.data)} for ${result.cost_cu} CU`);
   expectThat(result.output !== undefined, 'the result to carry an output');
-  await buyer.escrow.releaseFor(escrowId, payee, result, {
-    output: result.output,
-    input: INPUT,
-    proofMethod: 'result-hash',
-  });
+  await buyer.escrow.releaseFor(
+    escrowId,
+    { payeeId: payee, result },
+    {
+      output: result.output,
+      input: INPUT,
+      proofMethod: 'result-hash',
+    },
+  );
   const rest = await buyer.escrow.reclaim(escrowId);
   ctx.say(
     `   proof verified → acmp/escrowRelease ${result.cost_cu} CU; acmp/escrowReclaim ${JSON.stringify(rest.reclaimed_cu)} CU → ${rest.state as string}`,
