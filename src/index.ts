@@ -24,7 +24,25 @@ export { ACP_EXTENSION_URI, ACP_MEDIA_TYPE, ACP_VERSION } from './acpspec/consta
 export { createAcpReceiver } from './acpspec/receiver.js';
 export { createAcpSenderCore } from './acpspec/sender.js';
 export { buildDelta, buildSnapshot } from './acpspec/envelope.js';
-export type { AcpAck, AcpState, DeltaEnvelope, Envelope, SnapshotEnvelope } from './acpspec/envelope.js';
+export type {
+  AcpAck,
+  AcpAddress,
+  AcpEvent,
+  AcpFinancing,
+  AcpFulfillment,
+  AcpParty,
+  AcpQuote,
+  AcpState,
+  AcpTransaction,
+  AcpVehicle,
+  ConsentMap,
+  ConsentRecord,
+  DeltaEnvelope,
+  Envelope,
+  Money,
+  Producer,
+  SnapshotEnvelope,
+} from './acpspec/envelope.js';
 export { checkEnvelope, parseEnvelope } from './acpspec/validate.js';
 
 export {

@@ -11,7 +11,7 @@ export const A2A_PATHS = { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' } as const
 export const CARD_MAX_AGE_S = 300;
 
 /** The name of the bearer scheme in the card's `securitySchemes`. */
-export const BEARER_SCHEME = 'bearer';
+const BEARER_SCHEME = 'bearer';
 
 export interface AgentCardOptions {
   name: string;

@@ -6,7 +6,7 @@ import { ANONYMOUS_IDENTITY, type BearerToken } from '../shared/identity.js';
  * The authenticated caller: the identity of the token it presented (`agent:<name>` or `token:<digest>`,
  * src/shared/identity.ts), never the token and never its position in the configuration.
  */
-export class BearerUser implements User {
+class BearerUser implements User {
   constructor(private readonly identity: string) {}
   get isAuthenticated(): boolean {
     return true;

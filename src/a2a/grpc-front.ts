@@ -114,7 +114,7 @@ export async function startGrpcFront(
  * The caller of one call: its authenticated user plus a signal that aborts when the client cancels the
  * call or goes away, so a stream the client left stops being fed (src/a2a/grpc-handler.ts).
  */
-export class GrpcCaller implements User {
+class GrpcCaller implements User {
   constructor(
     private readonly user: User,
     readonly signal: AbortSignal,

@@ -5,8 +5,6 @@ import { ANONYMOUS_USER, BEARER_REFUSAL, bearerVerifier } from './bearer.js';
 import { normalizeInboundMessageJson } from './part-codec.js';
 import { sendHostError, type WireShape } from './wire-errors.js';
 
-export { BearerUser } from './bearer.js';
-
 const users = new WeakMap<Request, User>();
 
 /** The identity of a request's caller: the authenticated one, or {@link ANONYMOUS_IDENTITY} without tokens. */

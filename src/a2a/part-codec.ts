@@ -26,7 +26,7 @@ export interface InboundMessage {
 }
 
 /** Reads an SDK part. */
-export function decodePart(part: Part): InboundPart {
+function decodePart(part: Part): InboundPart {
   const content = part.content;
   switch (content?.$case) {
     case 'data':
@@ -117,14 +117,6 @@ export function encodeUserMessage(options: {
     referenceTaskIds: [],
   };
 }
-
-/** Terminal A2A task states (§4.1.3). */
-export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
-]);
 
 /** Which parser the SDK will run on the message. */
 export type InboundDialect = 'v1' | 'v0.3-jsonrpc' | 'v0.3-rest';

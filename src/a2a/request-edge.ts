@@ -142,7 +142,7 @@ export function restSegments(
  * segment after `tasks` is a task id (its `:cancel`/`:subscribe` suffix aside) and one after
  * `pushNotificationConfigs` a config id.
  */
-export function checkRestPath(path: string, wire: 'v1' | 'v0.3'): string | undefined {
+function checkRestPath(path: string, wire: 'v1' | 'v0.3'): string | undefined {
   const segments = restSegments(path, wire);
   if (!segments) return 'a segment is not valid percent-encoding';
   const tenantProblem = segments.tenant === undefined ? undefined : checkWireId('tenant', segments.tenant);

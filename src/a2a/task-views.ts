@@ -100,13 +100,13 @@ function compareTasks(a: Task, b: Task): number {
 }
 
 /** The SDK's page token: base64 of `<ISO timestamp>|<task id>`. */
-export function encodeCursor(cursor: TaskCursor): string {
+function encodeCursor(cursor: TaskCursor): string {
   const stamp = cursor.updatedAt === 0 ? '' : new Date(cursor.updatedAt).toISOString();
   return Buffer.from(`${stamp}|${cursor.taskId}`).toString('base64');
 }
 
 /** @throws RequestMalformedError for a token that is not such a cursor. */
-export function decodeCursor(token: string): TaskCursor {
+function decodeCursor(token: string): TaskCursor {
   const [stamp, ...id] = Buffer.from(token, 'base64').toString('utf8').split('|');
   if (id.length === 0) throw new RequestMalformedError('Invalid page token format.');
   const parsed = stamp ? Date.parse(stamp) : 0;

@@ -67,7 +67,7 @@ const SendParamsSchema = z.looseObject({
 const TaskIdParamsSchema = z.looseObject({ id: id('taskId'), metadata });
 
 /** Params schema of each v0.3 method (`agent/getAuthenticatedExtendedCard` takes none). */
-export const V03_PARAMS: Readonly<Record<string, z.ZodType>> = {
+const V03_PARAMS: Readonly<Record<string, z.ZodType>> = {
   'message/send': SendParamsSchema,
   'message/stream': SendParamsSchema,
   'tasks/get': TaskIdParamsSchema.extend({ historyLength: z.int().min(0).optional() }),

@@ -10,7 +10,7 @@
 export type WireIdKind = 'taskId' | 'contextId' | 'configId' | 'tenant' | 'messageId';
 
 /** Longest value of each id (messages ids are not stored in a column of their own). */
-export const WIRE_ID_MAX_LENGTH: Record<WireIdKind, number> = {
+const WIRE_ID_MAX_LENGTH: Record<WireIdKind, number> = {
   taskId: 36,
   contextId: 36,
   configId: 36,

@@ -3,7 +3,7 @@ import type { AcmpResult, InvokeParams, Payload, StreamChunkParams } from './mes
 import { assembleChunks, samePayload, verifyProof } from './proof.js';
 
 /** A provider broke the protocol (chunk order, proof, cost): -33099 with `data.reason` (docs/acmp-core.md). */
-export function violation(taskId: string, reason: string, extra: Record<string, unknown> = {}): AcmpError {
+function violation(taskId: string, reason: string, extra: Record<string, unknown> = {}): AcmpError {
   return new AcmpError(
     ACMP_CODE.internal,
     { task_id: taskId, reason, ...extra },

@@ -11,7 +11,7 @@ const PRICE_LABEL = 'Price: ';
 const INPUT_LABEL = 'Input data (JSON Schema): ';
 
 /** The price of a capability in words: its `priceDescription`, its fixed price, or "depends on the input". */
-export function priceText(capability: AcmpCapability): string {
+function priceText(capability: AcmpCapability): string {
   if (capability.priceDescription !== undefined) return capability.priceDescription;
   return typeof capability.price === 'number' ? `${capability.price} CU` : 'depends on the input';
 }

@@ -140,7 +140,7 @@ export class MemoryAcmpTaskStore implements AcmpTaskStore {
 }
 
 /** Whether a record passes a list query's filters (not its cursor). */
-export function matchesQuery(record: AcmpTaskRecord, query: TaskListQuery): boolean {
+function matchesQuery(record: AcmpTaskRecord, query: TaskListQuery): boolean {
   if (query.contextId !== undefined && record.contextId !== query.contextId) return false;
   if (query.updatedAfter !== undefined && !(record.updatedAt > query.updatedAfter)) return false;
   if (query.state === undefined) return true;

@@ -66,7 +66,11 @@ export const StreamChunkParamsSchema = z.looseObject({
 });
 export type StreamChunkParams = z.infer<typeof StreamChunkParamsSchema>;
 
-/** `acmp/inputChunk` params (Layer 1 §3.4); parsed so it can be declined with a precise code. */
+/**
+ * `acmp/inputChunk` params (Layer 1 §3.4); parsed so it can be declined with a precise code. The same
+ * shape as a stream chunk, named apart because Layer 1 names the two messages apart.
+ * @alias
+ */
 export const InputChunkParamsSchema = StreamChunkParamsSchema;
 export type InputChunkParams = z.infer<typeof InputChunkParamsSchema>;
 

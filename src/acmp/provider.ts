@@ -36,9 +36,6 @@ export type {
   AcmpProvider,
   AcmpProviderOptions,
   Admission,
-  AdmitRequest,
-  EscrowVerifier,
-  HandlerContext,
   ProviderEvent,
   TaskEvent,
 } from './provider-types.js';

@@ -12,7 +12,7 @@ function permits(state: ConsentState): boolean {
 }
 
 /** Whether a record carries the evidence that lets it establish consent when nothing is held. */
-export function hasConsentEvidence(record: ConsentRecord): boolean {
+function hasConsentEvidence(record: ConsentRecord): boolean {
   return (
     record.captured_at !== undefined &&
     record.captured_by !== undefined &&

@@ -129,7 +129,7 @@ export function isAcpError(value: unknown, code?: AcpErrorCode): value is AcpErr
 }
 
 /** Type guard for a known ACPspec code string. */
-export function isAcpErrorCode(value: unknown): value is AcpErrorCode {
+function isAcpErrorCode(value: unknown): value is AcpErrorCode {
   return typeof value === 'string' && Object.hasOwn(ACP_ERRORS, value);
 }
 

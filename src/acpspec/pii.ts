@@ -5,7 +5,7 @@ import { ACP_ENVELOPE_SCHEMA } from './schema.js';
 import { parsePointer } from './pointer.js';
 
 /** `*` in a location path stands for any map key or array index. */
-export const ANY = '*';
+const ANY = '*';
 
 /**
  * Where personal data may sit in the state, derived from the schema's `x-acp-pii` annotations
@@ -130,7 +130,7 @@ function overlaps(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** Whether a patch operation carries personal data in its value (or writes inside a PII field). */
-export function operationCarriesPersonalData(operation: PatchOperation): boolean {
+function operationCarriesPersonalData(operation: PatchOperation): boolean {
   if (operation.op === 'remove') return false;
   const opPath = parsePointer(operation.path);
   for (const location of PII_LOCATIONS) {

@@ -69,13 +69,6 @@ export function decodeStoredEvents(texts: readonly string[]): AcpEvent[] {
   return value;
 }
 
-/** {@link decodeStoredEvents} for one event. @throws LocalError `INVALID_STATE`. */
-export function decodeStoredEvent(text: string): AcpEvent {
-  const [event] = decodeStoredEvents([text]);
-  if (event === undefined) throw invalid('event');
-  return event;
-}
-
 /** The state snapshot envelope made of its parts. */
 export function composeSnapshot(meta: StateMeta, body: StateBody, events: AcpEvent[]): SnapshotEnvelope {
   const { acp_version, producer, ...objects } = body;

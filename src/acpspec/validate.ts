@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { ACP_OBJECT_KEYS, ACP_SCHEMA_KEYWORDS, type AcpObjectKey } from './constants.js';
-import type { AcpAck, AcpEvent, AcpState, Envelope, Producer, SnapshotEnvelope } from './envelope.js';
+import type { AcpAck, AcpEvent, AcpState, Envelope, Producer } from './envelope.js';
 import { AcpError, type AcpIssue } from './errors.js';
 import { ACP_ENVELOPE_SCHEMA } from './schema.js';
 import { schemaIssuesOf } from '../shared/schema-issues.js';
@@ -68,12 +68,6 @@ export function parseEnvelope(value: unknown): Envelope {
   const result = checkEnvelope(value);
   if (!result.ok) throw new AcpError('ACP_SCHEMA_INVALID', undefined, { details: { issues: result.issues } });
   return result.envelope;
-}
-
-/** Checks that a candidate snapshot is a complete, valid snapshot (every object, every event). */
-export function checkSnapshot(value: SnapshotEnvelope): AcpIssue[] {
-  const result = checkEnvelope(value);
-  return result.ok ? [] : result.issues;
 }
 
 /**

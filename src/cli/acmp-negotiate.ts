@@ -54,7 +54,7 @@ const NEGOTIATE = {
 } as const;
 
 /** The agreement file `acmp negotiate` writes and `acmp invoke --agreement` reads. */
-export const AgreementFileSchema = z.object({
+const AgreementFileSchema = z.object({
   agent_url: z.string(),
   offer: OfferSchema,
   ack: AckSchema,

@@ -62,7 +62,7 @@ async function sender(c: Connection, http: boolean): Promise<AcpSenderCore> {
 }
 
 /** Prints a coded ACPspec error with every issue it lists; exit code 1. */
-export function printAcpError(error: AcpError, io: CliIo): number {
+function printAcpError(error: AcpError, io: CliIo): number {
   io.err(`error ${error.code}: ${error.message}`);
   const details = error.data as
     { issues?: { pointer?: string; keyword?: string; rule?: string; message?: string }[] } | undefined;

@@ -115,11 +115,7 @@ function partyCall(verb: string | undefined, positionals: string[]): { url: stri
 }
 
 /** The Layer 4 params the flags describe. @throws UsageError for missing or malformed flags. */
-export function paramsOf(
-  method: EscrowMethod,
-  v: Values,
-  escrowId: string | undefined,
-): Record<string, unknown> {
+function paramsOf(method: EscrowMethod, v: Values, escrowId: string | undefined): Record<string, unknown> {
   const opRef = v['op-ref'] ?? systemIds.newId('op');
   const need = (name: keyof Values): string => {
     const value = v[name];
@@ -180,7 +176,7 @@ export function paramsOf(
 }
 
 /** A CU amount flag (the agent refuses what is not a multiple of 10⁻⁹ CU). */
-export function cu(value: string): number {
+function cu(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n)) throw new UsageError(`"${value}" is not an amount of CU`);
   return n;

@@ -6,7 +6,7 @@ import { MODULE_NAMES, selectModules, type ModuleName } from '../server/modules.
 import { UsageError } from './io.js';
 
 /** The provider's bearer token at its escrow agent (never a flag: flags show in `ps`). */
-export const ESCROW_TOKEN_ENV = 'A2AC_ESCROW_TOKEN';
+const ESCROW_TOKEN_ENV = 'A2AC_ESCROW_TOKEN';
 
 export const SERVE_MODULE_USAGE = `  --modules <list>       modules to run, comma-separated: ${MODULE_NAMES.join(', ')} (default acmp,acpspec)
   --escrow               also run the escrow agent (ACMP Layer 4, docs/acmp-escrow.md)

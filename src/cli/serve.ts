@@ -29,7 +29,7 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
   --migrate              apply PostgreSQL migrations on start (SQLite always migrates itself)
 ${SERVE_MODULE_USAGE}`;
 
-export const SERVE_OPTIONS = {
+const SERVE_OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   'grpc-port': { type: 'string' },

@@ -69,7 +69,7 @@ export const ENV = {
   pushAllow: 'A2AC_PUSH_ALLOW',
 } as const;
 
-export const DEFAULTS = {
+const DEFAULTS = {
   host: '127.0.0.1',
   port: 8443,
   dataDir: '.data',
@@ -98,7 +98,7 @@ function integer(name: string, value: string, { min, max }: { min: number; max: 
 }
 
 /** Parses a size such as `1048576`, `512k`, `1m`. */
-export function parseSize(name: string, value: string): number {
+function parseSize(name: string, value: string): number {
   const match = /^(\d+)\s*([kKmM]?)[iI]?[bB]?$/.exec(value.trim());
   if (!match) fail(`${name} must be a size like 1048576, 512k or 1m, got "${value}"`);
   // The unit group always takes part in a match (empty without a unit).

@@ -22,7 +22,7 @@ export interface AgentIdentity {
   organization?: string;
 }
 
-export const DEFAULT_IDENTITY: AgentIdentity = {
+const DEFAULT_IDENTITY: AgentIdentity = {
   name: 'a2a-commerce host',
   description:
     'Commerce protocols over A2A: ACMP (compute market) and ACPspec (automotive transaction state).',

@@ -288,7 +288,7 @@ export const SDK_STORE_MIGRATIONS: readonly MigrationSet[] = sdkStoreMigrations(
  * Our migrations of the owners in the SDK's tables: owners become identities, `token-<n>` → `legacy:token-<n>` and the SDK's anonymous fallback `unknown` →
  * `anonymous` (src/shared/identity.ts).
  */
-export const sdkOwnerMigrations: MigrationSet = {
+const sdkOwnerMigrations: MigrationSet = {
   id: 'sdk_owners',
   migrations: { '0001_owner_identities': ownerIdentityMigration(SDK_OWNER_COLUMNS, ['unknown']) },
 };

@@ -27,7 +27,7 @@ export interface StdioHostOptions {
  * caller's over HTTP on a host sharing the database; `anonymous` when the host has no tokens.
  * @throws LocalError `REFUSED` when the host has tokens and none (or a wrong one) was presented.
  */
-export function stdioCaller(config: Pick<HostConfig, 'tokens'>, token: string | undefined): string {
+function stdioCaller(config: Pick<HostConfig, 'tokens'>, token: string | undefined): string {
   if (config.tokens.length === 0) return ANONYMOUS_IDENTITY;
   const identity = token === undefined || token === '' ? undefined : identityOfSecret(config.tokens, token);
   if (identity === undefined)

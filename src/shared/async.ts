@@ -1,8 +1,3 @@
-/** Rejects with `signal.reason` when the signal is already aborted (STYLE.md "Async"). */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw signal.reason;
-}
-
 /** Resolves after `ms`, or rejects with `signal.reason` as soon as the signal aborts. */
 export function sleep(ms: number, options?: { signal?: AbortSignal }): Promise<void> {
   const signal = options?.signal;

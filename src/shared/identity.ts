@@ -18,13 +18,13 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 export const ANONYMOUS_IDENTITY = 'anonymous';
 
 /** Prefix of the identities the position-based releases (`token-<n>`) are migrated to. */
-export const LEGACY_PREFIX = 'legacy:';
+const LEGACY_PREFIX = 'legacy:';
 
 /** A token name: lower-case letters, digits, `.`, `_`, `-`; starting with a letter or digit; ≤ 64 characters. */
-export const TOKEN_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const TOKEN_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 /** The shortest bearer secret the host accepts. */
-export const MIN_SECRET_LENGTH = 16;
+const MIN_SECRET_LENGTH = 16;
 
 const TOKEN_DIGEST_HEX = 32;
 

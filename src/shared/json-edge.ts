@@ -86,7 +86,7 @@ export function isSafeJsonString(value: string): boolean {
 }
 
 /** A number JSON text can hold exactly: finite, and an integer only within ±(2^53−1). */
-export function isExactJsonNumber(value: number): boolean {
+function isExactJsonNumber(value: number): boolean {
   return Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value));
 }
 

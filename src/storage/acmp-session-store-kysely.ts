@@ -50,7 +50,7 @@ export const sessionsMigration: Migration = {
 };
 
 /** The PostgreSQL channel session changes are signalled on (payload: the session id). */
-export const SESSION_SIGNAL_CHANNEL = 'acmp_session_signals';
+const SESSION_SIGNAL_CHANNEL = 'acmp_session_signals';
 
 const Int = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number);
 const SessionRow = z.object({

@@ -21,7 +21,7 @@ import { compileSql } from './sql-text.js';
 export { ACMP_OWNER_COLUMNS, acmpMigrations } from './acmp-migrations.js';
 
 /** The PostgreSQL channel task signals travel on. */
-export const ACMP_SIGNAL_CHANNEL = 'acmp_task_signals';
+const ACMP_SIGNAL_CHANNEL = 'acmp_task_signals';
 
 /**
  * {@link AcmpTaskStore} on SQLite or PostgreSQL. Each statement is written once, with `$n` placeholders

@@ -3,4 +3,3 @@
  * may not import src/storage); re-exported here beside the other store implementations.
  */
 export { MemoryAcmpTaskStore } from '../acmp/memory-task-store.js';
-export type { AcmpTaskStore } from '../acmp/task-store.js';

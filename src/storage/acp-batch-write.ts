@@ -141,7 +141,7 @@ async function writeRows(sql: BatchSql, commits: readonly IngestCommit[]): Promi
 }
 
 /** Splits rows into statements of 2^k rows (at most {@link MAX_ROWS}), so few SQL texts recur. */
-export function chunks<T>(rows: readonly T[]): T[][] {
+function chunks<T>(rows: readonly T[]): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length;) {
     let size = MAX_ROWS;

@@ -22,7 +22,7 @@ type AnyDb = Kysely<any>;
  * The body of a legacy whole-snapshot text. A text that is not a JSON object is kept as it is: that
  * transaction then reads as `INVALID_STATE`, as it would have before.
  */
-export function legacyBodyText(stateText: string): string {
+function legacyBodyText(stateText: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(stateText);

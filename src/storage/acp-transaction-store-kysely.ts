@@ -21,7 +21,7 @@ import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
 import { bindParams, type RunSql, type Statement } from './sql-text.js';
 import { SqliteTransactions } from './sqlite-batch.js';
 
-export { ACP_OWNER_COLUMNS, acpMigrations, type AcpTables } from './acp-tables.js';
+export { ACP_OWNER_COLUMNS, acpMigrations } from './acp-tables.js';
 
 /** Options of {@link KyselyTransactionStore}. */
 export interface KyselyTransactionStoreOptions {

@@ -20,7 +20,7 @@ function firstError(error: unknown): unknown {
  * Explains a failure to connect to or query a database: PostgreSQL SQLSTATEs and Node's socket errors.
  * `where` is the printable location (password removed).
  */
-export function describeDatabaseFailure(error: unknown, where: string): DatabaseFailure {
+function describeDatabaseFailure(error: unknown, where: string): DatabaseFailure {
   const e = firstError(error) as { code?: unknown; message?: unknown };
   const code = typeof e.code === 'string' ? e.code : undefined;
   const message = typeof e.message === 'string' && e.message !== '' ? e.message : String(error);

@@ -41,7 +41,7 @@ export interface DatabaseOptions {
 }
 
 /** The SQLite file used when no URL is given. */
-export function defaultSqlitePath(dataDir: string): string {
+function defaultSqlitePath(dataDir: string): string {
   return join(dataDir, 'a2a-commerce.sqlite');
 }
 
@@ -215,7 +215,7 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
 }
 
 /** Removes the password from a URL for logs and messages. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

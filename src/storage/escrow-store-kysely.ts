@@ -24,8 +24,6 @@ import { compileSql } from './sql-text.js';
 
 export { ESCROW_OWNER_COLUMNS, escrowMigrations } from './escrow-migrations.js';
 
-export { ESCROW_SIGNAL_CHANNEL } from './escrow-tx-kysely.js';
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shared Database instance is untyped
 type Db = Kysely<any>;
 

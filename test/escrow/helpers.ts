@@ -15,7 +15,7 @@ export const TOKENS = {
 export const secret = (name: keyof typeof TOKENS): string => TOKENS[name].split('=')[1]!;
 
 /** Short windows so the tests wait seconds, not days. */
-export const FAST_SETTINGS: Partial<EscrowSettings> = {
+const FAST_SETTINGS: Partial<EscrowSettings> = {
   defaultChallengeWindowMs: 60_000,
   minChallengeWindowMs: 200,
   disputeDeadlineMs: 60_000,

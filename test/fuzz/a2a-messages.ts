@@ -117,7 +117,7 @@ const role = (dialect: 'v1' | 'v0.3') =>
   );
 
 /** A message in a dialect's spelling. */
-export function messageText(dialect: 'v1' | 'v0.3'): fc.Arbitrary<string> {
+function messageText(dialect: 'v1' | 'v0.3'): fc.Arbitrary<string> {
   const part = dialect === 'v1' ? v1Part : v03Part;
   return fc
     .record({

@@ -12,7 +12,7 @@ import { bodyBytes, type FuzzRequest } from './request.js';
  */
 
 /** Transactions the fuzzer returns to, so reads and deltas meet held state. */
-export const TRANSACTION_POOL = ['tx-fuzz-1', 'tx-fuzz-2', 'tx-fuzz-3'];
+const TRANSACTION_POOL = ['tx-fuzz-1', 'tx-fuzz-2', 'tx-fuzz-3'];
 const PLACEHOLDER = '"__fuzz__"';
 
 const envelopeId = fc

@@ -50,7 +50,7 @@ export const nastyScalarText: fc.Arbitrary<string> = fc.constantFrom(
 );
 
 /** Ordinary scalars. */
-export const scalarText: fc.Arbitrary<string> = fc.oneof(
+const scalarText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('true', 'false', 'null', '0', '1', '-1', '0.5'),
   fc.integer().map(String),
   fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e12, max: 1e12 }).map((d) => JSON.stringify(d)),
@@ -58,7 +58,7 @@ export const scalarText: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** A member name: mostly plain, sometimes one that breaks the profile or prototype-pollution bait. */
-export const keyText: fc.Arbitrary<string> = fc.oneof(
+const keyText: fc.Arbitrary<string> = fc.oneof(
   { weight: 8, arbitrary: fc.string({ minLength: 1, maxLength: 10 }) },
   {
     weight: 1,

@@ -18,7 +18,7 @@ export const RECEIVER_AGENT_ID = 'https://dealer.example/agents/acp';
 export const SENDER_AGENT_ID = 'https://assistant.example/agents/shopper';
 /** Party ids used across tests. */
 export const BUYER = 'p-buyer';
-export const DEALER = 'p-dealer';
+const DEALER = 'p-dealer';
 
 /** A clock that stands still until moved. */
 export function fixedClock(
@@ -72,7 +72,7 @@ export function buyer(overrides: Partial<AcpParty> = {}): AcpParty {
   };
 }
 
-export function dealer(overrides: Partial<AcpParty> = {}): AcpParty {
+function dealer(overrides: Partial<AcpParty> = {}): AcpParty {
   return { kind: 'organization', roles: ['dealer'], organization_name: 'Example Motors', ...overrides };
 }
 

@@ -23,7 +23,7 @@ function added(id: string): { eventId: string; text: string } {
 }
 
 /** A state body (canonical text) whose transaction stage names `n`, so bodies differ per commit. */
-export function bodyFor(n: number): string {
+function bodyFor(n: number): string {
   const state = anonymousState();
   return canonicalJson(
     stateBodyOf(
@@ -34,7 +34,7 @@ export function bodyFor(n: number): string {
 }
 
 /** A commit for tests; `n` makes ids unique. */
-export function commitFor(n: number, overrides: Partial<IngestCommit> = {}): IngestCommit {
+function commitFor(n: number, overrides: Partial<IngestCommit> = {}): IngestCommit {
   return {
     transactionId: 'tx-1',
     expectedVersion: 0,

@@ -12,7 +12,7 @@ import type { JsonValue } from '../../src/shared/json.js';
 import type { StoreUnderTest } from './store-harness.js';
 
 /** Settings with short windows, so tests move the clock by seconds. */
-export const TEST_SETTINGS: EscrowSettings = {
+const TEST_SETTINGS: EscrowSettings = {
   defaultChallengeWindowMs: 60_000,
   minChallengeWindowMs: 1_000,
   maxChallengeWindowMs: 3_600_000,
@@ -20,7 +20,7 @@ export const TEST_SETTINGS: EscrowSettings = {
   defaultOutcome: 'refund_buyer',
 };
 
-export const T0 = 1_800_000_000_000;
+const T0 = 1_800_000_000_000;
 export const BUYER: EscrowCaller = { tenant: '', party: 'agent:buyer' };
 export const PAYEE: EscrowCaller = { tenant: '', party: 'agent:provider' };
 export const STRANGER: EscrowCaller = { tenant: '', party: 'agent:mallory' };

@@ -20,7 +20,7 @@ import { join } from 'node:path';
  * Which layers each layer may import (STYLE.md: shared ← acmp, acpspec ← a2a, mcp, http, storage ← server,
  * cli). `connect` picks a binding for a buyer, so it sits above the bindings it picks from.
  */
-export const ALLOWED: Record<string, string[]> = {
+const ALLOWED: Record<string, string[]> = {
   shared: ['shared'],
   acmp: ['shared', 'acmp'],
   acpspec: ['shared', 'acpspec'],
@@ -51,7 +51,7 @@ export function tsFiles(root: string, dir: string): string[] {
 }
 
 /** The module specifiers a source imports or re-exports, statically or dynamically. */
-export function imports(source: string): string[] {
+function imports(source: string): string[] {
   return [
     ...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g),
     ...source.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g),

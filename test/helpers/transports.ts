@@ -41,7 +41,7 @@ export interface WireAnswer {
 const clients = new Map<string, Promise<Client>>();
 
 /** The SDK's gRPC client for a host (one per host, version and token). */
-export function grpcClientFor(
+function grpcClientFor(
   host: WireHost,
   options: { version?: '1.0' | '0.3'; token?: string } = {},
 ): Promise<Client> {

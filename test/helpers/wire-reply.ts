@@ -38,11 +38,11 @@ export async function sendRaw(
  * Text that must never reach the wire: JavaScript error names and messages, stack frames, file paths,
  * SQL and database messages.
  */
-export const INTERNAL_TEXT =
+const INTERNAL_TEXT =
   /Cannot read|TypeError|RangeError|ReferenceError|Maximum call stack|is not a function|is not iterable|\bat (?:file:|node:|\/|async )|node_modules|\.(?:ts|js):\d+|SQLITE_|better-sqlite|duplicate key|syntax error at|relation "|value too long|invalid byte sequence|invalid input syntax|\bSELECT\b|\bINSERT\b/;
 
 /** The code of an error reply in any of the host's shapes, or undefined when the body carries none. */
-export function errorCodeOf(body: unknown): string | number | undefined {
+function errorCodeOf(body: unknown): string | number | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const b = body as {
     error?: { code?: unknown; status?: unknown };

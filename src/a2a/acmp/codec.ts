@@ -2,7 +2,6 @@ import type { Message, Part } from '@a2a-js/sdk';
 import { ACMP_MEDIA_TYPE } from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
 import { parseAcmpRoot, type AcmpRoot } from '../../acmp/messages.js';
-import { canonicalJson } from '../../shared/jcs.js';
 import { isJsonObject } from '../../shared/json.js';
 import {
   decodeMessage,
@@ -70,15 +69,4 @@ export function acmpRootOf(message: Message | undefined): AcmpRoot | undefined {
   if (decoded.parts.length !== 1 || part === undefined || !isAcmpPart(part) || part.kind !== 'data')
     return undefined;
   return parseAcmpRoot(part.data);
-}
-
-/** True when two messages carry the same single ACMP data part (JCS equality of the part's data). */
-export function sameAcmpData(a: Message | undefined, b: Message | undefined): boolean {
-  const data = (m: Message | undefined): string | undefined => {
-    const parts = m ? decodeMessage(m).parts : [];
-    const part = parts[0];
-    return parts.length === 1 && part?.kind === 'data' ? canonicalJson(part.data) : undefined;
-  };
-  const left = data(a);
-  return left !== undefined && left === data(b);
 }

@@ -11,7 +11,7 @@ import { acmpAgentMessage } from './codec.js';
 import { decodeRequest } from './task-view.js';
 
 /** The A2A state of a session phase (design §4.4): the offer waits for the buyer in INPUT_REQUIRED. */
-export function sessionState(phase: SessionPhase): TaskState {
+function sessionState(phase: SessionPhase): TaskState {
   switch (phase) {
     case 'offer':
       return TaskState.TASK_STATE_INPUT_REQUIRED;

@@ -90,7 +90,7 @@ export function acpPeerOf(card: AgentCard): AcpPeer & { schema_url: string } {
 }
 
 /** The sender core's transport over A2A: one envelope (or the state request) per message, one data part. */
-export function createA2AAcpTransport(
+function createA2AAcpTransport(
   client: Client,
   secure: boolean,
   ids: IdSource = systemIds,

@@ -35,7 +35,7 @@ function hasStrongMarker(value: unknown): boolean {
  * instead of reaching another executor — or a data part with a strong marker (a v0.3 data part cannot
  * carry a media type).
  */
-export function isAcpPart(part: InboundPart): boolean {
+function isAcpPart(part: InboundPart): boolean {
   if (partMediaType(part) === ACP_MEDIA_TYPE) return true;
   return part.kind === 'data' && hasStrongMarker(part.data);
 }

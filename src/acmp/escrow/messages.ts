@@ -18,7 +18,7 @@ const TaskId = z.string().min(1).max(128);
 const Cu = z.number();
 const Ms = z.int().nonnegative();
 
-export const LockParamsSchema = z.looseObject({
+const LockParamsSchema = z.looseObject({
   op_ref: OpRef,
   amount_cu: Cu,
   valid_until_ms: Ms,
@@ -26,7 +26,7 @@ export const LockParamsSchema = z.looseObject({
   payee_id: PartyId.nullable().optional(),
   challenge_window_ms: z.int().optional(),
 });
-export const BindParamsSchema = z.looseObject({
+const BindParamsSchema = z.looseObject({
   op_ref: OpRef,
   escrow_id: EscrowId,
   payee_id: PartyId,
@@ -34,7 +34,7 @@ export const BindParamsSchema = z.looseObject({
   /** Ours: the price agreed with the payee; claims above it are refused (docs/acmp-escrow.md). */
   agreed_price_cu: Cu.optional(),
 });
-export const ReleaseParamsSchema = z.looseObject({
+const ReleaseParamsSchema = z.looseObject({
   op_ref: OpRef,
   escrow_id: EscrowId,
   amount_cu: Cu,
@@ -42,28 +42,28 @@ export const ReleaseParamsSchema = z.looseObject({
   task_id: TaskId.optional(),
   proof: z.json().optional(),
 });
-export const ReclaimParamsSchema = z.looseObject({
+const ReclaimParamsSchema = z.looseObject({
   op_ref: OpRef,
   escrow_id: EscrowId,
   amount_cu: Cu.optional(),
 });
-export const ClaimParamsSchema = z.looseObject({
+const ClaimParamsSchema = z.looseObject({
   op_ref: OpRef,
   escrow_id: EscrowId,
   amount_cu: Cu,
   task_id: TaskId,
   proof: z.json(),
 });
-export const DisputeParamsSchema = z.looseObject({
+const DisputeParamsSchema = z.looseObject({
   op_ref: OpRef,
   escrow_id: EscrowId,
   reason: z.string().min(1).max(2_000),
   evidence: z.json().optional(),
 });
-export const StatusParamsSchema = z.looseObject({ escrow_id: EscrowId });
+const StatusParamsSchema = z.looseObject({ escrow_id: EscrowId });
 
 /** Largest proof or evidence the agent stores (JCS bytes). */
-export const MAX_EVIDENCE_BYTES = 16 * 1024;
+const MAX_EVIDENCE_BYTES = 16 * 1024;
 
 /** One parsed Layer 4 request, amounts in nano-CU. */
 export type EscrowCommand =

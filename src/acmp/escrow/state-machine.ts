@@ -16,7 +16,7 @@ import { ESCROW_METHOD, type EscrowSettings } from './constants.js';
 import { escrowError } from './errors.js';
 import type { EscrowCommand, MutatingCommand } from './messages.js';
 import { encodeStatus, remainingOf, type EscrowClaim, type EscrowRecord } from './record.js';
-import { TransitionLog, type Transitions } from './transitions.js';
+import { TransitionLog } from './transitions.js';
 
 export type { CommandContext } from './commands.js';
 
@@ -208,11 +208,4 @@ export function applyCommand(
     case ESCROW_METHOD.dispute:
       return dispute(log, command, context);
   }
-}
-
-/** Runs `advance` and returns the transitions of one record (for the scheduler and tests). */
-export function advanced(record: EscrowRecord, now: number): Transitions {
-  const log = new TransitionLog(record);
-  advance(log, now);
-  return log.result();
 }

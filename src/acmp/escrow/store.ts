@@ -1,7 +1,7 @@
 import type { AcmpErrorObjectShape } from '../errors.js';
 import type { JsonValue } from '../../shared/json.js';
 import type { EscrowMethod } from './constants.js';
-import type { EscrowRecord, EscrowState } from './record.js';
+import type { EscrowRecord } from './record.js';
 import type { EscrowEvent, Payout } from './transitions.js';
 
 /**
@@ -101,6 +101,3 @@ export interface EscrowStore {
   open?(): Promise<void>;
   close?(): Promise<void>;
 }
-
-/** Escrow states a party's list can be filtered by. */
-export type EscrowListState = EscrowState;

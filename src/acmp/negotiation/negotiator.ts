@@ -41,12 +41,12 @@ const DEFAULT_INVOKE_WINDOW_MS = 600_000;
 const DEFAULT_TOKENS_EST = 1_000;
 
 /** The digest of a scope that an offer carries (who may accept it), never the identity itself. */
-export function buyerDigest(scope: TaskScope): string {
+function buyerDigest(scope: TaskScope): string {
   return createHash('sha256').update(`${scope.tenant}\n${scope.agent}`).digest('base64url').slice(0, 22);
 }
 
 /** The store key of an offer id. */
-export function offerKeyOf(offerId: string): string {
+function offerKeyOf(offerId: string): string {
   return createHash('sha256').update(offerId).digest('hex');
 }
 

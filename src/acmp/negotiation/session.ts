@@ -26,7 +26,7 @@ export const SessionPhaseSchema = z.enum([
 export type SessionPhase = z.infer<typeof SessionPhaseSchema>;
 
 /** The phases in which a session is open (it counts against `max_open_sessions`). */
-export const OPEN_PHASES: readonly SessionPhase[] = ['quoting', 'offer', 'accepting'];
+const OPEN_PHASES: readonly SessionPhase[] = ['quoting', 'offer', 'accepting'];
 
 /** A provider offer published in a session: its round, and what it answered. */
 export const OfferReplySchema = z.object({
@@ -131,7 +131,7 @@ export function isOpen(session: NegotiationSession): boolean {
 }
 
 /** How long an acceptance in progress may outlive its session before the expiry settles it. */
-export const ACCEPT_GRACE_MS = 5_000;
+const ACCEPT_GRACE_MS = 5_000;
 
 /**
  * When an open session ends by itself: at the earlier of its standing offer's `valid_until_ms` and
