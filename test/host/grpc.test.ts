@@ -13,6 +13,7 @@ import type { HostFlags } from '../../src/server/config.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';
 import { createPlainTask } from '../helpers/a2a.js';
+import { shared } from '../helpers/cleanup.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import { freshSnapshot, RECEIVER, txId } from '../acpspec/helpers.js';
 
@@ -21,6 +22,8 @@ afterEach(cleanup);
 const ALICE = 'alice-secret-0123456789abcdef';
 const BOB = 'bobby-secret-0123456789abcdef';
 const GRPC: HostFlags = { 'grpc-port': '0' };
+/** A token no host in this file knows. */
+const MALLORY = 'mallory-secret-0123456789abcd';
 
 /** The SDK's v1.0 service definition as a plain grpc-js client: raw requests, raw statuses. */
 const RawA2A = grpc.makeGenericClientConstructor(A2AService, 'A2AService');
@@ -67,8 +70,11 @@ const plainMessage = () =>
   encodeUserMessage({ messageId: crypto.randomUUID(), parts: [encodeTextPart('hello')] });
 
 describe('the gRPC interface on the card (A2A §5.6)', () => {
+  // The card tests only read: one gRPC host serves them all.
+  const grpcHost = shared(() => startTestHost({ flags: GRPC }));
+
   it('lists GRPC at 1.0 and 0.3 after JSON-RPC and HTTP+JSON, as the host:port clients dial', async () => {
-    const host = await startTestHost({ flags: GRPC });
+    const host = grpcHost();
     const card = await fetchAgentCard(host.url);
     expect(card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual([
       'JSONRPC 1.0',
@@ -86,7 +92,7 @@ describe('the gRPC interface on the card (A2A §5.6)', () => {
   });
 
   it('passes the card check of `a2a-commerce card` (a gRPC interface is a host:port target)', async () => {
-    const host = await startTestHost({ flags: GRPC });
+    const host = grpcHost();
     const summary = describeCard(await fetchAgentCard(host.url));
     expect(summary.problems).toEqual([]);
     expect(summary.text).toContain(`GRPC       A2A 1.0  ${host.grpcUrl}`);
@@ -102,8 +108,13 @@ describe('the gRPC interface on the card (A2A §5.6)', () => {
 });
 
 describe('bearer authentication over gRPC metadata (ACMP Layer 1 §5.1, A2A §7.4)', () => {
+  // One host knowing alice and bob; each test makes its own tasks, so they do not interfere.
+  const authHost = shared(() =>
+    startTestHost({ flags: { ...GRPC, token: [`alice=${ALICE}`, `bob=${BOB}`] } }),
+  );
+
   it('refuses a call without a token with UNAUTHENTICATED and an ErrorInfo, before the handler runs', async () => {
-    const host = await startTestHost({ flags: { ...GRPC, token: [`alice=${ALICE}`] } });
+    const host = authHost();
     const { error } = await unary(rawClient(host.grpcUrl), 'getTask', { tenant: '', id: 'missing' });
     expect(error?.code).toBe(grpc.status.UNAUTHENTICATED);
     expect(error?.details).toBe('Bearer token required');
@@ -111,8 +122,11 @@ describe('bearer authentication over gRPC metadata (ACMP Layer 1 §5.1, A2A §7.
   });
 
   it('refuses a wrong token with UNAUTHENTICATED, also on streaming calls', async () => {
-    const host = await startTestHost({ flags: { ...GRPC, token: [`alice=${ALICE}`] } });
-    const client = await createA2AClient(await fetchAgentCard(host.url), { transport: 'GRPC', token: BOB });
+    const host = authHost();
+    const client = await createA2AClient(await fetchAgentCard(host.url), {
+      transport: 'GRPC',
+      token: MALLORY,
+    });
     await expect(
       client.getTask({ tenant: '', id: 'missing', historyLength: undefined }),
     ).rejects.toMatchObject({ status: grpc.status.UNAUTHENTICATED });
@@ -126,7 +140,7 @@ describe('bearer authentication over gRPC metadata (ACMP Layer 1 §5.1, A2A §7.
   });
 
   it('gives the caller the identity its token has on HTTP: a task made over gRPC is its own on JSON-RPC', async () => {
-    const host = await startTestHost({ flags: { ...GRPC, token: [`alice=${ALICE}`, `bob=${BOB}`] } });
+    const host = authHost();
     const card = await fetchAgentCard(host.url);
     const taskId = await createPlainTask(await createA2AClient(card, { transport: 'GRPC', token: ALICE }));
     const aliceJsonRpc = await createA2AClient(card, { transport: 'JSONRPC', token: ALICE });
@@ -140,7 +154,7 @@ describe('bearer authentication over gRPC metadata (ACMP Layer 1 §5.1, A2A §7.
   });
 
   it('keeps the health service open to probes without a token', async () => {
-    const host = await startTestHost({ flags: { ...GRPC, token: [`alice=${ALICE}`] } });
+    const host = authHost();
     const health = new RawHealth(host.grpcUrl!, grpc.credentials.createInsecure());
     expect(await unary(health, 'check', { service: '' })).toEqual({
       response: { status: SERVING_STATUS.SERVING },
