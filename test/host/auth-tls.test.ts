@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { encodeTextPart, encodeUserMessage } from '../../src/a2a/part-codec.js';
+import { shared } from '../helpers/cleanup.js';
 import { cleanup, postJson, startTestHost } from '../helpers/host.js';
 
 afterEach(cleanup);
@@ -10,8 +11,11 @@ const V1 = { 'A2A-Version': '1.0' };
 const getTask = { jsonrpc: '2.0', id: 7, method: 'GetTask', params: { id: 'missing' } };
 
 describe('bearer authentication (ACMP Layer 1 §5.1, A2A §7.4)', () => {
+  // The tests only read and refuse: one host with the token serves them all.
+  const tokenHost = shared(() => startTestHost({ flags: { token: [TOKEN] } }));
+
   it('declares the HTTP bearer scheme and requires it on the card', async () => {
-    const host = await startTestHost({ flags: { token: [TOKEN] } });
+    const host = tokenHost();
     const card = await fetchAgentCard(host.url);
     expect(card.securitySchemes.bearer?.scheme).toMatchObject({
       $case: 'httpAuthSecurityScheme',
@@ -21,13 +25,13 @@ describe('bearer authentication (ACMP Layer 1 §5.1, A2A §7.4)', () => {
   });
 
   it('keeps the card public', async () => {
-    const host = await startTestHost({ flags: { token: [TOKEN] } });
+    const host = tokenHost();
     const res = await fetch(`${host.url}/.well-known/agent-card.json`);
     expect(res.status).toBe(200);
   });
 
   it('refuses a missing token with 401 and a JSON-RPC error', async () => {
-    const host = await startTestHost({ flags: { token: [TOKEN] } });
+    const host = tokenHost();
     const res = await postJson(`${host.url}/a2a/jsonrpc`, getTask, V1);
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -35,7 +39,7 @@ describe('bearer authentication (ACMP Layer 1 §5.1, A2A §7.4)', () => {
   });
 
   it('refuses a wrong token with 401 and a google.rpc.Status on REST', async () => {
-    const host = await startTestHost({ flags: { token: [TOKEN] } });
+    const host = tokenHost();
     const res = await postJson(
       `${host.url}/a2a/rest/message:send`,
       {},
@@ -46,7 +50,7 @@ describe('bearer authentication (ACMP Layer 1 §5.1, A2A §7.4)', () => {
   });
 
   it('accepts the right token through the SDK client', async () => {
-    const host = await startTestHost({ flags: { token: [TOKEN] } });
+    const host = tokenHost();
     const client = await createA2AClient(await fetchAgentCard(host.url), { token: TOKEN });
     const result = await client.sendMessage({
       tenant: '',

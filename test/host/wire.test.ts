@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentExecutor } from '../../src/a2a/binding.js';
+import { shared } from '../helpers/cleanup.js';
 import { cleanup, postJson, startTestHost } from '../helpers/host.js';
 import { recordingModule } from '../helpers/recording-binding.js';
 
@@ -88,8 +89,11 @@ describe('extensions (A2A §4.6)', () => {
 });
 
 describe('malformed requests keep the host serving', () => {
+  // Each refusal must leave the host serving the next request: one host for the lot says so too.
+  const plainHost = shared(() => startTestHost());
+
   it('answers invalid JSON with -32700', async () => {
-    const host = await startTestHost();
+    const host = plainHost();
     const res = await postJson(`${host.url}/a2a/jsonrpc`, '{"jsonrpc":"2.0",', V1);
     expect((res.body as { error: { code: number } }).error.code).toBe(-32700);
     const rest = await postJson(`${host.url}/a2a/rest/message:send`, '{nope', V1);
@@ -97,7 +101,7 @@ describe('malformed requests keep the host serving', () => {
   });
 
   it('answers an unknown method with -32601 and then still serves', async () => {
-    const host = await startTestHost();
+    const host = plainHost();
     const res = await postJson(`${host.url}/a2a/jsonrpc`, rpc('NoSuchMethod', {}), V1);
     expect((res.body as { error: { code: number } }).error.code).toBe(-32601);
     const ok = await postJson(`${host.url}/a2a/jsonrpc`, rpc('GetTask', { id: 'missing' }), V1);
@@ -105,7 +109,7 @@ describe('malformed requests keep the host serving', () => {
   });
 
   it('limits request bodies (413 with a coded error, default 1 MiB)', async () => {
-    const host = await startTestHost();
+    const host = plainHost();
     const big = JSON.stringify(
       rpc('SendMessage', {
         message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(1024 * 1024 + 10) }] },
@@ -140,7 +144,7 @@ describe('malformed requests keep the host serving', () => {
   });
 
   it('answers a non-object message with a coded error and no stack trace', async () => {
-    const host = await startTestHost();
+    const host = plainHost();
     const res = await postJson(
       `${host.url}/a2a/jsonrpc`,
       rpc('SendMessage', { message: 'not-an-object' }),
