@@ -2,9 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { encodeTextPart, encodeUserMessage } from '../../src/a2a/part-codec.js';
+import { shared } from '../helpers/cleanup.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 
 afterEach(cleanup);
+
+// Every test makes its own tasks (random message ids): one plain host serves the whole file.
+const theHost = shared(() => startTestHost());
 
 function textMessage(text: string) {
   return encodeUserMessage({ messageId: crypto.randomUUID(), parts: [encodeTextPart(text)] });
@@ -12,7 +16,7 @@ function textMessage(text: string) {
 
 describe('agent card (A2A §8.2)', () => {
   it('is fetched and parsed by the SDK, listing both transports at 1.0 and streaming', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const card = await fetchAgentCard(host.url);
     const v1 = card.supportedInterfaces
       .filter((i) => i.protocolVersion === '1.0')
@@ -26,7 +30,7 @@ describe('agent card (A2A §8.2)', () => {
 
 describe.each(['JSONRPC', 'HTTP+JSON'] as const)('core operations over %s', (transport) => {
   it('SendMessage creates a completed task that GetTask returns', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const client = await createA2AClient(await fetchAgentCard(host.url), { transport });
     const result = await client.sendMessage({
       tenant: '',
@@ -43,7 +47,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('core operations over %s', (tra
   });
 
   it('SendStreamingMessage streams the task lifecycle to completion', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const client = await createA2AClient(await fetchAgentCard(host.url), { transport });
     const kinds: string[] = [];
     for await (const event of client.sendMessageStream({
@@ -60,7 +64,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('core operations over %s', (tra
   });
 
   it('CancelTask of a finished task gets TaskNotCancelable', async () => {
-    const host = await startTestHost();
+    const host = theHost();
     const client = await createA2AClient(await fetchAgentCard(host.url), { transport });
     const task = (await client.sendMessage({
       tenant: '',
@@ -78,7 +82,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)(
   'a v0.3 client over %s (SDK compatibility layer)',
   (transport) => {
     it('round-trips SendMessage and GetTask', async () => {
-      const host = await startTestHost();
+      const host = theHost();
       const client = await createA2AClient(await fetchAgentCard(host.url), {
         transport,
         protocolVersion: '0.3',
