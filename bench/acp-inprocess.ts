@@ -221,7 +221,7 @@ async function run(spec: InProcessSpec): Promise<InProcessResult> {
     if (result.long) {
       const finished = [...new Set(work.flat().map((e) => e.transaction_id))];
       result.long.stateWarmMs = await stateMs(receiver, finished[finished.length - 1]!, 21);
-      // From the store: a receiver that holds none of them reads each (its code and query shapes warmed on
+      // From the store: a receiver that holds none of them reads each (its code and compiled statements warmed on
       // the first, which is not timed), as a long-running host does for a transaction it does not hold.
       const reader = receiverOn(database);
       const cold: number[] = [];
