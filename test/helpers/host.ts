@@ -43,7 +43,7 @@ export async function startTestHost(
     await host.close();
   };
   onCleanup(close);
-  return { ...host, close, config };
+  return { url: host.url, grpcUrl: host.grpcUrl, database: host.database, tls: host.tls, close, config };
 }
 
 /** POSTs a JSON body and returns status, headers and parsed body. */
