@@ -193,12 +193,57 @@ export function createA2AAcmpTransport(
   ids: IdSource = systemIds,
   options: { streaming?: boolean; links?: (taskId: string) => InvokeLink | undefined } = {},
 ): AcmpBuyerTransport {
-  const streaming = options.streaming ?? true;
-  const request = (method: string, params: { task_id: string }) => {
+  return new A2AAcmpTransport(client, ids, { streaming: options.streaming ?? true, links: options.links });
+}
+
+/** The buyer core's transport over A2A; see {@link createA2AAcmpTransport}. */
+class A2AAcmpTransport implements AcmpBuyerTransport {
+  constructor(
+    private readonly client: Client,
+    private readonly ids: IdSource,
+    private readonly options: {
+      streaming: boolean;
+      links: ((taskId: string) => InvokeLink | undefined) | undefined;
+    },
+  ) {}
+
+  async *send(
+    params: InvokeParams,
+    options: { stream: boolean; signal: AbortSignal },
+  ): AsyncIterable<AcmpEvent> {
+    const callOptions = { signal: options.signal, serviceParameters: EXTENSIONS };
+    try {
+      if (!this.options.streaming) {
+        const reply = await this.client.sendMessage(this.request(ACMP_METHOD.invoke, params), callOptions);
+        const event = terminalOf(reply);
+        if (event) yield event;
+        return;
+      }
+      for await (const response of this.client.sendMessageStream(
+        this.request(ACMP_METHOD.invoke, params),
+        callOptions,
+      )) {
+        const event = eventOf(response);
+        if (event) yield event;
+      }
+    } catch (error) {
+      throw classify(error);
+    }
+  }
+
+  async cancel(params: CancelParams, options?: { signal?: AbortSignal }): Promise<void> {
+    await this.client.sendMessage(this.request(ACMP_METHOD.cancel, params), {
+      signal: options?.signal,
+      serviceParameters: EXTENSIONS,
+    });
+  }
+
+  /** The SendMessage request carrying one ACMP request root, on the task `params.task_id`. */
+  private request(method: string, params: { task_id: string }) {
     // An invoke under a session agreement names the negotiation task, in its context (design §4.3 step 5).
-    const link = options.links?.(params.task_id);
+    const link = this.options.links?.(params.task_id);
     const message = encodeUserMessage({
-      messageId: ids.newId('msg'),
+      messageId: this.ids.newId('msg'),
       taskId: params.task_id,
       parts: [acmpPart(encodeRequestRoot(method as typeof ACMP_METHOD.invoke, params))],
       extensions: [ACMP_EXTENSION_URI],
@@ -210,38 +255,7 @@ export function createA2AAcmpTransport(
       configuration: undefined,
       metadata: undefined,
     };
-  };
-  return {
-    async *send(
-      params: InvokeParams,
-      options: { stream: boolean; signal: AbortSignal },
-    ): AsyncIterable<AcmpEvent> {
-      const callOptions = { signal: options.signal, serviceParameters: EXTENSIONS };
-      try {
-        if (!streaming) {
-          const reply = await client.sendMessage(request(ACMP_METHOD.invoke, params), callOptions);
-          const event = terminalOf(reply);
-          if (event) yield event;
-          return;
-        }
-        for await (const response of client.sendMessageStream(
-          request(ACMP_METHOD.invoke, params),
-          callOptions,
-        )) {
-          const event = eventOf(response);
-          if (event) yield event;
-        }
-      } catch (error) {
-        throw classify(error);
-      }
-    },
-    async cancel(params: CancelParams, options?: { signal?: AbortSignal }): Promise<void> {
-      await client.sendMessage(request(ACMP_METHOD.cancel, params), {
-        signal: options?.signal,
-        serviceParameters: EXTENSIONS,
-      });
-    },
-  };
+  }
 }
 
 /**
