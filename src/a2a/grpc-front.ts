@@ -11,7 +11,10 @@ import { HealthService, HealthStatus } from './grpc-health.js';
 import { HOST_ERROR_DOMAIN } from './wire-errors.js';
 
 /** The fully-qualified names of the A2A services the front serves (health reports each). */
-export const GRPC_SERVICE_NAMES = { v1: 'lf.a2a.v1.A2AService', v03: 'a2a.v1.A2AService' } as const;
+export const GRPC_SERVICE_NAMES = {
+  v1: 'lf.a2a.v1.A2AService',
+  v03: 'a2a.v1.A2AService',
+} as const;
 
 export interface GrpcFrontOptions {
   /** The host's one request handler (the same object behind JSON-RPC and HTTP+JSON). */
@@ -48,66 +51,102 @@ export async function startGrpcFront(
   address: { host: string; port: number },
   options: GrpcFrontOptions,
 ): Promise<GrpcFront> {
-  const logger = options.logger ?? silentLogger;
-  const server = new grpc.Server({
-    'grpc.max_receive_message_length': options.maxMessageBytes,
-  });
-  const verify = bearerVerifier(options.tokens);
-  const users = new WeakMap<object, User>();
-  const userBuilder = (call: object): Promise<User> => Promise.resolve(users.get(call) ?? ANONYMOUS_USER);
-  const requestHandler = forGrpc(options.handler);
-  const authenticate = (
-    call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
-  ): grpc.ServiceError | undefined => {
-    const header = call.metadata.get('authorization')[0];
-    const check = verify(typeof header === 'string' ? header : header?.toString('utf8'));
-    if ('refused' in check) return unauthenticated(BEARER_REFUSAL[check.refused]);
-    users.set(call, callerOf(check.user, call));
-    return undefined;
-  };
-  server.addService(
-    A2AService,
-    authenticated(A2AService, grpcService({ requestHandler, userBuilder }), authenticate),
-  );
-  server.addService(
-    LegacyA2AService,
-    authenticated(LegacyA2AService, legacyGrpcService({ requestHandler, userBuilder }), authenticate),
-  );
-  const health = new HealthStatus([GRPC_SERVICE_NAMES.v1, GRPC_SERVICE_NAMES.v03]);
-  server.addService(HealthService, health.implementation());
+  const front = new GrpcFrontServer(options, options.logger ?? silentLogger);
+  await front.listen(address);
+  return front;
+}
 
-  const credentials = options.tls
-    ? grpc.ServerCredentials.createSsl(
-        null,
-        [{ cert_chain: Buffer.from(options.tls.cert), private_key: Buffer.from(options.tls.key) }],
-        false,
-      )
-    : grpc.ServerCredentials.createInsecure();
-  const host = address.host.includes(':') ? `[${address.host}]` : address.host;
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host}:${address.port}`, credentials, (error, bound) =>
-      error ? reject(error) : resolve(bound),
+/** The gRPC server behind {@link startGrpcFront}: the A2A services behind the bearer check, and health. */
+class GrpcFrontServer implements GrpcFront {
+  readonly health = new HealthStatus([GRPC_SERVICE_NAMES.v1, GRPC_SERVICE_NAMES.v03]);
+  private readonly server: grpc.Server;
+  private readonly verify: ReturnType<typeof bearerVerifier>;
+  /** The caller of each authenticated call, for the SDK's user builder. */
+  private readonly users = new WeakMap<object, User>();
+  private boundPort = 0;
+
+  constructor(
+    private readonly options: GrpcFrontOptions,
+    private readonly logger: Logger,
+  ) {
+    this.server = new grpc.Server({
+      'grpc.max_receive_message_length': options.maxMessageBytes,
+    });
+    this.verify = bearerVerifier(options.tokens);
+    const userBuilder = (call: object): Promise<User> =>
+      Promise.resolve(this.users.get(call) ?? ANONYMOUS_USER);
+    const requestHandler = forGrpc(options.handler);
+    const authenticate: Authenticate = (call) => this.authenticate(call);
+    this.server.addService(
+      A2AService,
+      authenticated(A2AService, grpcService({ requestHandler, userBuilder }), authenticate),
     );
-  });
-  logger.info('grpc.listening', { port, tls: options.tls !== undefined });
-  return {
-    port,
-    health,
-    close: (graceMs) => {
-      health.shutdown();
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          logger.warn('grpc.forced_shutdown', { graceMs });
-          server.forceShutdown();
-          resolve();
-        }, graceMs);
-        server.tryShutdown(() => {
-          clearTimeout(timer);
-          resolve();
-        });
+    this.server.addService(
+      LegacyA2AService,
+      authenticated(LegacyA2AService, legacyGrpcService({ requestHandler, userBuilder }), authenticate),
+    );
+    this.server.addService(HealthService, this.health.implementation());
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** Binds the port (0: any free one). @throws Error when the port cannot be bound. */
+  async listen(address: { host: string; port: number }): Promise<void> {
+    const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+    this.boundPort = await new Promise<number>((resolve, reject) => {
+      this.server.bindAsync(`${host}:${address.port}`, this.credentials(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      );
+    });
+    this.logger.info('grpc.listening', {
+      port: this.boundPort,
+      tls: this.options.tls !== undefined,
+    });
+  }
+
+  close(graceMs: number): Promise<void> {
+    this.health.shutdown();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.logger.warn('grpc.forced_shutdown', { graceMs });
+        this.server.forceShutdown();
+        resolve();
+      }, graceMs);
+      this.server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
       });
-    },
-  };
+    });
+  }
+
+  /** The bearer check of one call: its refusal, or `undefined` with the caller recorded for the handler. */
+  private authenticate(
+    call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
+  ): grpc.ServiceError | undefined {
+    const header = call.metadata.get('authorization')[0];
+    const check = this.verify(typeof header === 'string' ? header : header?.toString('utf8'));
+    if ('refused' in check) return unauthenticated(BEARER_REFUSAL[check.refused]);
+    this.users.set(call, callerOf(check.user, call));
+    return undefined;
+  }
+
+  private credentials(): grpc.ServerCredentials {
+    const tls = this.options.tls;
+    return tls
+      ? grpc.ServerCredentials.createSsl(
+          null,
+          [
+            {
+              cert_chain: Buffer.from(tls.cert),
+              private_key: Buffer.from(tls.key),
+            },
+          ],
+          false,
+        )
+      : grpc.ServerCredentials.createInsecure();
+  }
 }
 
 /**
@@ -179,7 +218,11 @@ function unauthenticated(message: string): grpc.ServiceError {
     'grpc-status-details-bin',
     statusDetails(grpc.status.UNAUTHENTICATED, message, 'UNAUTHENTICATED'),
   );
-  return Object.assign(new Error(message), { code: grpc.status.UNAUTHENTICATED, details: message, metadata });
+  return Object.assign(new Error(message), {
+    code: grpc.status.UNAUTHENTICATED,
+    details: message,
+    metadata,
+  });
 }
 
 /** google.rpc.Status { code, message, details: [Any(google.rpc.ErrorInfo { reason, domain })] }. */

@@ -43,62 +43,82 @@ export function createMcpAcmpTransport(
   client: Client,
   watch: { streamEnds?: InvokeStreamEnds } = {},
 ): AcmpBuyerTransport {
-  const sinks = new Map<string, Set<Sink>>();
-  client.fallbackNotificationHandler = (notification) => {
-    const event = notificationEvent(notification.method, notification.params);
-    if (event) for (const sink of sinks.get(event.params.task_id) ?? []) sink(event);
-    return Promise.resolve();
-  };
-  const subscribe = (taskId: string, sink: Sink): (() => void) => {
-    const set = sinks.get(taskId) ?? new Set<Sink>();
-    sinks.set(taskId, set.add(sink));
+  return new McpAcmpTransport(client, watch.streamEnds);
+}
+
+/** The buyer core's transport over MCP; see {@link createMcpAcmpTransport}. */
+class McpAcmpTransport implements AcmpBuyerTransport {
+  /** The sinks of the invokes in flight, by `task_id`. */
+  private readonly sinks = new Map<string, Set<Sink>>();
+
+  constructor(
+    private readonly client: Client,
+    private readonly streamEnds: InvokeStreamEnds | undefined,
+  ) {
+    client.fallbackNotificationHandler = (notification) => {
+      const event = notificationEvent(notification.method, notification.params);
+      if (event) for (const sink of this.sinks.get(event.params.task_id) ?? []) sink(event);
+      return Promise.resolve();
+    };
+  }
+
+  send(params: InvokeParams, options: { stream: boolean; signal: AbortSignal }): AsyncIterable<AcmpEvent> {
+    let unsubscribe = (): void => {};
+    const queue = new AsyncQueue<AcmpEvent>(() => unsubscribe());
+    const offEvents = this.subscribe(params.task_id, (event) => queue.push(event));
+    // The SDK leaves a request pending when its stream ends without the response (a host that stopped or
+    // died): that is a transport failure the buyer core retries with the same task_id.
+    const offEnd = this.streamEnds?.subscribe(params.task_id, () => {
+      setTimeout(
+        () => queue.fail(new LocalError('STREAM_CLOSED', 'the invoke stream ended without a result')),
+        STREAM_END_GRACE_MS,
+      );
+    });
+    unsubscribe = () => {
+      offEvents();
+      offEnd?.();
+    };
+    this.request(params, options.signal, { queue, unsubscribe });
+    return queue;
+  }
+
+  async cancel(params: CancelParams, options?: { signal?: AbortSignal }): Promise<void> {
+    options?.signal?.throwIfAborted();
+    await this.client.notification({ method: ACMP_METHOD.cancel, params });
+  }
+
+  /** Sends the `acmp/invoke` request; its result or error ends the queue. */
+  private request(
+    params: InvokeParams,
+    signal: AbortSignal,
+    { queue, unsubscribe }: { queue: AsyncQueue<AcmpEvent>; unsubscribe: () => void },
+  ): void {
+    const timeout = Math.min(resolveInvoke(params).timeoutMs + SDK_TIMEOUT_MARGIN_MS, MAX_TIMER_MS);
+    this.client.request({ method: ACMP_METHOD.invoke, params }, RawResult, { signal, timeout }).then(
+      (raw) => {
+        queue.push(resultEvent(raw, params.task_id));
+        queue.end();
+        unsubscribe();
+      },
+      (error: unknown) => {
+        unsubscribe();
+        const failure = classify(error);
+        if (failure instanceof AcmpError) {
+          queue.push({ kind: 'error', error: failure.toObject() });
+          queue.end();
+        } else queue.fail(failure);
+      },
+    );
+  }
+
+  private subscribe(taskId: string, sink: Sink): () => void {
+    const set = this.sinks.get(taskId) ?? new Set<Sink>();
+    this.sinks.set(taskId, set.add(sink));
     return () => {
       set.delete(sink);
-      if (set.size === 0 && sinks.get(taskId) === set) sinks.delete(taskId);
+      if (set.size === 0 && this.sinks.get(taskId) === set) this.sinks.delete(taskId);
     };
-  };
-  return {
-    send(params: InvokeParams, options: { stream: boolean; signal: AbortSignal }): AsyncIterable<AcmpEvent> {
-      let unsubscribe = (): void => {};
-      const queue = new AsyncQueue<AcmpEvent>(() => unsubscribe());
-      const offEvents = subscribe(params.task_id, (event) => queue.push(event));
-      // The SDK leaves a request pending when its stream ends without the response (a host that stopped or
-      // died): that is a transport failure the buyer core retries with the same task_id.
-      const offEnd = watch.streamEnds?.subscribe(params.task_id, () => {
-        setTimeout(
-          () => queue.fail(new LocalError('STREAM_CLOSED', 'the invoke stream ended without a result')),
-          STREAM_END_GRACE_MS,
-        );
-      });
-      unsubscribe = () => {
-        offEvents();
-        offEnd?.();
-      };
-      const timeout = Math.min(resolveInvoke(params).timeoutMs + SDK_TIMEOUT_MARGIN_MS, MAX_TIMER_MS);
-      client
-        .request({ method: ACMP_METHOD.invoke, params }, RawResult, { signal: options.signal, timeout })
-        .then(
-          (raw) => {
-            queue.push(resultEvent(raw, params.task_id));
-            queue.end();
-            unsubscribe();
-          },
-          (error: unknown) => {
-            unsubscribe();
-            const failure = classify(error);
-            if (failure instanceof AcmpError) {
-              queue.push({ kind: 'error', error: failure.toObject() });
-              queue.end();
-            } else queue.fail(failure);
-          },
-        );
-      return queue;
-    },
-    async cancel(params: CancelParams, options?: { signal?: AbortSignal }): Promise<void> {
-      options?.signal?.throwIfAborted();
-      await client.notification({ method: ACMP_METHOD.cancel, params });
-    },
-  };
+  }
 }
 
 /** The provider event a notification carries; `undefined` for anything else (or a malformed one). */

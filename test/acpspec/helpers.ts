@@ -60,6 +60,7 @@ function counting(module: HostModule, calls: InboundMessage[]): HostModule {
           get extension() {
             return binding.extension;
           },
+          claims: (message) => binding.claims(message),
           sendMessage: (call) => {
             calls.push(call.message);
             return binding.sendMessage(call);

@@ -95,54 +95,104 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
   const card = options.card ?? (await fetchAgentCard(requireUrl(options.agentUrl), options));
   const capabilityObject = acmpCapabilityOf(card);
   const client = await createA2AClient(card, options);
-  const ids = options.ids ?? a2aTaskIds;
-  // A2A binding §3.2: heartbeats and chunks travel only over SendStreamingMessage. Without A2A streaming on
-  // the card the buyer expects neither (no stream: true, no liveness window), whatever the ACMP params say.
-  const streaming = card.capabilities?.streaming === true;
-  const links = new InvokeLinks(ids);
-  const core = createAcmpBuyerCore({
-    capabilityObject: streaming ? capabilityObject : withoutNotifications(capabilityObject),
-    transport: createA2AAcmpTransport(client, ids, { streaming, links: (taskId) => links.get(taskId) }),
-    ids,
-    retries: options.retries,
-    retryDelayMs: options.retryDelayMs,
-  });
   const escrow =
-    options.escrow && (await connectBuyerEscrow({ ...options.escrow, ids: options.escrow.ids ?? systemIds }));
-  const negotiation = createAcmpNegotiationClient(client, { ids });
-  async function* stream(params: InvokeInput, o?: { signal?: AbortSignal }): AsyncGenerator<BuyerEvent> {
-    try {
-      yield* core.stream(params, o);
-    } finally {
-      links.forget(params.task_id);
-    }
-  }
-  return {
-    ...core,
-    async invoke(params, o) {
-      const prepared = links.prepare(params);
-      try {
-        return await core.invoke(prepared, o);
-      } finally {
-        links.forget(prepared.task_id);
-      }
+    options.escrow &&
+    (await connectBuyerEscrow({
+      ...options.escrow,
+      ids: options.escrow.ids ?? systemIds,
+    }));
+  return new A2AAcmpBuyer(
+    { card, capabilityObject, client },
+    { ...options, ids: options.ids ?? a2aTaskIds },
+    escrow,
+  );
+}
+
+/** The buyer {@link createAcmpBuyer} returns: the buyer core over A2A, negotiation, and escrow. */
+class A2AAcmpBuyer implements AcmpBuyer {
+  readonly card: AgentCard;
+  readonly capabilityObject: CapabilityObject;
+  readonly escrowAgents: readonly AcceptedEscrowAgent[];
+  private readonly core: AcmpBuyerCore;
+  private readonly links: InvokeLinks;
+  private readonly negotiation: AcmpNegotiationClient;
+  private readonly negotiator: AcmpBuyer['negotiate'];
+
+  constructor(
+    peer: {
+      card: AgentCard;
+      capabilityObject: CapabilityObject;
+      client: Client;
     },
-    stream: (params, o) => stream(links.prepare(params), o),
-    quote: (params, o) => negotiation.quote(params, o),
-    accept: (params, o) => negotiation.accept(params, o),
-    negotiate: createBuyerNegotiator({
+    options: AcmpBuyerConnectOptions & { ids: IdSource },
+    readonly escrow: BuyerEscrow | undefined,
+  ) {
+    const { card, capabilityObject, client } = peer;
+    const ids = options.ids;
+    this.card = card;
+    this.capabilityObject = capabilityObject;
+    this.escrowAgents = acceptedEscrowAgents(card);
+    // A2A binding §3.2: heartbeats and chunks travel only over SendStreamingMessage. Without A2A streaming on
+    // the card the buyer expects neither (no stream: true, no liveness window), whatever the ACMP params say.
+    const streaming = card.capabilities?.streaming === true;
+    const links = new InvokeLinks(ids);
+    this.links = links;
+    this.core = createAcmpBuyerCore({
+      capabilityObject: streaming ? capabilityObject : withoutNotifications(capabilityObject),
+      transport: createA2AAcmpTransport(client, ids, {
+        streaming,
+        links: (taskId) => links.get(taskId),
+      }),
+      ids,
+      retries: options.retries,
+      retryDelayMs: options.retryDelayMs,
+    });
+    this.negotiation = createAcmpNegotiationClient(client, { ids });
+    this.negotiator = createBuyerNegotiator({
       client,
       card,
       capabilityObject,
-      flat: negotiation,
+      flat: this.negotiation,
       ids,
       ...(options.sessionUri ? { sessionUri: options.sessionUri } : {}),
-    }),
-    capabilityObject,
-    card,
-    escrowAgents: acceptedEscrowAgents(card),
-    ...(escrow ? { escrow } : {}),
-  };
+    });
+  }
+
+  async invoke(params: InvokeInput | AgreementInvoke, o?: { signal?: AbortSignal }): Promise<AcmpResult> {
+    const prepared = this.links.prepare(params);
+    try {
+      return await this.core.invoke(prepared, o);
+    } finally {
+      this.links.forget(prepared.task_id);
+    }
+  }
+
+  stream(params: InvokeInput | AgreementInvoke, o?: { signal?: AbortSignal }): AsyncIterable<BuyerEvent> {
+    return this.streamPrepared(this.links.prepare(params), o);
+  }
+
+  quote(...args: Parameters<AcmpNegotiationClient['quote']>): ReturnType<AcmpNegotiationClient['quote']> {
+    return this.negotiation.quote(...args);
+  }
+
+  accept(...args: Parameters<AcmpNegotiationClient['accept']>): ReturnType<AcmpNegotiationClient['accept']> {
+    return this.negotiation.accept(...args);
+  }
+
+  negotiate(request: BuyerNegotiation, o?: { signal?: AbortSignal }): Promise<NegotiatedAgreement> {
+    return this.negotiator(request, o);
+  }
+
+  private async *streamPrepared(
+    params: InvokeInput,
+    o?: { signal?: AbortSignal },
+  ): AsyncGenerator<BuyerEvent> {
+    try {
+      yield* this.core.stream(params, o);
+    } finally {
+      this.links.forget(params.task_id);
+    }
+  }
 }
 
 /**
@@ -176,7 +226,9 @@ function withoutNotifications(capability: CapabilityObject): CapabilityObject {
 
 function requireUrl(url: string | undefined): string {
   if (!url)
-    throw new AcmpError(ACMP_CODE.invalidParams, { detail: 'createAcmpBuyer needs a card or an agentUrl' });
+    throw new AcmpError(ACMP_CODE.invalidParams, {
+      detail: 'createAcmpBuyer needs a card or an agentUrl',
+    });
   return url;
 }
 
@@ -191,14 +243,68 @@ const EXTENSIONS = { 'A2A-Extensions': ACMP_EXTENSION_URI };
 export function createA2AAcmpTransport(
   client: Client,
   ids: IdSource = systemIds,
-  options: { streaming?: boolean; links?: (taskId: string) => InvokeLink | undefined } = {},
+  options: {
+    streaming?: boolean;
+    links?: (taskId: string) => InvokeLink | undefined;
+  } = {},
 ): AcmpBuyerTransport {
-  const streaming = options.streaming ?? true;
-  const request = (method: string, params: { task_id: string }) => {
+  return new A2AAcmpTransport(client, ids, {
+    streaming: options.streaming ?? true,
+    links: options.links,
+  });
+}
+
+/** The buyer core's transport over A2A; see {@link createA2AAcmpTransport}. */
+class A2AAcmpTransport implements AcmpBuyerTransport {
+  constructor(
+    private readonly client: Client,
+    private readonly ids: IdSource,
+    private readonly options: {
+      streaming: boolean;
+      links: ((taskId: string) => InvokeLink | undefined) | undefined;
+    },
+  ) {}
+
+  async *send(
+    params: InvokeParams,
+    options: { stream: boolean; signal: AbortSignal },
+  ): AsyncIterable<AcmpEvent> {
+    const callOptions = {
+      signal: options.signal,
+      serviceParameters: EXTENSIONS,
+    };
+    try {
+      if (!this.options.streaming) {
+        const reply = await this.client.sendMessage(this.request(ACMP_METHOD.invoke, params), callOptions);
+        const event = terminalOf(reply);
+        if (event) yield event;
+        return;
+      }
+      for await (const response of this.client.sendMessageStream(
+        this.request(ACMP_METHOD.invoke, params),
+        callOptions,
+      )) {
+        const event = eventOf(response);
+        if (event) yield event;
+      }
+    } catch (error) {
+      throw classify(error);
+    }
+  }
+
+  async cancel(params: CancelParams, options?: { signal?: AbortSignal }): Promise<void> {
+    await this.client.sendMessage(this.request(ACMP_METHOD.cancel, params), {
+      signal: options?.signal,
+      serviceParameters: EXTENSIONS,
+    });
+  }
+
+  /** The SendMessage request carrying one ACMP request root, on the task `params.task_id`. */
+  private request(method: string, params: { task_id: string }) {
     // An invoke under a session agreement names the negotiation task, in its context (design §4.3 step 5).
-    const link = options.links?.(params.task_id);
+    const link = this.options.links?.(params.task_id);
     const message = encodeUserMessage({
-      messageId: ids.newId('msg'),
+      messageId: this.ids.newId('msg'),
       taskId: params.task_id,
       parts: [acmpPart(encodeRequestRoot(method as typeof ACMP_METHOD.invoke, params))],
       extensions: [ACMP_EXTENSION_URI],
@@ -210,38 +316,7 @@ export function createA2AAcmpTransport(
       configuration: undefined,
       metadata: undefined,
     };
-  };
-  return {
-    async *send(
-      params: InvokeParams,
-      options: { stream: boolean; signal: AbortSignal },
-    ): AsyncIterable<AcmpEvent> {
-      const callOptions = { signal: options.signal, serviceParameters: EXTENSIONS };
-      try {
-        if (!streaming) {
-          const reply = await client.sendMessage(request(ACMP_METHOD.invoke, params), callOptions);
-          const event = terminalOf(reply);
-          if (event) yield event;
-          return;
-        }
-        for await (const response of client.sendMessageStream(
-          request(ACMP_METHOD.invoke, params),
-          callOptions,
-        )) {
-          const event = eventOf(response);
-          if (event) yield event;
-        }
-      } catch (error) {
-        throw classify(error);
-      }
-    },
-    async cancel(params: CancelParams, options?: { signal?: AbortSignal }): Promise<void> {
-      await client.sendMessage(request(ACMP_METHOD.cancel, params), {
-        signal: options?.signal,
-        serviceParameters: EXTENSIONS,
-      });
-    },
-  };
+  }
 }
 
 /**

@@ -95,12 +95,36 @@ function createA2AAcpTransport(
   secure: boolean,
   ids: IdSource = systemIds,
 ): AcpSenderTransport {
-  const call = async (data: object): Promise<Record<string, unknown>> => {
-    const reply = await client.sendMessage(
+  return new A2AAcpTransport(client, secure, ids);
+}
+
+/** The sender core's transport over A2A; see {@link createA2AAcpTransport}. */
+class A2AAcpTransport implements AcpSenderTransport {
+  constructor(
+    private readonly client: Client,
+    readonly secure: boolean,
+    private readonly ids: IdSource,
+  ) {}
+
+  async send(envelope: Envelope): Promise<AcpAck> {
+    const body = await this.call(envelope);
+    const ack = body[ACP_PART_KEYS.ack];
+    if (ack === undefined)
+      throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an acp_ack');
+    return parseAck(ack);
+  }
+
+  requestState(transactionId: string): Promise<Record<string, unknown>> {
+    return this.call({ [ACP_PART_KEYS.stateRequest]: { transaction_id: transactionId } });
+  }
+
+  /** One message with one data part; the reply's ACPspec data, or its `acp_error` thrown. */
+  private async call(data: object): Promise<Record<string, unknown>> {
+    const reply = await this.client.sendMessage(
       {
         tenant: '',
         message: encodeUserMessage({
-          messageId: ids.newId('msg'),
+          messageId: this.ids.newId('msg'),
           parts: [acpPart(data)],
           extensions: [ACP_EXTENSION_URI],
         }),
@@ -115,17 +139,5 @@ function createA2AAcpTransport(
     const error = body[ACP_PART_KEYS.error];
     if (isJsonObject(error)) throw fromAcpErrorObject(error);
     return body;
-  };
-  return {
-    secure,
-    async send(envelope: Envelope): Promise<AcpAck> {
-      const body = await call(envelope);
-      const ack = body[ACP_PART_KEYS.ack];
-      if (ack === undefined)
-        throw new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the receiver answered without an acp_ack');
-      return parseAck(ack);
-    },
-    requestState: (transactionId: string) =>
-      call({ [ACP_PART_KEYS.stateRequest]: { transaction_id: transactionId } }),
-  };
+  }
 }

@@ -1,4 +1,4 @@
-import type { AgentExtension, Message, StreamResponse } from '@a2a-js/sdk';
+import type { AgentExtension, AgentSkill, Message, StreamResponse } from '@a2a-js/sdk';
 import {
   ACP_EXTENSION_URI,
   ACP_MEDIA_TYPE,
@@ -36,76 +36,89 @@ export interface AcpBindingOptions {
  * unlike ACMP, the binding bends no A2A rule, and the envelope is self-describing; it is echoed when asked.
  */
 export function createAcpBinding(options: AcpBindingOptions): A2ABinding {
-  const ids = options.ids ?? systemIds;
-  const logger = options.logger ?? silentLogger;
-  let cachedExtension: { url: string; extension: AgentExtension } | undefined;
+  return new AcpBinding(options, options.ids ?? systemIds, options.logger ?? silentLogger);
+}
 
-  async function reply(call: BindingCall): Promise<Message> {
-    const secure = options.secure;
+/** The receiving side of ACPspec over A2A; see {@link createAcpBinding}. */
+class AcpBinding implements A2ABinding {
+  readonly id = 'acpspec';
+  readonly skills: readonly AgentSkill[] = [
+    {
+      id: 'acpspec-transaction-state',
+      name: 'Automotive transaction state (ACPspec)',
+      description:
+        'Receives ACPspec snapshot and delta envelopes and answers state requests with a snapshot.',
+      tags: ['acpspec', 'automotive', 'transaction-state'],
+      examples: [],
+      inputModes: [ACP_MEDIA_TYPE],
+      outputModes: [ACP_MEDIA_TYPE],
+      securityRequirements: [],
+    },
+  ];
+  private cachedExtension: { url: string; extension: AgentExtension } | undefined;
+
+  constructor(
+    private readonly options: AcpBindingOptions,
+    private readonly ids: IdSource,
+    private readonly logger: Logger,
+  ) {}
+
+  get extension(): AgentExtension {
+    const url = this.options.baseUrl();
+    if (this.cachedExtension?.url !== url) {
+      this.cachedExtension = {
+        url,
+        extension: {
+          uri: ACP_EXTENSION_URI,
+          description: 'ACPspec transaction envelopes over A2A (one envelope, one data part)',
+          required: false,
+          // Seed "Declaring Support": acp_version, a resolvable schema_url, non-empty accepts and emits.
+          params: {
+            acp_version: ACP_VERSION,
+            schema_url: url + ACP_SCHEMA_PATH,
+            accepts: [...this.options.accepts],
+            emits: [...this.options.emits],
+          },
+        },
+      };
+    }
+    return this.cachedExtension.extension;
+  }
+
+  claims(message: InboundMessage): boolean {
+    return carriesAcp(message);
+  }
+
+  sendMessage(call: BindingCall): Promise<Message> {
+    return this.reply(call);
+  }
+
+  async *sendMessageStream(call: BindingCall): AsyncGenerator<StreamResponse, void, undefined> {
+    yield { payload: { $case: 'message', value: await this.reply(call) } };
+  }
+
+  private async reply(call: BindingCall): Promise<Message> {
+    const secure = this.options.secure;
     let envelopeId: string | undefined;
     try {
       const inbound = readAcpMessage(call.message);
       if (inbound.kind === 'state-request') {
-        const { envelope } = await options.receiver.state(inbound.transactionId, {
+        const { envelope } = await this.options.receiver.state(inbound.transactionId, {
           caller: callerIdentity(call.context),
         });
-        return acpAgentMessage(envelope, ids.newId('msg'));
+        return acpAgentMessage(envelope, this.ids.newId('msg'));
       }
       const raw = inbound.envelope as { envelope_id?: unknown };
       envelopeId = typeof raw.envelope_id === 'string' ? raw.envelope_id : undefined;
-      const ack = await options.receiver.ingest(inbound.envelope, {
+      const ack = await this.options.receiver.ingest(inbound.envelope, {
         secure,
         caller: callerIdentity(call.context),
       });
-      return acpAgentMessage({ [ACP_PART_KEYS.ack]: ack }, ids.newId('msg'));
+      return acpAgentMessage({ [ACP_PART_KEYS.ack]: ack }, this.ids.newId('msg'));
     } catch (error) {
       const object = toAcpErrorObject(error, envelopeId ? { envelope_id: envelopeId } : undefined);
-      if (object.code === 'ACP_INTERNAL') logger.error('acp.a2a.internal_error', errorFields(error));
-      return acpAgentMessage({ [ACP_PART_KEYS.error]: object }, ids.newId('msg'));
+      if (object.code === 'ACP_INTERNAL') this.logger.error('acp.a2a.internal_error', errorFields(error));
+      return acpAgentMessage({ [ACP_PART_KEYS.error]: object }, this.ids.newId('msg'));
     }
   }
-
-  const binding: A2ABinding = {
-    id: 'acpspec',
-    get extension(): AgentExtension {
-      const url = options.baseUrl();
-      if (cachedExtension?.url !== url) {
-        cachedExtension = {
-          url,
-          extension: {
-            uri: ACP_EXTENSION_URI,
-            description: 'ACPspec transaction envelopes over A2A (one envelope, one data part)',
-            required: false,
-            // Seed "Declaring Support": acp_version, a resolvable schema_url, non-empty accepts and emits.
-            params: {
-              acp_version: ACP_VERSION,
-              schema_url: url + ACP_SCHEMA_PATH,
-              accepts: [...options.accepts],
-              emits: [...options.emits],
-            },
-          },
-        };
-      }
-      return cachedExtension.extension;
-    },
-    skills: [
-      {
-        id: 'acpspec-transaction-state',
-        name: 'Automotive transaction state (ACPspec)',
-        description:
-          'Receives ACPspec snapshot and delta envelopes and answers state requests with a snapshot.',
-        tags: ['acpspec', 'automotive', 'transaction-state'],
-        examples: [],
-        inputModes: [ACP_MEDIA_TYPE],
-        outputModes: [ACP_MEDIA_TYPE],
-        securityRequirements: [],
-      },
-    ],
-    claims: (message: InboundMessage) => carriesAcp(message),
-    sendMessage: (call) => reply(call),
-    async *sendMessageStream(call): AsyncGenerator<StreamResponse, void, undefined> {
-      yield { payload: { $case: 'message', value: await reply(call) } };
-    },
-  };
-  return binding;
 }

@@ -32,66 +32,68 @@ export interface ProviderEscrow {
   stop(): Promise<void>;
 }
 
+/** What {@link createProviderEscrow} is given besides the options: the host's records and services. */
+export interface ProviderEscrowDeps {
+  reservations: ReservationStore;
+  capabilities: readonly AcmpCapability[];
+  task: (taskId: string) => Promise<AcmpTaskRecord | undefined>;
+  clock: Clock;
+  logger: Logger;
+}
+
 /**
  * The provider side of Layer 4 (docs/acmp-escrow.md "The provider side"): checks every `escrow_id` before
  * work at the configured escrow agent and claims the cost of delivered tasks the buyer did not release.
  */
 export function createProviderEscrow(
   options: ProviderEscrowOptions,
-  deps: {
-    reservations: ReservationStore;
-    capabilities: readonly AcmpCapability[];
-    task: (taskId: string) => Promise<AcmpTaskRecord | undefined>;
-    clock: Clock;
-    logger: Logger;
-  },
+  deps: ProviderEscrowDeps,
 ): ProviderEscrow {
-  const claimDelayMs = options.claimDelayMs ?? 60_000;
-  let connecting: Promise<EscrowClient> | undefined;
-  // Connected on first use (the agent may start after the provider); a failed connection is tried again.
-  const agent = (): Promise<EscrowClient> => {
-    connecting ??= createEscrowClient({
-      agentUrl: options.agentUrl,
-      token: options.token,
-      caCert: options.caCert,
-    }).catch((error: unknown) => {
-      connecting = undefined;
-      throw error;
+  return new AgentProviderEscrow(
+    {
+      ...options,
+      claimDelayMs: options.claimDelayMs ?? 60_000,
+      settleEveryMs: options.settleEveryMs ?? 1_000,
+    },
+    deps,
+  );
+}
+
+type ResolvedEscrowOptions = ProviderEscrowOptions & { claimDelayMs: number; settleEveryMs: number };
+
+/** {@link ProviderEscrow} at one escrow agent: a verifier and a settler sharing one lazy connection. */
+class AgentProviderEscrow implements ProviderEscrow {
+  readonly verifier: EscrowVerifier;
+  readonly extension: AgentExtension;
+  private readonly byId: ReadonlyMap<string, AcmpCapability>;
+  private readonly settler: EscrowSettler;
+  private connecting: Promise<EscrowClient> | undefined;
+
+  constructor(
+    private readonly options: ResolvedEscrowOptions,
+    deps: ProviderEscrowDeps,
+  ) {
+    const { claimDelayMs } = options;
+    const agent = (): Promise<EscrowClient> => this.agent();
+    this.byId = new Map(deps.capabilities.map((c) => [c.id, c]));
+    this.verifier = createEscrowVerifier({
+      agent,
+      payeeId: options.payeeId,
+      reservations: deps.reservations,
+      priceOf: (params) => this.priceOf(params),
+      claimDelayMs,
+      clock: deps.clock,
+      logger: deps.logger,
     });
-    return connecting;
-  };
-  const byId = new Map(deps.capabilities.map((c) => [c.id, c]));
-  const priceOf = (params: InvokeParams): number => {
-    const capability = byId.get(params.capability);
-    const price =
-      capability === undefined
-        ? 0
-        : typeof capability.price === 'number'
-          ? capability.price
-          : capability.price(params.input ?? { type: 'json', data: null });
-    return params.max_price_cu === undefined ? price : Math.min(price, params.max_price_cu);
-  };
-  const verifier = createEscrowVerifier({
-    agent,
-    payeeId: options.payeeId,
-    reservations: deps.reservations,
-    priceOf,
-    claimDelayMs,
-    clock: deps.clock,
-    logger: deps.logger,
-  });
-  const settler = new EscrowSettler({
-    agent,
-    reservations: deps.reservations,
-    task: deps.task,
-    claimDelayMs,
-    clock: deps.clock,
-    logger: deps.logger,
-  });
-  settler.start(options.settleEveryMs ?? 1_000);
-  return {
-    verifier,
-    extension: {
+    this.settler = new EscrowSettler({
+      agent,
+      reservations: deps.reservations,
+      task: deps.task,
+      claimDelayMs,
+      clock: deps.clock,
+      logger: deps.logger,
+    });
+    this.extension = {
       uri: ESCROW_PROFILE_URI,
       description: 'Escrow agents this provider accepts, and its payee id at each (docs/acmp-escrow.md)',
       required: false,
@@ -99,7 +101,36 @@ export function createProviderEscrow(
         escrow_agents: [{ url: options.agentUrl, payee_id: options.payeeId }],
         claim_delay_ms: claimDelayMs,
       },
-    },
-    stop: () => settler.stop(),
-  };
+    };
+    this.settler.start(options.settleEveryMs);
+  }
+
+  stop(): Promise<void> {
+    return this.settler.stop();
+  }
+
+  /** Connected on first use (the agent may start after the provider); a failed connection is tried again. */
+  private agent(): Promise<EscrowClient> {
+    this.connecting ??= createEscrowClient({
+      agentUrl: this.options.agentUrl,
+      token: this.options.token,
+      caCert: this.options.caCert,
+    }).catch((error: unknown) => {
+      this.connecting = undefined;
+      throw error;
+    });
+    return this.connecting;
+  }
+
+  /** What a task costs: the capability's price, capped by the buyer's `max_price_cu`. */
+  private priceOf(params: InvokeParams): number {
+    const capability = this.byId.get(params.capability);
+    const price =
+      capability === undefined
+        ? 0
+        : typeof capability.price === 'number'
+          ? capability.price
+          : capability.price(params.input ?? { type: 'json', data: null });
+    return params.max_price_cu === undefined ? price : Math.min(price, params.max_price_cu);
+  }
 }
