@@ -33,7 +33,7 @@ import type {
 } from '../module.js';
 import { AcmpNegotiation, type NegotiationModuleOptions, type StartedSessions } from './acmp-negotiation.js';
 
-export type { NegotiationModuleOptions, SessionModuleOptions } from './acmp-negotiation.js';
+export type { SessionModuleOptions } from './acmp-negotiation.js';
 
 const SHUTDOWN_GRACE_MS = 5_000;
 const FINAL_SAVE_MS = 2_000;

@@ -44,7 +44,7 @@ export function acpModule(options: AcpModuleOptions): HostModule {
 type AcpModuleSettings = AcpModuleOptions & Required<Pick<AcpModuleOptions, 'accepts' | 'emits'>>;
 
 /** The transaction store for the host's dialect: over the host database when there is one, in memory otherwise. */
-export function acpTransactionStoreOf(context: Pick<ModuleContext, 'database'>): TransactionStore {
+function acpTransactionStoreOf(context: Pick<ModuleContext, 'database'>): TransactionStore {
   return context.database ? createKyselyTransactionStore(context.database) : new MemoryTransactionStore();
 }
 

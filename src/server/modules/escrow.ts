@@ -36,7 +36,7 @@ export function escrowModule(options: EscrowModuleOptions = {}): HostModule {
 }
 
 /** The escrow store for the host's dialect: over the host database when there is one, in memory otherwise. */
-export function escrowStoreOf(context: Pick<ModuleContext, 'database' | 'logger'>): EscrowStore {
+function escrowStoreOf(context: Pick<ModuleContext, 'database' | 'logger'>): EscrowStore {
   return context.database
     ? new KyselyEscrowStore(context.database, { logger: context.logger })
     : new MemoryEscrowStore();
