@@ -3,14 +3,15 @@ import {
   acmpCapabilityOf,
   createA2AAcmpTransport,
   createAcmpBuyer as createA2AAcmpBuyer,
+  type AcmpBuyer,
 } from '../a2a/acmp/buyer.js';
 import type { AgentCard } from '../a2a/binding.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../a2a/client.js';
-import type { AcmpBuyerCore } from '../acmp/buyer.js';
+import type { AcmpBuyerCore, AcmpBuyerTransport, BuyerEvent, InvokeInput } from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
-import type { CapabilityObject } from '../acmp/messages.js';
+import type { AcmpResult, CapabilityObject } from '../acmp/messages.js';
 import { MCP_PATH } from '../mcp/acmp-extension.js';
-import { connectMcpAcmpBuyer, type McpEra } from '../mcp/buyer.js';
+import { connectMcpAcmpBuyer, type McpAcmpBuyer, type McpEra } from '../mcp/buyer.js';
 import { isLocalError } from '../shared/errors.js';
 import type { IdSource } from '../shared/ids.js';
 
@@ -85,19 +86,41 @@ async function overA2A(options: PickAcmpBuyerOptions): Promise<PickedAcmpBuyer> 
   offeredOn(card);
   const buyer = await createA2AAcmpBuyer({ ...options, card });
   const transport = createA2AAcmpTransport(await createA2AClient(card, options), options.ids ?? a2aTaskIds);
-  return {
-    binding: 'a2a',
-    capabilityObject: buyer.capabilityObject,
-    card,
-    invoke: (input, call) => buyer.invoke(input, call),
-    stream: (input, call) => buyer.stream(input, call),
-    cancel: (taskId, call) =>
-      transport.cancel(
-        { task_id: taskId, ...(call?.reason !== undefined ? { reason: call.reason } : {}) },
-        { signal: call?.signal },
-      ),
-    close: () => Promise.resolve(),
-  };
+  return new A2APickedBuyer(card, buyer, transport);
+}
+
+/** ACMP over A2A: calls go to the A2A buyer, `acmp/cancel` over a transport of its own. */
+class A2APickedBuyer implements PickedAcmpBuyer {
+  readonly binding: AcmpBindingName = 'a2a';
+  readonly capabilityObject: CapabilityObject;
+
+  constructor(
+    readonly card: AgentCard,
+    private readonly buyer: AcmpBuyer,
+    private readonly transport: AcmpBuyerTransport,
+  ) {
+    this.capabilityObject = buyer.capabilityObject;
+  }
+
+  invoke(input: InvokeInput, call?: { signal?: AbortSignal }): Promise<AcmpResult> {
+    return this.buyer.invoke(input, call);
+  }
+
+  stream(input: InvokeInput, call?: { signal?: AbortSignal }): AsyncIterable<BuyerEvent> {
+    return this.buyer.stream(input, call);
+  }
+
+  cancel(taskId: string, call?: { reason?: string; signal?: AbortSignal }): Promise<void> {
+    return this.transport.cancel(
+      { task_id: taskId, ...(call?.reason !== undefined ? { reason: call.reason } : {}) },
+      { signal: call?.signal },
+    );
+  }
+
+  /** Nothing to close: the A2A client holds no connection. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 /** @throws AcmpError -33007 unless the card advertises an ACMP provider (also for a card without extensions). */
@@ -143,5 +166,34 @@ async function overMcp(options: PickAcmpBuyerOptions): Promise<PickedAcmpBuyer> 
     retries: options.retries,
     retryDelayMs: options.retryDelayMs,
   });
-  return { ...buyer, binding: 'mcp' };
+  return new McpPickedBuyer(buyer);
+}
+
+/** ACMP over MCP: the MCP buyer, delegated to (not spread, so its methods stay bound to it). */
+class McpPickedBuyer implements PickedAcmpBuyer {
+  readonly binding: AcmpBindingName = 'mcp';
+  readonly capabilityObject: CapabilityObject;
+  /** The era the connection speaks. */
+  readonly era: McpAcmpBuyer['era'];
+
+  constructor(private readonly buyer: McpAcmpBuyer) {
+    this.capabilityObject = buyer.capabilityObject;
+    this.era = buyer.era;
+  }
+
+  invoke(input: InvokeInput, call?: { signal?: AbortSignal }): Promise<AcmpResult> {
+    return this.buyer.invoke(input, call);
+  }
+
+  stream(input: InvokeInput, call?: { signal?: AbortSignal }): AsyncIterable<BuyerEvent> {
+    return this.buyer.stream(input, call);
+  }
+
+  cancel(taskId: string, call?: { reason?: string; signal?: AbortSignal }): Promise<void> {
+    return this.buyer.cancel(taskId, call);
+  }
+
+  close(): Promise<void> {
+    return this.buyer.close();
+  }
 }

@@ -4,10 +4,10 @@ import { LocalError } from '../shared/errors.js';
 import { ANONYMOUS_IDENTITY, identityOfSecret } from '../shared/identity.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
-import { openDatabase } from '../storage/database.js';
+import { openDatabase, type Database } from '../storage/database.js';
 import type { HostConfig } from './config.js';
 import { migrateAll } from './host.js';
-import type { HostModule, ModuleParts, StdioSession } from './module.js';
+import type { HostModule, ModuleContext, ModuleParts, StdioSession } from './module.js';
 
 /** Options of {@link serveStdioHost}. */
 export interface StdioHostOptions {
@@ -45,52 +45,100 @@ function stdioCaller(config: Pick<HostConfig, 'tokens'>, token: string | undefin
  * @throws LocalError `REFUSED` for a missing or wrong token, `CONFIG_INVALID` when no module serves stdio.
  */
 export async function serveStdioHost(config: HostConfig, options: StdioHostOptions): Promise<StdioSession> {
-  const logger = options.logger ?? silentLogger;
   const caller = stdioCaller(config, options.token);
-  const database =
-    config.db === 'memory'
-      ? undefined
-      : openDatabase({
-          url: config.db,
-          dataDir: config.dataDir,
-          onIdleError: (error) => logger.warn('db.idle_connection_lost', errorFields(error)),
-        });
-  const stopping = new AbortController();
-  const started: ModuleParts[] = [];
-  const close = async (): Promise<void> => {
-    stopping.abort();
+  return new StdioHost(config, options).serve(caller);
+}
+
+/**
+ * A host serving one stdio connection and what it holds: the database and the started modules' parts.
+ * Each step opens one of them; {@link StdioHost.stop} closes whatever is open, in reverse.
+ */
+class StdioHost {
+  private readonly logger: Logger;
+  private readonly stopping = new AbortController();
+  private readonly parts: ModuleParts[] = [];
+  private database: Database | undefined;
+
+  constructor(
+    private readonly config: HostConfig,
+    private readonly options: StdioHostOptions,
+  ) {
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** Runs the steps and hands the streams to the module serving stdio; on a failure closes what they opened. */
+  async serve(caller: string): Promise<StdioSession> {
+    this.openDatabase();
     try {
-      for (const part of [...started].reverse()) await part.close?.().catch(() => undefined);
-    } finally {
-      await database?.close();
+      if (this.database?.dialect === 'sqlite') await migrateAll(this.database, this.options.modules);
+      await this.startModules();
+      const session = this.serveStdio(caller);
+      this.logger.info('host.stdio_serving', { store: this.database?.dialect ?? 'memory' });
+      return new HostedStdioSession(session, this);
+    } catch (error) {
+      await this.stop();
+      throw error;
     }
-  };
-  try {
-    if (database?.dialect === 'sqlite') await migrateAll(database, options.modules);
-    const context = {
-      database,
-      logger,
-      ids: options.ids ?? systemIds,
-      clock: options.clock ?? systemClock,
+  }
+
+  /** Opens the configured database (SQLite by default; none for `memory`). */
+  private openDatabase(): void {
+    if (this.config.db === 'memory') return;
+    this.database = openDatabase({
+      url: this.config.db,
+      dataDir: this.config.dataDir,
+      onIdleError: (error) => this.logger.warn('db.idle_connection_lost', errorFields(error)),
+    });
+  }
+
+  /** Starts each module in order; a stdio host is never secure and has no base URL. */
+  private async startModules(): Promise<void> {
+    const context: ModuleContext = {
+      database: this.database,
+      logger: this.logger,
+      ids: this.options.ids ?? systemIds,
+      clock: this.options.clock ?? systemClock,
       secure: false,
       baseUrl: () => '',
-      stopping: stopping.signal,
+      stopping: this.stopping.signal,
     };
-    for (const m of options.modules) started.push(await m.start(context));
-    const server = started.find((p) => p.serveStdio !== undefined);
+    for (const m of this.options.modules) this.parts.push(await m.start(context));
+  }
+
+  /** @throws LocalError `CONFIG_INVALID` when no started module serves stdio. */
+  private serveStdio(caller: string): StdioSession {
+    const server = this.parts.find((p) => p.serveStdio !== undefined);
     if (!server?.serveStdio) throw new LocalError('CONFIG_INVALID', 'no module serves MCP over stdio');
-    const session = server.serveStdio({ stdin: options.stdin, stdout: options.stdout, caller });
-    logger.info('host.stdio_serving', { store: database?.dialect ?? 'memory' });
-    return {
-      closed: session.closed,
-      close: async () => {
-        stopping.abort();
-        await session.close();
-        await close();
-      },
-    };
-  } catch (error) {
-    await close();
-    throw error;
+    return server.serveStdio({ stdin: this.options.stdin, stdout: this.options.stdout, caller });
+  }
+
+  /**
+   * Tells the modules the host is stopping (so the connection closing now is not a client's cancel), closes
+   * the served session if there is one, the parts (last started first), then the database.
+   */
+  async stop(session?: StdioSession): Promise<void> {
+    this.stopping.abort();
+    await session?.close();
+    try {
+      for (const part of [...this.parts].reverse()) await part.close?.().catch(() => undefined);
+    } finally {
+      await this.database?.close();
+    }
+  }
+}
+
+/** The served connection: closing it closes the module's session, then the host behind it. */
+class HostedStdioSession implements StdioSession {
+  readonly closed: Promise<void>;
+
+  constructor(
+    private readonly session: StdioSession,
+    private readonly host: StdioHost,
+  ) {
+    this.closed = session.closed;
+  }
+
+  close(): Promise<void> {
+    return this.host.stop(this.session);
   }
 }

@@ -46,15 +46,22 @@ export interface AcpTestHost extends RunningHost {
   fetch: typeof fetch;
 }
 
-/** Wraps a module so that every message its binding handles is recorded. */
+/**
+ * Wraps a module so that every message its binding handles is recorded. Module and parts are delegated to,
+ * not spread: their methods live on class prototypes, which a spread does not copy.
+ */
 function counting(module: HostModule, calls: InboundMessage[]): HostModule {
   return {
-    ...module,
+    name: module.name,
+    migrations: module.migrations,
+    ownerColumns: module.ownerColumns,
+    check: (context) => module.check?.(context),
     async start(context) {
       const parts = await module.start(context);
       const binding = parts.binding!;
       return {
-        ...parts,
+        mountHttp: (app, guards) => parts.mountHttp?.(app, guards),
+        close: async () => parts.close?.(),
         binding: {
           ...binding,
           get extension() {

@@ -1,8 +1,15 @@
-import { AcmpSessionBinding } from '../../a2a/acmp/negotiation-session.js';
-import { createAcmpBinding } from '../../a2a/acmp/provider-binding.js';
-import { createProviderEscrow, type ProviderEscrowOptions } from '../../a2a/escrow/provider-escrow.js';
-import { createAcmpProvider, type AcmpCapability, type AcmpProviderOptions } from '../../acmp/provider.js';
+import type express from 'express';
+import { createAcmpBinding, type AcmpBinding } from '../../a2a/acmp/provider-binding.js';
+import {
+  createProviderEscrow,
+  type ProviderEscrow,
+  type ProviderEscrowOptions,
+} from '../../a2a/escrow/provider-escrow.js';
+import type { ReservationStore } from '../../acmp/escrow/reservations.js';
 import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
+import { createAcmpProvider, type AcmpProviderOptions } from '../../acmp/provider.js';
+import type { AcmpProvider } from '../../acmp/provider-types.js';
+import type { AcmpTaskStore } from '../../acmp/task-store.js';
 import { mountAcmpMcp, type AcmpMcpEndpoint } from '../../mcp/http-endpoint.js';
 import { serveAcmpStdio } from '../../mcp/stdio-server.js';
 import {
@@ -10,24 +17,24 @@ import {
   acmpMigrations,
   KyselyAcmpTaskStore,
 } from '../../storage/acmp-task-store-kysely.js';
-import { MemoryAgreementStore } from '../../acmp/negotiation/memory-agreement-store.js';
-import { MemorySessionStore } from '../../acmp/negotiation/memory-session-store.js';
-import { Negotiator, type NegotiationOptions } from '../../acmp/negotiation/negotiator.js';
-import {
-  NegotiationSessions,
-  sessionReferences,
-  type SessionOptions,
-} from '../../acmp/negotiation/sessions.js';
-import { KyselyAgreementStore } from '../../storage/acmp-agreement-store-kysely.js';
-import { KyselySessionStore } from '../../storage/acmp-session-store-kysely.js';
 import {
   acmpEscrowMigrations,
   KyselyReservationStore,
   MemoryReservationStore,
 } from '../../storage/escrow-reservations.js';
-import type { HostModule, ModuleContext } from '../module.js';
+import type { MigrationSet } from '../../storage/migrations.js';
+import type {
+  HostModule,
+  HttpGuards,
+  ModuleContext,
+  ModuleParts,
+  StdioConnection,
+  StdioSession,
+} from '../module.js';
+import { AcmpNegotiation, type NegotiationModuleOptions, type StartedSessions } from './acmp-negotiation.js';
 
-/** Options of the ACMP module: the provider definition, minus what the host supplies (store, clock, ids). */
+export type { SessionModuleOptions } from './acmp-negotiation.js';
+
 const SHUTDOWN_GRACE_MS = 5_000;
 const FINAL_SAVE_MS = 2_000;
 const MCP_SERVER_INFO = { name: 'a2a-commerce', version: '0.1.0' };
@@ -37,19 +44,7 @@ function originsOf(baseUrl: string): string[] {
   return URL.canParse(baseUrl) ? [new URL(baseUrl).origin] : [];
 }
 
-/** Session mode (our extension, docs/acmp-negotiation.md "Session mode"): its limits, policy and URI. */
-export type SessionModuleOptions = SessionOptions & {
-  /** The extension URI (default `urn:a2a-commerce:acmp:negotiation-session:v0`). */
-  uri?: string;
-  /** How often a subscriber re-reads its session when no signal came (default 1 s). */
-  fallbackReadMs?: number;
-};
-
-/** Layer 6 negotiation as the module takes it: the negotiator's options, and session mode when wanted. */
-export type NegotiationModuleOptions = Omit<NegotiationOptions, 'store' | 'clock' | 'references'> & {
-  sessions?: boolean | SessionModuleOptions;
-};
-
+/** Options of the ACMP module: the provider definition, minus what the host supplies (store, clock, ids). */
 export type AcmpModuleOptions = Omit<
   AcmpProviderOptions,
   'store' | 'clock' | 'ids' | 'logger' | 'negotiation'
@@ -71,137 +66,160 @@ export type AcmpModuleOptions = Omit<
  * records, MCP (Streamable HTTP at /mcp, and stdio; docs/acmp-mcp-binding.md).
  */
 export function acmpModule(options: AcmpModuleOptions): HostModule {
-  return {
-    name: 'acmp',
-    migrations: [acmpMigrations, ...(options.escrowAgent ? [acmpEscrowMigrations] : [])],
-    ownerColumns: ACMP_OWNER_COLUMNS,
-    async start(context) {
-      const { required, negotiation, escrowAgent, ...providerOptions } = options;
-      const store = context.database
-        ? new KyselyAcmpTaskStore(context.database, { logger: context.logger })
-        : new MemoryAcmpTaskStore();
-      // Signals must flow before the first task is followed (PostgreSQL LISTEN).
-      if (store instanceof KyselyAcmpTaskStore) await store.open();
-      const reservations = context.database
-        ? new KyselyReservationStore(context.database)
-        : new MemoryReservationStore();
-      const escrow =
-        escrowAgent &&
-        createProviderEscrow(escrowAgent, {
-          reservations,
-          capabilities: options.capabilities,
-          task: (id) => store.get(id),
-          clock: context.clock,
-          logger: context.logger,
-        });
-      const negotiating = negotiation
-        ? negotiationOf(context, negotiation === true ? {} : negotiation)
-        : undefined;
-      const provider = createAcmpProvider({
-        ...providerOptions,
-        ...(escrow ? { escrow: escrow.verifier } : {}),
-        store,
-        ...(negotiating ? { negotiation: negotiating.options } : {}),
-        clock: context.clock,
-        ids: context.ids,
-        logger: context.logger,
-      });
-      const sessions = await negotiating?.startSessions(options.capabilities);
-      const extensions = escrow ? [escrow.extension] : [];
-      const binding = createAcmpBinding({
-        provider,
-        required,
-        extensions,
-        sessions: sessions?.binding,
-        ids: context.ids,
-        clock: context.clock,
-        logger: context.logger,
-      });
-      const mcp = {
-        provider,
-        serverInfo: MCP_SERVER_INFO,
-        stopping: context.stopping,
-        ids: context.ids,
-        logger: context.logger,
-      };
-      let endpoint: AcmpMcpEndpoint | undefined;
-      return {
-        binding,
-        mountHttp: (app, guards) => {
-          endpoint = mountAcmpMcp(app, {
-            ...mcp,
-            guards,
-            allowedOrigins: () => originsOf(context.baseUrl()),
-          });
-        },
-        serveStdio: ({ stdin, stdout, caller }) =>
-          serveAcmpStdio({ ...mcp, scope: { tenant: '', agent: caller }, stdin, stdout }),
-        // Graceful stop: running invokes get a grace period to finish (their results are stored and
-        // replayed to retries); what still runs then ends as -33099 and is saved before the database closes.
-        close: async () => {
-          await endpoint?.close();
-          await escrow?.stop();
-          await provider.drain(SHUTDOWN_GRACE_MS);
-          await provider.close();
-          await binding.drain(FINAL_SAVE_MS);
-          await sessions?.service.close();
-          await store.close?.();
-        },
-      };
-    },
-  };
+  return new AcmpModule(options);
 }
 
-/**
- * The negotiator's options over the host database, and the start of session mode when it is configured:
- * the session service (the same agreement store as flat mode, so an acceptance writes the same agreement)
- * and its A2A side. The negotiator resolves an invoke's `referenceTaskIds` through the sessions.
- */
-function negotiationOf(
-  context: ModuleContext,
-  negotiation: NegotiationModuleOptions,
-): {
-  options: NegotiationOptions;
-  startSessions(
-    capabilities: readonly AcmpCapability[],
-  ): Promise<{ service: NegotiationSessions; binding: AcmpSessionBinding } | undefined>;
-} {
-  const { sessions: sessionOptions, ...negotiatorOptions } = negotiation;
-  const sessionStore = sessionOptions
-    ? context.database
-      ? new KyselySessionStore(context.database, { logger: context.logger })
-      : new MemorySessionStore()
-    : undefined;
-  const options: NegotiationOptions = {
-    ...negotiatorOptions,
-    store: context.database ? new KyselyAgreementStore(context.database) : new MemoryAgreementStore(),
-    clock: context.clock,
-    ...(sessionStore ? { references: sessionReferences(sessionStore) } : {}),
-  };
-  return {
-    options,
-    async startSessions(capabilities) {
-      if (!sessionStore || !sessionOptions) return undefined;
-      const { uri, fallbackReadMs, ...limits } = sessionOptions === true ? {} : sessionOptions;
-      if (sessionStore instanceof KyselySessionStore) await sessionStore.open();
-      const byId = new Map(capabilities.map((c) => [c.id, c]));
-      const service = new NegotiationSessions({
-        ...limits,
-        store: sessionStore,
-        negotiator: new Negotiator(options, byId),
-        capabilities: byId,
-        clock: context.clock,
-        ids: context.ids,
-        logger: context.logger,
-      });
-      service.start();
-      const binding = new AcmpSessionBinding({
-        sessions: service,
-        ids: context.ids,
-        ...(uri !== undefined ? { uri } : {}),
-        ...(fallbackReadMs !== undefined ? { fallbackReadMs } : {}),
-      });
-      return { service, binding };
+/** The ACMP task store for the host's dialect: over the host database when there is one, in memory otherwise. */
+export function acmpTaskStoreOf(
+  context: Pick<ModuleContext, 'database' | 'logger'>,
+): KyselyAcmpTaskStore | MemoryAcmpTaskStore {
+  return context.database
+    ? new KyselyAcmpTaskStore(context.database, { logger: context.logger })
+    : new MemoryAcmpTaskStore();
+}
+
+/** The store of escrow reservations for the host's dialect (one escrow backs one task). */
+export function reservationStoreOf(context: Pick<ModuleContext, 'database'>): ReservationStore {
+  return context.database ? new KyselyReservationStore(context.database) : new MemoryReservationStore();
+}
+
+/** What one start of the module holds, closed again by {@link RunningAcmpModule.close}. */
+interface AcmpHeld {
+  readonly store: AcmpTaskStore;
+  readonly escrow: ProviderEscrow | undefined;
+  readonly provider: AcmpProvider;
+  readonly sessions: StartedSessions | undefined;
+  readonly binding: AcmpBinding;
+}
+
+/** The ACMP module: its tables, and each start step building one part over the host's context. */
+class AcmpModule implements HostModule {
+  readonly name = 'acmp';
+  readonly migrations: readonly MigrationSet[];
+  readonly ownerColumns = ACMP_OWNER_COLUMNS;
+
+  constructor(private readonly options: AcmpModuleOptions) {
+    this.migrations = [acmpMigrations, ...(options.escrowAgent ? [acmpEscrowMigrations] : [])];
+  }
+
+  async start(context: ModuleContext): Promise<ModuleParts> {
+    const store = acmpTaskStoreOf(context);
+    // Signals must flow before the first task is followed (PostgreSQL LISTEN).
+    if (store instanceof KyselyAcmpTaskStore) await store.open();
+    const escrow = this.escrow(context, store);
+    const { negotiation } = this.options;
+    const negotiating = negotiation
+      ? new AcmpNegotiation(context, negotiation === true ? {} : negotiation)
+      : undefined;
+    const provider = this.provider(context, { store, escrow, negotiating });
+    const sessions = await negotiating?.startSessions(this.options.capabilities);
+    const binding = this.binding(context, provider, { escrow, sessions });
+    return new RunningAcmpModule(context, { store, escrow, provider, sessions, binding });
+  }
+
+  /** The provider's side of escrow, when an escrow agent is configured: checks escrows, claims costs. */
+  private escrow(context: ModuleContext, store: AcmpTaskStore): ProviderEscrow | undefined {
+    const { escrowAgent } = this.options;
+    if (!escrowAgent) return undefined;
+    return createProviderEscrow(escrowAgent, {
+      reservations: reservationStoreOf(context),
+      capabilities: this.options.capabilities,
+      task: (id) => store.get(id),
+      clock: context.clock,
+      logger: context.logger,
+    });
+  }
+
+  /** The provider core over the task store, checking escrows and negotiating when configured. */
+  private provider(
+    context: ModuleContext,
+    parts: {
+      store: AcmpTaskStore;
+      escrow: ProviderEscrow | undefined;
+      negotiating: AcmpNegotiation | undefined;
     },
-  };
+  ): AcmpProvider {
+    // The module's own options are not the provider's.
+    const { required, negotiation, escrowAgent, ...providerOptions } = this.options;
+    const { store, escrow, negotiating } = parts;
+    return createAcmpProvider({
+      ...providerOptions,
+      ...(escrow ? { escrow: escrow.verifier } : {}),
+      store,
+      ...(negotiating ? { negotiation: negotiating.options } : {}),
+      clock: context.clock,
+      ids: context.ids,
+      logger: context.logger,
+    });
+  }
+
+  /** The A2A binding of the provider, with the escrow extension and session mode when configured. */
+  private binding(
+    context: ModuleContext,
+    provider: AcmpProvider,
+    parts: { escrow: ProviderEscrow | undefined; sessions: StartedSessions | undefined },
+  ): AcmpBinding {
+    return createAcmpBinding({
+      provider,
+      required: this.options.required,
+      extensions: parts.escrow ? [parts.escrow.extension] : [],
+      sessions: parts.sessions?.binding,
+      ids: context.ids,
+      clock: context.clock,
+      logger: context.logger,
+    });
+  }
+}
+
+/** A started ACMP module: its A2A binding, the MCP endpoint and stdio server, and its graceful stop. */
+class RunningAcmpModule implements ModuleParts {
+  readonly binding: AcmpBinding;
+  private endpoint: AcmpMcpEndpoint | undefined;
+
+  constructor(
+    private readonly context: ModuleContext,
+    private readonly held: AcmpHeld,
+  ) {
+    this.binding = held.binding;
+  }
+
+  /** MCP over Streamable HTTP at /mcp, from the same provider and records. */
+  mountHttp(app: express.Express, guards: HttpGuards): void {
+    this.endpoint = mountAcmpMcp(app, {
+      ...this.mcpOptions(),
+      guards,
+      allowedOrigins: () => originsOf(this.context.baseUrl()),
+    });
+  }
+
+  /** MCP over one stdio connection, scoped to its one caller. */
+  serveStdio({ stdin, stdout, caller }: StdioConnection): StdioSession {
+    return serveAcmpStdio({ ...this.mcpOptions(), scope: { tenant: '', agent: caller }, stdin, stdout });
+  }
+
+  /**
+   * Graceful stop: running invokes get a grace period to finish (their results are stored and replayed to
+   * retries); what still runs then ends as -33099 and is saved before the database closes.
+   */
+  async close(): Promise<void> {
+    const { escrow, provider, sessions, store } = this.held;
+    await this.endpoint?.close();
+    await escrow?.stop();
+    await provider.drain(SHUTDOWN_GRACE_MS);
+    await provider.close();
+    await this.binding.drain(FINAL_SAVE_MS);
+    await sessions?.service.close();
+    await store.close?.();
+  }
+
+  /** What both MCP transports serve from. */
+  private mcpOptions() {
+    return {
+      provider: this.held.provider,
+      serverInfo: MCP_SERVER_INFO,
+      stopping: this.context.stopping,
+      ids: this.context.ids,
+      logger: this.context.logger,
+    };
+  }
 }

@@ -1,6 +1,9 @@
+import type express from 'express';
 import { createAcpBinding } from '../../a2a/acp/receiver-binding.js';
+import type { A2ABinding } from '../../a2a/binding.js';
 import type { Kind } from '../../acpspec/constants.js';
-import { createAcpReceiver } from '../../acpspec/receiver.js';
+import { createAcpReceiver, type AcpReceiver } from '../../acpspec/receiver.js';
+import type { TransactionStore } from '../../acpspec/transaction-store.js';
 import type { Producer } from '../../acpspec/envelope.js';
 import { LocalError } from '../../shared/errors.js';
 import type { IdSource } from '../../shared/ids.js';
@@ -11,7 +14,7 @@ import {
   acpMigrations,
   createKyselyTransactionStore,
 } from '../../storage/acp-transaction-store-kysely.js';
-import type { HostModule } from '../module.js';
+import type { HostModule, HttpGuards, ModuleContext, ModuleParts } from '../module.js';
 
 export interface AcpModuleOptions {
   /** This agent's id (matched against consent `granted_to`) and role on the snapshots it writes. */
@@ -30,56 +33,90 @@ export interface AcpModuleOptions {
  * over plain HTTPS (the routes), so both bindings share one store and one pipeline.
  */
 export function acpModule(options: AcpModuleOptions): HostModule {
-  const accepts = options.accepts ?? ['snapshot', 'delta'];
-  const emits = options.emits ?? ['snapshot'];
-  return {
-    name: 'acpspec',
-    migrations: [acpMigrations],
-    ownerColumns: ACP_OWNER_COLUMNS,
-    check({ secure, noPersonalData }) {
-      // Seed "The Conformance Rule": a card advertising ACPspec over a non-TLS endpoint is non-conformant,
-      // unless this host handles no personal data at all.
-      if (!secure && !noPersonalData) {
-        throw new LocalError(
-          'CONFIG_INVALID',
-          'ACPspec carries personal data and must be served over TLS: use TLS, or declare --no-personal-data',
-        );
-      }
-    },
-    start(context) {
-      const store = context.database
-        ? createKyselyTransactionStore(context.database)
-        : new MemoryTransactionStore();
-      const receiver = createAcpReceiver({
-        store,
-        accepts,
-        receiverAgentId: options.producer.agent_id,
-        producer: options.producer,
-        clock: context.clock,
-        logger: context.logger,
-        ...(options.stateIds ? { ids: options.stateIds } : {}),
-      });
-      const binding = createAcpBinding({
-        receiver,
-        accepts,
-        emits,
-        secure: context.secure,
-        baseUrl: context.baseUrl,
-        ids: context.ids,
-        logger: context.logger,
-      });
-      return {
-        binding,
-        mountHttp: (app, guards) =>
-          mountAcpRoutes(app, {
-            receiver,
-            secure: context.secure,
-            auth: guards.auth,
-            callerOf: guards.callerOf,
-            bodyLimitBytes: guards.bodyLimitBytes,
-            logger: context.logger,
-          }),
-      };
-    },
-  };
+  return new AcpModule({
+    ...options,
+    accepts: options.accepts ?? ['snapshot', 'delta'],
+    emits: options.emits ?? ['snapshot'],
+  });
+}
+
+/** The module's options with their defaults applied. */
+type AcpModuleSettings = AcpModuleOptions & Required<Pick<AcpModuleOptions, 'accepts' | 'emits'>>;
+
+/** The transaction store for the host's dialect: over the host database when there is one, in memory otherwise. */
+function acpTransactionStoreOf(context: Pick<ModuleContext, 'database'>): TransactionStore {
+  return context.database ? createKyselyTransactionStore(context.database) : new MemoryTransactionStore();
+}
+
+/** The ACPspec module: its tables, the TLS check, and the receiver and binding each start builds. */
+class AcpModule implements HostModule {
+  readonly name = 'acpspec';
+  readonly migrations = [acpMigrations];
+  readonly ownerColumns = ACP_OWNER_COLUMNS;
+
+  constructor(private readonly options: AcpModuleSettings) {}
+
+  check({ secure, noPersonalData }: { secure: boolean; noPersonalData: boolean }): void {
+    // Seed "The Conformance Rule": a card advertising ACPspec over a non-TLS endpoint is non-conformant,
+    // unless this host handles no personal data at all.
+    if (!secure && !noPersonalData) {
+      throw new LocalError(
+        'CONFIG_INVALID',
+        'ACPspec carries personal data and must be served over TLS: use TLS, or declare --no-personal-data',
+      );
+    }
+  }
+
+  start(context: ModuleContext): ModuleParts {
+    const receiver = this.receiver(context);
+    return new RunningAcpModule(context, receiver, this.binding(context, receiver));
+  }
+
+  /** The receiver pipeline over the store for the host's dialect. */
+  private receiver(context: ModuleContext): AcpReceiver {
+    const { options } = this;
+    return createAcpReceiver({
+      store: acpTransactionStoreOf(context),
+      accepts: options.accepts,
+      receiverAgentId: options.producer.agent_id,
+      producer: options.producer,
+      clock: context.clock,
+      logger: context.logger,
+      ...(options.stateIds ? { ids: options.stateIds } : {}),
+    });
+  }
+
+  /** The A2A binding of the receiver. */
+  private binding(context: ModuleContext, receiver: AcpReceiver): A2ABinding {
+    return createAcpBinding({
+      receiver,
+      accepts: this.options.accepts,
+      emits: this.options.emits,
+      secure: context.secure,
+      baseUrl: context.baseUrl,
+      ids: context.ids,
+      logger: context.logger,
+    });
+  }
+}
+
+/** A started ACPspec module: one receiver served over A2A (the binding) and plain HTTPS (the routes). */
+class RunningAcpModule implements ModuleParts {
+  constructor(
+    private readonly context: ModuleContext,
+    private readonly receiver: AcpReceiver,
+    readonly binding: A2ABinding,
+  ) {}
+
+  /** ACPspec over plain HTTPS, behind the host's bearer authentication and body limit. */
+  mountHttp(app: express.Express, guards: HttpGuards): void {
+    mountAcpRoutes(app, {
+      receiver: this.receiver,
+      secure: this.context.secure,
+      auth: guards.auth,
+      callerOf: guards.callerOf,
+      bodyLimitBytes: guards.bodyLimitBytes,
+      logger: this.context.logger,
+    });
+  }
 }

@@ -1,5 +1,6 @@
+import type { A2ABinding } from '../../a2a/binding.js';
 import { createEscrowBinding } from '../../a2a/escrow/binding.js';
-import { createEscrowAgent, type EscrowAgentOptions } from '../../acmp/escrow/agent.js';
+import { createEscrowAgent, type EscrowAgent, type EscrowAgentOptions } from '../../acmp/escrow/agent.js';
 import { DEFAULT_ESCROW_SETTINGS, type EscrowSettings } from '../../acmp/escrow/constants.js';
 import type { EscrowStore } from '../../acmp/escrow/store.js';
 import { LocalError } from '../../shared/errors.js';
@@ -9,7 +10,7 @@ import {
   KyselyEscrowStore,
 } from '../../storage/escrow-store-kysely.js';
 import { MemoryEscrowStore } from '../../storage/escrow-store-memory.js';
-import type { HostModule } from '../module.js';
+import type { HostModule, ModuleContext, ModuleParts } from '../module.js';
 
 /** Options of {@link escrowModule}. */
 export interface EscrowModuleOptions {
@@ -31,42 +32,65 @@ export interface EscrowModuleOptions {
  * messages reach this binding. Needs bearer tokens: an anonymous caller is never a party (L4 §1).
  */
 export function escrowModule(options: EscrowModuleOptions = {}): HostModule {
-  const settings: EscrowSettings = { ...DEFAULT_ESCROW_SETTINGS, ...options.settings };
-  return {
-    name: 'escrow',
-    migrations: [escrowMigrations],
-    ownerColumns: ESCROW_OWNER_COLUMNS,
-    check({ secure }) {
-      if (!secure && options.allowPlaintext !== true) {
-        throw new LocalError(
-          'CONFIG_INVALID',
-          'the escrow agent moves money on bearer credentials and must be served over TLS',
-        );
-      }
-    },
-    async start(context) {
-      const store: EscrowStore = context.database
-        ? new KyselyEscrowStore(context.database, { logger: context.logger })
-        : new MemoryEscrowStore();
-      await store.open?.();
-      const agent = createEscrowAgent({
-        store,
-        settings,
-        clock: context.clock,
-        ids: context.ids,
-        logger: context.logger,
-        beforePayout: options.beforePayout,
-      });
-      // Payouts left pending by a crash between a transition and its payout run now, once (L4 §6, §7.1).
-      await agent.tick();
-      agent.start(options.tickMs ?? 1_000);
-      return {
-        binding: createEscrowBinding({ agent, required: options.required, ids: context.ids }),
-        close: async () => {
-          await agent.stop();
-          await store.close?.();
-        },
-      };
-    },
-  };
+  return new EscrowModule(options, { ...DEFAULT_ESCROW_SETTINGS, ...options.settings });
+}
+
+/** The escrow store for the host's dialect: over the host database when there is one, in memory otherwise. */
+function escrowStoreOf(context: Pick<ModuleContext, 'database' | 'logger'>): EscrowStore {
+  return context.database
+    ? new KyselyEscrowStore(context.database, { logger: context.logger })
+    : new MemoryEscrowStore();
+}
+
+/** The escrow module: its tables, the TLS check, and the agent each start runs. */
+class EscrowModule implements HostModule {
+  readonly name = 'escrow';
+  readonly migrations = [escrowMigrations];
+  readonly ownerColumns = ESCROW_OWNER_COLUMNS;
+
+  constructor(
+    private readonly options: EscrowModuleOptions,
+    private readonly settings: EscrowSettings,
+  ) {}
+
+  check({ secure }: { secure: boolean }): void {
+    if (!secure && this.options.allowPlaintext !== true) {
+      throw new LocalError(
+        'CONFIG_INVALID',
+        'the escrow agent moves money on bearer credentials and must be served over TLS',
+      );
+    }
+  }
+
+  async start(context: ModuleContext): Promise<ModuleParts> {
+    const store = escrowStoreOf(context);
+    await store.open?.();
+    const agent = createEscrowAgent({
+      store,
+      settings: this.settings,
+      clock: context.clock,
+      ids: context.ids,
+      logger: context.logger,
+      beforePayout: this.options.beforePayout,
+    });
+    // Payouts left pending by a crash between a transition and its payout run now, once (L4 §6, §7.1).
+    await agent.tick();
+    agent.start(this.options.tickMs ?? 1_000);
+    const binding = createEscrowBinding({ agent, required: this.options.required, ids: context.ids });
+    return new RunningEscrowModule(store, agent, binding);
+  }
+}
+
+/** A started escrow module: the agent's A2A binding; closing stops the agent, then its store. */
+class RunningEscrowModule implements ModuleParts {
+  constructor(
+    private readonly store: EscrowStore,
+    private readonly agent: EscrowAgent,
+    readonly binding: A2ABinding,
+  ) {}
+
+  async close(): Promise<void> {
+    await this.agent.stop();
+    await this.store.close?.();
+  }
 }
