@@ -1,4 +1,3 @@
-import { KeyedWatchers } from '../shared/keyed-watchers.js';
 import { CompiledQuery, type Kysely, type Migration } from 'kysely';
 import { z } from 'zod';
 import {
@@ -11,9 +10,9 @@ import {
 import type { CreateOutcome, SessionListQuery, SessionStore } from '../acmp/negotiation/session-store.js';
 import type { TaskScope } from '../acmp/task-store.js';
 import { LocalError } from '../shared/errors.js';
-import { silentLogger, type Logger } from '../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
 import type { Database, SqlDialect } from './database.js';
-import { PgListener } from './pg-listener.js';
+import { RowSignals } from './row-signals.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- migrations and the shared Database are untyped */
 
@@ -77,30 +76,21 @@ const COLUMNS =
 export class KyselySessionStore implements SessionStore {
   private readonly db: Kysely<any>;
   private readonly dialect: SqlDialect;
-  private readonly watchers = new KeyedWatchers();
-  private readonly listener: PgListener | undefined;
+  private readonly signals: RowSignals;
 
   constructor(database: Pick<Database, 'db' | 'dialect' | 'url'>, options: { logger?: Logger } = {}) {
     this.db = database.db;
     this.dialect = database.dialect;
-    if (this.dialect === 'postgres') {
-      this.listener = new PgListener({
-        url: database.url,
-        channel: SESSION_SIGNAL_CHANNEL,
-        logger: options.logger ?? silentLogger,
-        onPayload: (id) => this.signal(id),
-        onResync: () => this.watchers.keys().forEach((id) => this.signal(id)),
-      });
-    }
+    this.signals = new RowSignals(database, { channel: SESSION_SIGNAL_CHANNEL, logger: options.logger });
   }
 
   /** Opens the notification connection (PostgreSQL); call before serving. */
   async open(): Promise<void> {
-    await this.listener?.start();
+    await this.signals.open();
   }
 
   async close(): Promise<void> {
-    await this.listener?.close();
+    await this.signals.close();
   }
 
   async create(session: NegotiationSession, cap: number, now: number): Promise<CreateOutcome> {
@@ -221,11 +211,11 @@ export class KyselySessionStore implements SessionStore {
   }
 
   watch(id: string, listener: () => void): () => void {
-    return this.watchers.watch(id, listener);
+    return this.signals.watch(id, listener);
   }
 
   private signal(id: string): void {
-    this.watchers.emit(id, undefined);
+    this.signals.signal(id);
   }
 
   /** Placeholders are numbered in the order they appear, so SQLite's `?` binds them positionally. */

@@ -1,4 +1,3 @@
-import { KeyedWatchers } from '../shared/keyed-watchers.js';
 import type { Kysely } from 'kysely';
 import type { EscrowRecord } from '../acmp/escrow/record.js';
 import type {
@@ -10,7 +9,7 @@ import type {
 } from '../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
 import { ESCROW_SIGNAL_CHANNEL, KyselyEscrowTx, type Rows } from './escrow-tx-kysely.js';
-import { silentLogger, type Logger } from '../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
 import type { Database, SqlDialect } from './database.js';
 import {
   decodeBig,
@@ -19,7 +18,7 @@ import {
   decodePayoutRow,
   ESCROW_COLUMNS,
 } from './escrow-rows.js';
-import { PgListener } from './pg-listener.js';
+import { RowSignals } from './row-signals.js';
 import { compileSql } from './sql-text.js';
 
 export { ESCROW_OWNER_COLUMNS, escrowMigrations } from './escrow-migrations.js';
@@ -38,29 +37,20 @@ type Db = Kysely<any>;
 export class KyselyEscrowStore implements EscrowStore {
   private readonly db: Db;
   private readonly dialect: SqlDialect;
-  private readonly watchers = new KeyedWatchers();
-  private readonly listener: PgListener | undefined;
+  private readonly signals: RowSignals;
 
   constructor(database: Pick<Database, 'db' | 'dialect' | 'url'>, options: { logger?: Logger } = {}) {
     this.db = database.db;
     this.dialect = database.dialect;
-    if (this.dialect === 'postgres') {
-      this.listener = new PgListener({
-        url: database.url,
-        channel: ESCROW_SIGNAL_CHANNEL,
-        logger: options.logger ?? silentLogger,
-        onPayload: (escrowId) => this.signal(escrowId),
-        onResync: () => this.watchers.keys().forEach((id) => this.signal(id)),
-      });
-    }
+    this.signals = new RowSignals(database, { channel: ESCROW_SIGNAL_CHANNEL, logger: options.logger });
   }
 
   async open(): Promise<void> {
-    await this.listener?.start();
+    await this.signals.open();
   }
 
   async close(): Promise<void> {
-    await this.listener?.close();
+    await this.signals.close();
   }
 
   transaction<T>(work: (tx: EscrowTx) => Promise<T>): Promise<T> {
@@ -194,7 +184,7 @@ export class KyselyEscrowStore implements EscrowStore {
   }
 
   watch(escrowId: string, listener: () => void): () => void {
-    return this.watchers.watch(escrowId, listener);
+    return this.signals.watch(escrowId, listener);
   }
 
   /** Adds to an account's balance; a deposit also counts towards what the account was credited in total. */
@@ -221,7 +211,7 @@ export class KyselyEscrowStore implements EscrowStore {
   }
 
   private signal(escrowId: string): void {
-    this.watchers.emit(escrowId, undefined);
+    this.signals.signal(escrowId);
   }
 
   private run(text: string, params: readonly unknown[], db: Db = this.db): Promise<Rows> {
