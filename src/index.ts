@@ -45,6 +45,7 @@ export type {
 } from './acpspec/envelope.js';
 export { checkEnvelope, parseEnvelope } from './acpspec/validate.js';
 
+export type { BuyerCallPolicy } from './acmp/buyer.js';
 export {
   createAcmpBuyer,
   agentEndpoints,

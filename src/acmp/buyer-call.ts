@@ -111,6 +111,20 @@ export class BuyerCall {
     return this.tracker.accept(event.params) ? event : undefined;
   }
 
+  /**
+   * Yields one event to the consumer with the liveness window stopped: the consumer's time with it is not
+   * the provider's silence (§3.6; docs/acmp-core.md "Buyer liveness"). The window restarts when the
+   * consumer asks for the next event.
+   */
+  *held(event: BuyerEvent): Generator<BuyerEvent> {
+    this.watchdog.pause();
+    try {
+      yield event;
+    } finally {
+      this.watchdog.listen();
+    }
+  }
+
   dispose(): void {
     this.watchdog.dispose();
   }

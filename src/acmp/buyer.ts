@@ -54,7 +54,15 @@ export interface AcmpBuyerOptions {
   retries?: number;
   /** Base back-off between retries, multiplied by the attempt number (default 200 ms). */
   retryDelayMs?: number;
+  /**
+   * The liveness window for the provider's advertised `heartbeat_interval_ms`: Layer 1 §3.6 leaves it to
+   * the buyer and recommends 3 × the interval (the default). A longer one suits a jittery network.
+   */
+  livenessWindowMs?: (heartbeatIntervalMs: number) => number;
 }
+
+/** How a buyer retries and watches its calls, whatever the transport (A2A, MCP). */
+export type BuyerCallPolicy = Pick<AcmpBuyerOptions, 'retries' | 'retryDelayMs' | 'livenessWindowMs'>;
 
 const CANCEL_WAIT_MS = 2000;
 
@@ -88,9 +96,7 @@ class TransportBuyerCore implements AcmpBuyerCore {
     this.logger = options.logger ?? silentLogger;
     this.retries = options.retries ?? 2;
     this.retryDelayMs = options.retryDelayMs ?? 200;
-    const heartbeatMs = capability.features.heartbeat_interval_ms;
-    // Layer 1 §3.6: recommended liveness window is 3 × heartbeat_interval_ms.
-    this.livenessMs = heartbeatMs === undefined ? undefined : 3 * heartbeatMs;
+    this.livenessMs = livenessWindow(capability, options.livenessWindowMs);
   }
 
   async invoke(input: InvokeInput, callOptions?: { signal?: AbortSignal }): Promise<AcmpResult> {
@@ -135,8 +141,11 @@ class TransportBuyerCore implements AcmpBuyerCore {
         const next = await nextOrAbort(iterator, call.signal);
         if (next.done) throw new LocalError('STREAM_CLOSED', 'transport ended before a result');
         const event = call.receive(next.value);
-        if (event) yield event;
-        if (event?.kind === 'result') return;
+        if (event?.kind === 'result') {
+          yield event;
+          return;
+        }
+        if (event) yield* call.held(event);
       }
     } finally {
       // Detach from this attempt (also when the consumer stops early); never cancels the work.
@@ -199,6 +208,23 @@ class TransportBuyerCore implements AcmpBuyerCore {
       this.logger.warn('acmp.buyer_cancel_failed', { task_id: taskId, ...errorFields(error) });
     }
   }
+}
+
+/**
+ * The liveness window, only when `heartbeat_interval_ms` is advertised (Layer 1 §1: nothing unadvertised).
+ * @throws LocalError `CONFIG_INVALID` when the buyer's choice is not a positive number of milliseconds.
+ */
+function livenessWindow(
+  capability: CapabilityObject,
+  choose: ((heartbeatIntervalMs: number) => number) | undefined,
+): number | undefined {
+  const heartbeatMs = capability.features.heartbeat_interval_ms;
+  if (heartbeatMs === undefined) return undefined;
+  // Layer 1 §3.6: "its liveness window (recommended: 3 × heartbeat_interval_ms)".
+  const windowMs = choose ? choose(heartbeatMs) : 3 * heartbeatMs;
+  if (!Number.isFinite(windowMs) || windowMs <= 0)
+    throw new LocalError('CONFIG_INVALID', 'livenessWindowMs must give a positive number of milliseconds');
+  return windowMs;
 }
 
 /** Chunk violations happen while the task still runs, so the buyer cancels it. */

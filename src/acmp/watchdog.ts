@@ -5,6 +5,11 @@ import { ACMP_CODE, AcmpError } from './errors.js';
  * The buyer's two clocks (Layer 1 §3.6): a hard `timeout_ms` deadline that nothing extends, and an
  * optional liveness window that every chunk or heartbeat restarts. Either aborts `signal` with an
  * AcmpError -33003 whose `data.reason` is `deadline` or `liveness`.
+ *
+ * The liveness window measures the provider's silence while the buyer listens (docs/acmp-core.md "Buyer
+ * liveness"): it is stopped while the consumer holds an event ({@link pause}, {@link listen}), and a
+ * window whose timer ran late (this process could not run: a long GC, no CPU) is not trusted — what
+ * arrived meanwhile waits unread in the socket — so the buyer listens for one more window.
  */
 export class Watchdog {
   private readonly controller = new AbortController();
@@ -17,7 +22,7 @@ export class Watchdog {
     private readonly livenessMs: number | undefined,
   ) {
     this.deadline = setTimeout(() => this.fire('deadline'), Math.min(deadlineMs, MAX_TIMER_MS));
-    this.kick();
+    this.listen();
   }
 
   get signal(): AbortSignal {
@@ -26,14 +31,36 @@ export class Watchdog {
 
   /** A sign of life from the provider: restarts the liveness window. */
   kick(): void {
+    this.listen();
+  }
+
+  /** The buyer waits for the provider again: the liveness window starts from now. */
+  listen(): void {
+    this.pause();
     if (this.livenessMs === undefined || this.controller.signal.aborted) return;
+    this.arm(this.livenessMs);
+  }
+
+  /** The consumer holds an event: the provider's silence is not counted until {@link listen}. */
+  pause(): void {
     clearTimeout(this.liveness);
-    this.liveness = setTimeout(() => this.fire('liveness'), this.livenessMs);
+    this.liveness = undefined;
   }
 
   dispose(): void {
     clearTimeout(this.deadline);
-    clearTimeout(this.liveness);
+    this.pause();
+  }
+
+  private arm(windowMs: number): void {
+    const due = performance.now() + windowMs;
+    this.liveness = setTimeout(() => this.expire(due, windowMs), windowMs);
+  }
+
+  /** Fails the call, unless the timer ran more than a sixth of the window (half a heartbeat at 3×) late. */
+  private expire(due: number, windowMs: number): void {
+    if (performance.now() - due > windowMs / 6) this.arm(windowMs);
+    else this.fire('liveness');
   }
 
   private fire(reason: 'deadline' | 'liveness'): void {

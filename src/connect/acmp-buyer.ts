@@ -7,7 +7,13 @@ import {
 } from '../a2a/acmp/buyer.js';
 import type { AgentCard } from '../a2a/binding.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../a2a/client.js';
-import type { AcmpBuyerCore, AcmpBuyerTransport, BuyerEvent, InvokeInput } from '../acmp/buyer.js';
+import type {
+  AcmpBuyerCore,
+  AcmpBuyerTransport,
+  BuyerCallPolicy,
+  BuyerEvent,
+  InvokeInput,
+} from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
 import type { AcmpResult, CapabilityObject } from '../acmp/messages.js';
 import { MCP_PATH } from '../mcp/acmp-extension.js';
@@ -19,7 +25,7 @@ import type { IdSource } from '../shared/ids.js';
 export type AcmpBindingName = 'a2a' | 'mcp';
 
 /** Options of {@link createAcmpBuyer}. */
-export interface PickAcmpBuyerOptions extends A2AConnectOptions {
+export interface PickAcmpBuyerOptions extends A2AConnectOptions, BuyerCallPolicy {
   /** The agent's base URL (its A2A card is at `/.well-known/agent-card.json`), or its MCP endpoint (`…/mcp`). */
   agentUrl: string;
   /** Bindings in order of preference (default `['a2a', 'mcp']`); the first one the provider offers is used. */
@@ -31,8 +37,6 @@ export interface PickAcmpBuyerOptions extends A2AConnectOptions {
   /** A card already fetched (skips the A2A discovery request). */
   card?: AgentCard;
   ids?: IdSource;
-  retries?: number;
-  retryDelayMs?: number;
 }
 
 /** A buyer on the binding that was picked: the same invoke/stream/cancel API whichever it is. */
@@ -165,6 +169,7 @@ async function overMcp(options: PickAcmpBuyerOptions): Promise<PickedAcmpBuyer> 
     ...(options.ids !== undefined ? { ids: options.ids } : {}),
     retries: options.retries,
     retryDelayMs: options.retryDelayMs,
+    livenessWindowMs: options.livenessWindowMs,
   });
   return new McpPickedBuyer(buyer);
 }

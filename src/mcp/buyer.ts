@@ -8,7 +8,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { createAcmpBuyerCore, type AcmpBuyerCore } from '../acmp/buyer.js';
+import { createAcmpBuyerCore, type AcmpBuyerCore, type BuyerCallPolicy } from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
 import type { CapabilityObject } from '../acmp/messages.js';
 import { LocalError } from '../shared/errors.js';
@@ -31,7 +31,7 @@ export type McpEndpoint =
 export type McpEra = 'auto' | 'modern' | 'legacy';
 
 /** Options of {@link connectMcpAcmpBuyer}. */
-export interface McpBuyerConnectOptions {
+export interface McpBuyerConnectOptions extends BuyerCallPolicy {
   endpoint: McpEndpoint;
   /** Bearer token (Layer 1 §5.1): the `Authorization` header over HTTP, `A2AC_TOKEN` in a stdio child's environment. */
   token?: string;
@@ -40,8 +40,6 @@ export interface McpBuyerConnectOptions {
   /** Default `auto`. */
   era?: McpEra;
   ids?: IdSource;
-  retries?: number;
-  retryDelayMs?: number;
 }
 
 /** A buyer connected to one ACMP provider over MCP. */
@@ -78,19 +76,22 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
     throw connectFailure(error);
   }
   let capabilityObject: CapabilityObject;
+  let core: AcmpBuyerCore;
   try {
     capabilityObject = acmpCapabilityOfMcp(client.getServerCapabilities());
+    core = createAcmpBuyerCore({
+      capabilityObject,
+      transport,
+      ids: options.ids ?? boundedTaskIds,
+      retries: options.retries,
+      retryDelayMs: options.retryDelayMs,
+      livenessWindowMs: options.livenessWindowMs,
+    });
   } catch (error) {
+    // Nothing stays open when the server offers no ACMP or the buyer's options are refused.
     await client.close();
     throw error;
   }
-  const core = createAcmpBuyerCore({
-    capabilityObject,
-    transport,
-    ids: options.ids ?? boundedTaskIds,
-    retries: options.retries,
-    retryDelayMs: options.retryDelayMs,
-  });
   return {
     capabilityObject,
     era: client.getProtocolEra() === 'modern' ? 'modern' : 'legacy',

@@ -155,6 +155,48 @@ describe('buyer deadline and liveness (Layer 1 §3.6)', () => {
     await assertion;
   });
 
+  it("uses the buyer's own liveness window when it chooses one (§3.6 only recommends 3 × the interval)", async () => {
+    vi.useFakeTimers();
+    const silent = (e: AcmpInbound): AcmpInbound | undefined => (e.kind === 'heartbeat' ? undefined : e);
+    const probe = probeCapability('echo');
+    const provider = createAcmpProvider({ capabilities: [probe], heartbeatIntervalMs: 1000 });
+    const buyer = createAcmpBuyerCore({
+      capabilityObject: provider.capabilityObject,
+      transport: createLoopbackTransport(provider, { mapInbound: silent }),
+      livenessWindowMs: (heartbeatIntervalMs) => 10 * heartbeatIntervalMs,
+    });
+    const pending = buyer.invoke({
+      capability: 'echo',
+      input: { type: 'text', data: 'x' },
+      timeout_ms: 60_000,
+    });
+    let settled = false;
+    void pending.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await vi.advanceTimersByTimeAsync(9_000);
+    expect(settled).toBe(false);
+    const assertion = expect(pending).rejects.toMatchObject({ code: -33003, data: { reason: 'liveness' } });
+    await vi.advanceTimersByTimeAsync(1_001);
+    await assertion;
+  });
+
+  it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])(
+    'refuses a liveness window of %s ms when the buyer is created (CONFIG_INVALID)',
+    async (windowMs) => {
+      const provider = createAcmpProvider({ capabilities: demoCapabilities(), heartbeatIntervalMs: 1000 });
+      const created = Promise.resolve().then(() =>
+        createAcmpBuyerCore({
+          capabilityObject: provider.capabilityObject,
+          transport: createLoopbackTransport(provider),
+          livenessWindowMs: () => windowMs,
+        }),
+      );
+      await expect(created).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    },
+  );
+
   it('uses no liveness window when heartbeats are not advertised', async () => {
     vi.useFakeTimers();
     const probe = probeCapability('echo');

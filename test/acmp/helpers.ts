@@ -96,7 +96,7 @@ export async function acmpHost(
   const { flags, dataDir, migrate, transport = 'jsonrpc', ...moduleOptions } = options;
   const module = acmpModule({
     capabilities: demoCapabilities({ stepMs: 5 }),
-    heartbeatIntervalMs: 100,
+    heartbeatIntervalMs: 1000,
     ...moduleOptions,
   });
   const host = await startTestHost({

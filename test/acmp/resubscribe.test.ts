@@ -12,7 +12,7 @@ afterEach(cleanup);
 describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
   describe('SubscribeToTask on a running ACMP task (A2A §3.1.6, Layer 1 §3.1.1 join)', () => {
     it('delivers the live heartbeats and the final acmp_result to a subscriber', async () => {
-      const host = await acmpHost({ transport, heartbeatIntervalMs: 50 });
+      const host = await acmpHost({ transport });
       const buyer = await createAcmpBuyer(buyerOptions(host));
       const taskId = newTaskId();
       const run = buyer.stream({

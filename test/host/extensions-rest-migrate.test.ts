@@ -72,7 +72,7 @@ describe('body limit on REST', () => {
 describe('CancelTask over REST on a running task', () => {
   it('stops the work and leaves the task canceled', async () => {
     const host = await startTestHost({
-      modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 20 }), heartbeatIntervalMs: 50 })],
+      modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 20 }), heartbeatIntervalMs: 1000 })],
     });
     const buyer = await createAcmpBuyer({ agentUrl: host.url });
     const taskId = 'task_rest_cancel_0000000000000001';

@@ -19,6 +19,7 @@ import {
   type AcmpBuyerCore,
   type AcmpBuyerTransport,
   type BuyerEvent,
+  type BuyerCallPolicy,
   type InvokeInput,
 } from '../../acmp/buyer.js';
 import type { AcmpResult } from '../../acmp/messages.js';
@@ -47,13 +48,10 @@ import { encodeUserMessage } from '../part-codec.js';
 import { acmpPart, acmpRootOf } from './codec.js';
 
 /** Options of {@link createAcmpBuyer}: a card or the agent's URL, and how to reach it. */
-export interface AcmpBuyerConnectOptions extends A2AConnectOptions {
+export interface AcmpBuyerConnectOptions extends A2AConnectOptions, BuyerCallPolicy {
   card?: AgentCard;
   agentUrl?: string;
   ids?: IdSource;
-  retries?: number;
-  /** Base back-off between transport retries (default 200 ms). */
-  retryDelayMs?: number;
   /** The URI of the negotiation-session extension to look for on the card (default our URN). */
   sessionUri?: string;
   /** The escrow agent to pay through (Layer 4): the buyer then has {@link AcmpBuyer.escrow}. */
@@ -146,6 +144,7 @@ class A2AAcmpBuyer implements AcmpBuyer {
       ids,
       retries: options.retries,
       retryDelayMs: options.retryDelayMs,
+      livenessWindowMs: options.livenessWindowMs,
     });
     this.negotiation = createAcmpNegotiationClient(client, { ids });
     this.negotiator = createBuyerNegotiator({

@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import { createAcmpBuyer as pickAcmpBuyer } from '../../src/connect/acmp-buyer.js';
+import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';
+import { cleanup } from '../helpers/host.js';
+import { mcpUrl } from '../mcp/helpers.js';
+import { A2A_TRANSPORTS } from '../helpers/transports.js';
+import { acmpHost, buyerOptions } from './helpers.js';
+
+afterEach(cleanup);
+
+/** Longer than the 150 ms liveness window of a 50 ms heartbeat (Layer 1 §3.6: 3 × the interval). */
+const LONGER_THAN_WINDOW_MS = 450;
+
+/** Keeps this thread busy: neither timers nor sockets are served meanwhile, as under a long GC or no CPU. */
+function busyFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+/**
+ * The liveness window measures the provider's silence while the buyer listens (Layer 1 §3.6; docs/acmp-core.md
+ * "Buyer liveness"): the buyer's own time is not the provider's.
+ */
+describe.each(A2A_TRANSPORTS)(
+  'buyer liveness clock (Layer 1 §3.6) with a 50 ms heartbeat over %s',
+  (transport) => {
+    const slowCount = { capability: 'slow-count', input: { type: 'json', data: { n: 40 } }, max_price_cu: 1 };
+
+    it('is stopped while the consumer holds an event, so a slow consumer does not fail the task', async () => {
+      const host = await acmpHost({ transport, heartbeatIntervalMs: 50 });
+      const buyer = await createAcmpBuyer(buyerOptions(host));
+      const kinds: string[] = [];
+      for await (const event of buyer.stream(slowCount)) {
+        if (kinds.length === 0) await new Promise((resolve) => setTimeout(resolve, LONGER_THAN_WINDOW_MS));
+        kinds.push(event.kind);
+      }
+      expect(kinds[0]).toBe('heartbeat');
+      expect(kinds.at(-1)).toBe('result');
+    });
+
+    it('does not expire while the buyer itself could not run: what arrived meanwhile is read first', async () => {
+      const host = await acmpHost({ transport, heartbeatIntervalMs: 50 });
+      const buyer = await createAcmpBuyer(buyerOptions(host));
+      const kinds: string[] = [];
+      for await (const event of buyer.stream(slowCount)) {
+        // The whole process stalls after the buyer resumed listening; the provider's heartbeats wait in the socket.
+        if (kinds.length === 0) setTimeout(() => busyFor(LONGER_THAN_WINDOW_MS), 10);
+        kinds.push(event.kind);
+      }
+      expect(kinds.at(-1)).toBe('result');
+    });
+  },
+);
+
+describe('the buyer chooses its liveness window (Layer 1 §3.6) on every binding', () => {
+  const refused = { code: 'CONFIG_INVALID' };
+  const zeroWindow = { livenessWindowMs: () => 0 };
+
+  it('over A2A, MCP and the binding-picking buyer, which hand it to the core', async () => {
+    const host = await acmpHost();
+    await expect(createAcmpBuyer({ ...buyerOptions(host), ...zeroWindow })).rejects.toMatchObject(refused);
+    await expect(
+      connectMcpAcmpBuyer({ endpoint: { url: mcpUrl(host) }, ...zeroWindow }),
+    ).rejects.toMatchObject(refused);
+    for (const prefer of [['a2a'], ['mcp']] as const)
+      await expect(pickAcmpBuyer({ agentUrl: host.url, prefer, ...zeroWindow })).rejects.toMatchObject(
+        refused,
+      );
+  });
+});
