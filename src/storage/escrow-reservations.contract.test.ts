@@ -1,29 +1,22 @@
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ReservationStore } from '../acmp/escrow/reservations.js';
-import { openDatabase } from './database.js';
 import {
   acmpEscrowMigrations,
   KyselyReservationStore,
   MemoryReservationStore,
 } from './escrow-reservations.js';
-import { migrateSets } from './migrations.js';
-import { cleanup, onCleanup, tempDir } from '../../test/helpers/host.js';
-import { freshPgDatabase } from '../../test/helpers/pg.js';
+import { storeContract } from '../../test/helpers/store-harness.js';
 
-afterEach(cleanup);
-
-async function kysely(url: string): Promise<ReservationStore> {
-  const database = openDatabase({ url, dataDir: '.' });
-  onCleanup(() => database.close());
-  await migrateSets(database, [acmpEscrowMigrations]);
-  return new KyselyReservationStore(database);
-}
-
-function contract(name: string, open: () => Promise<ReservationStore>): void {
-  describe(`provider escrow reservations on ${name} (one escrow backs one task)`, () => {
+storeContract<ReservationStore>(
+  'provider escrow reservations (one escrow backs one task)',
+  {
+    memory: () => new MemoryReservationStore(),
+    kysely: (database) => new KyselyReservationStore(database),
+    migrations: [acmpEscrowMigrations],
+  },
+  (t) => {
     it('holds an escrow for the first task; a retry of that task sees its own reservation', async () => {
-      const store = await open();
+      const store = t.store;
       expect(await store.reserve({ escrowId: 'esc_1', taskId: 'task_a', amount: 5n, at: 1 })).toMatchObject({
         taskId: 'task_a',
         state: 'reserved',
@@ -38,7 +31,7 @@ function contract(name: string, open: () => Promise<ReservationStore>): void {
     });
 
     it('of concurrent reservations for different tasks exactly one wins', async () => {
-      const store = await open();
+      const store = t.store;
       const held = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           store.reserve({ escrowId: 'esc_2', taskId: `task_${i}`, amount: 1n, at: i }),
@@ -48,7 +41,7 @@ function contract(name: string, open: () => Promise<ReservationStore>): void {
     });
 
     it('moves states by compare-and-set, and a void reservation gives the escrow up', async () => {
-      const store = await open();
+      const store = t.store;
       await store.reserve({ escrowId: 'esc_3', taskId: 'task_a', amount: 5n, at: 1 });
       expect(
         await store.update('esc_3', 'reserved', {
@@ -74,11 +67,5 @@ function contract(name: string, open: () => Promise<ReservationStore>): void {
         proof: null,
       });
     });
-  });
-}
-
-contract('memory', () => Promise.resolve(new MemoryReservationStore()));
-contract('SQLite', () => kysely(`sqlite:${join(tempDir(), 'r.sqlite')}`));
-describe.skipIf(!process.env.TEST_PG_URL)('PostgreSQL', () => {
-  contract('PostgreSQL', async () => kysely(await freshPgDatabase()));
-});
+  },
+);
