@@ -141,11 +141,8 @@ class TransportBuyerCore implements AcmpBuyerCore {
         const next = await nextOrAbort(iterator, call.signal);
         if (next.done) throw new LocalError('STREAM_CLOSED', 'transport ended before a result');
         const event = call.receive(next.value);
-        if (event?.kind === 'result') {
-          yield event;
-          return;
-        }
         if (event) yield* call.held(event);
+        if (event?.kind === 'result') return;
       }
     } finally {
       // Detach from this attempt (also when the consumer stops early); never cancels the work.

@@ -2,15 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createAcmpBuyer as pickAcmpBuyer } from '../../src/connect/acmp-buyer.js';
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';
-import { cleanup } from '../helpers/host.js';
+import { cleanup, shared } from '../helpers/cleanup.js';
 import { mcpUrl } from '../mcp/helpers.js';
 import { A2A_TRANSPORTS } from '../helpers/transports.js';
 import { acmpHost, buyerOptions } from './helpers.js';
 
 afterEach(cleanup);
 
-/** Longer than the 150 ms liveness window of a 50 ms heartbeat (Layer 1 §3.6: 3 × the interval). */
-const LONGER_THAN_WINDOW_MS = 450;
+const HEARTBEAT_MS = 150;
+/** Over twice the 450 ms liveness window of a 150 ms heartbeat (Layer 1 §3.6: 3 × the interval). */
+const LONGER_THAN_WINDOW_MS = 1_000;
 
 /** Keeps this thread busy: neither timers nor sockets are served meanwhile, as under a long GC or no CPU. */
 function busyFor(ms: number): void {
@@ -23,13 +24,17 @@ function busyFor(ms: number): void {
  * "Buyer liveness"): the buyer's own time is not the provider's.
  */
 describe.each(A2A_TRANSPORTS)(
-  'buyer liveness clock (Layer 1 §3.6) with a 50 ms heartbeat over %s',
+  'buyer liveness clock (Layer 1 §3.6) with a 150 ms heartbeat over %s',
   (transport) => {
-    const slowCount = { capability: 'slow-count', input: { type: 'json', data: { n: 40 } }, max_price_cu: 1 };
+    const slowCount = {
+      capability: 'slow-count',
+      input: { type: 'json', data: { n: 100 } },
+      max_price_cu: 1,
+    };
+    const host = shared(() => acmpHost({ transport, heartbeatIntervalMs: HEARTBEAT_MS }));
 
     it('is stopped while the consumer holds an event, so a slow consumer does not fail the task', async () => {
-      const host = await acmpHost({ transport, heartbeatIntervalMs: 50 });
-      const buyer = await createAcmpBuyer(buyerOptions(host));
+      const buyer = await createAcmpBuyer(buyerOptions(host()));
       const kinds: string[] = [];
       for await (const event of buyer.stream(slowCount)) {
         if (kinds.length === 0) await new Promise((resolve) => setTimeout(resolve, LONGER_THAN_WINDOW_MS));
@@ -40,8 +45,7 @@ describe.each(A2A_TRANSPORTS)(
     });
 
     it('does not expire while the buyer itself could not run: what arrived meanwhile is read first', async () => {
-      const host = await acmpHost({ transport, heartbeatIntervalMs: 50 });
-      const buyer = await createAcmpBuyer(buyerOptions(host));
+      const buyer = await createAcmpBuyer(buyerOptions(host()));
       const kinds: string[] = [];
       for await (const event of buyer.stream(slowCount)) {
         // The whole process stalls after the buyer resumed listening; the provider's heartbeats wait in the socket.
