@@ -4,10 +4,14 @@ import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/main.js';
 import type { Payload } from '../../src/acmp/messages.js';
 import { resultHash } from '../../src/acmp/proof.js';
-import { cleanup } from '../helpers/host.js';
+import { cleanup, shared } from '../helpers/cleanup.js';
 import { acmpHost } from './helpers.js';
 
 afterEach(cleanup);
+
+// The CLI only talks to the host (reading its card, invokes with fresh task ids), so the tests of a plain
+// host share one per file; the TLS host and the host with a token serve one test each.
+const plainHost = shared(() => acmpHost());
 
 function capture(env: Record<string, string> = {}): CliIo & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
@@ -19,7 +23,7 @@ const TOKEN = 'cli-acmp-token-0123456789';
 
 describe('a2a-commerce acmp capabilities', () => {
   it('prints the capability object and one skill per capability', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const io = capture();
     expect(await runCli(['acmp', 'capabilities', host.url], io)).toBe(0);
     const out = io.stdout.join('\n');
@@ -45,7 +49,7 @@ describe('a2a-commerce acmp capabilities', () => {
 
 describe('a2a-commerce acmp invoke', () => {
   it('prints the result JSON and verifies the proof', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const io = capture();
     const code = await runCli(
       [
@@ -75,7 +79,7 @@ describe('a2a-commerce acmp invoke', () => {
   });
 
   it('streams with --stream, reporting progress lines from chunks, and prints the reassembled output', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const io = capture();
     const text = 'Profit rose. The office moved. Sales improved strongly. Nothing else.';
     const code = await runCli(
@@ -103,7 +107,7 @@ describe('a2a-commerce acmp invoke', () => {
   });
 
   it('reports heartbeat progress for a JSON input (slow-count)', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const io = capture();
     const code = await runCli(
       [
@@ -128,7 +132,7 @@ describe('a2a-commerce acmp invoke', () => {
   });
 
   it('exits 1 with the ACMP code on a budget rejection', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const io = capture();
     const code = await runCli(
       [

@@ -3,10 +3,15 @@ import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/main.js';
 import { agentEndpoints, createAcmpBuyer } from '../../src/connect/acmp-buyer.js';
 import { isLocalError } from '../../src/shared/errors.js';
+import { shared } from '../helpers/cleanup.js';
 import { cleanup, onCleanup, startTestHost, tempDir } from '../helpers/host.js';
 import { acmpHost, ALICE, ERAS, mcpUrl, newTaskId, TOKEN_FLAGS } from './helpers.js';
 
 afterEach(cleanup);
+
+// The buyers only talk to the host (fresh task ids, their own connections), so the tests of a plain host
+// share one per file; the host without ACMP and the host restarted on its data directory are the tests' own.
+const plainHost = shared(() => acmpHost());
 
 const SENTIMENT = {
   capability: 'sentiment-analysis',
@@ -22,13 +27,15 @@ async function picked(options: Parameters<typeof createAcmpBuyer>[0]): ReturnTyp
 }
 
 describe('createAcmpBuyer({ agentUrl, prefer }): the buyer picks the binding', () => {
+  const tokenHost = shared(() => acmpHost({ flags: TOKEN_FLAGS }));
+
   it.each([
     [['mcp', 'a2a'], 'mcp'],
     [['a2a', 'mcp'], 'a2a'],
   ] as const)(
     'prefer %j picks %s, with the same capability object and the same result',
     async (prefer, binding) => {
-      const host = await acmpHost();
+      const host = plainHost();
       const buyer = await picked({ agentUrl: host.url, prefer });
       expect(buyer.binding).toBe(binding);
       expect(buyer.capabilityObject.features.input_streaming).toBe(false);
@@ -38,7 +45,7 @@ describe('createAcmpBuyer({ agentUrl, prefer }): the buyer picks the binding', (
   );
 
   it.each(['mcp', 'a2a'] as const)('cancels over %s with the same API', async (binding) => {
-    const host = await acmpHost();
+    const host = plainHost();
     const buyer = await picked({ agentUrl: host.url, prefer: [binding] });
     const taskId = newTaskId();
     const outcome = (async () => {
@@ -60,13 +67,13 @@ describe('createAcmpBuyer({ agentUrl, prefer }): the buyer picks the binding', (
   });
 
   it('accepts the MCP endpoint itself as the agent URL', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     expect(agentEndpoints(`${host.url}/mcp/`)).toEqual({ base: host.url, mcp: mcpUrl(host) });
     expect((await picked({ agentUrl: mcpUrl(host), prefer: ['mcp'] })).binding).toBe('mcp');
   });
 
   it('falls back to the next binding when the preferred one is not offered', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const buyer = await picked({
       agentUrl: host.url,
       prefer: ['mcp', 'a2a'],
@@ -84,7 +91,7 @@ describe('createAcmpBuyer({ agentUrl, prefer }): the buyer picks the binding', (
   });
 
   it.each(ERAS)('stops at a refusal instead of trying the other binding (MCP %s)', async (mcpEra) => {
-    const host = await acmpHost({ flags: TOKEN_FLAGS });
+    const host = tokenHost();
     const error = await createAcmpBuyer({
       agentUrl: host.url,
       prefer: ['mcp', 'a2a'],
@@ -130,7 +137,7 @@ describe('a2a-commerce acmp --binding', () => {
   }
 
   it('buys over MCP with --binding mcp and verifies the proof', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const io = capture();
     const code = await runCli(
       [
@@ -156,7 +163,7 @@ describe('a2a-commerce acmp --binding', () => {
   });
 
   it('prints the MCP capability object with capabilities --binding mcp --json', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const io = capture();
     expect(await runCli(['acmp', 'capabilities', host.url, '--binding', 'mcp', '--json'], io)).toBe(0);
     expect(JSON.parse(io.stdout.join('\n'))).toMatchObject({
@@ -167,7 +174,7 @@ describe('a2a-commerce acmp --binding', () => {
   });
 
   it('refuses an unknown --binding as a usage error', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     expect(await runCli(['acmp', 'capabilities', host.url, '--binding', 'grpc'], capture())).toBe(2);
   });
 });

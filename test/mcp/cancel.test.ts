@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { tickerCapability } from '../acmp/helpers.js';
+import { shared } from '../helpers/cleanup.js';
 import { cleanup, tempDir } from '../helpers/host.js';
 import {
   acmpHost,
@@ -18,6 +19,12 @@ import {
 } from './helpers.js';
 
 afterEach(cleanup);
+
+// Both eras share a host where a test only talks to it (fresh task ids, its own clients). A test that waits
+// for `ticker.aborted()` keeps a host with a ticker of its own: the flag records an abort of any of its
+// tasks, so on a shared host another test's cancel would satisfy it. A restart keeps its own host too.
+const tickerHost = shared(() => acmpHost({ capabilities: [tickerCapability()] }));
+const tokenHost = shared(() => acmpHost({ flags: TOKEN_FLAGS }));
 
 function tick(taskId = newTaskId()): Record<string, unknown> {
   return { task_id: taskId, capability: 'ticker', input: { type: 'text', data: '' }, stream: true };
@@ -45,7 +52,7 @@ describe.each(ERAS)('acmp/cancel (Layer 1 §3.7) over MCP (%s)', (era) => {
   });
 
   it('answers the request form with an empty result, and -32602 for an unknown task', async () => {
-    const host = await acmpHost({ capabilities: [tickerCapability()] });
+    const host = tickerHost();
     const rec = await httpClient(host, era);
     const params = tick();
     const answer = rpcError(invoke(rec.client, params));
@@ -63,7 +70,7 @@ describe.each(ERAS)('acmp/cancel (Layer 1 §3.7) over MCP (%s)', (era) => {
   });
 
   it("never cancels another caller's task", async () => {
-    const host = await acmpHost({ flags: TOKEN_FLAGS });
+    const host = tokenHost();
     const alice = await httpClient(host, era, ALICE);
     const bob = await httpClient(host, era, BOB);
     const params = slowCount(20);

@@ -3,6 +3,7 @@ import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { AcmpError } from '../../src/acmp/errors.js';
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';
 import { countingCapability } from '../acmp/helpers.js';
+import { shared } from '../helpers/cleanup.js';
 import { cleanup, onCleanup } from '../helpers/host.js';
 import {
   acmpHost,
@@ -20,6 +21,10 @@ import {
 } from './helpers.js';
 
 afterEach(cleanup);
+
+// The tests of the demo capabilities share one host with named tokens (fresh task ids, their own buyers);
+// a test with a counting capability keeps a host of its own, as the capability counts every execution.
+const tokenHost = shared(() => acmpHost({ flags: TOKEN_FLAGS }));
 
 /** Invoke input of the counting capability (it echoes the input and counts its executions). */
 function counted(
@@ -86,7 +91,7 @@ describe('one task model across bindings (Layer 1 §3.1.1, docs/acmp-mcp-binding
   });
 
   it('replays streamed chunks across bindings: MCP stream, then the same task streamed over A2A', async () => {
-    const host = await acmpHost({ flags: TOKEN_FLAGS });
+    const host = tokenHost();
     const taskId = newTaskId();
     const params = {
       task_id: taskId,
@@ -134,7 +139,7 @@ describe("another agent's task_id (docs/acmp-a2a-binding.md §9) is refused on e
   );
 
   it('refuses over MCP a finished A2A task of another agent, never replaying it', async () => {
-    const host = await acmpHost({ flags: TOKEN_FLAGS });
+    const host = tokenHost();
     const taskId = newTaskId();
     await (await a2aBuyer(host, ALICE)).invoke(sentiment({ task_id: taskId }));
     const error = await (
@@ -147,7 +152,7 @@ describe("another agent's task_id (docs/acmp-a2a-binding.md §9) is refused on e
   });
 
   it('lets the same agent cancel over MCP a task it started over A2A', async () => {
-    const host = await acmpHost({ flags: TOKEN_FLAGS });
+    const host = tokenHost();
     const taskId = newTaskId();
     const a2a = await a2aBuyer(host, ALICE);
     const events = a2a.stream({

@@ -5,7 +5,7 @@ import {
   ACMP_MCP_EXTENSION_ID,
   MAX_TASK_ID_LENGTH as MCP_MAX_TASK_ID_LENGTH,
 } from '../../src/mcp/acmp-extension.js';
-import { cleanup } from '../helpers/host.js';
+import { cleanup, shared } from '../helpers/cleanup.js';
 import {
   acmpHost,
   ALICE,
@@ -22,9 +22,13 @@ import {
 
 afterEach(cleanup);
 
+// The tests only talk to their host (discovery, refusals, invokes with fresh task ids), so the file shares
+// one plain host and one with named tokens; the clients they open are the tests' own.
+const plainHost = shared(() => acmpHost());
+
 describe('capability advertisement (seed 000 §2, Layer 1 §1)', () => {
   it.each(ERAS)('advertises over MCP (%s) the very capability object the A2A card carries', async (era) => {
-    const host = await acmpHost();
+    const host = plainHost();
     const card = acmpCapabilityOf(await fetchAgentCard(host.url));
     const { client } = await httpClient(host, era);
     expect(client.getProtocolEra()).toBe(era);
@@ -33,7 +37,7 @@ describe('capability advertisement (seed 000 §2, Layer 1 §1)', () => {
   });
 
   it('answers a raw server/discover with the extension, the revision and resultType complete', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const { body, headers } = modernRequest('server/discover');
     const res = await postMcp(host, body, headers);
     expect(res.status).toBe(200);
@@ -50,7 +54,7 @@ describe('capability advertisement (seed 000 §2, Layer 1 §1)', () => {
   });
 
   it('also puts the object under the Layer 1 §1 key `acmp` of a 2025-era initialize', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const initialize = {
       jsonrpc: '2.0',
       id: 1,
@@ -66,7 +70,7 @@ describe('capability advertisement (seed 000 §2, Layer 1 §1)', () => {
   });
 
   it('answers an unknown acmp method with -32601 (MCP: 404 over Streamable HTTP)', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const { body, headers } = modernRequest('acmp/negotiate', {});
     const res = await postMcp(host, body, headers);
     expect(res.status).toBe(404);
@@ -75,8 +79,10 @@ describe('capability advertisement (seed 000 §2, Layer 1 §1)', () => {
 });
 
 describe('authentication (Layer 1 §5.1): the host bearer tokens guard /mcp like the A2A routes', () => {
+  const tokenHost = shared(() => acmpHost({ flags: TOKEN_FLAGS }));
+
   it.each(ERAS)('refuses a client without a token (%s): HTTP 401 with a Bearer challenge', async (era) => {
-    const host = await acmpHost({ flags: TOKEN_FLAGS });
+    const host = tokenHost();
     await expect(httpClient(host, era)).rejects.toThrow();
     const res = await fetch(mcpUrl(host), {
       method: 'POST',
@@ -88,19 +94,19 @@ describe('authentication (Layer 1 §5.1): the host bearer tokens guard /mcp like
   });
 
   it.each(ERAS)('refuses a wrong token (%s)', async (era) => {
-    const host = await acmpHost({ flags: TOKEN_FLAGS });
+    const host = tokenHost();
     await expect(httpClient(host, era, 'not-a-token-0123456789')).rejects.toThrow();
   });
 
   it.each(ERAS)('serves the right token (%s)', async (era) => {
-    const host = await acmpHost({ flags: TOKEN_FLAGS });
+    const host = tokenHost();
     const { client } = await httpClient(host, era, ALICE);
     const result = await invoke(client, sentiment());
     expect(result.output).toMatchObject({ type: 'json', data: { sentiment: 'positive' } });
   });
 
   it('serves every caller as anonymous on a host without tokens', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const { client } = await httpClient(host, 'modern');
     expect((await invoke(client, sentiment())).cost_cu).toBeGreaterThan(0);
   });
@@ -108,14 +114,14 @@ describe('authentication (Layer 1 §5.1): the host bearer tokens guard /mcp like
 
 describe('Origin validation (MCP Streamable HTTP §Security)', () => {
   it('refuses a browser request from a foreign origin with 403', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const { body, headers } = modernRequest('server/discover');
     const res = await postMcp(host, body, { ...headers, origin: 'https://evil.example' });
     expect(res.status).toBe(403);
   });
 
   it("accepts the host's own origin", async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const { body, headers } = modernRequest('server/discover');
     expect((await postMcp(host, body, { ...headers, origin: new URL(host.url).origin })).status).toBe(200);
   });
@@ -125,7 +131,7 @@ describe('task ids (docs/acmp-mcp-binding.md §3)', () => {
   it('refuses a task_id longer than 36 characters, the limit of the A2A binding', async () => {
     const { MAX_TASK_ID_LENGTH } = await import('../../src/a2a/acmp/provider-binding.js');
     expect(MCP_MAX_TASK_ID_LENGTH).toBe(MAX_TASK_ID_LENGTH);
-    const host = await acmpHost();
+    const host = plainHost();
     const { client } = await httpClient(host, 'modern');
     const error = await rpcError(invoke(client, sentiment({ task_id: 'x'.repeat(MAX_TASK_ID_LENGTH + 1) })));
     expect(error.code).toBe(-32602);
