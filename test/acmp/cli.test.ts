@@ -27,7 +27,7 @@ describe('a2a-commerce acmp capabilities', () => {
     const io = capture();
     expect(await runCli(['acmp', 'capabilities', host.url], io)).toBe(0);
     const out = io.stdout.join('\n');
-    expect(out).toMatch(/"heartbeat_interval_ms": 100/);
+    expect(out).toMatch(/"heartbeat_interval_ms": 1000\b/);
     expect(out).toMatch(/sentiment-analysis/);
     expect(out).toMatch(/slow-count/);
   });
