@@ -3,6 +3,7 @@ import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { fetchAgentCard } from '../../src/a2a/client.js';
 import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
 import { AcmpError } from '../../src/acmp/errors.js';
+import { shared } from '../helpers/cleanup.js';
 import { cleanup, postJson } from '../helpers/host.js';
 import { acmpHost, countingCapability, invokeRoot, jsonRpcUrl, rpc } from './helpers.js';
 
@@ -11,6 +12,9 @@ afterEach(async () => {
   await cleanup();
 });
 
+// The tests on the default configuration send fresh task ids or only read the card: one host serves them.
+const plainHost = shared(() => acmpHost());
+
 const TOKEN = 'acmp-buyer-token-0123456789';
 const SUMMARY_TEXT =
   'Sales rose in March. The office moved. Profit improved strongly. Nothing else happened.';
@@ -18,7 +22,7 @@ const SUMMARY_TEXT =
 describe('v0.3 clients (A2A binding §1: data parts without a media type)', () => {
   for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
     it(`invokes and streams through the SDK's v0.3 ${transport} transport`, async () => {
-      const host = await acmpHost();
+      const host = plainHost();
       const buyer = await createAcmpBuyer({ agentUrl: host.url, protocolVersion: '0.3', transport });
       const result = await buyer.invoke({
         capability: 'sentiment-analysis',
@@ -42,7 +46,7 @@ describe('v0.3 clients (A2A binding §1: data parts without a media type)', () =
   }
 
   it('accepts a raw v0.3 message whose untyped data part has an ACMP root', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const root = invokeRoot();
     const message = {
       kind: 'message',
@@ -68,7 +72,7 @@ describe('v0.3 clients (A2A binding §1: data parts without a media type)', () =
   });
 
   it('still refuses a v1.0 data part without the media type (-32600)', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const root = invokeRoot();
     const message = {
       message_id: 'm10',
@@ -103,7 +107,7 @@ describe('the buyer never relies on an unadvertised feature (A2A binding §2)', 
   });
 
   it('refuses input_stream: true locally with -33007', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const buyer = await createAcmpBuyer({ agentUrl: host.url });
     await expect(buyer.invoke({ capability: 'summarize', input_stream: true })).rejects.toMatchObject({
       code: -33007,
@@ -111,7 +115,7 @@ describe('the buyer never relies on an unadvertised feature (A2A binding §2)', 
   });
 
   it('refuses an agent whose card has no ACMP provider extension with -33007', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const plain = await fetchAgentCard(host.url);
     const stripped = { ...plain, capabilities: { ...plain.capabilities!, extensions: [] } };
     await expect(createAcmpBuyer({ card: stripped })).rejects.toMatchObject({ code: -33007 });
@@ -119,8 +123,11 @@ describe('the buyer never relies on an unadvertised feature (A2A binding §2)', 
 });
 
 describe('bearer auth', () => {
+  // Invokes with fresh task ids; the refusal test counts runs of its own capability, so keeps its own host.
+  const tokenHost = shared(() => acmpHost({ flags: { token: [TOKEN] } }));
+
   it('invokes with a token against a host started with --token', async () => {
-    const host = await acmpHost({ flags: { token: [TOKEN] } });
+    const host = tokenHost();
     const buyer = await createAcmpBuyer({ agentUrl: host.url, token: TOKEN });
     const result = await buyer.invoke({
       capability: 'sentiment-analysis',
@@ -131,7 +138,7 @@ describe('bearer auth', () => {
   });
 
   it('accepts the token in the { auth } shape too', async () => {
-    const host = await acmpHost({ flags: { token: [TOKEN] } });
+    const host = tokenHost();
     const buyer = await createAcmpBuyer({ agentUrl: host.url, auth: { token: TOKEN } });
     const result = await buyer.invoke({
       capability: 'sentiment-analysis',

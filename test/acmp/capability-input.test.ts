@@ -5,10 +5,15 @@ import { readCapabilitySkill } from '../../src/acmp/capability-summary.js';
 import { AcmpError } from '../../src/acmp/errors.js';
 import type { AcmpCapability } from '../../src/acmp/provider-types.js';
 import { runCliProcess } from '../helpers/cli-process.js';
+import { shared } from '../helpers/cleanup.js';
 import { cleanup } from '../helpers/host.js';
 import { acmpHost, newTaskId } from './helpers.js';
 
 afterEach(cleanup);
+
+// Tests of the demo capabilities invoke with fresh task ids or read the card: one host serves them. A test
+// with a capability of its own (its counters asserted) starts its own host.
+const demoHost = shared(() => acmpHost());
 
 /** A capability that counts how often its price and its handler ran. */
 function countingCapability(
@@ -101,7 +106,7 @@ describe('a capability input schema (checked before pricing or work, Layer 1 §3
   });
 
   it("refuses slow-count's bad input ('abc') with -32602 naming what it expects, not -33099", async () => {
-    const host = await acmpHost();
+    const host = demoHost();
     const error = await invokeError(host.url, 'slow-count', 'abc');
     expect(error.code).toBe(-32602);
     expect((error.data as { detail: string }).detail).toMatch(/expected n, the number to count to/);
@@ -110,7 +115,7 @@ describe('a capability input schema (checked before pricing or work, Layer 1 §3
 
 describe('price and input on the card (docs/acmp-a2a-binding.md §1)', () => {
   it("puts each capability's price, input schema and examples on its skill", async () => {
-    const host = await acmpHost();
+    const host = demoHost();
     const buyer = await createAcmpBuyer({ agentUrl: host.url });
     const skill = buyer.card.skills.find((s) => s.id === 'slow-count')!;
     const info = readCapabilitySkill(skill);
@@ -121,7 +126,7 @@ describe('price and input on the card (docs/acmp-a2a-binding.md §1)', () => {
   });
 
   it('a2a-commerce acmp capabilities prints prices, inputs and a command to try, which works', async () => {
-    const host = await acmpHost();
+    const host = demoHost();
     const listed = await runCliProcess(['acmp', 'capabilities', host.url]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/price: 0\.0001 CU per step of n/);

@@ -4,6 +4,7 @@ import { fetchAgentCard } from '../../src/a2a/client.js';
 import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
+import { shared } from '../helpers/cleanup.js';
 import { cleanup } from '../helpers/host.js';
 import { acmpHost, fixture } from './helpers.js';
 
@@ -31,8 +32,13 @@ function acmpExtension(card: CardJson): CardJson['capabilities']['extensions'][n
 }
 
 describe('capability negotiation via the Agent Card (A2A binding §2)', () => {
+  // The tests only read the card: one host per configuration. The seed card's host streams output (the
+  // default) and beats every 5 s; the plain host has the test defaults.
+  const seedHost = shared(() => acmpHost({ outputStreaming: true, heartbeatIntervalMs: 5000 }));
+  const plainHost = shared(() => acmpHost());
+
   it("advertises the seed's literal extension params byte-identically after JCS", async () => {
-    const host = await acmpHost({ outputStreaming: true, heartbeatIntervalMs: 5000 });
+    const host = seedHost();
     const card = await cardOf(host);
     const extension = acmpExtension(card);
     expect(canonicalJson(extension.params)).toBe(canonicalJson(seedExtension.params));
@@ -42,7 +48,7 @@ describe('capability negotiation via the Agent Card (A2A binding §2)', () => {
   });
 
   it('leaves required false by default (the card also serves plain A2A clients)', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     expect(acmpExtension(await cardOf(host)).required ?? false).toBe(false);
   });
 
@@ -64,7 +70,7 @@ describe('capability negotiation via the Agent Card (A2A binding §2)', () => {
   });
 
   it('always declines input streaming (A2A binding §3.3)', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const params = acmpExtension(await cardOf(host)).params as {
       accepts: string[];
       features: { input_streaming: boolean };
@@ -74,7 +80,7 @@ describe('capability negotiation via the Agent Card (A2A binding §2)', () => {
   });
 
   it('lists one A2A skill per capability, in the ACMP media type', async () => {
-    const host = await acmpHost();
+    const host = plainHost();
     const card = await cardOf(host);
     const ids = demoCapabilities().map((c) => c.id);
     expect(card.skills.map((s) => s.id)).toEqual(ids);
@@ -86,13 +92,13 @@ describe('capability negotiation via the Agent Card (A2A binding §2)', () => {
   });
 
   it('a card without extensions is refused by the buyer with -33007, not a TypeError', async () => {
-    const card = await fetchAgentCard((await acmpHost({ heartbeatIntervalMs: 5000 })).url);
+    const card = await fetchAgentCard(seedHost().url);
     const bare = { ...card, capabilities: { ...card.capabilities!, extensions: undefined as unknown as [] } };
     expect(() => acmpCapabilityOf(bare)).toThrow(expect.objectContaining({ code: -33007 }) as Error);
   });
 
   it('is read back by the buyer through the SDK card resolver', async () => {
-    const host = await acmpHost({ heartbeatIntervalMs: 5000 });
+    const host = seedHost();
     const capability = acmpCapabilityOf(await fetchAgentCard(host.url));
     expect(canonicalJson(capability)).toBe(canonicalJson(seedExtension.params));
   });

@@ -62,6 +62,7 @@ async function expectReplayAfterRestart(storage: {
 }
 
 describe('idempotency over A2A (Layer 1 §3.1.1)', () => {
+  // A host per test: each counts the runs of a capability of its own, or restarts on one database.
   it('runs 200 concurrent duplicates of one invoke exactly once; all get the same result', async () => {
     const capability = countingCapability('count-runs', 50);
     // A liveness window (3 × interval) that 200 connections opening at once on a small machine cannot miss.
@@ -173,6 +174,7 @@ describe('idempotency over A2A (Layer 1 §3.1.1)', () => {
 });
 
 describe('task ids across callers (docs/acmp-a2a-binding.md "Security")', () => {
+  // A host per test: each counts the runs of a capability of its own (and waits for its first start).
   it('refuses a finished task_id used by another authenticated caller, without replaying its result', async () => {
     const capability = countingCapability();
     const host = await acmpHost({ capabilities: [capability], flags: { token: [TOKEN_A, TOKEN_B] } });

@@ -3,6 +3,7 @@ import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider-types.js';
 import { resultHash } from '../../src/acmp/proof.js';
+import { shared } from '../helpers/cleanup.js';
 import { cleanup } from '../helpers/host.js';
 import { A2A_TRANSPORTS } from '../helpers/transports.js';
 import { acmpHost, acmpMessage, buyerOptions, invokeRoot, streamRaw, streamRoot } from './helpers.js';
@@ -35,8 +36,11 @@ function idleCapability(): AcmpCapability & { release: () => void } {
 
 describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
   describe('output streaming over SendStreamingMessage (Layer 1 §7, A2A binding §3.2)', () => {
+    // Each test streams a task of its own (fresh task ids): one host per transport serves them all.
+    const streamingHost = shared(() => acmpHost({ transport }));
+
     it('delivers chunks seq 0,1,2… as status-update messages, the last final, then acmp_result without output', async () => {
-      const host = await acmpHost({ transport });
+      const host = streamingHost();
       const root = invokeRoot({
         capability: 'summarize',
         input: { type: 'text', data: TEXT },
@@ -73,7 +77,7 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
     });
 
     it('lets the SDK client reassemble the streamed output and verify its proof', async () => {
-      const host = await acmpHost({ transport });
+      const host = streamingHost();
       const buyer = await createAcmpBuyer(buyerOptions(host));
       const kinds: string[] = [];
       let output: unknown;
@@ -96,7 +100,7 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
     });
 
     it('streams a whole-output handler as one final chunk', async () => {
-      const host = await acmpHost({ transport });
+      const host = streamingHost();
       const roots = [];
       for await (const r of streamRaw(host, acmpMessage(invokeRoot({ stream: true }))))
         roots.push(streamRoot(r));
@@ -106,6 +110,7 @@ describe.each(A2A_TRANSPORTS)('over %s', (transport) => {
   });
 
   describe('heartbeats (Layer 1 §3.6, A2A binding §3.2)', () => {
+    // A host per test: each sets its own heartbeat interval (and the first its own idle capability).
     it('arrive automatically every heartbeat_interval_ms while a task runs', async () => {
       const idle = idleCapability();
       const host = await acmpHost({ transport, capabilities: [idle], heartbeatIntervalMs: 40 });

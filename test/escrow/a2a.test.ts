@@ -4,10 +4,16 @@ import { taskStateName } from '../../src/a2a/part-codec.js';
 import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
 import { ESCROW_METHOD as M, ESCROW_METHODS, ESCROW_PROFILE_URI } from '../../src/acmp/escrow/constants.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
+import { shared } from '../helpers/cleanup.js';
 import { cleanup, postJson } from '../helpers/host.js';
 import { collectUntil, escrowHost, secret } from './helpers.js';
 
 afterEach(cleanup);
+
+// The card, a refusal and E17 (one escrow of the buyer's, which no other test on this host reads) share
+// one agent. Tests that assert balances or the buyer's list of escrows, or configure the agent otherwise,
+// start their own.
+const plainAgent = shared(() => escrowHost());
 
 const later = (ms: number) => Date.now() + ms;
 const LIST_ALL = {
@@ -23,7 +29,7 @@ const LIST_ALL = {
 
 describe('escrow agent over A2A: card (L4 §1, A2A binding §2)', () => {
   it('advertises role escrow-agent with the seven methods and our profile settings', async () => {
-    const { host } = await escrowHost();
+    const { host } = plainAgent();
     const card = await fetchAgentCard(host.url);
     const acmp = card.capabilities?.extensions.find((e) => e.uri === ACMP_EXTENSION_URI);
     expect(acmp?.params).toMatchObject({ role: 'escrow-agent', accepts: [...ESCROW_METHODS] });
@@ -80,7 +86,7 @@ describe('escrow operations as ACMP data parts over JSON-RPC and REST (L4 §4)',
   });
 
   it('E17: an unauthenticated call gets HTTP 401 and no data; a stranger gets -35005 and sees no task', async () => {
-    const agent = await escrowHost();
+    const agent = plainAgent();
     await agent.credit('agent:buyer', '1');
     const escrowId = (
       await (
@@ -102,7 +108,7 @@ describe('escrow operations as ACMP data parts over JSON-RPC and REST (L4 §4)',
   });
 
   it('refuses escrow messages from a client that did not activate the ACMP extension (-32008)', async () => {
-    const agent = await escrowHost();
+    const agent = plainAgent();
     const body = {
       jsonrpc: '2.0',
       id: 1,
