@@ -43,6 +43,13 @@ describe('Watchdog (Layer 1 §3.6: a hard deadline and the liveness window)', ()
     expect(await firedReason(watchdog)).toBe('liveness');
   });
 
+  it('holds a window longer than a timer can (a provider advertising a huge heartbeat interval)', async () => {
+    const watchdog = new Watchdog('task_w5', 2 ** 40, 3 * 2 ** 40);
+    await sleep(50);
+    expect(watchdog.signal.aborted).toBe(false);
+    watchdog.dispose();
+  });
+
   it('keeps the deadline while paused: nothing stops timeout_ms', async () => {
     const watchdog = new Watchdog('task_w4', 50, 10_000);
     watchdog.pause();

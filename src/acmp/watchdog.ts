@@ -53,8 +53,10 @@ export class Watchdog {
   }
 
   private arm(windowMs: number): void {
-    const due = performance.now() + windowMs;
-    this.liveness = setTimeout(() => this.expire(due, windowMs), windowMs);
+    // A longer delay than a timer holds would fire at once (Node clamps it to 1 ms).
+    const delay = Math.min(windowMs, MAX_TIMER_MS);
+    const due = performance.now() + delay;
+    this.liveness = setTimeout(() => this.expire(due, delay), delay);
   }
 
   /** Fails the call, unless the timer ran more than a sixth of the window (half a heartbeat at 3×) late. */
