@@ -12,7 +12,14 @@ import { UsageError, type CliIo } from './io.js';
 /** The operator's verbs: they act on the escrow agent's database, never on the party wire. */
 export const OPERATOR_VERBS = ['credit', 'resolve', 'ledger'];
 
-type Values = { db?: string; 'data-dir'?: string; account?: string; amount?: string; 'to-payee'?: string };
+type Values = {
+  db?: string;
+  'data-dir'?: string;
+  account?: string;
+  amount?: string;
+  'to-payee'?: string;
+  'op-ref'?: string;
+};
 
 /** One operator command: its verb, and its flags and positionals as `parseArgs` read them. */
 export interface OperatorCall {
@@ -51,7 +58,11 @@ export async function escrowOperator(call: OperatorCall, io: CliIo): Promise<num
   }
 }
 
-/** `escrow credit`: adds `--amount` to the `--account` balance. */
+/**
+ * `escrow credit`: adds `--amount` to the `--account` balance; with `--op-ref` at most once per reference,
+ * so a deposit whose outcome was lost can be sent again (a repeat says so and changes nothing).
+ * @throws LocalError `CONFLICT` when the reference was used for another account or amount.
+ */
 async function credit(
   store: KyselyEscrowStore,
   { values, positionals }: OperatorCall,
@@ -59,8 +70,19 @@ async function credit(
 ): Promise<number> {
   if (positionals.length > 0) throw new UsageError('credit takes no positional argument');
   const account = identity(values.account);
-  const balance = await store.credit('', account, amount(values.amount, '--amount'));
-  io.out(`credited ${account}: balance ${formatCu(balance)} CU`);
+  const cu = amount(values.amount, '--amount');
+  const ref = values['op-ref'];
+  if (ref === undefined) {
+    const balance = await store.credit('', account, cu);
+    io.out(`credited ${account}: balance ${formatCu(balance)} CU`);
+    return 0;
+  }
+  if (ref.trim() === '') throw new UsageError('--op-ref must not be empty');
+  const entry = { tenant: '', account, amount: cu, ref, at: Date.now() };
+  const { balance, replayed } = await store.creditOnce(entry);
+  const done = replayed ? 'already credited' : 'credited';
+  const note = replayed ? ' (nothing changed)' : '';
+  io.out(`${done} ${account} under op-ref ${ref}${note}: balance ${formatCu(balance)} CU`);
   return 0;
 }
 

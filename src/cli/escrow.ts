@@ -19,7 +19,7 @@ export const ESCROW_USAGE = `Usage (a party, over A2A; the token's identity is t
   a2a-commerce escrow watch   <agent-url> <escrow-id>      (one line per transition, until closed)
   common: [--token <t> | A2AC_TOKEN] [--data-dir <dir> | --ca <pem>] [--op-ref <r>]
 Usage (the operator, on the escrow agent's database: --db <url> | A2AC_DB, default SQLite under --data-dir):
-  a2a-commerce escrow credit  --account <identity> --amount <cu>
+  a2a-commerce escrow credit  --account <identity> --amount <cu> [--op-ref <r>]   (once per --op-ref)
   a2a-commerce escrow resolve <escrow-id> --to-payee <cu>   (the rest of the remaining balance to the buyer)
   a2a-commerce escrow ledger  [--account <identity>]
 

@@ -12,6 +12,7 @@ export const ESCROW_OWNER_COLUMNS: readonly OwnerColumn[] = [
   { table: 'escrow_accounts', column: 'account' },
   { table: 'escrow_ops', column: 'party' },
   { table: 'escrow_payouts', column: 'account' },
+  { table: 'escrow_credits', column: 'account' },
 ];
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
@@ -116,10 +117,27 @@ const createTables: Migration = {
       await db.schema.dropTable(table).execute();
   },
 };
+/** The operator's deposits made under a reference, each at most once (`escrow credit --ref`). */
+const createCredits: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('escrow_credits')
+      .addColumn('tenant', 'text', (c) => c.notNull())
+      .addColumn('ref', 'text', (c) => c.notNull())
+      .addColumn('account', 'text', (c) => c.notNull())
+      .addColumn('amount', 'bigint', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('escrow_credits_pk', ['tenant', 'ref'])
+      .execute();
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await db.schema.dropTable('escrow_credits').execute();
+  },
+};
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** The `escrow` migration set (SQLite and PostgreSQL). */
 export const escrowMigrations: MigrationSet = {
   id: 'escrow',
-  migrations: { '0001_escrow_tables': createTables },
+  migrations: { '0001_escrow_tables': createTables, '0002_escrow_credits': createCredits },
 };

@@ -1,11 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { EscrowRecord } from '../acmp/escrow/record.js';
-import type {
-  EscrowListQuery,
-  EscrowParty,
-  EscrowStore,
-  EscrowTx,
-  LedgerTotals,
+import {
+  checkRepeatedDeposit,
+  type CreditOnce,
+  type CreditOutcome,
+  type EscrowListQuery,
+  type EscrowParty,
+  type EscrowStore,
+  type EscrowTx,
+  type LedgerTotals,
 } from '../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
 import { ESCROW_SIGNAL_CHANNEL, KyselyEscrowTx, type Rows } from './escrow-tx-kysely.js';
@@ -157,10 +160,36 @@ export class KyselyEscrowStore implements EscrowStore {
     return this.withTx((db) => this.creditIn(db, { tenant, account, amount, source: 'deposit' }));
   }
 
-  async balance(tenant: string, account: string): Promise<bigint> {
+  async creditOnce(entry: CreditOnce): Promise<CreditOutcome> {
+    return this.withTx(async (db) => {
+      // The reference's row decides: a concurrent repeat waits on its key, then finds it (one deposit).
+      const { rows } = await this.run(
+        `INSERT INTO escrow_credits (tenant, ref, account, amount, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant, ref) DO NOTHING RETURNING ref`,
+        [entry.tenant, entry.ref, entry.account, entry.amount, entry.at],
+        db,
+      );
+      if (rows.length > 0)
+        return { balance: await this.creditIn(db, { ...entry, source: 'deposit' }), replayed: false };
+      const first = await this.run(
+        `SELECT account, amount FROM escrow_credits WHERE tenant = $1 AND ref = $2`,
+        [entry.tenant, entry.ref],
+        db,
+      );
+      const row = first.rows[0] as { account: string; amount: unknown };
+      checkRepeatedDeposit(entry, { account: row.account, amount: decodeBig(row.amount) });
+      return { balance: await this.balanceIn(db, entry.tenant, entry.account), replayed: true };
+    });
+  }
+
+  balance(tenant: string, account: string): Promise<bigint> {
+    return this.balanceIn(this.db, tenant, account);
+  }
+
+  private async balanceIn(db: Db, tenant: string, account: string): Promise<bigint> {
     const { rows } = await this.run(
       `SELECT balance FROM escrow_accounts WHERE tenant = $1 AND account = $2`,
       [tenant, account],
+      db,
     );
     return decodeBig((rows[0] as { balance?: unknown } | undefined)?.balance);
   }

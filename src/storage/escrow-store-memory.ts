@@ -1,13 +1,16 @@
 import { KeyedWatchers } from '../shared/keyed-watchers.js';
 import { nextDueOf, remainingOf, type EscrowRecord } from '../acmp/escrow/record.js';
-import type {
-  EscrowListQuery,
-  EscrowParty,
-  EscrowStore,
-  EscrowTx,
-  LedgerTotals,
-  OpKey,
-  StoredOp,
+import {
+  checkRepeatedDeposit,
+  type CreditOnce,
+  type CreditOutcome,
+  type EscrowListQuery,
+  type EscrowParty,
+  type EscrowStore,
+  type EscrowTx,
+  type LedgerTotals,
+  type OpKey,
+  type StoredOp,
 } from '../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
 
@@ -34,6 +37,8 @@ export class MemoryEscrowStore implements EscrowStore {
   private readonly ops = new Map<string, StoredOp>();
   private readonly payouts = new Map<string, PayoutRow>();
   private readonly eventLog = new Map<string, EscrowEvent[]>();
+  /** The deposits made under a reference, by tenant and reference. */
+  private readonly deposits = new Map<string, { account: string; amount: bigint }>();
   private readonly watchers = new KeyedWatchers();
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -132,13 +137,33 @@ export class MemoryEscrowStore implements EscrowStore {
   }
 
   credit(tenant: string, account: string, amount: bigint): Promise<bigint> {
+    return this.transaction(() => Promise.resolve(this.deposit(tenant, account, amount)));
+  }
+
+  creditOnce(entry: CreditOnce): Promise<CreditOutcome> {
     return this.transaction(() => {
-      const id = accountId(tenant, account);
-      const current = this.accounts.get(id) ?? { balance: 0n, credited: 0n };
-      const next = { balance: current.balance + amount, credited: current.credited + amount };
-      this.accounts.set(id, next);
-      return Promise.resolve(next.balance);
+      const ref = accountId(entry.tenant, entry.ref);
+      const first = this.deposits.get(ref);
+      if (first) checkRepeatedDeposit(entry, first);
+      else this.deposits.set(ref, { account: entry.account, amount: entry.amount });
+      return Promise.resolve(
+        first
+          ? {
+              balance: this.accounts.get(accountId(entry.tenant, entry.account))?.balance ?? 0n,
+              replayed: true,
+            }
+          : { balance: this.deposit(entry.tenant, entry.account, entry.amount), replayed: false },
+      );
     });
+  }
+
+  /** Adds a deposit to an account's balance and credit total; returns the balance. */
+  private deposit(tenant: string, account: string, amount: bigint): bigint {
+    const id = accountId(tenant, account);
+    const current = this.accounts.get(id) ?? { balance: 0n, credited: 0n };
+    const next = { balance: current.balance + amount, credited: current.credited + amount };
+    this.accounts.set(id, next);
+    return next.balance;
   }
 
   balance(tenant: string, account: string): Promise<bigint> {

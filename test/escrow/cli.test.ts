@@ -100,6 +100,35 @@ describe('a2a-commerce escrow (party verbs over A2A, operator verbs on the datab
     expect(ledger.text).toMatch(/credited 1 CU: conserved/);
   });
 
+  it('credit --op-ref credits once: a repeat says nothing changed, another amount is refused (CONFLICT)', async () => {
+    const dataDir = tempDir();
+    const run = async (args: string[]) => {
+      const out = io();
+      const code = await runCli(['escrow', 'credit', '--data-dir', dataDir, ...args], out);
+      return { code, text: out.lines.join('\n'), err: out.errors.join('\n') };
+    };
+    const deposit = ['--account', 'agent:buyer', '--amount', '2', '--op-ref', 'bank-0001'];
+    expect(await run(deposit)).toMatchObject({
+      code: 0,
+      text: 'credited agent:buyer under op-ref bank-0001: balance 2 CU',
+    });
+    expect(await run(deposit)).toMatchObject({
+      code: 0,
+      text: 'already credited agent:buyer under op-ref bank-0001 (nothing changed): balance 2 CU',
+    });
+    const other = await run(['--account', 'agent:buyer', '--amount', '3', '--op-ref', 'bank-0001']);
+    expect(other.code).toBe(1);
+    expect(other.err).toBe(
+      'error (CONFLICT): reference bank-0001 was already used for a deposit of 2 CU to agent:buyer',
+    );
+    expect((await run(['--account', 'agent:buyer', '--amount', '1', '--op-ref', ' '])).code).toBe(2);
+    const ledger = io();
+    expect(
+      await runCli(['escrow', 'ledger', '--data-dir', dataDir, '--account', 'agent:buyer'], ledger),
+    ).toBe(0);
+    expect(ledger.lines.join('\n')).toMatch(/credited 2 CU: conserved/);
+  });
+
   it('acmp invoke --escrow-id puts the escrow into the invoke params', () => {
     expect(
       invokeInputFromFlags({ capability: 'c', input: 'x', 'max-price': '0.005', 'escrow-id': 'esc_1' }),

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
 import type { EscrowStore } from '../../src/acmp/escrow/store.js';
+import { escrowDepositCases } from './escrow-contract-deposits.js';
 import { escrowDisputeCases } from './escrow-contract-disputes.js';
 import { BUYER, EscrowHarness, escrowHarnessOf, nano, PAYEE, STRANGER } from './escrow-harness.js';
 import type { StoreUnderTest } from './store-harness.js';
@@ -11,7 +12,8 @@ const M = ESCROW_METHOD;
  * The escrow scenarios of the design (acmp-negotiation-escrow.md §4.9, E1–E20) that the transport-free
  * agent decides, run against one store implementation through the store harness
  * (test/helpers/store-harness.ts). Each ends with the conservation check. E1–E11 (locks, releases,
- * claims) are here, E12–E20 and the rest in ./escrow-contract-disputes.ts.
+ * claims) are here, E12–E20 and the rest in ./escrow-contract-disputes.ts, the operator's deposits in
+ * ./escrow-contract-deposits.ts.
  */
 export function escrowContract(t: StoreUnderTest<EscrowStore>): void {
   const harness = escrowHarnessOf(t);
@@ -229,4 +231,5 @@ export function escrowContract(t: StoreUnderTest<EscrowStore>): void {
   });
 
   escrowDisputeCases(t);
+  escrowDepositCases(t);
 }

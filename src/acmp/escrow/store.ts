@@ -1,5 +1,7 @@
 import type { AcmpErrorObjectShape } from '../errors.js';
+import { LocalError } from '../../shared/errors.js';
 import type { JsonValue } from '../../shared/json.js';
+import { formatCu } from './amounts.js';
 import type { EscrowMethod } from './constants.js';
 import type { EscrowRecord } from './record.js';
 import type { EscrowEvent, Payout } from './transitions.js';
@@ -36,6 +38,34 @@ export interface LedgerTotals {
   readonly remaining: bigint;
   readonly pending: bigint;
   readonly credits: bigint;
+}
+
+/** An operator's deposit made at most once per (`tenant`, `ref`) (docs/acmp-escrow.md "Funding"). */
+export interface CreditOnce {
+  readonly tenant: string;
+  readonly account: string;
+  readonly amount: bigint;
+  /** The operator's reference for this deposit (a payment id, a ticket): a repeat with it is a no-op. */
+  readonly ref: string;
+  readonly at: number;
+}
+
+/** What {@link EscrowStore.creditOnce} did: credited now, or found the same deposit already made. */
+export interface CreditOutcome {
+  readonly balance: bigint;
+  readonly replayed: boolean;
+}
+
+/**
+ * Checks that a deposit repeats the first one made under its `ref` (every store's replay rule).
+ * @throws LocalError `CONFLICT` when the account or the amount differ.
+ */
+export function checkRepeatedDeposit(entry: CreditOnce, first: { account: string; amount: bigint }): void {
+  if (first.account === entry.account && first.amount === entry.amount) return;
+  throw new LocalError(
+    'CONFLICT',
+    `reference ${entry.ref} was already used for a deposit of ${formatCu(first.amount)} CU to ${first.account}`,
+  );
 }
 
 /** A party of escrows (buyer or payee) within a tenant. */
@@ -90,6 +120,12 @@ export interface EscrowStore {
   applyPayout(payoutId: string, at: number): Promise<boolean>;
   /** Operator funding (not on the party wire): adds to an account's balance and its credit total. */
   credit(tenant: string, account: string, amount: bigint): Promise<bigint>;
+  /**
+   * {@link credit} at most once per (`tenant`, `ref`), in one transaction: a repeat for the same account
+   * and amount changes nothing and is `replayed`, so an operator may retry a deposit whose outcome was lost.
+   * @throws LocalError `CONFLICT` when `ref` was used for another account or amount (nothing changes).
+   */
+  creditOnce(entry: CreditOnce): Promise<CreditOutcome>;
   balance(tenant: string, account: string): Promise<bigint>;
   totals(): Promise<LedgerTotals>;
   events(escrowId: string): Promise<EscrowEvent[]>;
