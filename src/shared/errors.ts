@@ -43,7 +43,7 @@ export type LocalErrorCode =
   | 'DATABASE_NOT_MIGRATED'
   | 'NOT_FOUND'
   | 'INVALID_STATE'
-  /** The request repeats a reference already used for something else (an operator's deposit `--ref`). */
+  /** The request repeats a reference already used for something else (an operator's deposit `--op-ref`). */
   | 'CONFLICT'
   /** The peer answered the call with a transport-level refusal (authentication, malformed request):
    * retrying the same call cannot help. */

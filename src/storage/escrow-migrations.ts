@@ -117,7 +117,8 @@ const createTables: Migration = {
       await db.schema.dropTable(table).execute();
   },
 };
-/** The operator's deposits made under a reference, each at most once (`escrow credit --ref`). */
+
+/** The operator's deposits made under a reference, each at most once (`escrow credit --op-ref`). */
 const createCredits: Migration = {
   async up(db: Kysely<any>): Promise<void> {
     await db.schema

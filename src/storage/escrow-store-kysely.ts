@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { LocalError } from '../shared/errors.js';
 import type { EscrowRecord } from '../acmp/escrow/record.js';
 import {
   checkRepeatedDeposit,
@@ -175,7 +176,9 @@ export class KyselyEscrowStore implements EscrowStore {
         [entry.tenant, entry.ref],
         db,
       );
-      const row = first.rows[0] as { account: string; amount: unknown };
+      const row = first.rows[0] as { account: string; amount: unknown } | undefined;
+      if (!row)
+        throw new LocalError('INVALID_STATE', `deposit reference ${entry.ref} conflicts but cannot be read`);
       checkRepeatedDeposit(entry, { account: row.account, amount: decodeBig(row.amount) });
       return { balance: await this.balanceIn(db, entry.tenant, entry.account), replayed: true };
     });
