@@ -8,6 +8,7 @@ import { Negotiator } from './negotiation/negotiator.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from './errors.js';
 import { parseCancelParams, type AcmpErrorObject, type CapabilityObject } from './messages.js';
 import { HostLiveness } from './host-liveness.js';
+import { encodeInvokeRequest } from './stored-request.js';
 import {
   checkFeatures,
   parseInvoke,
@@ -256,7 +257,12 @@ class StoreBackedProvider implements AcmpProvider {
     try {
       const invoke = parseInvoke(rawParams);
       admission = await this.admit(
-        { invoke, scope: options.scope ?? LOCAL_SCOPE, contextId: '', request: '' },
+        {
+          invoke,
+          scope: options.scope ?? LOCAL_SCOPE,
+          contextId: '',
+          request: encodeInvokeRequest(invoke.params),
+        },
         options,
       );
     } catch (error) {

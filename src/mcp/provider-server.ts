@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ACMP_METHOD } from '../acmp/constants.js';
+import { encodeInvokeRequest } from '../acmp/stored-request.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from '../acmp/errors.js';
 import { CancelParamsSchema, parseCancelParams, type AcmpResult } from '../acmp/messages.js';
 import { parseInvoke, type ParsedInvoke } from '../acmp/provider-checks.js';
@@ -148,7 +149,7 @@ class AcmpMcpMethods {
   }
 
   private admit(invoke: ParsedInvoke, signal: AbortSignal): Promise<Admission> {
-    const request = JSON.stringify({ method: ACMP_METHOD.invoke, params: invoke.params });
+    const request = encodeInvokeRequest(invoke.params);
     return this.provider.admit(
       { invoke, scope: this.scope, contextId: this.ids.newId('ctx'), request },
       { canStream: true, signal },

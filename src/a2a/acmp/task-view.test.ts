@@ -1,7 +1,7 @@
-import { TaskState, type ListTasksRequest } from '@a2a-js/sdk';
+import { Role, TaskState, type ListTasksRequest } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import type { AcmpTaskRecord } from '../../acmp/task-store.js';
-import { finishedView, listQuery, outcomeMessage, statusUpdate } from './task-view.js';
+import { finishedView, listQuery, outcomeMessage, statusUpdate, taskView } from './task-view.js';
 
 function running(overrides: Partial<AcmpTaskRecord> = {}): AcmpTaskRecord {
   return {
@@ -84,5 +84,20 @@ describe('listQuery', () => {
   it('matches nothing for a state no ACMP task takes', () => {
     const params = listing({ status: TaskState.TASK_STATE_FAILED });
     expect(listQuery({ params, after: undefined, limit: 11 })).toBeUndefined();
+  });
+});
+
+describe('taskView: history[0] is the invoke, whichever binding received it', () => {
+  it('has no history entry for a request that is not a message nor a stored ACMP invoke', () => {
+    for (const request of ['', '{"method":"acmp/cancel","params":{"task_id":"task-1"}}', '{"parts":[]}'])
+      expect(taskView(running({ request })).history).toEqual([]);
+  });
+
+  it('reads the A2A message an invoke arrived in as it was stored', () => {
+    const message = { messageId: 'msg-a', role: 'ROLE_USER', taskId: 'task-1', parts: [{ text: 'x' }] };
+    expect(taskView(running({ request: JSON.stringify(message) })).history[0]).toMatchObject({
+      messageId: 'msg-a',
+      role: Role.ROLE_USER,
+    });
   });
 });

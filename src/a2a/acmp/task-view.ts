@@ -1,7 +1,13 @@
 import { Message, TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { ACMP_METHOD } from '../../acmp/constants.js';
-import { encodeErrorRoot, encodeResultRoot, type InvokeParams } from '../../acmp/messages.js';
+import {
+  encodeErrorRoot,
+  encodeRequestRoot,
+  encodeResultRoot,
+  type InvokeParams,
+} from '../../acmp/messages.js';
+import { decodeInvokeRequest } from '../../acmp/stored-request.js';
 import type { TaskEvent } from '../../acmp/provider.js';
 import type {
   AcmpTaskRecord,
@@ -12,7 +18,8 @@ import type {
 } from '../../acmp/task-store.js';
 import { callerIdentity } from '../caller.js';
 import type { TaskViewPage } from '../task-views.js';
-import { acmpAgentMessage, acmpRootOf } from './codec.js';
+import { encodeUserMessage } from '../part-codec.js';
+import { acmpAgentMessage, acmpPart, acmpRootOf } from './codec.js';
 
 /** The caller scope of a call: the tenant and the caller's identity (the SDK stores' owner rule). */
 export function scopeOf(context: ServerCallContext): TaskScope {
@@ -24,14 +31,33 @@ export function encodeRequest(message: Message): string {
   return JSON.stringify(Message.toJSON(message));
 }
 
-/** The invoke message of a record; `undefined` when none is stored or it cannot be read. */
+/** The A2A message stored as a request; `undefined` when there is none or the text is not one. */
 export function decodeRequest(text: string): Message | undefined {
   if (text === '') return undefined;
   try {
-    return Message.fromJSON(JSON.parse(text));
+    const json: unknown = JSON.parse(text);
+    // fromJSON fills in defaults for any object: only a message with an id is one (A2A §4.1.4).
+    const id = (json as { messageId?: unknown } | null)?.messageId;
+    return typeof id === 'string' && id !== '' ? Message.fromJSON(json) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The invoke message of a record, history[0] of its task view (docs/acmp-a2a-binding.md §5): the A2A
+ * message it arrived in, or — for an invoke another binding received (docs/acmp-mcp-binding.md §5) — a
+ * user message carrying the same `acmp/invoke` root, its id derived from the task so every read agrees.
+ */
+function invokeMessageOf(record: AcmpTaskRecord): Message | undefined {
+  const params = decodeInvokeRequest(record.request);
+  if (!params) return decodeRequest(record.request);
+  return encodeUserMessage({
+    messageId: `msg-${record.taskId}-invoke`,
+    taskId: record.taskId,
+    contextId: record.contextId,
+    parts: [acmpPart(encodeRequestRoot(ACMP_METHOD.invoke, params))],
+  });
 }
 
 /** The agent message carrying a task's stored outcome; its id is derived from the task, so every read agrees. */
@@ -61,7 +87,7 @@ export function taskView(
 ): Task {
   // The invoke this process just encoded for the record needs no decoding back.
   const invoke =
-    known !== undefined && known.request === record.request ? known.message : decodeRequest(record.request);
+    known !== undefined && known.request === record.request ? known.message : invokeMessageOf(record);
   const history = invoke ? [invoke] : [];
   let message: Message | undefined;
   if (record.state === 'finished' && record.outcome) {
@@ -111,7 +137,7 @@ export function statusUpdate(
 
 /** The invoke params of a record's stored request (to follow it as it was asked: streamed or not). */
 export function invokeParamsOf(record: AcmpTaskRecord): InvokeParams | undefined {
-  const root = acmpRootOf(decodeRequest(record.request));
+  const root = acmpRootOf(invokeMessageOf(record));
   return root?.kind === 'request' && root.method === ACMP_METHOD.invoke ? root.params : undefined;
 }
 

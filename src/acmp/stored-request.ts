@@ -1,0 +1,26 @@
+import { ACMP_METHOD } from './constants.js';
+import { InvokeParamsSchema, type InvokeParams } from './messages.js';
+
+/**
+ * The stored `request` of a task whose invoke arrived outside A2A (MCP over HTTP or stdio, the in-process
+ * provider): the ACMP JSON-RPC request form `{"method": "acmp/invoke", "params": …}` of Layer 1 §3.1, which
+ * every binding's task view can read (docs/acmp-core.md "The task record"). A2A stores its own message.
+ */
+export function encodeInvokeRequest(params: InvokeParams): string {
+  return JSON.stringify({ method: ACMP_METHOD.invoke, params });
+}
+
+/** The invoke params of a request stored by {@link encodeInvokeRequest}; `undefined` for any other text. */
+export function decodeInvokeRequest(text: string): InvokeParams | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { method, params } = value as { method?: unknown; params?: unknown };
+  if (method !== ACMP_METHOD.invoke) return undefined;
+  const parsed = InvokeParamsSchema.safeParse(params);
+  return parsed.success ? parsed.data : undefined;
+}
