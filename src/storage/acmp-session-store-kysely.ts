@@ -70,8 +70,9 @@ const COLUMNS =
 
 /**
  * {@link SessionStore} on SQLite or PostgreSQL. Create is one conditional `INSERT … SELECT … WHERE <open
- * sessions of the caller> < cap ON CONFLICT DO NOTHING`; every change one `UPDATE … WHERE version = $v`
- * (compare-and-set), which on PostgreSQL also issues the NOTIFY that tells every host's watchers.
+ * sessions of the caller> < cap ON CONFLICT DO NOTHING` (on PostgreSQL under a lock on the caller); every
+ * change one `UPDATE … WHERE version = $v` (compare-and-set), which on PostgreSQL also issues the NOTIFY
+ * that tells every host's watchers.
  */
 export class KyselySessionStore implements SessionStore {
   private readonly db: Kysely<any>;
@@ -121,10 +122,13 @@ export class KyselySessionStore implements SessionStore {
       'TEXT',
     ];
     const select = types.map((type, i) => `CAST($${i + 1} AS ${type})`).join(', ');
-    const inserted = await this.run(
-      `INSERT INTO acmp_sessions (${COLUMNS}) SELECT ${select}
+    const inserted = await this.callerSerial(session.scope, (db) =>
+      this.run(
+        `INSERT INTO acmp_sessions (${COLUMNS}) SELECT ${select}
        WHERE (SELECT COUNT(*) FROM acmp_sessions WHERE tenant = $12 AND agent = $13 AND due_at >= $14) < $15 ON CONFLICT DO NOTHING`,
-      [...values, session.scope.tenant, session.scope.agent, now, cap],
+        [...values, session.scope.tenant, session.scope.agent, now, cap],
+        db,
+      ),
     );
     if (Number(inserted.numAffectedRows ?? 0n) === 1) return { kind: 'created' };
     const existing = await this.byOpenMessage(session.scope, session.openMessageId);
@@ -219,12 +223,27 @@ export class KyselySessionStore implements SessionStore {
   }
 
   /** Placeholders are numbered in the order they appear, so SQLite's `?` binds them positionally. */
+  /**
+   * Runs `work` serialised with every other session opening of the caller, on every host. A statement that
+   * counts and inserts does not hold a cap under PostgreSQL's READ COMMITTED (two openings both count
+   * before either commits); a transaction-scoped advisory lock on the caller makes the second wait and
+   * count again. SQLite serialises writes already.
+   */
+  private callerSerial<T>(scope: TaskScope, work: (db: Kysely<any>) => Promise<T>): Promise<T> {
+    if (this.dialect !== 'postgres') return work(this.db);
+    return this.db.transaction().execute(async (trx) => {
+      await this.run(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [callerKey(scope)], trx);
+      return work(trx);
+    });
+  }
+
   private run(
     text: string,
     params: readonly unknown[],
+    db: Kysely<any> = this.db,
   ): Promise<{ rows: unknown[]; numAffectedRows?: bigint }> {
     const sql = this.dialect === 'postgres' ? text : text.replace(/\$\d+/g, '?');
-    return this.db.executeQuery(CompiledQuery.raw(sql, [...params]));
+    return db.executeQuery(CompiledQuery.raw(sql, [...params]));
   }
 }
 
@@ -253,3 +272,8 @@ function decode(row: unknown): NegotiationSession {
   };
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** The advisory-lock key text of a caller's session openings (the namespace keeps it apart from others). */
+function callerKey(scope: TaskScope): string {
+  return JSON.stringify(['acmp_sessions.open', scope.tenant, scope.agent]);
+}

@@ -74,6 +74,17 @@ storeContract('SessionStore contract', backends, (t) => {
     expect((await t.store.create(session({ scope }), 2, 6_000)).kind).toBe('created');
   });
 
+  it('holds the cap exactly when one caller opens many sessions at once (also across connections)', async () => {
+    // Five callers in turn, so a race that a single round can miss is all but certain to show.
+    for (let round = 0; round < 5; round++) {
+      const scope = { tenant: 't-cap', agent: `agent:cap-${++counter}` };
+      const opens = Array.from({ length: 20 }, () => t.store.create(session({ scope }, 9_000), 3, 2_000));
+      const kinds = (await Promise.all(opens)).map((outcome) => outcome.kind);
+      expect(kinds.filter((kind) => kind === 'created')).toHaveLength(3);
+      expect(kinds.filter((kind) => kind === 'cap_reached')).toHaveLength(17);
+    }
+  });
+
   it('writes a change only over the version it was made from: of racing changes exactly one wins', async () => {
     const s = session();
     await t.store.create(s, 8, 2_000);
