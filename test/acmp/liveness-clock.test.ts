@@ -44,11 +44,11 @@ describe.each(A2A_TRANSPORTS)(
       expect(kinds.at(-1)).toBe('result');
     });
 
-    it('does not expire while the buyer itself could not run: what arrived meanwhile is read first', async () => {
+    it('does not expire on a timer that ran late because the buyer itself could not run', async () => {
       const buyer = await createAcmpBuyer(buyerOptions(host()));
       const kinds: string[] = [];
       for await (const event of buyer.stream(slowCount)) {
-        // The whole process stalls after the buyer resumed listening; the provider's heartbeats wait in the socket.
+        // The whole process stalls after the buyer resumed listening; the provider's heartbeats wait unread.
         if (kinds.length === 0) setTimeout(() => busyFor(LONGER_THAN_WINDOW_MS), 10);
         kinds.push(event.kind);
       }
