@@ -59,11 +59,18 @@ describe('BuyerCall.receive (Layer 1 §3.5, §3.6)', () => {
     call.dispose();
   });
 
-  it('restarts the liveness window on each sign of life', () => {
+  it('stops the liveness window on each sign of life and starts it again once the event is delivered', () => {
     vi.useFakeTimers();
     const call = new BuyerCall(buildInvokeParams(), { livenessMs: 1000 });
     vi.advanceTimersByTime(900);
-    call.receive({ kind: 'heartbeat', params: { task_id: call.taskId } });
+    const event = call.receive({ kind: 'heartbeat', params: { task_id: call.taskId } });
+    vi.advanceTimersByTime(5_000);
+    expect(call.signal.aborted).toBe(false);
+    const delivery = call.deliver(event);
+    expect(delivery.next().value).toMatchObject({ kind: 'heartbeat' });
+    vi.advanceTimersByTime(5_000);
+    expect(call.signal.aborted).toBe(false);
+    expect(delivery.next().done).toBe(true);
     vi.advanceTimersByTime(900);
     expect(call.signal.aborted).toBe(false);
     vi.advanceTimersByTime(200);

@@ -92,7 +92,8 @@ export class BuyerCall {
 
   /**
    * Reads one provider message: what to yield for it, if anything (a replayed chunk yields nothing).
-   * A chunk or heartbeat is a sign of life (§3.6).
+   * A chunk or heartbeat is a sign of life (§3.6): the provider's silence ended, so the liveness window
+   * stops until {@link deliver} starts it again.
    * @throws AcmpError the provider's error; -33099 `unrequested_chunk` or a chunk-order violation.
    */
   receive(event: AcmpEvent): BuyerEvent | undefined {
@@ -103,7 +104,7 @@ export class BuyerCall {
         result: event.result,
         output: this.tracker.complete(this.params, event.result),
       };
-    this.watchdog.kick();
+    this.watchdog.pause();
     this.alive = true;
     if (event.kind === 'heartbeat') return event;
     if (this.params.stream !== true)
@@ -112,14 +113,14 @@ export class BuyerCall {
   }
 
   /**
-   * Yields one event to the consumer with the liveness window stopped: the consumer's time with it is not
-   * the provider's silence (§3.6; docs/acmp-core.md "Buyer liveness"). The window restarts when the
-   * consumer asks for the next event.
+   * Yields what {@link receive} made of a message (if anything) with the liveness window stopped: the
+   * consumer's time with an event is not the provider's silence (§3.6; docs/acmp-core.md "Buyer
+   * liveness"). The window starts again when the consumer asks for the next event.
    */
-  *held(event: BuyerEvent): Generator<BuyerEvent> {
+  *deliver(event: BuyerEvent | undefined): Generator<BuyerEvent> {
     this.watchdog.pause();
     try {
-      yield event;
+      if (event) yield event;
     } finally {
       this.watchdog.listen();
     }

@@ -141,7 +141,7 @@ class TransportBuyerCore implements AcmpBuyerCore {
         const next = await nextOrAbort(iterator, call.signal);
         if (next.done) throw new LocalError('STREAM_CLOSED', 'transport ended before a result');
         const event = call.receive(next.value);
-        if (event) yield* call.held(event);
+        yield* call.deliver(event);
         if (event?.kind === 'result') return;
       }
     } finally {

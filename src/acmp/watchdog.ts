@@ -3,8 +3,9 @@ import { ACMP_CODE, AcmpError } from './errors.js';
 
 /**
  * The buyer's two clocks (Layer 1 §3.6): a hard `timeout_ms` deadline that nothing extends, and an
- * optional liveness window that every chunk or heartbeat restarts. Either aborts `signal` with an
- * AcmpError -33003 whose `data.reason` is `deadline` or `liveness`.
+ * optional liveness window that every chunk or heartbeat restarts ({@link pause} on receipt, {@link listen}
+ * once the consumer asks for more). Either aborts `signal` with an AcmpError -33003 whose `data.reason` is
+ * `deadline` or `liveness`.
  *
  * The liveness window measures the provider's silence while the buyer listens (docs/acmp-core.md "Buyer
  * liveness"): it is stopped while the consumer holds an event ({@link pause}, {@link listen}), and a
@@ -27,11 +28,6 @@ export class Watchdog {
 
   get signal(): AbortSignal {
     return this.controller.signal;
-  }
-
-  /** A sign of life from the provider: restarts the liveness window. */
-  kick(): void {
-    this.listen();
   }
 
   /** The buyer waits for the provider again: the liveness window starts from now. */

@@ -26,6 +26,7 @@ interface PayoutRow {
 
 const opId = (k: OpKey): string => JSON.stringify([k.tenant, k.party, k.method, k.scope, k.opRef]);
 const accountId = (tenant: string, account: string): string => JSON.stringify([tenant, account]);
+const depositId = (tenant: string, ref: string): string => JSON.stringify([tenant, ref]);
 
 /**
  * {@link EscrowStore} in memory (tests, a host without a database). Transactions run one at a time and
@@ -142,7 +143,7 @@ export class MemoryEscrowStore implements EscrowStore {
 
   creditOnce(entry: CreditOnce): Promise<CreditOutcome> {
     return this.transaction(() => {
-      const ref = accountId(entry.tenant, entry.ref);
+      const ref = depositId(entry.tenant, entry.ref);
       const first = this.deposits.get(ref);
       if (first) checkRepeatedDeposit(entry, first);
       else this.deposits.set(ref, { account: entry.account, amount: entry.amount });
