@@ -21,3 +21,10 @@ export {
 export { didKeyOf } from './did-key.js';
 export { didWebDocumentPath, didWebDocumentUrl, didWebOf } from './did-web.js';
 export type { DidDocument, VerificationMethod } from './did-document.js';
+export {
+  createKeyIdentity,
+  createWebIdentity,
+  type PartyIdentity,
+  type WebIdentity,
+} from './host-identity.js';
+export { addKey, openKeyRing, retireKey, type KeyInfo, type KeyRing } from './key-ring.js';
