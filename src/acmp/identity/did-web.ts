@@ -8,7 +8,9 @@ import { parseJsonBytes } from '../../shared/json-edge.js';
  */
 
 const DOC_NAME = 'did.json';
-const WELL_KNOWN_PATH = `/.well-known/${DOC_NAME}`;
+/** Where a host whose public URL has no path serves its DID document. */
+export const WELL_KNOWN_DID_PATH = `/.well-known/${DOC_NAME}`;
+const WELL_KNOWN_PATH = WELL_KNOWN_DID_PATH;
 
 function pathSegments(url: URL): string[] {
   return url.pathname.split('/').filter((segment) => segment !== '');

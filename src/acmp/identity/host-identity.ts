@@ -10,11 +10,14 @@ import type { Signer } from './signer.js';
  * the provider core, escrow and buyer code are handed — never the keys themselves.
  */
 export interface PartyIdentity {
-  /** The DID (read on each use: a host's did:web is known once it listens). */
-  readonly did: string;
+  /**
+   * The DID; read on each use, since a host's did:web is known only once it listens (`undefined`
+   * before: nothing is advertised or signed under it).
+   */
+  readonly did: string | undefined;
   /**
    * A signer over the newest key.
-   * @throws LocalError `NOT_FOUND` when no key is left.
+   * @throws LocalError `NOT_FOUND` when no key is left; `INVALID_STATE` while the DID is not known.
    */
   signer(): Signer;
 }
@@ -38,11 +41,19 @@ export function createWebIdentity(options: {
   baseUrl: () => string;
   alsoKnownAs?: readonly string[];
 }): WebIdentity {
-  const did = (): string => didWebOf(options.baseUrl());
+  const known = (): string | undefined => {
+    const url = options.baseUrl();
+    return URL.canParse(url) ? didWebOf(url) : undefined;
+  };
+  const did = (): string => {
+    const value = known();
+    if (value === undefined) throw new LocalError('INVALID_STATE', 'the host DID is known once it listens');
+    return value;
+  };
   const methodId = (key: KeyInfo): string => `${did()}#${key.id}`;
   return {
     get did() {
-      return did();
+      return known();
     },
     signer: () => options.keys.signer((key) => ({ did: did(), verificationMethod: methodId(key) })),
     document: () => {
@@ -70,7 +81,7 @@ export function createWebIdentity(options: {
  * A did:key names one key, so rotating the key changes the DID.
  * @throws LocalError `NOT_FOUND` when the ring holds no key.
  */
-export function createKeyIdentity(keys: KeyRing): PartyIdentity {
+export function createKeyIdentity(keys: KeyRing): PartyIdentity & { readonly did: string } {
   const newest = (): KeyInfo => {
     const key = keys.keys().at(-1);
     if (!key) throw new LocalError('NOT_FOUND', 'the identity key file holds no key (a2a-commerce keys new)');
