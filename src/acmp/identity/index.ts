@@ -28,3 +28,15 @@ export {
   type WebIdentity,
 } from './host-identity.js';
 export { addKey, openKeyRing, retireKey, type KeyInfo, type KeyRing } from './key-ring.js';
+export {
+  answerChallenge,
+  createChallenge,
+  proveIdentity,
+  ProveIdentityParamsSchema,
+  ProveIdentityResultSchema,
+  type IdentityChallenge,
+  type IdentityCheckOptions,
+  type PeerChallengeOptions,
+  type ProveIdentityParams,
+  type ProveIdentityResult,
+} from './prove-identity.js';
