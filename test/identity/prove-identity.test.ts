@@ -1,3 +1,4 @@
+import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
@@ -73,6 +74,15 @@ describe('the host DID (Layer 7 §2.2)', () => {
     expect(
       await refusal(buyer.proveIdentity({ resolver: createDidResolver(), expectedDid: 'did:web:x.example' })),
     ).toMatchObject({ code: -32601 });
+  });
+});
+
+describe('the host identity key file (docs/acmp-identity.md "Where keys live")', () => {
+  it('a host refuses to start on a key file others can read', async () => {
+    const keyFile = join(tempDir(), 'keys.json');
+    addKey(keyFile);
+    chmodSync(keyFile, 0o644);
+    await expect(acmpHost({ flags: { 'identity-key': keyFile } })).rejects.toThrow(/readable by others/);
   });
 });
 
