@@ -45,7 +45,10 @@ function buyerDigest(scope: TaskScope): string {
   return createHash('sha256').update(`${scope.tenant}\n${scope.agent}`).digest('base64url').slice(0, 22);
 }
 
-/** The store key of an offer id. */
+/**
+ * The store key of an offer id. {@link decodeOfferId} accepts an id only in the one spelling it was issued
+ * in, so the key of a verified id is the key of its offer: every spelling of one offer has one agreement.
+ */
 function offerKeyOf(offerId: string): string {
   return createHash('sha256').update(offerId).digest('hex');
 }
