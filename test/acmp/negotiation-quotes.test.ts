@@ -54,7 +54,7 @@ async function refusal(work: Promise<unknown>): Promise<{ code: number; data: un
 describe('acmp/offerRequest answers every listed capability (L6 §2.1)', () => {
   it('quotes every demo capability, slow-count included, and the quote can be executed', async () => {
     const { buyer } = await host();
-    for (const capability of ['sentiment-analysis', 'summarize', 'slow-count']) {
+    for (const { id: capability } of demoCapabilities()) {
       const offer = await buyer.quote({ capability });
       expect(offer).toMatchObject({ capability, price_cu: expect.any(Number) as number });
     }
