@@ -5,7 +5,7 @@ import { DEFAULT_ACP_PRODUCER } from '../../src/server/modules.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
-import { rawHttp } from '../helpers/sockets.js';
+import { addressOf, holdSocket, rawHttp } from '../helpers/sockets.js';
 
 afterEach(cleanup);
 
@@ -103,6 +103,19 @@ describe('Host validation against DNS rebinding (docs/host.md "Host and Origin")
     const host = await openHost();
     const card = ROUTES.find((r) => r.name === 'the agent card')!;
     expect((await send(host.url, card, { host: `evil.example@127.0.0.1` })).status).toBe(403);
+  });
+
+  it('refuses an HTTP/1.0 request without a Host header', async () => {
+    const host = await openHost();
+    let reply = '';
+    const held = await holdSocket(addressOf(host.url), (s) => {
+      s.setEncoding('utf8');
+      s.on('data', (chunk: string) => (reply += chunk));
+      s.write('GET /.well-known/agent-card.json HTTP/1.0\r\n\r\n');
+    });
+    await held.closed;
+    expect(reply).toMatch(/^HTTP\/1\.1 403 /);
+    expect(reply).toContain('HOST_NOT_ALLOWED');
   });
 });
 
