@@ -1,8 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { HealthService, SERVING_STATUS } from '../../src/a2a/grpc-health.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { HostFlags } from '../../src/server/config.js';
+import { acmpModule } from '../../src/server/modules/acmp.js';
 import { createPlainTask } from '../helpers/a2a.js';
 import { cleanup, onCleanup, startTestHost } from '../helpers/host.js';
 import { addressOf, holdSocket, within, type HeldSocket } from '../helpers/sockets.js';
@@ -99,6 +102,28 @@ describe('idle and half-open gRPC connections (docs/host.md "Connections")', () 
     const lifetimes = await within(all, 500 + SLACK_MS + 1000, 'TLS sockets without a handshake closed');
     expect(Math.max(...lifetimes)).toBeLessThan(500 + SLACK_MS);
     expect((await answers).every((s) => s === SERVING_STATUS.SERVING)).toBe(true);
+  });
+});
+
+describe('long gRPC streams under the short limits', () => {
+  it('streams SendStreamingMessage for over twice the idle and first-bytes limits', async () => {
+    const host = await startTestHost({
+      flags: SHORT,
+      modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 100 }) })],
+    });
+    const buyer = await createAcmpBuyer({ agentUrl: host.url, transport: 'GRPC' });
+    const started = Date.now();
+    const kinds: string[] = [];
+    const input = { type: 'json' as const, data: { n: 25 } };
+    for await (const event of buyer.stream({
+      capability: 'slow-count',
+      input,
+      max_price_cu: 1,
+      stream: true,
+    }))
+      kinds.push(event.kind);
+    expect(Date.now() - started).toBeGreaterThan(2000);
+    expect(kinds.at(-1)).toBe('result');
   });
 });
 
