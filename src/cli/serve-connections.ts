@@ -15,6 +15,7 @@ export const SERVE_CONNECTION_OPTIONS = {
 
 const E = CONNECTION_ENV;
 
+/** The usage lines of {@link SERVE_CONNECTION_OPTIONS}. */
 export const SERVE_CONNECTION_USAGE = `  --allowed-host <name>  a host name requests may address besides localhost, the listen address and the
                          --public-url host, repeatable (${ENV.allowedHosts}, comma-separated)
   --headers-timeout-ms <n>  connect to complete request headers, TLS handshake and gRPC preface included

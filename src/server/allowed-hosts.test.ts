@@ -72,12 +72,17 @@ describe('--allowed-host entries', () => {
     ]);
   });
 
-  it.each(['https://a2a.example.com', 'a2a.example.com:443', 'a2a.example.com/x', 'a b', 'u@h'])(
-    'refuses %s with CONFIG_INVALID',
-    (entry) => {
-      expect(thrown(() => resolveAllowedHosts([entry]))).toMatchObject({ code: 'CONFIG_INVALID' });
-    },
-  );
+  it.each([
+    'https://a2a.example.com',
+    'a2a.example.com:443',
+    'cafe:80',
+    '[::1]:80',
+    'a2a.example.com/x',
+    'a b',
+    'u@h',
+  ])('refuses %s with CONFIG_INVALID', (entry) => {
+    expect(thrown(() => resolveAllowedHosts([entry]))).toMatchObject({ code: 'CONFIG_INVALID' });
+  });
 
   it('reads A2AC_ALLOWED_HOSTS, comma-separated', () => {
     expect(resolveHostConfig({}, { A2AC_ALLOWED_HOSTS: 'a.example,b.example' }).allowedHosts).toEqual([

@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { LocalError } from '../shared/errors.js';
 import type { HostConfig } from './config.js';
@@ -14,6 +15,12 @@ export interface HostAccess {
 
 /** The names a loopback host is always reachable by. */
 const LOCALHOST_NAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
+
+/** Only the localhost names, for `Host` and `Origin` alike: what an app built without a host config allows. */
+export const LOCALHOST_ACCESS: HostAccess = {
+  hosts: new Set(LOCALHOST_NAMES),
+  origins: new Set(LOCALHOST_NAMES),
+};
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
 
 /**
@@ -42,7 +49,8 @@ export function resolveAllowedHosts(values: readonly string[] | undefined): stri
     .map((v) => v.trim())
     .filter((v) => v !== '')
     .map((v) => {
-      const name = /^\[?[0-9a-f:.]+\]?$/i.test(v) || !v.includes(':') ? hostNameOf(v) : undefined;
+      // A colon only in an IPv6 address: `name:port` is refused, not read as `name`.
+      const name = !v.includes(':') || isIPv6(v.replace(/^\[(.*)\]$/, '$1')) ? hostNameOf(v) : undefined;
       if (name === undefined)
         throw new LocalError(
           'CONFIG_INVALID',

@@ -12,7 +12,7 @@ import type { SdkStores } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { BearerToken } from '../shared/identity.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
-import type { HostAccess } from './allowed-hosts.js';
+import { LOCALHOST_ACCESS, type HostAccess } from './allowed-hosts.js';
 import { hostGuard } from './host-guard.js';
 import type { ModuleParts } from './module.js';
 
@@ -59,11 +59,6 @@ export interface App {
   card: () => AgentCard;
 }
 
-const LOCALHOST_ONLY: HostAccess = (() => {
-  const names = new Set(['localhost', '127.0.0.1', '[::1]']);
-  return { hosts: names, origins: names };
-})();
-
 /**
  * Builds the host's Express app without listening: the `Host`/`Origin` check, module HTTP routes, the A2A transports and card,
  * then a JSON 404 and a last-resort error handler that never sends a stack trace.
@@ -80,7 +75,7 @@ export function createApp(deps: AppDeps): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(hostGuard(deps.access ?? LOCALHOST_ONLY, logger));
+  app.use(hostGuard(deps.access ?? LOCALHOST_ACCESS, logger));
   const guards = { auth: bearerAuth(deps.tokens, 'rest'), callerOf, bodyLimitBytes: deps.bodyLimitBytes };
   for (const part of parts) part.mountHttp?.(app, guards);
   const handler = mountA2A(app, {

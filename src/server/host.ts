@@ -183,7 +183,11 @@ class Host implements RunningHost {
     const server = tls
       ? createHttpsServer({ ...limits, cert: tls.material.cert, key: tls.material.key }, app)
       : createHttpServer(limits, app);
-    capConnections(server, this.config.connections.maxConnections, { logger: this.logger, port: 'http' });
+    capConnections(server, this.config.connections.maxConnections, {
+      logger: this.logger,
+      port: 'http',
+      clock: this.clock,
+    });
     this.server = server;
     await listen(server, this.config);
     tls?.save();
