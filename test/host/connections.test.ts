@@ -1,9 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import { createAcpClient } from '../../src/a2a/acp/client.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { fetchTrusting } from '../../src/shared/fetch.js';
+import { freshSnapshot, startAcpHost, txId } from '../acpspec/helpers.js';
+import { anonymousState, eventOp, producer } from '../helpers/acp-builders.js';
 import { cleanup, onCleanup, startTestHost } from '../helpers/host.js';
 import { addressOf, dribble, holdSocket, within, type HeldSocket } from '../helpers/sockets.js';
 
@@ -129,6 +132,25 @@ describe('long-lived streams are not cut by the request timeout', () => {
       kinds.push(event.kind);
     expect(Date.now() - started).toBeGreaterThan(2000);
     expect(kinds.at(-1)).toBe('result');
+  });
+
+  it('follows an ACPspec event stream (SSE) past twice the request timeout', async () => {
+    const host = await startAcpHost({ flags: { ...SHORT, 'tls-self-signed': true } });
+    const client = await createAcpClient({ agentUrl: host.url, caCert: host.caCert });
+    const lead = freshSnapshot(txId('follow'), anonymousState());
+    await client.send(lead);
+    const stop = new AbortController();
+    onCleanup(() => stop.abort());
+    const seen: string[] = [];
+    for await (const event of host.http.follow(lead.transaction_id, { signal: stop.signal })) {
+      seen.push(event.event_id);
+      if (seen.length === 1) {
+        // The stream has been open for more than twice the request timeout when the next event comes.
+        setTimeout(() => void client.sendDelta(lead.transaction_id, [eventOp('ev-late')], producer()), 2200);
+      } else break;
+    }
+    stop.abort();
+    expect(seen).toEqual(['ev-lead-1', 'ev-late']);
   });
 
   it('streams an MCP request (Streamable HTTP SSE) for over twice the request timeout', async () => {
