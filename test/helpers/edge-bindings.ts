@@ -20,7 +20,12 @@ import { sendRaw } from './wire-reply.js';
 
 /** An A2A request in ProtoJSON (v1.0), method by method. */
 export type A2ARequest =
-  | { method: 'SendMessage'; message: Record<string, unknown>; tenant?: string }
+  | {
+      method: 'SendMessage';
+      message: Record<string, unknown>;
+      tenant?: string;
+      metadata?: Record<string, unknown>;
+    }
   | { method: 'GetTask' | 'CancelTask' | 'SubscribeToTask'; id: string; tenant?: string }
   | { method: 'CreatePushConfig'; taskId: string; id: string }
   | { method: 'GetPushConfig'; taskId: string; id: string };
@@ -107,7 +112,7 @@ export async function overRest(url: string, request: A2ARequest, splice?: Splice
       target = {
         path: `${tenant}/message:send`,
         method: 'POST',
-        body: spliced({ message: request.message }, splice),
+        body: spliced({ message: request.message, metadata: request.metadata }, splice),
       };
       break;
     case 'GetTask':
@@ -227,6 +232,9 @@ function deepSendMessage(depth: number): Buffer {
   return field(18, message);
 }
 
+/** Every call ends within 10 s (a call the host never answers is DEADLINE_EXCEEDED, `grpc 4`). */
+const deadline = (): Date => new Date(Date.now() + 10_000);
+
 /** The request over gRPC (`lf.a2a.v1.A2AService`, `a2a-version: 1.0`), with a raw grpc-js client. */
 export function overGrpc(target: string, request: A2ARequest, splice?: Splice): Promise<EdgeAnswer> {
   const client = grpcClient(target);
@@ -243,6 +251,7 @@ export function overGrpc(target: string, request: A2ARequest, splice?: Splice): 
         (b: Buffer) => b,
         bytes,
         metadata,
+        { deadline: deadline() },
         (error) => resolve(settle(error)),
       );
     });
@@ -250,7 +259,9 @@ export function overGrpc(target: string, request: A2ARequest, splice?: Splice): 
   const { method, message } = grpcRequest(request, splice);
   if (method === 'subscribeToTask') {
     return new Promise((resolve) => {
-      const call = client[method]!(message, metadata) as grpc.ClientReadableStream<unknown>;
+      const call = client[method]!(message, metadata, {
+        deadline: deadline(),
+      }) as grpc.ClientReadableStream<unknown>;
       call.on('data', () => {
         call.cancel();
         resolve(settle(null));
@@ -260,7 +271,9 @@ export function overGrpc(target: string, request: A2ARequest, splice?: Splice): 
     });
   }
   return new Promise((resolve) => {
-    client[method]!(message, metadata, (error: grpc.ServiceError | null) => resolve(settle(error)));
+    client[method]!(message, metadata, { deadline: deadline() }, (error: grpc.ServiceError | null) =>
+      resolve(settle(error)),
+    );
   });
 }
 

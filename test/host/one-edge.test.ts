@@ -1,8 +1,11 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { newTaskId } from '../acmp/helpers.js';
 import {
+  mcpClass,
   overGrpc,
   overJsonRpc,
   overMcp,
@@ -11,9 +14,10 @@ import {
   type EdgeAnswer,
   type Splice,
 } from '../helpers/edge-bindings.js';
-import { cleanup, shared } from '../helpers/cleanup.js';
+import { cleanup, onCleanup, shared } from '../helpers/cleanup.js';
 import { startTestHost } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';
+import { stdioCommand } from '../mcp/helpers.js';
 
 afterEach(cleanup);
 
@@ -85,7 +89,16 @@ const CASES: EdgeCase[] = [
     splice: nested(2000),
     reason: /depth/,
   },
-  { name: 'U+0000 in a string', expected: 'invalid', ...data({ s: 'a\u0000b' }), reason: /string/ },
+  {
+    name: "U+0000 in a string of the request's metadata",
+    expected: 'invalid',
+    a2a: () => ({ method: 'SendMessage', message: message(), metadata: { s: 'a\u0000b' } }),
+    mcp: () => ({
+      method: 'acmp/invoke',
+      params: invoke({ input: { type: 'json', data: { s: 'a\u0000b' } } }),
+    }),
+    reason: /string/,
+  },
   {
     name: 'a lone surrogate',
     expected: 'invalid',
@@ -208,4 +221,57 @@ function mcpData(c: EdgeCase): { method: 'acmp/invoke'; params: Record<string, u
   if (request?.method !== 'SendMessage') return undefined;
   const part = (request.message.parts as { data?: unknown }[])[0];
   return { method: 'acmp/invoke', params: invoke({ input: { type: 'json', data: part?.data } }) };
+}
+
+/** The same profile and id rules on MCP stdio (`a2a-commerce mcp-stdio`, a real child process). */
+describe('one edge on MCP stdio', () => {
+  const STDIO_CASES: [string, Record<string, unknown>, Splice | undefined, 'invalid' | 'ok', RegExp?][] = [
+    ['input.data nested 6,000 deep', deepInvoke(), nested(6000), 'invalid', /depth/],
+    ['input.data nested 2,000 deep', deepInvoke(), nested(2000), 'invalid', /depth/],
+    ['a newline in task_id', invoke({ task_id: 'task\nx' }), undefined, 'invalid', /task_id/],
+    ['a 44-character task_id', invoke({ task_id: unknownId(44) }), undefined, 'ok'],
+  ];
+
+  it.each(STDIO_CASES)(
+    '%s',
+    async (_name, params, splice, expected, reason) => {
+      const reply = await stdioRequest('acmp/invoke', params, splice);
+      expect(mcpClass(reply)).toBe(expected);
+      if (reason) expect(JSON.stringify(reply)).toMatch(reason);
+    },
+    30_000,
+  );
+});
+
+function deepInvoke(): Record<string, unknown> {
+  return invoke({ input: { type: 'json', data: DEEP } });
+}
+
+/**
+ * One raw 2026-07-28 request to a fresh `mcp-stdio` child (the official client cannot serialise a value
+ * nested 6,000 deep), and the response with its id.
+ */
+async function stdioRequest(
+  method: string,
+  params: Record<string, unknown>,
+  splice?: Splice,
+): Promise<unknown> {
+  const { command, args } = stdioCommand(['--db', 'memory']);
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+  onCleanup(() => void child.kill('SIGKILL'));
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  let line = JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta } });
+  if (splice) line = line.replace(JSON.stringify(splice.placeholder), splice.json);
+  child.stdin.write(`${line}\n`);
+  for await (const out of createInterface({ input: child.stdout })) {
+    const message = JSON.parse(out) as { id?: unknown };
+    if (message.id === 7) {
+      child.stdin.end();
+      return message;
+    }
+  }
+  throw new Error('mcp-stdio closed without answering');
 }
