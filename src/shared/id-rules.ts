@@ -30,7 +30,7 @@ const QUOTED_ID_LENGTH = 64;
 const NOT_IN_ID = /[\p{Cc}\p{Cs}]/u;
 
 /** The longest value of an id of this kind. */
-export function idMaxLength(kind: IdKind): number {
+function idMaxLength(kind: IdKind): number {
   return kind === 'tenant' ? ID_LIMITS.tenant : ID_LIMITS.id;
 }
 
