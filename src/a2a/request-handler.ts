@@ -19,6 +19,7 @@ import type { A2ABinding, BindingCall } from './binding.js';
 import { decodeMessage } from './part-codec.js';
 import { requireAllowedInlineWebhook, requireAllowedWebhook } from './push-policy.js';
 import { requireJudged } from './wire-limits.js';
+import { quoteId } from '../shared/id-rules.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 
 /** What {@link CommerceRequestHandler} serves. */
@@ -227,9 +228,16 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     }
   }
 
-  /** A2A errors pass through; anything else becomes a generic internal error (cause logged, not sent). */
+  /**
+   * A2A errors pass through (quoting at most a prefix of an id); anything else becomes a generic internal
+   * error (cause logged, not sent).
+   */
   private sanitize(method: string, error: unknown): unknown {
-    if (error instanceof A2AError) return error;
+    if (error instanceof A2AError) {
+      // The SDK's texts quote ids whole ("Task not found: <id>"): at most a prefix goes out.
+      error.message = error.message.replace(/\S{65,}/g, quoteId);
+      return error;
+    }
     this.logger.error('a2a.internal_error', { method, ...errorFields(error) });
     return new Error('Internal error');
   }

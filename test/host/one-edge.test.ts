@@ -155,7 +155,7 @@ const CASES: EdgeCase[] = [
     a2a: () => ({ method: 'GetPushConfig', taskId: unknownId(40), id: 'c'.repeat(40) }),
   },
   ...(['GetTask', 'CancelTask', 'SubscribeToTask'] as const).flatMap((method) =>
-    [37, 44, 129, 100_000].map((n): EdgeCase => ({
+    [37, 44, 128, 129, 100_000].map((n): EdgeCase => ({
       name: `${method} of an unknown ${n}-character id is TaskNotFound`,
       expected: 'not_found',
       a2a: () => ({ method, id: unknownId(n) }),
@@ -210,7 +210,11 @@ describe.each(STORES)('one edge for every binding (%s)', (store) => {
     const classes = Object.fromEntries(Object.entries(got).map(([b, a]) => [b, a.cls]));
     const expected = Object.keys(got).map((b) => [b, c.overrides?.[b as Binding] ?? c.expected]);
     expect(classes).toEqual(Object.fromEntries(expected));
-    for (const answer of Object.values(got)) expect(answer.bytes).toBeLessThan(2048);
+    for (const answer of Object.values(got)) {
+      expect(answer.bytes).toBeLessThan(2048);
+      // Error texts quote at most 64 characters of an id (`unknownId` pads with x).
+      if (c.expected !== 'ok') expect(answer.text).not.toContain('x'.repeat(64));
+    }
     if (c.expected === 'invalid' && c.reason && got.mcp) expect(got.mcp.text).toMatch(c.reason);
   });
 });
