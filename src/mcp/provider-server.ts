@@ -115,10 +115,10 @@ class AcmpMcpMethods {
     // offer quoted on one binding is accepted and executed on either (docs/acmp-mcp-binding.md §3).
     if (this.provider.capabilityObject.accepts.includes(L6_METHOD.offerRequest)) {
       server.setRequestHandler(L6_METHOD.offerRequest, { params: RawParams }, (params) =>
-        this.guard(() => this.provider.quote(parseOfferRequestParams(withoutMeta(params)), this.scope)),
+        this.guard(() => this.provider.quote(parseOfferRequestParams(withinProfile(params)), this.scope)),
       );
       server.setRequestHandler(L6_METHOD.accept, { params: RawParams }, (params) =>
-        this.guard(() => this.provider.accept(parseAcceptParams(withoutMeta(params)), this.scope)),
+        this.guard(() => this.provider.accept(parseAcceptParams(withinProfile(params)), this.scope)),
       );
     }
   }
