@@ -7,6 +7,7 @@ import type { BearerToken } from '../shared/identity.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { ANONYMOUS_USER, BEARER_REFUSAL, bearerVerifier } from './bearer.js';
 import { forGrpc } from './grpc-handler.js';
+import { inSdkScope } from './sdk-scope.js';
 import { HealthService, HealthStatus } from './grpc-health.js';
 import {
   grpcCredentials,
@@ -86,14 +87,19 @@ class GrpcFrontServer implements GrpcFront {
     const userBuilder = (call: object): Promise<User> =>
       Promise.resolve(this.users.get(call) ?? ANONYMOUS_USER);
     const requestHandler = forGrpc(options.handler);
-    const authenticate: Authenticate = (call) => this.authenticate(call);
+    // Each call runs in the SDK scope (its diagnostics go to the JSON logger, as on HTTP), bearer check first.
+    const authenticate: Authenticate = (call, serve) =>
+      inSdkScope(this.logger, () => {
+        const refusal = this.authenticate(call) ?? unreadable(call.request);
+        if (!refusal) serve();
+        return refusal;
+      });
+    const v1 = readable(A2AService);
+    const v03 = readable(LegacyA2AService);
+    this.server.addService(v1, authenticated(v1, grpcService({ requestHandler, userBuilder }), authenticate));
     this.server.addService(
-      A2AService,
-      authenticated(A2AService, grpcService({ requestHandler, userBuilder }), authenticate),
-    );
-    this.server.addService(
-      LegacyA2AService,
-      authenticated(LegacyA2AService, legacyGrpcService({ requestHandler, userBuilder }), authenticate),
+      v03,
+      authenticated(v03, legacyGrpcService({ requestHandler, userBuilder }), authenticate),
     );
     this.server.addService(HealthService, this.health.implementation());
   }
@@ -170,8 +176,10 @@ function callerOf(
   return new GrpcCaller(user, controller.signal);
 }
 
+/** Runs `serve` when the call is authenticated; returns the refusal otherwise. */
 type Authenticate = (
   call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
+  serve: () => void,
 ) => grpc.ServiceError | undefined;
 
 /** Puts the bearer check in front of every method of an SDK service implementation. */
@@ -187,9 +195,8 @@ function authenticated(
     if (method.responseStream) {
       const serve = inner as grpc.handleServerStreamingCall<unknown, unknown>;
       guarded[name] = ((call: grpc.ServerWritableStream<unknown, unknown>) => {
-        const refusal = authenticate(call);
-        if (!refusal) return serve(call);
-        call.emit('error', refusal);
+        const refusal = authenticate(call, () => serve(call));
+        if (refusal) call.emit('error', refusal);
       }) as grpc.handleServerStreamingCall<unknown, unknown>;
     } else {
       const serve = inner as grpc.handleUnaryCall<unknown, unknown>;
@@ -197,9 +204,8 @@ function authenticated(
         call: grpc.ServerUnaryCall<unknown, unknown>,
         callback: grpc.sendUnaryData<unknown>,
       ) => {
-        const refusal = authenticate(call);
-        if (!refusal) return serve(call, callback);
-        callback(refusal);
+        const refusal = authenticate(call, () => serve(call, callback));
+        if (refusal) callback(refusal);
       }) as grpc.handleUnaryCall<unknown, unknown>;
     }
   }
@@ -208,16 +214,47 @@ function authenticated(
 
 /** UNAUTHENTICATED with a google.rpc.Status detail carrying our ErrorInfo, as the HTTP transports send it. */
 function unauthenticated(message: string): grpc.ServiceError {
+  return refusal(grpc.status.UNAUTHENTICATED, message, 'UNAUTHENTICATED');
+}
+
+function refusal(code: grpc.status, message: string, reason: string): grpc.ServiceError {
   const metadata = new grpc.Metadata();
-  metadata.set(
-    'grpc-status-details-bin',
-    statusDetails(grpc.status.UNAUTHENTICATED, message, 'UNAUTHENTICATED'),
+  metadata.set('grpc-status-details-bin', statusDetails(code, message, reason));
+  return Object.assign(new Error(message), { code, details: message, metadata });
+}
+
+/** What a request that does not decode (bytes that are no such message, nesting beyond the stack) reads as. */
+const UNDECODABLE = Symbol('undecodable request');
+
+/**
+ * The service definition with decoding that cannot throw: grpc-js answers a request that fails to decode
+ * with INTERNAL, but such bytes are the client's mistake, so they read as {@link UNDECODABLE} and the
+ * call is refused INVALID_ARGUMENT, as the HTTP transports answer an unreadable body 400.
+ */
+function readable<D extends grpc.ServiceDefinition>(definition: D): D {
+  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+  for (const [name, method] of Object.entries(definition)) {
+    out[name] = {
+      ...method,
+      requestDeserialize: (bytes: Buffer): unknown => {
+        try {
+          return method.requestDeserialize(bytes) as unknown;
+        } catch {
+          return UNDECODABLE;
+        }
+      },
+    };
+  }
+  return out as unknown as D;
+}
+
+function unreadable(request: unknown): grpc.ServiceError | undefined {
+  if (request !== UNDECODABLE) return undefined;
+  return refusal(
+    grpc.status.INVALID_ARGUMENT,
+    'Invalid params: the request could not be read',
+    'INVALID_PARAMS',
   );
-  return Object.assign(new Error(message), {
-    code: grpc.status.UNAUTHENTICATED,
-    details: message,
-    metadata,
-  });
 }
 
 /** google.rpc.Status { code, message, details: [Any(google.rpc.ErrorInfo { reason, domain })] }. */

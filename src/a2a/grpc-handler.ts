@@ -1,20 +1,6 @@
-import type { SendMessageRequest } from '@a2a-js/sdk';
-import { A2AError, RequestMalformedError } from '@a2a-js/sdk/errors';
+import { A2AError } from '@a2a-js/sdk/errors';
 import { GRPC_STATUS_CODE } from '@a2a-js/sdk/errors/grpc';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import { checkJsonValue } from '../shared/json-edge.js';
-
-/**
- * The JSON transports refuse, at their edge, values JSON cannot carry exactly (docs/host.md "Bad input");
- * protobuf can carry some of them (NaN, ±Infinity, integers beyond 2^53 as doubles), so gRPC messages get
- * the same check on their decoded values: one rule for every transport.
- * @throws RequestMalformedError (gRPC INVALID_ARGUMENT).
- */
-function checkValues(params: SendMessageRequest): void {
-  const problem = checkJsonValue(params.message);
-  if (problem !== undefined)
-    throw new RequestMalformedError(`the message holds a ${problem} JSON cannot carry exactly`);
-}
 
 /**
  * A generic internal error with the gRPC status A2A §10 maps InternalError to (INTERNAL). The SDK's gRPC
@@ -71,8 +57,9 @@ async function* untilCancelled<T>(
 }
 
 /**
- * The request handler as the gRPC services see it: the same handler, with errors given their gRPC status
- * and streams ended when their call is cancelled. Nothing else differs between transports.
+ * The request handler as the gRPC services see it: the same handler — which judges every request's values
+ * and ids as on HTTP (src/a2a/wire-limits.ts) — with errors given their gRPC status and streams ended when
+ * their call is cancelled. Nothing else differs between transports.
  */
 export function forGrpc(inner: A2ARequestHandler): A2ARequestHandler {
   const unary =
@@ -98,14 +85,8 @@ export function forGrpc(inner: A2ARequestHandler): A2ARequestHandler {
   return {
     getAgentCard: () => inner.getAgentCard(),
     getAuthenticatedExtendedAgentCard: unary((p, c) => inner.getAuthenticatedExtendedAgentCard(p, c)),
-    sendMessage: unary((p, c) => {
-      checkValues(p);
-      return inner.sendMessage(p, c);
-    }),
-    sendMessageStream: stream((p, c) => {
-      checkValues(p);
-      return inner.sendMessageStream(p, c);
-    }),
+    sendMessage: unary((p, c) => inner.sendMessage(p, c)),
+    sendMessageStream: stream((p, c) => inner.sendMessageStream(p, c)),
     getTask: unary((p, c) => inner.getTask(p, c)),
     cancelTask: unary((p, c) => inner.cancelTask(p, c)),
     createTaskPushNotificationConfig: unary((p, c) => inner.createTaskPushNotificationConfig(p, c)),

@@ -18,6 +18,8 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2ABinding, BindingCall } from './binding.js';
 import { decodeMessage } from './part-codec.js';
 import { requireAllowedInlineWebhook, requireAllowedWebhook } from './push-policy.js';
+import { requireJudged } from './wire-limits.js';
+import { quoteId } from '../shared/id-rules.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 
 /** What {@link CommerceRequestHandler} serves. */
@@ -85,13 +87,13 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: GetExtendedAgentCardRequest,
     context: ServerCallContext,
   ): Promise<AgentCard> {
-    return this.guard('GetExtendedAgentCard', () =>
+    return this.guard('GetExtendedAgentCard', params, () =>
       this.inner.getAuthenticatedExtendedAgentCard(params, context),
     );
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    return this.guard('SendMessage', () => {
+    return this.guard('SendMessage', params, () => {
       requireAllowedInlineWebhook(params, this.pushAllow);
       const routed = this.route(params, context);
       return routed ? routed.binding.sendMessage(routed.call) : this.inner.sendMessage(params, context);
@@ -109,6 +111,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
   ): AsyncGenerator<StreamResponse, void, undefined> {
     let routed: ReturnType<CommerceRequestHandler['route']>;
     try {
+      requireJudged('SendStreamingMessage', params);
       requireAllowedInlineWebhook(params, this.pushAllow);
       routed = this.route(params, context);
     } catch (error) {
@@ -132,16 +135,16 @@ export class CommerceRequestHandler implements A2ARequestHandler {
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
     this.activate(context);
-    return this.guard('GetTask', () => this.inner.getTask(params, context));
+    return this.guard('GetTask', params, () => this.inner.getTask(params, context));
   }
 
   listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-    return this.guard('ListTasks', () => this.inner.listTasks(params, context));
+    return this.guard('ListTasks', params, () => this.inner.listTasks(params, context));
   }
 
   async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     this.activate(context);
-    return this.guard('CancelTask', async () => {
+    return this.guard('CancelTask', params, async () => {
       for (const binding of this.bindings) {
         const task = await binding.cancelTask?.(params.id, context);
         if (task) return task;
@@ -154,7 +157,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: TaskPushNotificationConfig,
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    return this.guard('CreateTaskPushNotificationConfig', () => {
+    return this.guard('CreateTaskPushNotificationConfig', params, () => {
       requireAllowedWebhook(params.url, this.pushAllow);
       return this.inner.createTaskPushNotificationConfig(params, context);
     });
@@ -164,7 +167,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: GetTaskPushNotificationConfigRequest,
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    return this.guard('GetTaskPushNotificationConfig', () =>
+    return this.guard('GetTaskPushNotificationConfig', params, () =>
       this.inner.getTaskPushNotificationConfig(params, context),
     );
   }
@@ -173,7 +176,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: ListTaskPushNotificationConfigsRequest,
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    return this.guard('ListTaskPushNotificationConfigs', () =>
+    return this.guard('ListTaskPushNotificationConfigs', params, () =>
       this.inner.listTaskPushNotificationConfigs(params, context),
     );
   }
@@ -182,7 +185,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: DeleteTaskPushNotificationConfigRequest,
     context: ServerCallContext,
   ): Promise<void> {
-    return this.guard('DeleteTaskPushNotificationConfig', () =>
+    return this.guard('DeleteTaskPushNotificationConfig', params, () =>
       this.inner.deleteTaskPushNotificationConfig(params, context),
     );
   }
@@ -191,6 +194,11 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: SubscribeToTaskRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
+    try {
+      requireJudged('SubscribeToTask', params);
+    } catch (error) {
+      throw this.sanitize('SubscribeToTask', error);
+    }
     // Activated now, before the transport writes the response header.
     this.activate(context);
     return this.stream(this.subscribe(params, context), 'SubscribeToTask');
@@ -210,17 +218,26 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     yield* this.inner.resubscribe(params, context);
   }
 
-  private async guard<T>(method: string, call: () => Promise<T>): Promise<T> {
+  /** Judges the request (src/a2a/wire-limits.ts, the same on every transport), then makes the call. */
+  private async guard<T>(method: string, params: object, call: () => Promise<T>): Promise<T> {
     try {
+      requireJudged(method, params);
       return await call();
     } catch (error) {
       throw this.sanitize(method, error);
     }
   }
 
-  /** A2A errors pass through; anything else becomes a generic internal error (cause logged, not sent). */
+  /**
+   * A2A errors pass through (quoting at most a prefix of an id); anything else becomes a generic internal
+   * error (cause logged, not sent).
+   */
   private sanitize(method: string, error: unknown): unknown {
-    if (error instanceof A2AError) return error;
+    if (error instanceof A2AError) {
+      // The SDK's texts quote ids whole ("Task not found: <id>"): at most a prefix goes out.
+      error.message = error.message.replace(/\S{65,}/g, quoteId);
+      return error;
+    }
     this.logger.error('a2a.internal_error', { method, ...errorFields(error) });
     return new Error('Internal error');
   }

@@ -16,7 +16,7 @@ import { wireOf } from './http-front.js';
 import { hasJsonBody } from './json-body.js';
 import { restSegments, validRequestId } from './request-edge.js';
 import { checkV03Params } from './v03-params.js';
-import { checkRequestIds, checkWireId } from './wire-limits.js';
+import { checkWireId, judgeRequest } from './wire-limits.js';
 import { sendHostError } from './wire-errors.js';
 
 /**
@@ -75,18 +75,23 @@ function checkJsonRpcParams(req: Request): ParamsProblem | undefined {
   const decode = Object.hasOwn(V1_DECODERS, body.method) ? V1_DECODERS[body.method] : undefined;
   // No params: the SDK answers with its own -32602; an unknown method with -32601.
   if (!decode || (body.params === undefined && body.method !== 'GetExtendedAgentCard')) return undefined;
-  return checkDecoded(() => decode(body.params));
+  return checkDecoded(body.method, () => decode(body.params));
 }
 
-function checkDecoded(decode: () => object): ParamsProblem | undefined {
+/**
+ * Decodes as the SDK will and judges the result as the request handler will (src/a2a/wire-limits.ts);
+ * invalid params are refused here, with the host's ErrorInfo. A lookup of an id no store could hold
+ * goes on: the handler answers it TaskNotFound, as it does on every transport.
+ */
+function checkDecoded(method: string, decode: () => object): ParamsProblem | undefined {
   let decoded: object;
   try {
     decoded = decode();
   } catch {
     return { why: 'the request does not decode as A2A ProtoJSON' };
   }
-  const problem = checkRequestIds(decoded);
-  return problem ? { why: problem } : undefined;
+  const judgement = judgeRequest(method, decoded);
+  return judgement?.kind === 'invalid' ? { why: judgement.why } : undefined;
 }
 
 /** REST bodies the SDK decodes: SendMessage (v1.0 and v0.3) and push-config creation. */
@@ -105,9 +110,11 @@ function checkRestParams(req: Request): ParamsProblem | undefined {
   }
   // The v1.0 routes serve a request whatever its A2A-Version when the v0.3 routes do not match.
   if (route.length === 1 && (route[0] === 'message:send' || route[0] === 'message:stream'))
-    return checkDecoded(() => SendMessageRequest.fromJSON(body));
+    return checkDecoded('SendMessage', () => SendMessageRequest.fromJSON(body));
   if (route.length === 3 && route[0] === 'tasks' && route[2] === 'pushNotificationConfigs') {
-    return checkDecoded(() => TaskPushNotificationConfig.fromJSON({ ...body, taskId: route[1] }));
+    return checkDecoded('CreateTaskPushNotificationConfig', () =>
+      TaskPushNotificationConfig.fromJSON({ ...body, taskId: route[1] }),
+    );
   }
   return undefined;
 }
@@ -143,12 +150,11 @@ function hasTextBytes(file: unknown): boolean {
 }
 
 function checkLegacyPushConfig(body: Record<string, unknown>): ParamsProblem | undefined {
-  const name = isSet(body.name) ? String(body.name) : '';
-  const taskId = /^tasks\/([^/]*)/.exec(name)?.[1] ?? '';
+  // The task id is looked up (the handler answers TaskNotFound); the config id is created.
   const config = isSet(body.pushNotificationConfig)
     ? body.pushNotificationConfig
     : body.push_notification_config;
   const configId = isJsonObject(config) ? legacyString(config, 'id', 'id') : '';
-  const problem = checkWireId('taskId', taskId) ?? checkWireId('configId', configId);
+  const problem = checkWireId('configId', configId);
   return problem ? { why: problem } : undefined;
 }

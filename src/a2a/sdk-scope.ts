@@ -32,6 +32,14 @@ export function sdkScope(logger: Logger, shape: 'jsonrpc' | 'rest'): RequestHand
 }
 
 /**
+ * Runs a call of another transport (gRPC) inside a scope, so the SDK's diagnostics during it go to the
+ * host's JSON logger exactly as on HTTP (see {@link routeSdkConsole}).
+ */
+export function inSdkScope<T>(logger: Logger, run: () => T): T {
+  return scopes.run({ logger, reached: false }, run);
+}
+
+/**
  * The request handler as the SDK sees it: every call but `getAgentCard` marks the request as reached.
  * Methods run with the handler itself as `this`, so its own calls and reads are not counted.
  */

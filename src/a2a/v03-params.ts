@@ -64,7 +64,8 @@ const SendParamsSchema = z.looseObject({
   metadata,
 });
 
-const TaskIdParamsSchema = z.looseObject({ id: id('taskId'), metadata });
+/** A task id that is looked up: one no store could hold is TaskNotFound, from the request handler. */
+const TaskIdParamsSchema = z.looseObject({ id: z.string(), metadata });
 
 /** Params schema of each v0.3 method (`agent/getAuthenticatedExtendedCard` takes none). */
 const V03_PARAMS: Readonly<Record<string, z.ZodType>> = {
@@ -74,15 +75,15 @@ const V03_PARAMS: Readonly<Record<string, z.ZodType>> = {
   'tasks/cancel': TaskIdParamsSchema,
   'tasks/resubscribe': TaskIdParamsSchema,
   'tasks/pushNotificationConfig/set': z.looseObject({
-    taskId: id('taskId'),
+    taskId: z.string(),
     pushNotificationConfig: PushConfigSchema,
   }),
   'tasks/pushNotificationConfig/get': TaskIdParamsSchema.extend({
-    pushNotificationConfigId: id('configId').optional(),
+    pushNotificationConfigId: z.string().optional(),
   }),
   'tasks/pushNotificationConfig/list': TaskIdParamsSchema,
   'tasks/pushNotificationConfig/delete': TaskIdParamsSchema.extend({
-    pushNotificationConfigId: id('configId'),
+    pushNotificationConfigId: z.string(),
   }),
 };
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkId, quoteId } from '../shared/id-rules.js';
 import { isJsonObject } from '../shared/json.js';
 import {
   ACMP_METHOD,
@@ -30,10 +31,22 @@ import { ACMP_CODE, AcmpError } from './errors.js';
 export const PayloadSchema = z.looseObject({ type: z.string().min(1), data: z.json() });
 export type Payload = z.infer<typeof PayloadSchema>;
 
+/**
+ * The `task_id` of a new task: it is also the A2A task id, so it keeps the host's id rules
+ * (src/shared/id-rules.ts) on every binding and store.
+ */
+const NewTaskIdSchema = z
+  .string()
+  .min(1)
+  .superRefine((value, ctx) => {
+    const problem = checkId('taskId', value, 'task_id');
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 /** `acmp/invoke` params (Layer 1 §3.1). `input` MAY be omitted only when `input_stream` is true. */
 export const InvokeParamsSchema = z
   .looseObject({
-    task_id: z.string().min(1),
+    task_id: NewTaskIdSchema,
     capability: z.string().min(1),
     input: PayloadSchema.optional(),
     output_type: z.string().min(1).optional(),
@@ -211,9 +224,11 @@ function parseWith<T>(schema: z.ZodType<T>, value: unknown, refusal: Refusal): T
   throw new AcmpError(refusal.code, { ...refusal.data, issues: issuesOf(parsed.error) });
 }
 
-/** The task_id of a params object, when there is a usable one (for error `data`). */
+/** The task_id of a params object, when there is a usable one (for error `data`; at most a prefix). */
 function taskIdOf(params: unknown): Record<string, unknown> {
-  return isJsonObject(params) && typeof params.task_id === 'string' ? { task_id: params.task_id } : {};
+  return isJsonObject(params) && typeof params.task_id === 'string'
+    ? { task_id: quoteId(params.task_id) }
+    : {};
 }
 
 /**

@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../shared/clock.js';
+import { isStorableId } from '../shared/id-rules.js';
 import { systemIds } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { buildCapabilityObject, withIdentity } from './capability-object.js';
@@ -183,6 +184,8 @@ class StoreBackedProvider implements AcmpProvider {
   }
 
   async cancelTask(taskId: string, scope: TaskScope, end: TaskEnd): Promise<CancelOutcome> {
+    // An id no store could hold (src/shared/id-rules.ts) names no task; no store is asked.
+    if (!isStorableId('taskId', taskId)) return { kind: 'unknown' };
     await this.slots.entry(taskId)?.catch(() => undefined);
     const record = await this.store.get(taskId);
     if (!record || !sameScope(record.scope, scope)) return { kind: 'unknown' };

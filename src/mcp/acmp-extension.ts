@@ -1,6 +1,7 @@
 import type { JSONObject, ServerCapabilities } from '@modelcontextprotocol/server';
 import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
 import { CapabilityObjectSchema, type CapabilityObject } from '../acmp/messages.js';
+import { ID_LIMITS } from '../shared/id-rules.js';
 import { isJsonObject } from '../shared/json.js';
 
 /**
@@ -16,10 +17,11 @@ export const MCP_PROTOCOL_VERSION = '2026-07-28';
 export const MCP_PATH = '/mcp';
 
 /**
- * The longest task id the MCP binding accepts: the A2A binding's limit (docs/acmp-a2a-binding.md §4), so
- * a task started over one binding can be retried, joined and read over the other.
+ * The longest task id the MCP binding accepts: the host's id limit (src/shared/id-rules.ts), the A2A
+ * binding's too (docs/acmp-a2a-binding.md §4), so a task started over one binding can be retried, joined
+ * and read over the other.
  */
-export const MAX_TASK_ID_LENGTH = 36;
+export const MAX_TASK_ID_LENGTH = ID_LIMITS.id;
 
 /**
  * The `capabilities` an ACMP provider advertises over MCP: the Layer 1 §1 capability object as the settings

@@ -21,9 +21,11 @@ import {
 import { parseInvoke, type ParsedInvoke } from '../acmp/provider-checks.js';
 import type { AcmpProvider, Admission } from '../acmp/provider-types.js';
 import type { TaskScope } from '../acmp/task-store.js';
+import { quoteId } from '../shared/id-rules.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
+import { checkJsonValue, JSON_LIMITS } from '../shared/json-edge.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
-import { acmpMcpCapabilities, MAX_TASK_ID_LENGTH } from './acmp-extension.js';
+import { acmpMcpCapabilities } from './acmp-extension.js';
 
 /** Options of {@link createAcmpMcpFactory}. */
 export interface AcmpMcpServerOptions {
@@ -120,23 +122,19 @@ class AcmpMcpMethods {
     // offer quoted on one binding is accepted and executed on either (docs/acmp-mcp-binding.md §3).
     if (this.provider.capabilityObject.accepts.includes(L6_METHOD.offerRequest)) {
       server.setRequestHandler(L6_METHOD.offerRequest, { params: RawParams }, (params) =>
-        this.guard(() => this.provider.quote(parseOfferRequestParams(withoutMeta(params)), this.scope)),
+        this.guard(() => this.provider.quote(parseOfferRequestParams(withinProfile(params)), this.scope)),
       );
       server.setRequestHandler(L6_METHOD.accept, { params: RawParams }, (params) =>
-        this.guard(() => this.provider.accept(parseAcceptParams(withoutMeta(params)), this.scope)),
+        this.guard(() => this.provider.accept(parseAcceptParams(withinProfile(params)), this.scope)),
       );
     }
   }
 
   /** `acmp/invoke` (Layer 1 §3.1): notifications on this request's stream, then the result or error. */
   private async invoke(raw: Record<string, unknown>, ctx: ServerContext): Promise<AcmpResult> {
-    const invoke = parseInvoke(withoutMeta(raw));
+    // The task id's rules are the invoke schema's (src/shared/id-rules.ts), as over A2A.
+    const invoke = parseInvoke(withinProfile(raw));
     const taskId = invoke.params.task_id;
-    if (taskId.length > MAX_TASK_ID_LENGTH) {
-      throw new AcmpError(ACMP_CODE.invalidParams, {
-        detail: `task_id is longer than ${MAX_TASK_ID_LENGTH} characters`,
-      });
-    }
     const detach = new AbortController();
     const admission = await this.admit(invoke, detach.signal);
     if (admission.kind === 'refused') throw AcmpError.fromObject(admission.error);
@@ -173,15 +171,17 @@ class AcmpMcpMethods {
   }
 
   /** `acmp/proveIdentity` (Layer 7 §3): the provider signs `{nonce, did}`. */
-  private proveIdentity(raw: Record<string, unknown>, ctx: ServerContext): Promise<Record<string, unknown>> {
-    const parsed = ProveIdentityParamsSchema.safeParse(withoutMeta(raw));
-    if (!parsed.success)
-      return Promise.reject(
-        new AcmpError(ACMP_CODE.invalidParams, {
-          detail: 'params must be {nonce}: a string of 1 to 256 characters',
-        }),
-      );
-    return this.provider.proveIdentity(parsed.data, { signal: ctx.mcpReq.signal });
+  private async proveIdentity(
+    raw: Record<string, unknown>,
+    ctx: ServerContext,
+  ): Promise<Record<string, unknown>> {
+    const parsed = ProveIdentityParamsSchema.safeParse(withinProfile(raw));
+    if (!parsed.success) {
+      throw new AcmpError(ACMP_CODE.invalidParams, {
+        detail: 'params must be {nonce}: a string of 1 to 256 characters',
+      });
+    }
+    return await this.provider.proveIdentity(parsed.data, { signal: ctx.mcpReq.signal });
   }
 
   private admit(invoke: ParsedInvoke, signal: AbortSignal): Promise<Admission> {
@@ -205,15 +205,18 @@ class AcmpMcpMethods {
 
   private async cancelNotification(raw: Record<string, unknown>): Promise<void> {
     // MCP: an invalid or unknown notification is ignored; there is no one to answer.
-    const parsed = CancelParamsSchema.safeParse(withoutMeta(raw));
+    const params = withoutMeta(raw);
+    if (checkJsonValue(params, PARAMS_MAX_DEPTH) !== undefined) return;
+    const parsed = CancelParamsSchema.safeParse(params);
     if (parsed.success) await this.cancelTask(parsed.data.task_id);
   }
 
   private async cancelRequest(raw: Record<string, unknown>): Promise<Record<string, never>> {
-    const { task_id: taskId } = parseCancelParams(withoutMeta(raw));
+    const { task_id: taskId } = parseCancelParams(withinProfile(raw));
+    // An id no store could hold is unknown too (the provider answers without a lookup).
     const outcome = await this.provider.cancelTask(taskId, this.scope, 'completed');
     if (outcome.kind === 'unknown')
-      throw new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'unknown task' });
+      throw new AcmpError(ACMP_CODE.invalidParams, { task_id: quoteId(taskId), detail: 'unknown task' });
     return {};
   }
 
@@ -249,4 +252,27 @@ function withoutMeta(params: Record<string, unknown>): Record<string, unknown> {
   const copy = { ...params };
   delete copy._meta;
   return copy;
+}
+
+/**
+ * How deep a request's params may nest: they sit at depth 2 of the JSON-RPC message, so this is the
+ * host's limit counted from the message, as the A2A edge counts it from the body.
+ */
+const PARAMS_MAX_DEPTH = JSON_LIMITS.maxDepth - 1;
+
+/**
+ * ACMP params without `_meta`, held to the host's value profile (src/shared/json-edge.ts: depth, U+0000,
+ * lone surrogates, exact numbers) exactly as on the A2A bindings, before any schema, hash or store sees
+ * them.
+ * @throws AcmpError -32602 naming the rule broken (`data.rule`).
+ */
+function withinProfile(params: Record<string, unknown>): Record<string, unknown> {
+  const problem = checkJsonValue(params, PARAMS_MAX_DEPTH);
+  if (problem) {
+    throw new AcmpError(ACMP_CODE.invalidParams, {
+      detail: `a JSON value is outside the host's limits (${problem})`,
+      rule: problem,
+    });
+  }
+  return withoutMeta(params);
 }

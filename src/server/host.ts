@@ -13,7 +13,7 @@ import { pendingMigrations, probeDatabase } from '../storage/database-check.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateSets, type MigrationSet } from '../storage/migrations.js';
 import { ownerIdentityMigration, type OwnerColumn } from '../storage/owner-columns.js';
-import { sdkStoreMigrations } from '../storage/sdk-store-migrations.js';
+import { sdkIdMigrations, sdkStoreMigrations } from '../storage/sdk-store-migrations.js';
 import { createWebIdentity, type WebIdentity } from '../acmp/identity/host-identity.js';
 import { openKeyRing } from '../acmp/identity/key-ring.js';
 import { capConnections } from '../shared/connection-cap.js';
@@ -335,7 +335,12 @@ export async function migrateAll(database: Database, modules: readonly HostModul
 
 /** The migration sets, in order: the SDK stores' tables, the owners in them, then every module's. */
 function migrationSetsOf(modules: readonly HostModule[]): MigrationSet[] {
-  return [...SDK_STORE_MIGRATIONS, sdkOwnerMigrations, ...modules.flatMap((m) => m.migrations ?? [])];
+  return [
+    ...SDK_STORE_MIGRATIONS,
+    sdkOwnerMigrations,
+    sdkIdMigrations(SDK_STORE_TABLES),
+    ...modules.flatMap((m) => m.migrations ?? []),
+  ];
 }
 
 /** Every column that records a caller identity: the SDK's tables and each module's. */

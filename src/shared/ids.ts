@@ -51,8 +51,8 @@ export const systemIds: IdSource = {
 };
 
 /**
- * Ids for ACMP task ids that every binding and task store accepts (at most 36 characters, the A2A SDK's
- * task-id column): `task_` + 31 hex digits of a UUIDv7 (time-ordered, 70 random bits); other prefixes as
+ * Ids for ACMP task ids that every binding and task store accepts (36 characters, the length of a UUID,
+ * well within the host's id limit of src/shared/id-rules.ts): `task_` + 31 hex digits of a UUIDv7 (time-ordered, 70 random bits); other prefixes as
  * {@link systemIds}. The A2A buyer's `a2aTaskIds` is this source.
  */
 export const boundedTaskIds: IdSource = {

@@ -65,7 +65,8 @@ export function checkJsonValue(
       if (!isSafeJsonString(value)) return 'string';
     } else if (typeof value === 'number') {
       if (!isExactJsonNumber(value)) return 'number';
-    } else if (typeof value === 'object' && value !== null) {
+    } else if (typeof value === 'object' && value !== null && !ArrayBuffer.isView(value)) {
+      // Bytes (a decoded protobuf `bytes` field) are no JSON value: nothing inside them to judge.
       if (depth + 1 > maxDepth) return 'depth';
       if (Array.isArray(value)) {
         for (const item of value) pending.push([item, depth + 1]);

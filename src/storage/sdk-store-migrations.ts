@@ -1,4 +1,5 @@
 import { PostgresIntrospector, sql, type Kysely, type Migration } from 'kysely';
+import { ID_LIMITS } from '../shared/id-rules.js';
 import type { MigrationSet } from './migrations.js';
 
 /** The table names the A2A SDK's database stores use (its exported `TASK_TABLE`, `PUSH_NOTIFICATION_TABLE`). */
@@ -83,7 +84,40 @@ function createPushNotificationConfigs(table: string): Migration {
   };
 }
 
+/**
+ * Widens the SDK's id columns from its varchar(36) to the host's id limit (src/shared/id-rules.ts), so
+ * the ids real clients use (the A2A TCK's 37–44 characters, prefixed ids) fit on PostgreSQL as on SQLite.
+ * PostgreSQL widens a varchar in place (no rewrite; keys and indexes stay). SQLite declares lengths
+ * without enforcing them, so there is nothing to change there; the migration is recorded all the same.
+ */
+function widenIds(tables: SdkStoreTables): Migration {
+  const columns: [string, string][] = [
+    [tables.tasks, 'id'],
+    [tables.tasks, 'context_id'],
+    [tables.pushNotificationConfigs, 'task_id'],
+    [tables.pushNotificationConfigs, 'config_id'],
+  ];
+  return {
+    async up(db: Kysely<any>): Promise<void> {
+      if (!(db.introspection instanceof PostgresIntrospector)) return;
+      for (const [table, column] of columns) {
+        await sql`ALTER TABLE ${sql.table(table)} ALTER COLUMN ${sql.ref(column)} TYPE ${collated(db, ID_LIMITS.id)}`.execute(
+          db,
+        );
+      }
+    },
+  };
+}
+
 /* eslint-enable @typescript-eslint/no-explicit-any */
+
+/**
+ * Our own migrations of the SDK's tables, after the SDK's (in our ledger `a2ac_sdk_ids_migrations`, so
+ * the SDK's ledgers keep only the migrations its `a2a-db` knows).
+ */
+export function sdkIdMigrations(tables: SdkStoreTables): MigrationSet {
+  return { id: 'sdk_ids', migrations: { '0001_widen_ids': widenIds(tables) } };
+}
 
 /**
  * The tables of the A2A SDK's database stores, as our own migrations (the SDK ships its migrations only

@@ -174,13 +174,13 @@ describe('envelope: refusals (A2A binding §1, docs/acmp-core.md "Malformed payl
     expect(received).toHaveLength(0);
   });
 
-  it('refuses a task_id longer than 36 characters with -32602 (the SDK task store limit)', async () => {
+  it('refuses a task_id longer than 128 characters with -32602 (the host id limit)', async () => {
     const { host, received } = recording();
     const body = await sendRaw(
       host,
-      acmpMessage(invokeRoot({ task_id: `task_${'x'.repeat(32)}`, escrow_id: 'esc_1' })),
+      acmpMessage(invokeRoot({ task_id: `task_${'x'.repeat(124)}`, escrow_id: 'esc_1' })),
     );
-    // Message.task_id carries the same id: the host's edge refuses ids over 36 characters (docs/host.md).
+    // Message.task_id carries the same id: the host's edge refuses ids over 128 characters (docs/host.md).
     expect(body.error?.code ?? replyError(body)?.code).toBe(-32602);
     expect(received).toHaveLength(0);
   });

@@ -21,7 +21,7 @@ function rpcCode(reply: RawReply): number | undefined {
   return (reply.body as { error?: { code?: number } }).error?.code;
 }
 
-/** Limits enforced at the edge: PostgreSQL (varchar(36), varchar(255), no U+0000 in text) answers as SQLite does. */
+/** Limits enforced at the edge: PostgreSQL (varchar(128), varchar(255), no U+0000 in text) answers as SQLite does. */
 describe.skipIf(!process.env.TEST_PG_URL)('id limits on PostgreSQL (docs/host.md "Bad input")', () => {
   // The ids the tests store differ, so they share one host and database; the ACPspec test starts its own
   // (an ACPspec host with TLS).
@@ -29,16 +29,16 @@ describe.skipIf(!process.env.TEST_PG_URL)('id limits on PostgreSQL (docs/host.md
     startTestHost({ flags: { db: await freshPgDatabase() }, migrate: true }),
   );
 
-  it('refuses a context id longer than 36 characters with -32602 and stores one of 36', async () => {
+  it('refuses a context id longer than 128 characters with -32602 and stores one of 128', async () => {
     const host = theHost();
     const refused = await sendRaw(`${host.url}/a2a/jsonrpc`, {
-      body: rpc('SendMessage', { message: message({ contextId: 'c'.repeat(37) }) }),
+      body: rpc('SendMessage', { message: message({ contextId: 'c'.repeat(129) }) }),
       headers: V1,
     });
     expect(replyProblems(refused)).toEqual([]);
     expect(rpcCode(refused)).toBe(-32602);
     const stored = await sendRaw(`${host.url}/a2a/jsonrpc`, {
-      body: rpc('SendMessage', { message: message({ contextId: 'c'.repeat(36) }) }),
+      body: rpc('SendMessage', { message: message({ contextId: 'c'.repeat(128) }) }),
       headers: V1,
     });
     expect(rpcCode(stored)).toBeUndefined();

@@ -11,7 +11,7 @@ import { freshPgDatabase } from '../helpers/pg.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { pendingMigrations } from '../../src/storage/database-check.js';
 import { migrateSets } from '../../src/storage/migrations.js';
-import { sdkStoreMigrations } from '../../src/storage/sdk-store-migrations.js';
+import { sdkIdMigrations, sdkStoreMigrations } from '../../src/storage/sdk-store-migrations.js';
 
 afterEach(cleanup);
 
@@ -135,6 +135,46 @@ describe.each(VARIANTS)('the SDK stores migrated by us match the SDK on $name', 
     } finally {
       await sdkSide.close();
       await ourSide.close();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!process.env.TEST_PG_URL)('our widening of the SDK id columns on PostgreSQL', () => {
+  it('widens varchar(36) ids to 128 characters in place, keeping the rows and the keys', async () => {
+    const tables = { tasks: TASK_TABLE, pushNotificationConfigs: PUSH_NOTIFICATION_TABLE };
+    const database = openDatabase({ url: await freshPgDatabase(), dataDir: tempDir() });
+    try {
+      await migrateSets(database, SETS);
+      await sql`INSERT INTO ${sql.table(TASK_TABLE)} (tenant, owner, id, context_id, status_last_updated)
+        VALUES ('', 'o', ${'t'.repeat(36)}, 'c', 1)`.execute(database.db);
+      const long = 't'.repeat(128);
+      const insertLong = sql`INSERT INTO ${sql.table(TASK_TABLE)} (tenant, owner, id, context_id, status_last_updated)
+        VALUES ('', 'o', ${long}, ${long}, 2)`;
+      await expect(insertLong.execute(database.db)).rejects.toThrow(/too long/);
+      expect(await migrateSets(database, [sdkIdMigrations(tables)])).toEqual(['sdk_ids/0001_widen_ids']);
+      await insertLong.execute(database.db);
+      const lengths = await sql<{
+        column_name: string;
+        character_maximum_length: number;
+        collation_name: string;
+      }>`
+        SELECT column_name, character_maximum_length, collation_name FROM information_schema.columns
+        WHERE table_schema = 'public' AND column_name IN ('id', 'context_id', 'task_id', 'config_id')
+          AND table_name IN (${TASK_TABLE}, ${PUSH_NOTIFICATION_TABLE}) ORDER BY table_name, column_name`.execute(
+        database.db,
+      );
+      expect(lengths.rows.map((r) => [r.column_name, r.character_maximum_length, r.collation_name])).toEqual([
+        ['config_id', 128, 'C'],
+        ['task_id', 128, 'C'],
+        ['context_id', 128, 'C'],
+        ['id', 128, 'C'],
+      ]);
+      const rows = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(TASK_TABLE)}`.execute(
+        database.db,
+      );
+      expect(rows.rows[0]?.n).toBe(2);
+    } finally {
+      await database.close();
     }
   }, 60_000);
 });

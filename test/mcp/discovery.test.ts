@@ -128,9 +128,10 @@ describe('Origin validation (MCP Streamable HTTP §Security)', () => {
 });
 
 describe('task ids (docs/acmp-mcp-binding.md §3)', () => {
-  it('refuses a task_id longer than 36 characters, the limit of the A2A binding', async () => {
+  it('refuses a task_id longer than 128 characters, the limit of the A2A binding', async () => {
     const { MAX_TASK_ID_LENGTH } = await import('../../src/a2a/acmp/provider-binding.js');
     expect(MCP_MAX_TASK_ID_LENGTH).toBe(MAX_TASK_ID_LENGTH);
+    expect(MAX_TASK_ID_LENGTH).toBe(128);
     const host = plainHost();
     const { client } = await httpClient(host, 'modern');
     const error = await rpcError(invoke(client, sentiment({ task_id: 'x'.repeat(MAX_TASK_ID_LENGTH + 1) })));

@@ -62,6 +62,21 @@ describe.each(ERAS)('Layer 6 over MCP: the server serves what server/discover ad
     expect(counter.runs()).toBe(1);
   });
 
+  it('holds Layer 6 params to the host JSON profile, as acmp/invoke (docs/host.md "Bad input")', async () => {
+    const { host } = await negotiatingHost();
+    const { client } = await httpClient(host, era, ALICE);
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100; i++) deep = { n: deep };
+    expect(await rpcError(offerRequest(client, { capability: 'count-runs', extra: deep }))).toMatchObject({
+      code: -32602,
+      data: { rule: 'depth' },
+    });
+    expect(await rpcError(accept(client, { offer_id: 'offer_\u0000', escrow_id: 'e' }))).toMatchObject({
+      code: -32602,
+      data: { rule: 'string' },
+    });
+  });
+
   it('answers the Layer 6 refusals with their codes: -33002, -32602 with issues, -34001 for another caller, -34003', async () => {
     const { host } = await negotiatingHost();
     const alice = (await httpClient(host, era, ALICE)).client;

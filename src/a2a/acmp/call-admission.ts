@@ -16,6 +16,7 @@ import {
 } from '../../acmp/messages.js';
 import type { AcmpProvider, Admission } from '../../acmp/provider.js';
 import { parsedInvoke } from '../../acmp/provider-checks.js';
+import { ID_LIMITS, quoteId } from '../../shared/id-rules.js';
 import type { IdSource } from '../../shared/ids.js';
 import type { BindingCall } from '../binding.js';
 import { acmpAgentMessage, readAcmpMessage } from './codec.js';
@@ -23,10 +24,10 @@ import type { AcmpSessionBinding } from './negotiation-session.js';
 import { encodeRequest, scopeOf, taskView } from './task-view.js';
 
 /**
- * The longest task id this host accepts (docs/acmp-a2a-binding.md §4): 36 characters, the length of a
- * UUID and of the SDK's task-id column, so an id that works on one store works on every store.
+ * The longest task id this host accepts (docs/acmp-a2a-binding.md §4): the host's id limit
+ * (src/shared/id-rules.ts), which the invoke schema applies on every binding and store.
  */
-export const MAX_TASK_ID_LENGTH = 36;
+export const MAX_TASK_ID_LENGTH = ID_LIMITS.id;
 
 /** The invoke message of this call and its stored text (so views need not decode it back). */
 export interface KnownInvoke {
@@ -134,13 +135,6 @@ export class CallAdmission {
     // Seed §1: task_id is carried in both places; the two MUST agree.
     if (call.message.taskId !== '' && call.message.taskId !== taskId)
       return this.refuseTaskIdMismatch(taskId);
-    if (taskId.length > MAX_TASK_ID_LENGTH) {
-      return this.refuse(
-        new AcmpError(ACMP_CODE.invalidParams, {
-          detail: `task_id is longer than ${MAX_TASK_ID_LENGTH} characters`,
-        }),
-      );
-    }
     let admission: Admission;
     let known: KnownInvoke;
     try {
@@ -174,7 +168,9 @@ export class CallAdmission {
       return this.refuseTaskIdMismatch(taskId);
     const outcome = await this.options.provider.cancelTask(taskId, scopeOf(call.context), 'completed');
     if (outcome.kind === 'unknown')
-      return this.refuse(new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, detail: 'unknown task' }));
+      return this.refuse(
+        new AcmpError(ACMP_CODE.invalidParams, { task_id: quoteId(taskId), detail: 'unknown task' }),
+      );
     return { kind: 'view', task: taskView(outcome.record) };
   }
 
@@ -182,7 +178,7 @@ export class CallAdmission {
   private refuseTaskIdMismatch(taskId: string): Admitted {
     return this.refuse(
       new AcmpError(ACMP_CODE.invalidParams, {
-        task_id: taskId,
+        task_id: quoteId(taskId),
         detail: 'Message.task_id differs from params.task_id',
       }),
     );
