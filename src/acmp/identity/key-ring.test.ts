@@ -43,6 +43,13 @@ describe('identity key file (Layer 7 §1 "Keys")', () => {
     addKey(path);
     chmodSync(path, 0o644);
     expect(() => openKeyRing(path).keys()).toThrow(/readable by others/);
+    const broken = {
+      format: 'a2a-commerce/identity-keys/v1',
+      keys: [{ id: 'key-1', created_ms: 0, private_jwk: { kty: 'OKP', crv: 'Ed25519', d: 'AA', x: 'AA' } }],
+    };
+    writeFileSync(path, JSON.stringify(broken), { mode: 0o600 });
+    chmodSync(path, 0o600);
+    expect(() => openKeyRing(path).keys()).toThrow(/key-1 is not a usable private key/);
     writeFileSync(path, '{"format":"other"}', { mode: 0o600 });
     chmodSync(path, 0o600);
     expect(() => openKeyRing(path).keys()).toThrow(/not a key file/);

@@ -87,7 +87,12 @@ class FileKeyRing implements KeyRing {
 }
 
 function decodeKey(entry: KeyFile['keys'][number]): { info: KeyInfo; privateKey: KeyObject } {
-  const privateKey = createPrivateKey({ key: entry.private_jwk, format: 'jwk' });
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey({ key: entry.private_jwk, format: 'jwk' });
+  } catch (cause) {
+    throw new LocalError('CONFIG_INVALID', `identity key ${entry.id} is not a usable private key`, { cause });
+  }
   return {
     info: { id: entry.id, createdMs: entry.created_ms, publicKey: createPublicKey(privateKey) },
     privateKey,
