@@ -7,6 +7,7 @@
  * module and sender client.
  */
 export * as acmp from './acmp/index.js';
+export * as identity from './acmp/identity/index.js';
 export { createAcmpProvider } from './acmp/provider.js';
 export type {
   AcmpCapability,

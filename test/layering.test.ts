@@ -54,6 +54,15 @@ describe('the layering checker finds each kind of breach', () => {
     expect(breach('src/storage/x.test.ts', `import { g } from '../../scripts/gen.js';\n`)).toHaveLength(1);
   });
 
+  it('the identity core reaching ACMP code beyond its error table', () => {
+    expect(breach('src/acmp/identity/verify.ts', `import { AcmpError } from '../errors.js';\n`)).toEqual([]);
+    expect(breach('src/acmp/identity/verify.ts', `import { x } from '../provider.js';\n`)).toHaveLength(1);
+    expect(breach('src/acmp/identity/verify.test.ts', `import { x } from '../buyer.js';\n`)).toHaveLength(1);
+    expect(breach('src/acmp/provider.ts', `import { verifyObject } from './identity/verify.js';\n`)).toEqual(
+      [],
+    );
+  });
+
   it('production code importing from test/', () => {
     expect(breach('src/storage/x.ts', `import { h } from '../../test/helpers/pg.js';\n`)).toHaveLength(1);
   });

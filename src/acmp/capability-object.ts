@@ -1,5 +1,21 @@
-import { ACMP_METHOD, ACMP_VERSION, L6_METHOD } from './constants.js';
+import { ACMP_METHOD, ACMP_VERSION, L6_METHOD, L7_METHOD } from './constants.js';
 import type { CapabilityObject } from './messages.js';
+
+/**
+ * The capability object with the provider's Layer 7 identity (§2.2): its DID and, beside it, its
+ * self-reported `provider_id`; `acmp/proveIdentity` (§3) joins `accepts`.
+ */
+export function withIdentity(
+  capability: CapabilityObject,
+  identity: { did: string; providerId: string | undefined },
+): CapabilityObject {
+  return {
+    ...capability,
+    did: identity.did,
+    ...(identity.providerId !== undefined ? { provider_id: identity.providerId } : {}),
+    accepts: [...capability.accepts, L7_METHOD.proveIdentity],
+  };
+}
 
 /** Builds the Layer 1 §1 capability object: emits only what the features allow. */
 export function buildCapabilityObject(

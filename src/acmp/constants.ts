@@ -17,6 +17,11 @@ export const L6_METHOD = {
   accept: 'acmp/accept',
 } as const;
 
+/** ACMP Layer 7 method names (layers/07-agent-wallet.md §3). */
+export const L7_METHOD = {
+  proveIdentity: 'acmp/proveIdentity',
+} as const;
+
 /**
  * Methods of our negotiation-session extension (docs/acmp-negotiation.md "Session mode"; not in the spec):
  * the buyer's counter-offer inside a session.

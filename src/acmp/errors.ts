@@ -11,7 +11,7 @@ export interface AcmpErrorSpec {
 }
 
 /**
- * The single source of truth for ACMP error codes: Layer 1 §3.3 (-33xxx), Layer 6 §6 (-34xxx) plus the JSON-RPC 2.0 codes we
+ * The single source of truth for ACMP error codes: Layer 1 §3.3 (-33xxx), Layer 6 §6 (-34xxx), Layer 7 §7 (-36xxx) plus the JSON-RPC 2.0 codes we
  * answer malformed ACMP payloads with (docs/acmp-core.md "Malformed payloads").
  */
 export const ACMP_ERRORS = {
@@ -45,6 +45,27 @@ export const ACMP_ERRORS = {
     code: -34003,
     name: 'already_accepted',
     message: 'Offer already accepted',
+    retryable: false,
+  },
+  // Layer 7 §7 (identity and signatures; docs/acmp-identity.md). A DID that cannot be resolved now may
+  // resolve later (its host was down); the other three are verdicts on what was presented.
+  identityProofFailed: {
+    code: -36001,
+    name: 'identity_proof_failed',
+    message: 'Identity proof failed',
+    retryable: false,
+  },
+  didUnresolvable: { code: -36002, name: 'did_unresolvable', message: 'DID unresolvable', retryable: true },
+  signatureInvalid: {
+    code: -36003,
+    name: 'signature_invalid',
+    message: 'Signature invalid',
+    retryable: false,
+  },
+  credentialInvalid: {
+    code: -36004,
+    name: 'credential_invalid',
+    message: 'Credential invalid',
     retryable: false,
   },
   invalidRequest: {

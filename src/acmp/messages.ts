@@ -6,9 +6,11 @@ import {
   DEFAULT_OUTPUT_TYPE,
   DEFAULT_TIMEOUT_MS,
   L6_METHOD,
+  L7_METHOD,
   SESSION_METHOD,
   type AcmpMethod,
 } from './constants.js';
+import { ProveIdentityParamsSchema, type ProveIdentityParams } from './identity/prove-identity.js';
 import {
   AcceptParamsSchema,
   CounterOfferParamsSchema,
@@ -128,6 +130,9 @@ export type AcmpErrorObject = z.infer<typeof AcmpErrorObjectSchema>;
 export const CapabilityObjectSchema = z.looseObject({
   version: z.string().min(1),
   role: z.string().min(1),
+  // Layer 7 §2.2: the authoritative identity, and the self-reported alias beside it.
+  did: z.string().startsWith('did:').optional(),
+  provider_id: z.string().optional(),
   accepts: z.array(z.string()),
   emits: z.array(z.string()),
   features: z.looseObject({
@@ -148,6 +153,7 @@ export const PARAMS_SCHEMA_BY_METHOD = {
   [L6_METHOD.offerRequest]: OfferRequestParamsSchema,
   [L6_METHOD.accept]: AcceptParamsSchema,
   [SESSION_METHOD.counterOffer]: CounterOfferParamsSchema,
+  [L7_METHOD.proveIdentity]: ProveIdentityParamsSchema,
 } as const;
 
 /**
@@ -190,6 +196,7 @@ export type AcmpRoot =
   | { kind: 'request'; method: typeof L6_METHOD.offerRequest; params: OfferRequestParams }
   | { kind: 'request'; method: typeof L6_METHOD.accept; params: AcceptParams }
   | { kind: 'request'; method: typeof SESSION_METHOD.counterOffer; params: CounterOfferParams }
+  | { kind: 'request'; method: typeof L7_METHOD.proveIdentity; params: ProveIdentityParams }
   | { kind: 'result'; result: AcmpResult }
   | { kind: 'error'; error: AcmpErrorObject };
 
@@ -197,6 +204,7 @@ const METHODS = new Set<string>([
   ...Object.values(ACMP_METHOD),
   ...Object.values(L6_METHOD),
   ...Object.values(SESSION_METHOD),
+  ...Object.values(L7_METHOD),
 ]);
 const MAX_ISSUES = 10;
 

@@ -15,6 +15,8 @@ import type { CapabilityInputSchema } from './capability-input.js';
 import type { ParsedInvoke } from './provider-checks.js';
 import type { AcceptParams, Ack, Offer, OfferRequestParams } from './negotiation/messages.js';
 import type { NegotiationOptions } from './negotiation/negotiator.js';
+import type { PartyIdentity } from './identity/host-identity.js';
+import type { ProveIdentityParams, ProveIdentityResult } from './identity/prove-identity.js';
 import type {
   AcmpTaskRecord,
   AcmpTaskStore,
@@ -140,6 +142,11 @@ export interface AcmpProviderOptions {
   escrow?: EscrowVerifier;
   /** Layer 6 negotiation (offerRequest / accept, agreements enforced at invoke); off when absent. */
   negotiation?: NegotiationOptions;
+  /**
+   * The provider's Layer 7 identity: its DID goes into the capability object (§2.2) and it answers
+   * `acmp/proveIdentity` (§3); absent: no DID, and proveIdentity is -32601.
+   */
+  identity?: PartyIdentity;
   /** The record of truth of every task (default: a new in-memory store). */
   store?: AcmpTaskStore;
   /**
@@ -154,7 +161,10 @@ export interface AcmpProviderOptions {
 
 /** A transport-free ACMP provider (Layer 1 §3). */
 export interface AcmpProvider {
-  /** The Layer 1 §1 capability object (the A2A AgentExtension `params`). */
+  /**
+   * The Layer 1 §1 capability object (the A2A AgentExtension `params`), with the DID when the provider
+   * has an identity (read it per use: a did:web is known once the host listens).
+   */
   readonly capabilityObject: CapabilityObject;
   readonly capabilities: readonly AcmpCapability[];
   /** This provider's host id in the shared store. */
@@ -188,6 +198,14 @@ export interface AcmpProvider {
    * @throws AcmpError -32601 when negotiation is off; -34001, -34002, -34003, -33005.
    */
   accept(params: AcceptParams, scope: TaskScope): Promise<Ack>;
+  /**
+   * `acmp/proveIdentity` (Layer 7 §3): the envelope over `{nonce, did}` signed with the newest key.
+   * @throws AcmpError -32601 when the provider has no identity.
+   */
+  proveIdentity(
+    params: ProveIdentityParams,
+    options?: { signal?: AbortSignal },
+  ): Promise<ProveIdentityResult>;
   /** The tasks of `scope`, filtered and paged. */
   list(scope: TaskScope, query: TaskListQuery): Promise<{ records: AcmpTaskRecord[]; total: number }>;
   /**

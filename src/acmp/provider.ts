@@ -2,7 +2,13 @@ import { systemClock, type Clock } from '../shared/clock.js';
 import { isStorableId } from '../shared/id-rules.js';
 import { systemIds } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
-import { buildCapabilityObject } from './capability-object.js';
+import { buildCapabilityObject, withIdentity } from './capability-object.js';
+import type { PartyIdentity } from './identity/host-identity.js';
+import {
+  answerChallenge,
+  type ProveIdentityParams,
+  type ProveIdentityResult,
+} from './identity/prove-identity.js';
 import { MemoryAcmpTaskStore } from './memory-task-store.js';
 import type { AcceptParams, Ack, Offer, OfferRequestParams } from './negotiation/messages.js';
 import { Negotiator } from './negotiation/negotiator.js';
@@ -60,7 +66,9 @@ export function createAcmpProvider(options: AcmpProviderOptions): AcmpProvider {
 }
 
 class StoreBackedProvider implements AcmpProvider {
-  readonly capabilityObject: CapabilityObject;
+  private readonly baseCapability: CapabilityObject;
+  private readonly identity: PartyIdentity | undefined;
+  private readonly providerId: string | undefined;
   readonly capabilities: readonly AcmpCapability[];
   readonly hostId: string;
   private readonly store: AcmpTaskStore;
@@ -89,7 +97,9 @@ class StoreBackedProvider implements AcmpProvider {
     this.hostId = (options.ids ?? systemIds).newId('acmphost');
     this.capabilities = options.capabilities;
     this.byId = new Map(options.capabilities.map((c) => [c.id, c]));
-    this.capabilityObject = buildCapabilityObject(
+    this.identity = options.identity;
+    this.providerId = options.providerId;
+    this.baseCapability = buildCapabilityObject(
       this.outputStreaming,
       this.heartbeatIntervalMs,
       options.negotiation !== undefined,
@@ -201,6 +211,20 @@ class StoreBackedProvider implements AcmpProvider {
     return finished.won
       ? { kind: 'cancelled', record: finished.record }
       : { kind: 'already_finished', record: finished.record };
+  }
+
+  get capabilityObject(): CapabilityObject {
+    const did = this.identity?.did;
+    return did !== undefined
+      ? withIdentity(this.baseCapability, { did, providerId: this.providerId })
+      : this.baseCapability;
+  }
+
+  proveIdentity(
+    params: ProveIdentityParams,
+    options?: { signal?: AbortSignal },
+  ): Promise<ProveIdentityResult> {
+    return answerChallenge(params, this.identity, { clock: this.clock, signal: options?.signal });
   }
 
   quote(params: OfferRequestParams, scope: TaskScope): Promise<Offer> {

@@ -14,6 +14,7 @@ import {
   quote,
   readAgreementFile,
 } from './acmp-negotiate.js';
+import { identity, IDENTITY_USAGE } from './acmp-identity.js';
 import { createProgressLine, progressIsTty, type ProgressLine } from './acmp-progress.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
@@ -26,6 +27,7 @@ export const ACMP_USAGE = `Usage:
   a2a-commerce acmp invoke <agent-url> --agreement <file> [--input <text>] [--stream] [--timeout-ms <ms>]
       [--task-id <id>] [--token <t>] [--data-dir <dir> | --ca <pem>]
 ${NEGOTIATE_USAGE}
+${IDENTITY_USAGE}
 
 capabilities  prints the ACMP capability object the provider advertises (the A2A extension's params, or
               MCP server/discover's org.a2agora/acmp extension) and, over A2A, each capability (one skill
@@ -40,6 +42,8 @@ invoke        buys one capability over A2A (docs/acmp-a2a-binding.md) or MCP (do
               "acmp negotiate" wrote (capability, price, proof and escrow come from it), over A2A.
               Exits 1 with the ACMP code on stderr when the provider (or the buyer's checks) refuse.
 
+identity      challenges the provider with acmp/proveIdentity and verifies it is the DID it advertises
+              (or --did), docs/acmp-identity.md.
 --binding     a2a or mcp: the binding to buy over. Without it the agent card is tried first, then MCP at
               <agent-url>/mcp (an <agent-url> ending in /mcp is the MCP endpoint itself).
 --token <t>   bearer token; without it, A2AC_TOKEN from the environment (keeps the token out of shell
@@ -66,6 +70,7 @@ export async function acmp(argv: string[], io: CliIo): Promise<number> {
   if (sub === 'invoke') return invoke(rest, io);
   if (sub === 'quote') return quote(rest, io);
   if (sub === 'negotiate') return negotiate(rest, io);
+  if (sub === 'identity') return identity(rest, io);
   throw new UsageError(sub === undefined ? 'acmp needs a subcommand' : `unknown acmp subcommand "${sub}"`);
 }
 

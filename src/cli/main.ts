@@ -4,6 +4,7 @@ import { CARD_USAGE, TOKEN_ENV, card } from './card.js';
 import { demo } from './demo.js';
 import { ESCROW_USAGE, escrow } from './escrow.js';
 import { explainCliError } from './errors.js';
+import { KEYS_USAGE, keys } from './keys.js';
 import { UsageError, type CliIo } from './io.js';
 import { MCP_STDIO_USAGE, mcpStdio } from './mcp-stdio.js';
 import { MIGRATE_USAGE, migrate } from './migrate.js';
@@ -21,6 +22,7 @@ const VERBS: Record<string, Verb> = {
   },
   card: { run: card, usage: CARD_USAGE, summary: 'fetch, check and print an agent card' },
   migrate: { run: migrate, usage: MIGRATE_USAGE, summary: 'apply database migrations (PostgreSQL, SQLite)' },
+  keys: { run: keys, usage: KEYS_USAGE, summary: 'Layer 7 identity keys: new, list, retire' },
   reassign: { run: reassign, usage: REASSIGN_USAGE, summary: "give one caller identity's data to another" },
   acmp: {
     run: acmp,

@@ -25,6 +25,8 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
   --no-personal-data     declare this host handles no personal data (${ENV.noPersonalData})
   --public-url <url>     base URL for the card behind a proxy (${ENV.publicUrl})
   --push-allow <origin>  offer push notifications to webhooks at this origin, repeatable (${ENV.pushAllow})
+  --identity-key <file>  Layer 7 identity keys (${ENV.identityKey}, default <data dir>/identity/keys.json);
+                         with a key the host has a did:web (a2a-commerce keys new; docs/acmp-identity.md)
   --body-limit <size>    request body limit, e.g. 1m (${ENV.bodyLimit}, default 1m)
   --log-level <level>    debug|info|warn|error|silent (${ENV.logLevel}, default info)
   --migrate              apply PostgreSQL migrations on start (SQLite always migrates itself)
@@ -46,6 +48,7 @@ const SERVE_OPTIONS = {
   'no-personal-data': { type: 'boolean' },
   'public-url': { type: 'string' },
   'push-allow': { type: 'string', multiple: true },
+  'identity-key': { type: 'string' },
   'body-limit': { type: 'string' },
   'log-level': { type: 'string' },
   migrate: { type: 'boolean' },

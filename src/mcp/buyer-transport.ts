@@ -182,7 +182,7 @@ function resultEvent(raw: Record<string, unknown>, taskId: string): AcmpEvent {
  * `acmp/error` (Layer 1 §3.3); any other error answer (an MCP error, HTTP 4xx such as 401) is a refusal
  * retrying cannot fix; anything else (connection lost, HTTP 5xx) is a transport failure the core retries.
  */
-function classify(error: unknown): unknown {
+export function classify(error: unknown): unknown {
   if (error instanceof ProtocolError) {
     if (acmpErrorSpec(error.code) !== undefined || (error.code <= -33000 && error.code > -34000)) {
       return new AcmpError(error.code, error.data, { message: error.message });

@@ -23,8 +23,17 @@ import {
 import { LocalError } from '../shared/errors.js';
 import { fetchTrusting } from '../shared/fetch.js';
 import { boundedTaskIds, type IdSource } from '../shared/ids.js';
+import { L7_METHOD } from '../acmp/constants.js';
+import { proveIdentity, type IdentityCheckOptions } from '../acmp/identity/prove-identity.js';
+import type { VerifiedSignature } from '../acmp/identity/verify.js';
 import { acmpCapabilityOfMcp, MCP_PROTOCOL_VERSION } from './acmp-extension.js';
-import { createMcpAcmpTransport, InvokeStreamWatch, requestNegotiation } from './buyer-transport.js';
+import {
+  classify,
+  createMcpAcmpTransport,
+  InvokeStreamWatch,
+  requestNegotiation,
+} from './buyer-transport.js';
+import { z } from 'zod';
 
 /** How to reach an MCP server: its Streamable HTTP endpoint, or a command to run over stdio. */
 export type McpEndpoint =
@@ -57,6 +66,12 @@ export interface McpAcmpBuyer extends AcmpBuyerCore {
   readonly capabilityObject: CapabilityObject;
   /** The era the connection speaks. */
   readonly era: 'modern' | 'legacy';
+  /**
+   * Challenges the provider with `acmp/proveIdentity` (Layer 7 §3) and checks the answer against
+   * `expectedDid` (default: the DID its capability object advertises).
+   * @throws AcmpError -36001 (no DID to expect, wrong nonce, wrong DID, bad signature), -36002.
+   */
+  proveIdentity(options: IdentityCheckOptions): Promise<VerifiedSignature>;
   /** Sends `acmp/cancel` for a task (Layer 1 §3.7). */
   cancel(taskId: string, options?: { reason?: string; signal?: AbortSignal }): Promise<void>;
   /**
@@ -122,6 +137,20 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
         { task_id: taskId, ...(callOptions?.reason !== undefined ? { reason: callOptions.reason } : {}) },
         { signal: callOptions?.signal },
       ),
+    proveIdentity: (check) =>
+      proveIdentity(
+        (params, o) =>
+          client
+            .request({ method: L7_METHOD.proveIdentity, params }, RawResult, o)
+            .catch((error: unknown) => {
+              throw classify(error);
+            }),
+        {
+          resolver: check.resolver,
+          expectedDid: check.expectedDid ?? capabilityObject.did,
+          signal: check.signal,
+        },
+      ),
     quote: (params, callOptions) =>
       requestNegotiation(
         client,
@@ -133,6 +162,9 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
     close: () => client.close(),
   };
 }
+
+/** Results are read by the Layer 7 schema (MCP's own fields pass through it). */
+const RawResult = z.looseObject({});
 
 function clientTransport(options: McpBuyerConnectOptions, watch: InvokeStreamWatch): Transport {
   const { endpoint, token } = options;

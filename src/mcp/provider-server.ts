@@ -7,7 +7,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { ACMP_METHOD, L6_METHOD } from '../acmp/constants.js';
+import { ACMP_METHOD, L6_METHOD, L7_METHOD } from '../acmp/constants.js';
+import { ProveIdentityParamsSchema } from '../acmp/identity/prove-identity.js';
 import { encodeInvokeRequest } from '../acmp/stored-request.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from '../acmp/errors.js';
 import {
@@ -63,12 +64,14 @@ const RawParams = z.looseObject({});
  */
 export function createAcmpMcpFactory(options: AcmpMcpServerOptions): McpServerFactory {
   const capabilityIds = options.provider.capabilities.map((c) => c.id).join(', ');
-  const instructions =
-    `ACMP provider (extension org.a2agora/acmp, ACMP ${options.provider.capabilityObject.version}). ` +
-    `Buy compute with the acmp/invoke request; capabilities: ${capabilityIds}.`;
   return (context) => {
+    // Read per server: the capability object carries the host's did:web, known once the host listens.
+    const capabilityObject = options.provider.capabilityObject;
+    const instructions =
+      `ACMP provider (extension org.a2agora/acmp, ACMP ${capabilityObject.version}). ` +
+      `Buy compute with the acmp/invoke request; capabilities: ${capabilityIds}.`;
     const mcp = new McpServer(options.serverInfo, {
-      capabilities: acmpMcpCapabilities(options.provider.capabilityObject, context.era),
+      capabilities: acmpMcpCapabilities(capabilityObject, context.era),
       instructions,
       cacheHints: { 'server/discover': DISCOVER_CACHE },
     });
@@ -104,6 +107,10 @@ class AcmpMcpMethods {
     );
     server.setRequestHandler(ACMP_METHOD.cancel, { params: RawParams }, (params) =>
       this.guard(() => this.cancelRequest(params)),
+    );
+    // Layer 7 §3: answered whatever the caller; -32601 when the provider has no DID.
+    server.setRequestHandler(L7_METHOD.proveIdentity, { params: RawParams }, (params, ctx) =>
+      this.guard(() => this.proveIdentity(params, ctx)),
     );
     // Layer 1 §1: acmp/inputChunk is not in `accepts`; as a notification it is ignored (MCP answers none),
     // as a request it is refused like over A2A.
@@ -161,6 +168,20 @@ class AcmpMcpMethods {
     }
     // Detached (the request was cancelled or the host stops): the SDK sends nothing for an aborted request.
     throw new AcmpError(ACMP_CODE.internal);
+  }
+
+  /** `acmp/proveIdentity` (Layer 7 §3): the provider signs `{nonce, did}`. */
+  private async proveIdentity(
+    raw: Record<string, unknown>,
+    ctx: ServerContext,
+  ): Promise<Record<string, unknown>> {
+    const parsed = ProveIdentityParamsSchema.safeParse(withinProfile(raw));
+    if (!parsed.success) {
+      throw new AcmpError(ACMP_CODE.invalidParams, {
+        detail: 'params must be {nonce}: a string of 1 to 256 characters',
+      });
+    }
+    return await this.provider.proveIdentity(parsed.data, { signal: ctx.mcpReq.signal });
   }
 
   private admit(invoke: ParsedInvoke, signal: AbortSignal): Promise<Admission> {

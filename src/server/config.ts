@@ -34,6 +34,8 @@ export interface HostConfig {
   noPersonalData: boolean;
   /** Origins push-notification webhooks may target; empty = push notifications off. */
   pushAllow: string[];
+  /** The Layer 7 identity key file (docs/acmp-identity.md); the host has a DID when it holds a key. */
+  identityKey: string;
   /** Host names requests may address besides the derived ones (src/server/allowed-hosts.ts). */
   allowedHosts: string[];
   /** Timeouts and caps of the HTTP(S) and gRPC connections. */
@@ -58,6 +60,7 @@ export interface HostFlags extends ConnectionFlags {
   'log-level'?: string;
   'no-personal-data'?: boolean;
   'push-allow'?: string[];
+  'identity-key'?: string;
   'allowed-host'?: string[];
 }
 
@@ -79,6 +82,7 @@ export const ENV = {
   logLevel: 'A2AC_LOG_LEVEL',
   noPersonalData: 'A2AC_NO_PERSONAL_DATA',
   pushAllow: 'A2AC_PUSH_ALLOW',
+  identityKey: 'A2AC_IDENTITY_KEY',
   allowedHosts: 'A2AC_ALLOWED_HOSTS',
   ...CONNECTION_ENV,
 } as const;
@@ -155,9 +159,22 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
     logLevel,
     noPersonalData: flags['no-personal-data'] ?? bool(ENV.noPersonalData, env[ENV.noPersonalData]) ?? false,
     pushAllow: resolvePushAllow(flags['push-allow'] ?? env[ENV.pushAllow]?.split(',')),
+    identityKey: resolveIdentityKey(flags, env),
     allowedHosts: resolveAllowedHosts(flags['allowed-host'] ?? env[ENV.allowedHosts]?.split(',')),
     connections: resolveConnectionLimits(flags, env),
   };
+}
+
+/**
+ * The identity key file (docs/acmp-identity.md "Where keys live"): `--identity-key`, then
+ * `A2AC_IDENTITY_KEY`, then `<data dir>/identity/keys.json`.
+ */
+export function resolveIdentityKey(
+  flags: { 'identity-key'?: string; 'data-dir'?: string },
+  env: Record<string, string | undefined>,
+): string {
+  const dataDir = flags['data-dir'] ?? (env[ENV.dataDir] || DEFAULTS.dataDir);
+  return flags['identity-key'] ?? (env[ENV.identityKey] || `${dataDir}/identity/keys.json`);
 }
 
 function resolveTls(flags: HostFlags, env: Record<string, string | undefined>): TlsConfig {

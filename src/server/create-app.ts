@@ -12,6 +12,8 @@ import type { SdkStores } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { BearerToken } from '../shared/identity.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import type { DidDocument } from '../acmp/identity/did-document.js';
+import { WELL_KNOWN_DID_PATH } from '../acmp/identity/did-web.js';
 import { LOCALHOST_ACCESS, type HostAccess } from './allowed-hosts.js';
 import { hostGuard } from './host-guard.js';
 import type { ModuleParts } from './module.js';
@@ -46,6 +48,8 @@ export interface AppDeps {
   /** Executor for plain A2A messages no binding claims (default: {@link EchoExecutor}). */
   executor?: AgentExecutor;
   identity?: AgentIdentity;
+  /** The host's DID document, served at `/.well-known/did.json` (did:web; docs/acmp-identity.md). */
+  didDocument?: () => DidDocument;
   logger?: Logger;
   /** Dates the card's `Last-Modified` (default: the system clock). */
   clock?: Clock;
@@ -77,6 +81,7 @@ export function createApp(deps: AppDeps): App {
   app.set('etag', false);
   app.use(hostGuard(deps.access ?? LOCALHOST_ACCESS, logger));
   const guards = { auth: bearerAuth(deps.tokens, 'rest'), callerOf, bodyLimitBytes: deps.bodyLimitBytes };
+  if (deps.didDocument) serveDidDocument(app, deps.didDocument);
   for (const part of parts) part.mountHttp?.(app, guards);
   const handler = mountA2A(app, {
     card,
@@ -95,6 +100,17 @@ export function createApp(deps: AppDeps): App {
   });
   app.use(errorMiddleware((err, res) => answerError(err, res, logger)));
   return { app, handler, card };
+}
+
+/** How long verifiers may keep the DID document (docs/acmp-identity.md "Revocation latency"). */
+const DID_DOCUMENT_MAX_AGE_S = 60;
+
+/** did:web resolution (Layer 7 §2.1): the document, public like the card, read afresh per request. */
+function serveDidDocument(app: express.Express, document: () => DidDocument): void {
+  app.get(WELL_KNOWN_DID_PATH, (_req, res) => {
+    res.set('cache-control', `public, max-age=${DID_DOCUMENT_MAX_AGE_S}`);
+    res.type('application/did+json').send(JSON.stringify(document()));
+  });
 }
 
 /**

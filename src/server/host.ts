@@ -14,6 +14,8 @@ import { openDatabase, type Database } from '../storage/database.js';
 import { migrateSets, type MigrationSet } from '../storage/migrations.js';
 import { ownerIdentityMigration, type OwnerColumn } from '../storage/owner-columns.js';
 import { sdkIdMigrations, sdkStoreMigrations } from '../storage/sdk-store-migrations.js';
+import { createWebIdentity, type WebIdentity } from '../acmp/identity/host-identity.js';
+import { openKeyRing } from '../acmp/identity/key-ring.js';
 import { capConnections } from '../shared/connection-cap.js';
 import { hostAccessOf } from './allowed-hosts.js';
 import type { HostConfig } from './config.js';
@@ -92,6 +94,7 @@ class Host implements RunningHost {
   private readonly stopping = new AbortController();
   private server: Server | undefined;
   private grpc: GrpcFront | undefined;
+  private identity: WebIdentity | undefined;
 
   constructor(
     private readonly config: HostConfig,
@@ -146,6 +149,7 @@ class Host implements RunningHost {
 
   /** Starts each module in order with the host's context; its parts are closed in reverse by close(). */
   private async startModules(): Promise<void> {
+    this.identity = this.openIdentity();
     const context: ModuleContext = {
       database: this.database,
       logger: this.logger,
@@ -154,12 +158,26 @@ class Host implements RunningHost {
       secure: this.setup.secure,
       baseUrl: () => this.url,
       stopping: this.stopping.signal,
+      ...(this.identity ? { identity: this.identity } : {}),
     };
     for (const m of this.modules) this.parts.push(await m.start(context));
   }
 
+  /**
+   * The host's did:web identity (Layer 7 §2), when its key file holds a key: its DID follows the public
+   * URL, its document lists every key of the file and the modules' aliases.
+   * @throws LocalError `CONFIG_INVALID` when the key file is readable by others or not a key file.
+   */
+  private openIdentity(): WebIdentity | undefined {
+    const keys = openKeyRing(this.config.identityKey);
+    if (keys.keys().length === 0) return undefined;
+    const alsoKnownAs = this.modules.flatMap((m) => m.aliases ?? []);
+    return createWebIdentity({ keys, baseUrl: () => this.url, alsoKnownAs });
+  }
+
   /** The Express app over the started parts; base URL and gRPC address are read per request. */
   private createApp(): App {
+    const identity = this.identity;
     return createApp({
       baseUrl: () => this.url,
       grpcUrl: () => this.grpcUrl,
@@ -170,6 +188,7 @@ class Host implements RunningHost {
       parts: this.parts,
       executor: this.setup.executor,
       identity: this.setup.identity,
+      ...(identity ? { didDocument: () => identity.document() } : {}),
       logger: this.logger,
       clock: this.clock,
       access: hostAccessOf(this.config),

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type express from 'express';
 import type { Request, RequestHandler } from 'express';
 import type { A2ABinding } from '../a2a/binding.js';
+import type { WebIdentity } from '../acmp/identity/host-identity.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
@@ -25,6 +26,8 @@ export interface ModuleContext {
    * the host going away, not the client (MCP treats a client's closed stream as a cancel).
    */
   readonly stopping: AbortSignal;
+  /** The host's Layer 7 did:web identity, when its identity key file holds a key (docs/acmp-identity.md). */
+  readonly identity?: WebIdentity;
 }
 
 /** What the host gives a module's HTTP routes: its bearer authentication and body limit. */
@@ -71,6 +74,8 @@ export interface HostModule {
   readonly migrations?: readonly MigrationSet[];
   /** The columns its tables record caller identities in (`a2a-commerce reassign` moves rows between them). */
   readonly ownerColumns?: readonly OwnerColumn[];
+  /** Aliases of the host's DID (`alsoKnownAs`, Layer 7 §2.2), e.g. the ACMP `provider_id`. */
+  readonly aliases?: readonly string[];
   /** Refuses to start in a configuration the binding cannot serve conformantly. */
   check?(context: { secure: boolean; noPersonalData: boolean }): void;
   start(context: ModuleContext): Promise<ModuleParts> | ModuleParts;

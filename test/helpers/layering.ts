@@ -35,6 +35,15 @@ const ALLOWED: Record<string, string[]> = {
   cli: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'connect', 'demo', 'server', 'cli'],
 };
 
+/**
+ * Sub-layers inside a layer: the files under `folder` may import, of their own layer, only `folder`
+ * itself and `also`. Layer 7 identity (src/acmp/identity/) is the transport-free core every ACMP role
+ * builds on — signatures, DIDs, resolution — so it reaches nothing of ACMP but its error table.
+ */
+const SUB_LAYERS: { folder: string; also: string[] }[] = [
+  { folder: 'src/acmp/identity/', also: ['src/acmp/errors.js'] },
+];
+
 /** SDKs each owned by one binding layer: nothing else may import them. */
 const SDK_OWNERS: { prefix: string; layer: string }[] = [
   { prefix: '@a2a-js/sdk', layer: 'a2a' },
@@ -88,6 +97,15 @@ function srcFileBreach(file: { path: string; layer: string; isTest: boolean }, s
   if (!spec.startsWith('.')) return '';
   const [top, layer = ''] = target(file.path, spec).split('/');
   if (top === 'src') {
+    const landing = target(file.path, spec);
+    const sub = SUB_LAYERS.find((s) => file.path.startsWith(s.folder));
+    if (
+      sub &&
+      landing.startsWith(`src/${file.layer}/`) &&
+      !landing.startsWith(sub.folder) &&
+      !sub.also.includes(landing)
+    )
+      return ` (${sub.folder} reaches only itself and ${sub.also.join(', ')} in src/${file.layer}/)`;
     const allowed = ALLOWED[file.layer];
     return allowed && !allowed.includes(layer) ? ` (${layer}/ is not below ${file.layer}/)` : '';
   }

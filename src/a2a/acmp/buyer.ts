@@ -23,6 +23,9 @@ import {
   type InvokeInput,
 } from '../../acmp/buyer.js';
 import type { AcmpResult } from '../../acmp/messages.js';
+import { proveIdentity, type IdentityCheckOptions } from '../../acmp/identity/prove-identity.js';
+import type { VerifiedSignature } from '../../acmp/identity/verify.js';
+import { askIdentity } from './identity-client.js';
 import {
   createAcmpNegotiationClient,
   type AcmpNegotiationClient,
@@ -78,6 +81,11 @@ export interface AcmpBuyer
    *   not advertise; the provider's refusals.
    */
   negotiate(request: BuyerNegotiation, options?: { signal?: AbortSignal }): Promise<NegotiatedAgreement>;
+  /**
+   * Challenges the provider (`acmp/proveIdentity`, Layer 7 §3) to prove `expectedDid` (default: its advertised DID).
+   * @throws AcmpError -36001 (no DID to expect, wrong nonce, wrong DID, bad signature), -36002.
+   */
+  proveIdentity(options: IdentityCheckOptions): Promise<VerifiedSignature>;
   /** The escrow agents the provider accepts, with its payee id at each (its card). */
   readonly escrowAgents: readonly AcceptedEscrowAgent[];
   /** Lock, bind, release (after verifying the proof), reclaim, dispute — when `escrow` was given. */
@@ -115,6 +123,7 @@ class A2AAcmpBuyer implements AcmpBuyer {
   private readonly links: InvokeLinks;
   private readonly negotiation: AcmpNegotiationClient;
   private readonly negotiator: AcmpBuyer['negotiate'];
+  private readonly ask: Parameters<typeof proveIdentity>[0];
 
   constructor(
     peer: {
@@ -127,6 +136,7 @@ class A2AAcmpBuyer implements AcmpBuyer {
   ) {
     const { card, capabilityObject, client } = peer;
     const ids = options.ids;
+    this.ask = (params, o) => askIdentity(client, params, { ids, ...o });
     this.card = card;
     this.capabilityObject = capabilityObject;
     this.escrowAgents = acceptedEscrowAgents(card);
@@ -180,6 +190,14 @@ class A2AAcmpBuyer implements AcmpBuyer {
 
   negotiate(request: BuyerNegotiation, o?: { signal?: AbortSignal }): Promise<NegotiatedAgreement> {
     return this.negotiator(request, o);
+  }
+
+  proveIdentity(options: IdentityCheckOptions): Promise<VerifiedSignature> {
+    return proveIdentity(this.ask, {
+      resolver: options.resolver,
+      expectedDid: options.expectedDid ?? this.capabilityObject.did,
+      signal: options.signal,
+    });
   }
 
   private async *streamPrepared(

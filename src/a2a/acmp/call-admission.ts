@@ -1,6 +1,12 @@
 import type { Message, Task } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError } from '@a2a-js/sdk/errors';
-import { ACMP_EXTENSION_URI, ACMP_METHOD, L6_METHOD, SESSION_METHOD } from '../../acmp/constants.js';
+import {
+  ACMP_EXTENSION_URI,
+  ACMP_METHOD,
+  L6_METHOD,
+  L7_METHOD,
+  SESSION_METHOD,
+} from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
 import {
   encodeErrorRoot,
@@ -109,6 +115,9 @@ export class CallAdmission {
           kind: 'reply',
           reply: await this.direct(() => provider.accept(root.params, scopeOf(call.context))),
         };
+      case L7_METHOD.proveIdentity:
+        // Layer 7 §3: a direct agent message, like the Layer 6 calls.
+        return { kind: 'reply', reply: await this.direct(() => provider.proveIdentity(root.params)) };
       case SESSION_METHOD.counterOffer:
         return this.refuse(
           new AcmpError(ACMP_CODE.methodNotFound, { detail: 'negotiation sessions are not served' }),

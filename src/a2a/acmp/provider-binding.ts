@@ -60,7 +60,7 @@ export interface AcmpBinding extends A2ABinding {
 
 class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   readonly id = 'acmp';
-  readonly extension;
+  private readonly required: boolean;
   readonly extraExtensions: readonly AgentExtension[];
   readonly skills: AgentSkill[];
   readonly views: readonly TaskViewSource[];
@@ -86,13 +86,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
       ...(options.extensions ?? []),
       ...(this.sessions ? [this.sessions.extension] : []),
     ];
-    // A2A binding §2: the Layer 1 §1 capability object travels as the extension's params.
-    this.extension = {
-      uri: ACMP_EXTENSION_URI,
-      description: 'ACMP Layer 1 shallow binding',
-      required: options.required ?? false,
-      params: { ...this.provider.capabilityObject } as Record<string, unknown>,
-    };
+    this.required = options.required ?? false;
     // Price and input schema ride in the description, example inputs in `examples` (v1.0 skills have no
     // metadata): src/acmp/capability-summary.ts.
     this.skills = this.provider.capabilities.map((c) => ({
@@ -104,6 +98,19 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
       outputModes: [ACMP_MEDIA_TYPE],
       securityRequirements: [],
     }));
+  }
+
+  /**
+   * A2A binding §2: the Layer 1 §1 capability object travels as the extension's params — read per card
+   * build, since the provider's did:web is known only once the host listens.
+   */
+  get extension(): AgentExtension {
+    return {
+      uri: ACMP_EXTENSION_URI,
+      description: 'ACMP Layer 1 shallow binding',
+      required: this.required,
+      params: { ...this.provider.capabilityObject },
+    };
   }
 
   async drain(graceMs: number): Promise<void> {

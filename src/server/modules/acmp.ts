@@ -92,9 +92,11 @@ class AcmpModule implements HostModule {
   readonly name = 'acmp';
   readonly migrations: readonly MigrationSet[];
   readonly ownerColumns = ACMP_OWNER_COLUMNS;
+  readonly aliases: readonly string[];
 
   constructor(private readonly options: AcmpModuleOptions) {
     this.migrations = [acmpMigrations, ...(options.escrowAgent ? [acmpEscrowMigrations] : [])];
+    this.aliases = options.providerId !== undefined ? [options.providerId] : [];
   }
 
   async start(context: ModuleContext): Promise<ModuleParts> {
@@ -142,6 +144,7 @@ class AcmpModule implements HostModule {
       ...(escrow ? { escrow: escrow.verifier } : {}),
       store,
       ...(negotiating ? { negotiation: negotiating.options } : {}),
+      ...(context.identity ? { identity: context.identity } : {}),
       clock: context.clock,
       ids: context.ids,
       logger: context.logger,
