@@ -16,6 +16,8 @@ import { fetchTrusting } from '../shared/fetch.js';
 import { boundedTaskIds, type IdSource } from '../shared/ids.js';
 import { acmpCapabilityOfMcp, MCP_PROTOCOL_VERSION } from './acmp-extension.js';
 import { createMcpAcmpTransport, InvokeStreamWatch } from './buyer-transport.js';
+import { walletBuyerCore } from '../wallet/buyer-guard.js';
+import type { Wallet } from '../wallet/wallet.js';
 
 /** How to reach an MCP server: its Streamable HTTP endpoint, or a command to run over stdio. */
 export type McpEndpoint =
@@ -40,6 +42,8 @@ export interface McpBuyerConnectOptions extends BuyerCallPolicy {
   /** Default `auto`. */
   era?: McpEra;
   ids?: IdSource;
+  /** The operator's wallet: every invoke passes through it (docs/acmp-wallet.md). */
+  wallet?: Wallet;
 }
 
 /** A buyer connected to one ACMP provider over MCP. */
@@ -79,14 +83,20 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
   let core: AcmpBuyerCore;
   try {
     capabilityObject = acmpCapabilityOfMcp(client.getServerCapabilities());
+    const ids = options.ids ?? boundedTaskIds;
     core = createAcmpBuyerCore({
       capabilityObject,
       transport,
-      ids: options.ids ?? boundedTaskIds,
+      ids,
       retries: options.retries,
       retryDelayMs: options.retryDelayMs,
       livenessWindowMs: options.livenessWindowMs,
     });
+    if (options.wallet)
+      core = walletBuyerCore(core, options.wallet, {
+        counterparty: providerOf(options, capabilityObject),
+        ids,
+      });
   } catch (error) {
     // Nothing stays open when the server offers no ACMP or the buyer's options are refused.
     await client.close();
@@ -104,6 +114,12 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
       ),
     close: () => client.close(),
   };
+}
+
+/** The provider as the wallet names it: its advertised `provider_id` (Layer 1 §4), else its endpoint. */
+function providerOf(options: McpBuyerConnectOptions, capability: CapabilityObject): string {
+  if (typeof capability.provider_id === 'string') return capability.provider_id;
+  return 'url' in options.endpoint ? options.endpoint.url : `stdio:${options.endpoint.command}`;
 }
 
 function clientTransport(options: McpBuyerConnectOptions, watch: InvokeStreamWatch): Transport {

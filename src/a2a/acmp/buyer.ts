@@ -45,6 +45,9 @@ import {
   type BuyerEscrow,
 } from './buyer-escrow.js';
 import { encodeUserMessage } from '../part-codec.js';
+import { walletBuyerCore } from '../../wallet/buyer-guard.js';
+import { agentIdOf } from '../escrow/wallet-client.js';
+import type { Wallet } from '../../wallet/wallet.js';
 import { acmpPart, acmpRootOf } from './codec.js';
 
 /** Options of {@link createAcmpBuyer}: a card or the agent's URL, and how to reach it. */
@@ -56,6 +59,11 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions, BuyerCallPol
   sessionUri?: string;
   /** The escrow agent to pay through (Layer 4): the buyer then has {@link AcmpBuyer.escrow}. */
   escrow?: EscrowClientOptions;
+  /**
+   * The operator's wallet (Layer 7 §6): every invoke and escrow operation passes through it
+   * (docs/acmp-wallet.md).
+   */
+  wallet?: Wallet;
 }
 
 export type { AgreementInvoke, BuyerNegotiation } from './buyer-negotiation.js';
@@ -98,6 +106,7 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
     (await connectBuyerEscrow({
       ...options.escrow,
       ids: options.escrow.ids ?? systemIds,
+      wallet: options.wallet,
     }));
   return new A2AAcmpBuyer(
     { card, capabilityObject, client },
@@ -135,7 +144,7 @@ class A2AAcmpBuyer implements AcmpBuyer {
     const streaming = card.capabilities?.streaming === true;
     const links = new InvokeLinks(ids);
     this.links = links;
-    this.core = createAcmpBuyerCore({
+    const core = createAcmpBuyerCore({
       capabilityObject: streaming ? capabilityObject : withoutNotifications(capabilityObject),
       transport: createA2AAcmpTransport(client, ids, {
         streaming,
@@ -146,6 +155,9 @@ class A2AAcmpBuyer implements AcmpBuyer {
       retryDelayMs: options.retryDelayMs,
       livenessWindowMs: options.livenessWindowMs,
     });
+    this.core = options.wallet
+      ? walletBuyerCore(core, options.wallet, { counterparty: providerOf(card, capabilityObject), ids })
+      : core;
     this.negotiation = createAcmpNegotiationClient(client, { ids });
     this.negotiator = createBuyerNegotiator({
       client,
@@ -211,6 +223,11 @@ export function acmpCapabilityOf(card: AgentCard): CapabilityObject {
     });
   }
   return parsed.data;
+}
+
+/** The provider as the wallet names it: its advertised `provider_id` (Layer 1 §4), else its card's URL. */
+function providerOf(card: AgentCard, capability: CapabilityObject): string {
+  return typeof capability.provider_id === 'string' ? capability.provider_id : agentIdOf(card);
 }
 
 /** Ids whose `task_…` ids every binding and store accepts (the one scheme, {@link boundedTaskIds}). */
