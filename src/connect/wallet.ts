@@ -12,7 +12,7 @@ export interface OpenWallet {
   readonly wallet: Wallet;
   /** A printable location of the store (no password). */
   readonly location: string;
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 /**
