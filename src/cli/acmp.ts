@@ -16,6 +16,7 @@ import {
 } from './acmp-negotiate.js';
 import { createProgressLine, progressIsTty, type ProgressLine } from './acmp-progress.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
+import { walletFromFlags } from './wallet.js';
 import { UsageError, type CliIo } from './io.js';
 
 export const ACMP_USAGE = `Usage:
@@ -43,7 +44,9 @@ invoke        buys one capability over A2A (docs/acmp-a2a-binding.md) or MCP (do
 --binding     a2a or mcp: the binding to buy over. Without it the agent card is tried first, then MCP at
               <agent-url>/mcp (an <agent-url> ending in /mcp is the MCP endpoint itself).
 --token <t>   bearer token; without it, A2AC_TOKEN from the environment (keeps the token out of shell
-              history and the process list).`;
+              history and the process list).
+--wallet-limits <file>  (or A2AC_WALLET_LIMITS) invoke through the operator's wallet: its limits refuse
+              an invoke before it is sent, and its audit log records it (a2a-commerce wallet, docs/acmp-wallet.md).`;
 
 const CONNECT_OPTIONS = {
   token: { type: 'string' },
@@ -138,6 +141,7 @@ const INVOKE_OPTIONS = {
   capability: { type: 'string' },
   input: { type: 'string' },
   'input-type': { type: 'string', default: 'text' },
+  'wallet-limits': { type: 'string' },
   'max-price': { type: 'string' },
   stream: { type: 'boolean' },
   'timeout-ms': { type: 'string' },
@@ -256,18 +260,22 @@ async function purchase(
   url: string,
   io: CliIo,
 ): Promise<Purchase> {
+  // With the operator's wallet every invoke is authorized, counted and logged (docs/acmp-wallet.md).
+  const open = await walletFromFlags(values, io.env);
   const connect = {
     agentUrl: url,
     token: tokenFromFlags(values, io.env),
     caCert: caFromFlags(values, io.env),
+    ...(open ? { wallet: open.wallet } : {}),
   };
+  const closeWallet = async (): Promise<void> => open?.close();
   if (values.agreement !== undefined) {
     const agreement = readAgreementFile(values.agreement);
     const params = agreementInvokeFromFlags(values, agreement);
     const buyer = await createA2AAcmpBuyer(connect);
     return {
       events: (signal) => buyer.stream(params, { signal }),
-      close: () => Promise.resolve(),
+      close: closeWallet,
       input: params.input,
       proofMethod: values.proof ?? agreement.offer.proof_method,
     };
@@ -276,7 +284,10 @@ async function purchase(
   const buyer = await createAcmpBuyer({ ...connect, prefer: bindingsFromFlag(values.binding) });
   return {
     events: (signal) => buyer.stream(params, { signal }),
-    close: () => buyer.close(),
+    close: async () => {
+      await buyer.close();
+      await closeWallet();
+    },
     input: params.input,
     proofMethod: values.proof,
   };
