@@ -137,4 +137,32 @@ describe('every outbound economic operation passes through the wallet (Layer 7 Â
     await expect(invoke(buyer)).resolves.toMatchObject({ cost_cu: expect.any(Number) as number });
     await buyer.close();
   });
+
+  it('an offer whose price exceeds the per-task maximum is not accepted; a cheaper one is, and logged', async () => {
+    const host = await startTestHost({
+      modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }), negotiation: true })],
+    });
+    const wallet = new Wallet(walletConfig({ per_task_max_cu: 0.0021 }), new MemoryWalletStore());
+    const buyer = await createAcmpBuyer({ agentUrl: host.url, wallet });
+    const ask = (input: string) => ({
+      capability: 'sentiment-analysis',
+      max_price_cu: 1,
+      input: { type: 'text' as const, data: input },
+    });
+    const agreement = await buyer.negotiate(ask('Good.'));
+    expect(agreement.offer.price_cu).toBeLessThanOrEqual(0.0021);
+    const expensive = await buyer.quote({ ...ask('x'.repeat(2_000)), input_tokens_est: 500 });
+    expect(expensive.price_cu).toBeGreaterThan(0.0021);
+    await expect(buyer.accept({ offer_id: expensive.offer_id })).rejects.toMatchObject({
+      code: 'SPEND_DENIED',
+    });
+    await expect(buyer.negotiate({ ...ask('y'), input_tokens_est: 500 })).rejects.toMatchObject({
+      code: 'SPEND_DENIED',
+    });
+    expect((await wallet.log()).map((e) => [e.kind, e.outcome])).toEqual([
+      ['accept', 'ok'],
+      ['denied', 'denied:per_task_max_cu'],
+      ['denied', 'denied:per_task_max_cu'],
+    ]);
+  });
 });

@@ -46,7 +46,7 @@ import {
 } from './buyer-escrow.js';
 import { encodeUserMessage } from '../part-codec.js';
 import { walletBuyerCore } from '../../wallet/buyer-guard.js';
-import { agentIdOf } from '../escrow/wallet-client.js';
+import { guardNegotiation, walletNameOf } from './wallet-negotiation.js';
 import type { Wallet } from '../../wallet/wallet.js';
 import { acmpPart, acmpRootOf } from './codec.js';
 
@@ -124,6 +124,7 @@ class A2AAcmpBuyer implements AcmpBuyer {
   private readonly links: InvokeLinks;
   private readonly negotiation: AcmpNegotiationClient;
   private readonly negotiator: AcmpBuyer['negotiate'];
+  private readonly withWallet: (request: BuyerNegotiation) => BuyerNegotiation;
 
   constructor(
     peer: {
@@ -155,10 +156,12 @@ class A2AAcmpBuyer implements AcmpBuyer {
       retryDelayMs: options.retryDelayMs,
       livenessWindowMs: options.livenessWindowMs,
     });
-    this.core = options.wallet
-      ? walletBuyerCore(core, options.wallet, { counterparty: providerOf(card, capabilityObject), ids })
-      : core;
-    this.negotiation = createAcmpNegotiationClient(client, { ids });
+    const { wallet } = options;
+    const provider = walletNameOf(card, capabilityObject);
+    this.core = wallet ? walletBuyerCore(core, wallet, { counterparty: provider, ids }) : core;
+    const guarded = guardNegotiation(createAcmpNegotiationClient(client, { ids }), wallet, provider);
+    this.negotiation = guarded.flat;
+    this.withWallet = guarded.request;
     this.negotiator = createBuyerNegotiator({
       client,
       card,
@@ -191,7 +194,7 @@ class A2AAcmpBuyer implements AcmpBuyer {
   }
 
   negotiate(request: BuyerNegotiation, o?: { signal?: AbortSignal }): Promise<NegotiatedAgreement> {
-    return this.negotiator(request, o);
+    return this.negotiator(this.withWallet(request), o);
   }
 
   private async *streamPrepared(
@@ -223,11 +226,6 @@ export function acmpCapabilityOf(card: AgentCard): CapabilityObject {
     });
   }
   return parsed.data;
-}
-
-/** The provider as the wallet names it: its advertised `provider_id` (Layer 1 §4), else its card's URL. */
-function providerOf(card: AgentCard, capability: CapabilityObject): string {
-  return typeof capability.provider_id === 'string' ? capability.provider_id : agentIdOf(card);
 }
 
 /** Ids whose `task_…` ids every binding and store accepts (the one scheme, {@link boundedTaskIds}). */
