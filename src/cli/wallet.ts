@@ -9,7 +9,7 @@ import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
 
 /** The variable naming the operator's wallet file when `--wallet-limits` is not given. */
-export const WALLET_ENV = 'A2AC_WALLET_LIMITS';
+const WALLET_ENV = 'A2AC_WALLET_LIMITS';
 
 export const WALLET_USAGE = `Usage (the operator; the wallet file from --wallet-limits <file> | ${WALLET_ENV}):
   a2a-commerce wallet log     [--kind <kind>] [--counterparty <id>] [--since <ISO time | 30m | 2h | 1d>] [--json]

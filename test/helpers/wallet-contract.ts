@@ -13,7 +13,7 @@ export function walletConfig(
 }
 
 /** A clock the test moves. */
-export function testClock(start = Date.UTC(2026, 6, 1, 12)): { now(): number; advance(ms: number): void } {
+function testClock(start = Date.UTC(2026, 6, 1, 12)): { now(): number; advance(ms: number): void } {
   let t = start;
   return { now: () => t, advance: (ms) => void (t += ms) };
 }
