@@ -165,7 +165,8 @@ function entryJson(e: AuditEntry): Record<string, unknown> {
   };
 }
 
-function entryLine(e: AuditEntry): string {
+/** One audit entry as a line of `wallet log`. */
+export function entryLine(e: AuditEntry): string {
   const amount = e.amount === null ? '-' : `${formatCu(e.amount)} CU`;
   const fields = [
     new Date(e.tsMs).toISOString(),
