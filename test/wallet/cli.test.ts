@@ -96,6 +96,29 @@ describe('a2a-commerce wallet and the buyer verbs with --wallet-limits (docs/acm
     expect(log[0]).toMatch(/denied .* 0.01 CU {2}denied:per_task_max_cu/);
   });
 
+  it('acmp negotiate does not accept an offer above the per-task maximum', async () => {
+    const provider = await startTestHost({
+      modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }), negotiation: true })],
+    });
+    const file = limitsFile({ per_task_max_cu: 0.001 });
+    const refused = await run([
+      'acmp',
+      'negotiate',
+      provider.url,
+      '--capability',
+      'sentiment-analysis',
+      '--max-price',
+      '1',
+      '--input',
+      'Good.',
+      '--wallet-limits',
+      file,
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/per_task_max_cu is 0.001 CU/);
+    expect((await run(['wallet', 'log', '--wallet-limits', file, '--kind', 'denied'])).lines).toHaveLength(1);
+  });
+
   it('wallet without a file is a usage error; --since reads ISO times and durations', async () => {
     expect((await run(['wallet', 'log'])).code).toBe(2);
     expect(sinceOf('2h', 10_000_000)).toBe(10_000_000 - 7_200_000);
