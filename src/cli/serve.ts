@@ -3,6 +3,7 @@ import { createJsonLogger } from '../shared/logger.js';
 import { ENV, resolveHostConfig } from '../server/config.js';
 import { startHost } from '../server/host.js';
 import { UsageError, type CliIo } from './io.js';
+import { SERVE_CONNECTION_OPTIONS, SERVE_CONNECTION_USAGE } from './serve-connections.js';
 import { modulesFromFlags, SERVE_MODULE_OPTIONS, SERVE_MODULE_USAGE } from './serve-modules.js';
 
 export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
@@ -27,6 +28,7 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
   --body-limit <size>    request body limit, e.g. 1m (${ENV.bodyLimit}, default 1m)
   --log-level <level>    debug|info|warn|error|silent (${ENV.logLevel}, default info)
   --migrate              apply PostgreSQL migrations on start (SQLite always migrates itself)
+${SERVE_CONNECTION_USAGE}
 ${SERVE_MODULE_USAGE}`;
 
 const SERVE_OPTIONS = {
@@ -47,6 +49,7 @@ const SERVE_OPTIONS = {
   'body-limit': { type: 'string' },
   'log-level': { type: 'string' },
   migrate: { type: 'boolean' },
+  ...SERVE_CONNECTION_OPTIONS,
   ...SERVE_MODULE_OPTIONS,
 } as const;
 

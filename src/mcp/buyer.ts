@@ -10,12 +10,22 @@ import {
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createAcmpBuyerCore, type AcmpBuyerCore, type BuyerCallPolicy } from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
+import { L6_METHOD } from '../acmp/constants.js';
 import type { CapabilityObject } from '../acmp/messages.js';
+import {
+  AckSchema,
+  OfferSchema,
+  type AcceptParams,
+  type Ack,
+  type Offer,
+  type OfferRequestParams,
+} from '../acmp/negotiation/messages.js';
 import { LocalError } from '../shared/errors.js';
 import { fetchTrusting } from '../shared/fetch.js';
 import { boundedTaskIds, type IdSource } from '../shared/ids.js';
 import { acmpCapabilityOfMcp, MCP_PROTOCOL_VERSION } from './acmp-extension.js';
-import { createMcpAcmpTransport, InvokeStreamWatch } from './buyer-transport.js';
+import { createMcpAcmpTransport, InvokeStreamWatch, requestNegotiation } from './buyer-transport.js';
+import { walletOfferCalls, type OfferCalls } from '../wallet/accept-guard.js';
 import { walletBuyerCore } from '../wallet/buyer-guard.js';
 import type { Wallet } from '../wallet/wallet.js';
 
@@ -42,7 +52,7 @@ export interface McpBuyerConnectOptions extends BuyerCallPolicy {
   /** Default `auto`. */
   era?: McpEra;
   ids?: IdSource;
-  /** The operator's wallet: every invoke passes through it (docs/acmp-wallet.md). */
+  /** The operator's wallet: every invoke and accept passes through it (docs/acmp-wallet.md). */
   wallet?: Wallet;
 }
 
@@ -54,6 +64,17 @@ export interface McpAcmpBuyer extends AcmpBuyerCore {
   readonly era: 'modern' | 'legacy';
   /** Sends `acmp/cancel` for a task (Layer 1 §3.7). */
   cancel(taskId: string, options?: { reason?: string; signal?: AbortSignal }): Promise<void>;
+  /**
+   * `acmp/offerRequest` (L6 §2.1), for a provider that lists it in `accepts`; the offer's `offer_id` goes
+   * into `acmp/accept` and then into the invoke's params (docs/acmp-negotiation.md).
+   * @throws AcmpError the provider's refusal (-33001, -33002, -33006, -32602, -32601 when not served).
+   */
+  quote(params: OfferRequestParams, options?: { signal?: AbortSignal }): Promise<Offer>;
+  /**
+   * `acmp/accept` (L6 §2.2).
+   * @throws AcmpError -34001, -34002, -34003, -33005 `escrow_committed`.
+   */
+  accept(params: AcceptParams, options?: { signal?: AbortSignal }): Promise<Ack>;
   close(): Promise<void>;
 }
 
@@ -112,8 +133,30 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
         { task_id: taskId, ...(callOptions?.reason !== undefined ? { reason: callOptions.reason } : {}) },
         { signal: callOptions?.signal },
       ),
+    ...offerCalls(client, options, capabilityObject),
     close: () => client.close(),
   };
+}
+
+/** `acmp/offerRequest` and `acmp/accept` over MCP, through the wallet when there is one. */
+function offerCalls(
+  client: Client,
+  options: McpBuyerConnectOptions,
+  capabilityObject: CapabilityObject,
+): OfferCalls {
+  const calls: OfferCalls = {
+    quote: (params, callOptions) =>
+      requestNegotiation(
+        client,
+        { method: L6_METHOD.offerRequest, params, schema: OfferSchema },
+        callOptions,
+      ),
+    accept: (params, callOptions) =>
+      requestNegotiation(client, { method: L6_METHOD.accept, params, schema: AckSchema }, callOptions),
+  };
+  return options.wallet
+    ? walletOfferCalls(calls, options.wallet, providerOf(options, capabilityObject))
+    : calls;
 }
 
 /** The provider as the wallet names it: its advertised `provider_id` (Layer 1 §4), else its endpoint. */

@@ -12,6 +12,8 @@ import type { SdkStores } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { BearerToken } from '../shared/identity.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { LOCALHOST_ACCESS, type HostAccess } from './allowed-hosts.js';
+import { hostGuard } from './host-guard.js';
 import type { ModuleParts } from './module.js';
 
 /** Who the agent says it is on its card. */
@@ -47,6 +49,8 @@ export interface AppDeps {
   logger?: Logger;
   /** Dates the card's `Last-Modified` (default: the system clock). */
   clock?: Clock;
+  /** Host names and origins requests may use (src/server/allowed-hosts.ts); default: localhost only. */
+  access?: HostAccess;
 }
 
 export interface App {
@@ -56,7 +60,7 @@ export interface App {
 }
 
 /**
- * Builds the host's Express app without listening: module HTTP routes, the A2A transports and card,
+ * Builds the host's Express app without listening: the `Host`/`Origin` check, module HTTP routes, the A2A transports and card,
  * then a JSON 404 and a last-resort error handler that never sends a stack trace.
  */
 export function createApp(deps: AppDeps): App {
@@ -71,6 +75,7 @@ export function createApp(deps: AppDeps): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(hostGuard(deps.access ?? LOCALHOST_ACCESS, logger));
   const guards = { auth: bearerAuth(deps.tokens, 'rest'), callerOf, bodyLimitBytes: deps.bodyLimitBytes };
   for (const part of parts) part.mountHttp?.(app, guards);
   const handler = mountA2A(app, {

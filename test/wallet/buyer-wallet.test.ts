@@ -5,6 +5,7 @@ import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
 import type { Payload } from '../../src/acmp/messages.js';
 import { createAcmpBuyer as createPickedBuyer } from '../../src/connect/acmp-buyer.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
+import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { MemoryWalletStore } from '../../src/storage/wallet-store-memory.js';
 import { Wallet } from '../../src/wallet/wallet.js';
@@ -164,5 +165,29 @@ describe('every outbound economic operation passes through the wallet (Layer 7 Â
       ['denied', 'denied:per_task_max_cu'],
       ['denied', 'denied:per_task_max_cu'],
     ]);
+  });
+
+  it('over MCP too: an accept above the per-task maximum is refused before it is sent', async () => {
+    const host = await startTestHost({
+      modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }), negotiation: true })],
+    });
+    const wallet = new Wallet(walletConfig({ per_task_max_cu: 0.003 }), new MemoryWalletStore());
+    const buyer = await connectMcpAcmpBuyer({ endpoint: { url: `${host.url}/mcp` }, wallet });
+    const ask = {
+      capability: 'sentiment-analysis',
+      max_price_cu: 1,
+      input: { type: 'text' as const, data: 'ok' },
+    };
+    const cheap = await buyer.quote(ask);
+    await expect(buyer.accept({ offer_id: cheap.offer_id })).resolves.toMatchObject({
+      price_cu: cheap.price_cu,
+    });
+    const expensive = await buyer.quote({ ...ask, input_tokens_est: 5_000 });
+    await expect(buyer.accept({ offer_id: expensive.offer_id })).rejects.toMatchObject({
+      code: 'SPEND_DENIED',
+    });
+    await expect(buyer.accept({ offer_id: 'never-quoted' })).rejects.toMatchObject({ code: 'SPEND_DENIED' });
+    expect((await wallet.log()).map((e) => e.kind)).toEqual(['accept', 'denied', 'denied']);
+    await buyer.close();
   });
 });

@@ -1,15 +1,10 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { CapabilityObject } from '../../acmp/messages.js';
 import { agentIdOf } from '../escrow/wallet-client.js';
-import type { Ack, AcceptParams, Offer, OfferRequestParams } from '../../acmp/negotiation/messages.js';
 import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
+import { authorizeAccept, walletOfferCalls } from '../../wallet/accept-guard.js';
 import type { Wallet } from '../../wallet/wallet.js';
-import {
-  checkOffer,
-  type AcmpNegotiationClient,
-  type NegotiatedAgreement,
-  type NegotiationRequest,
-} from './negotiation-client.js';
+import { checkOffer, type AcmpNegotiationClient, type NegotiatedAgreement } from './negotiation-client.js';
 import type { Counter } from './session-client.js';
 import type { BuyerNegotiation } from './buyer-negotiation.js';
 
@@ -41,79 +36,32 @@ export function guardNegotiation(
   };
 }
 
-/** How many quoted offers a wallet-guarded buyer remembers the price of (for a later `accept`). */
-const REMEMBERED_OFFERS = 1_000;
-
-/**
- * Flat negotiation with every acceptance passing through the wallet first (Layer 7 §6.2): the offer's
- * price is checked against `per_task_max_cu` (and the counterparty's) before the accept is sent, and the
- * acceptance is logged (`accept`). The money itself is counted where it moves — at the lock, or at a
- * direct invoke (docs/acmp-wallet.md "What counts"). An accept of an offer this buyer did not quote asks
- * for an unbounded amount, which a configured per-task limit refuses.
- */
+/** Flat negotiation whose quote and accept pass through the wallet (accept-guard.ts). */
 function walletNegotiation(
   inner: AcmpNegotiationClient,
   wallet: Wallet,
   counterparty: string,
 ): AcmpNegotiationClient {
-  return new WalletNegotiation(inner, wallet, counterparty);
-}
-
-class WalletNegotiation implements AcmpNegotiationClient {
-  readonly #inner: AcmpNegotiationClient;
-  readonly #wallet: Wallet;
-  readonly #counterparty: string;
-  readonly #offers = new Map<string, Offer>();
-
-  constructor(inner: AcmpNegotiationClient, wallet: Wallet, counterparty: string) {
-    this.#inner = inner;
-    this.#wallet = wallet;
-    this.#counterparty = counterparty;
-  }
-
-  async quote(params: OfferRequestParams, o?: { signal?: AbortSignal }): Promise<Offer> {
-    const offer = await this.#inner.quote(params, o);
-    if (this.#offers.size >= REMEMBERED_OFFERS) this.#offers.delete(this.#offers.keys().next().value ?? '');
-    this.#offers.set(offer.offer_id, offer);
-    return offer;
-  }
-
-  async accept(params: AcceptParams, o?: { signal?: AbortSignal }): Promise<Ack> {
-    const offer = this.#offers.get(params.offer_id);
-    const ticket = await authorizeAccept(this.#wallet, this.#counterparty, {
-      price: offer?.price_cu ?? Number.POSITIVE_INFINITY,
-      escrowId: params.escrow_id,
-    });
-    try {
-      const ack = await this.#inner.accept(params, o);
-      await this.#wallet.settle(ticket, { ok: true, costCu: ack.price_cu });
-      return ack;
-    } catch (error) {
-      const definite = error instanceof AcmpError;
-      await this.#wallet.settle(ticket, {
-        ok: false,
-        definite,
-        outcome: definite ? `refused:${error.code}` : 'unknown',
-      });
-      throw error;
-    }
-  }
-
-  async negotiate(request: NegotiationRequest, o?: { signal?: AbortSignal }): Promise<NegotiatedAgreement> {
-    const { escrow_id: escrowId, ...params } = request;
-    const offer = await this.quote(params, o);
-    checkOffer(offer, params, Date.now());
-    const ack = await this.accept(
-      { offer_id: offer.offer_id, ...(escrowId !== undefined ? { escrow_id: escrowId } : {}) },
-      o,
-    );
-    if (ack.offer_id !== offer.offer_id || ack.price_cu !== offer.price_cu)
-      throw new AcmpError(ACMP_CODE.internal, {
-        reason: 'protocol_violation',
-        detail: 'the Ack does not match the offer',
-      });
-    return { offer, ack };
-  }
+  const calls = walletOfferCalls(inner, wallet, counterparty);
+  return {
+    quote: (params, o) => calls.quote(params, o),
+    accept: (params, o) => calls.accept(params, o),
+    async negotiate(request, o): Promise<NegotiatedAgreement> {
+      const { escrow_id: escrowId, ...params } = request;
+      const offer = await calls.quote(params, o);
+      checkOffer(offer, params, Date.now());
+      const ack = await calls.accept(
+        { offer_id: offer.offer_id, ...(escrowId !== undefined ? { escrow_id: escrowId } : {}) },
+        o,
+      );
+      if (ack.offer_id !== offer.offer_id || ack.price_cu !== offer.price_cu)
+        throw new AcmpError(ACMP_CODE.internal, {
+          reason: 'protocol_violation',
+          detail: 'the Ack does not match the offer',
+        });
+      return { offer, ack };
+    },
+  };
 }
 
 /**
@@ -136,17 +84,4 @@ function walletCounter(
     }
     return decision;
   };
-}
-
-function authorizeAccept(
-  wallet: Wallet,
-  counterparty: string,
-  terms: { price: number; escrowId: string | undefined },
-): ReturnType<Wallet['authorize']> {
-  return wallet.authorize({
-    kind: 'accept',
-    amount_cu: terms.price,
-    counterparty,
-    ...(terms.escrowId === undefined ? {} : { escrow_id: terms.escrowId }),
-  });
 }
