@@ -15,11 +15,14 @@ export const WALLET_USAGE = `Usage (the operator; the wallet file from --wallet-
   a2a-commerce wallet log     [--kind <kind>] [--counterparty <id>] [--since <ISO time | 30m | 2h | 1d>] [--json]
   a2a-commerce wallet status  [--token <t>] [--data-dir <dir> | --ca <pem>] [--json]
   a2a-commerce wallet recover <escrow-agent-url> [--token <t>] [--data-dir <dir> | --ca <pem>]
+  a2a-commerce wallet payout
 
 log      the append-only audit log (Layer 7 §6.3), oldest first: one line per entry, or JSON lines.
 status   the limits, what is spent this period and this hour and the headroom left under each limit, and
          the escrows the wallet funded with what remains in each at its agent (asked where reachable).
 recover  replays the operations a crashed buyer left unanswered at that agent, with their op_refs.
+payout   prints where the owner wants to be paid ({"payout": [...]}, Layer 7 §6.4), to register with an
+         escrow agent.
 The buyer verbs (acmp invoke, escrow lock|bind|release|reclaim|dispute) spend through the wallet when
 --wallet-limits or ${WALLET_ENV} names one (docs/acmp-wallet.md).`;
 
@@ -56,11 +59,11 @@ export async function walletFromFlags(
   return file === undefined ? undefined : openWallet({ limitsFile: file });
 }
 
-/** `a2a-commerce wallet <log|status|recover> …`. */
+/** `a2a-commerce wallet <log|status|recover|payout> …`. */
 export async function wallet(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
   const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true });
-  if (sub !== 'log' && sub !== 'status' && sub !== 'recover')
+  if (sub !== 'log' && sub !== 'status' && sub !== 'recover' && sub !== 'payout')
     throw new UsageError(
       sub === undefined ? 'wallet needs a subcommand' : `unknown wallet subcommand "${sub}"`,
     );
@@ -68,6 +71,10 @@ export async function wallet(argv: string[], io: CliIo): Promise<number> {
   if (!open) throw new UsageError(`name the wallet file with --wallet-limits or ${WALLET_ENV}`);
   try {
     if (sub === 'log') return await log(open, values, io);
+    if (sub === 'payout') {
+      io.out(JSON.stringify({ payout: open.wallet.config.payout }, null, 2));
+      return 0;
+    }
     const connect = { token: tokenFromFlags(values, io.env), caCert: caFromFlags(values, io.env) };
     if (sub === 'status') return await status(open, { ...values, connect }, io);
     const [url] = positionals;
@@ -131,6 +138,7 @@ async function status(
       [...w.config.counterparties].map(([id, set]) => [id, describeLimits(set)]),
     ),
     headroom: await w.headroom(),
+    payout: w.config.payout,
     pending_operations: (await w.pending()).length,
     escrows,
   };

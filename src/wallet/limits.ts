@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { formatCu, parseCu } from '../acmp/escrow/amounts.js';
 import { LocalError } from '../shared/errors.js';
+import { frozenPayout, payoutOf, PayoutSchema, type PayoutRail } from './payout.js';
 
 /*
  * The operator's spend limits (Layer 7 §1 item 2, §6.2), read from a file the operator owns
@@ -29,6 +30,8 @@ export interface WalletConfig {
   readonly limits: LimitSet;
   /** Limits that apply to spends with one counterparty, in addition to the wallet's (AND). */
   readonly counterparties: ReadonlyMap<string, LimitSet>;
+  /** Where the owner wants to be paid, in order of preference (Layer 7 §6.4); empty when not said. */
+  readonly payout: readonly PayoutRail[];
   /** Where the configuration came from (a path), for messages. */
   readonly source: string;
 }
@@ -46,6 +49,7 @@ const WalletFileSchema = z.strictObject({
   store: z.string().min(1).optional(),
   limits: LimitSetSchema,
   counterparties: z.record(z.string().min(1).max(200), LimitSetSchema).optional(),
+  payout: PayoutSchema.optional(),
 });
 
 /**
@@ -71,6 +75,7 @@ export function parseWalletConfig(value: unknown, source: string): WalletConfig 
     store: file.store ?? `sqlite:${join(dirname(resolve(source)), `${file.wallet_id}.wallet.sqlite`)}`,
     limits: limitSet(file.limits, `${source} limits`),
     counterparties: new FrozenMap(counterparties),
+    payout: payoutOf(file.payout, source),
     source,
   });
 }
@@ -152,6 +157,7 @@ export function freezeConfig(config: WalletConfig): WalletConfig {
     store: config.store,
     limits: copy(config.limits),
     counterparties: new FrozenMap(counterparties),
+    payout: frozenPayout(config.payout),
     source: config.source,
   });
 }

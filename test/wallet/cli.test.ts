@@ -119,6 +119,15 @@ describe('a2a-commerce wallet and the buyer verbs with --wallet-limits (docs/acm
     expect((await run(['wallet', 'log', '--wallet-limits', file, '--kind', 'denied'])).lines).toHaveLength(1);
   });
 
+  it('wallet payout prints the rails to register with an escrow agent', async () => {
+    const path = join(tempDir(), 'limits.json');
+    const payout = [{ rail: 'credit-ledger', account: 'acct_1' }];
+    writeFileSync(path, JSON.stringify({ wallet_id: 'p', limits: {}, payout }));
+    chmodSync(path, 0o600);
+    const printed = await run(['wallet', 'payout', '--wallet-limits', path]);
+    expect(JSON.parse(printed.text)).toEqual({ payout });
+  });
+
   it('wallet without a file is a usage error; --since reads ISO times and durations', async () => {
     expect((await run(['wallet', 'log'])).code).toBe(2);
     expect(sinceOf('2h', 10_000_000)).toBe(10_000_000 - 7_200_000);

@@ -72,3 +72,28 @@ describe('code holding the wallet cannot raise its limits (Layer 7 §1, §6.2 MU
     expect(methods.filter((m) => /[Ll]imit|[Cc]onfig|[Rr]aise|^set[A-Z]/.test(m))).toEqual(['config']);
   });
 });
+
+describe('payout configuration (Layer 7 §6.4)', () => {
+  const payout = [
+    { rail: 'credit-ledger', account: 'acct_7f21c0' },
+    { rail: 'x402', network: 'base', asset: 'USDC', address: '0x9a1f', extra: { memo: 'm' } },
+  ];
+
+  it('reads the rails in order of preference, frozen to the last nested field', () => {
+    const config = parseWalletConfig({ wallet_id: 'w', limits: {}, payout }, 'f');
+    expect(config.payout).toEqual(payout);
+    const x402 = config.payout[1] as unknown as { extra: { memo: string } };
+    expect(() => (x402.extra.memo = 'changed')).toThrow(TypeError);
+    expect(() => (config.payout as unknown[]).push({ rail: 'credit-ledger', account: 'a' })).toThrow(
+      TypeError,
+    );
+    expect(new Wallet(config, new MemoryWalletStore()).config.payout).toEqual(payout);
+  });
+
+  it('refuses a list of blockchain rails only, and a credit-ledger entry without an account', () => {
+    const parse = (p: unknown) => () => parseWalletConfig({ wallet_id: 'w', limits: {}, payout: p }, 'f');
+    expect(parse([payout[1]])).toThrow(/at least one rail must not be a blockchain rail/);
+    expect(parse([{ rail: 'credit-ledger' }])).toThrow(/payout/);
+    expect(parse([])).not.toThrow();
+  });
+});
