@@ -99,54 +99,61 @@ async function holdingProxy(target: string) {
   return { url, arm: () => void (armed = true), lockExecuted };
 }
 
-describe('write-ahead and replay (Layer 7 §6.5): a buyer killed between send and answer', () => {
-  it('after kill -9 and a restart exactly one lock exists, logged once and counted once', async () => {
-    const escrow = await escrowHost();
-    await escrow.credit('agent:buyer', '1');
-    const proxy = await holdingProxy(escrow.host.url);
-    const file = limitsFile({ total_cap_cu: 1 });
-
-    proxy.arm();
-    const first = buyerProcess(['lock', file, proxy.url, '0.4']);
-    await first.line(/locking\n/);
-    await proxy.lockExecuted;
-    first.child.kill('SIGKILL');
-    expect((await first.exited).signal).toBe('SIGKILL');
-    // The agent holds the lock; the wallet only knows it sent one.
-    expect(await escrow.ledger.balance('', 'agent:buyer')).toBe(600_000_000n);
-
-    const second = buyerProcess(['lock', file, proxy.url, '0'], { A2AC_TEST_NO_LOCK: '1' });
-    const recovered = JSON.parse((await second.line(/recovered (.*)\n/))[1]!) as {
-      method: string;
-      outcome: string;
-    }[];
-    expect(recovered).toMatchObject([{ method: 'acmp/escrowLock', outcome: 'done' }]);
-    expect((await second.exited).code).toBe(0);
-
-    expect(await escrow.ledger.balance('', 'agent:buyer')).toBe(600_000_000n);
-    const { wallet, close } = await openWallet({ limitsFile: file });
-    onCleanup(close);
-    const locks = await wallet.log({ kind: 'lock' });
-    expect(locks).toHaveLength(1);
-    expect(locks[0]).toMatchObject({ amount: 400_000_000n, outcome: 'ok:recovered' });
-    expect(locks[0]!.escrowId).toMatch(/^esc_/);
-    expect(await wallet.pending()).toEqual([]);
-    // Counted once: 0.6 more fits the 1 CU cap exactly, a nano-CU beyond does not.
-    await expect(
-      wallet.authorize({ amount_cu: 0.600000001, counterparty: 'agent:p', kind: 'lock' }),
-    ).rejects.toMatchObject({ code: 'SPEND_DENIED' });
-    await expect(
-      wallet.authorize({ amount_cu: 0.6, counterparty: 'agent:p', kind: 'lock' }),
-    ).resolves.toBeDefined();
-  });
-});
-
-describe('one wallet, several buyer processes (Layer 7 §2.4)', () => {
-  const backends: [string, () => Promise<string | undefined>][] = [
+/** The wallet stores the process tests run on: SQLite beside the file, and PostgreSQL with TEST_PG_URL. */
+function backends(): [string, () => Promise<string | undefined>][] {
+  return [
     ['SQLite', () => Promise.resolve(undefined)],
     ...(process.env.TEST_PG_URL ? [['PostgreSQL', freshPgDatabase] as [string, () => Promise<string>]] : []),
   ];
-  it.each(backends)(
+}
+
+describe('write-ahead and replay (Layer 7 §6.5): a buyer killed between send and answer', () => {
+  it.each(backends())(
+    'after kill -9 and a restart exactly one lock exists, logged once and counted once (%s)',
+    async (_, store) => {
+      const escrow = await escrowHost();
+      await escrow.credit('agent:buyer', '1');
+      const proxy = await holdingProxy(escrow.host.url);
+      const file = limitsFile({ total_cap_cu: 1 }, await store());
+
+      proxy.arm();
+      const first = buyerProcess(['lock', file, proxy.url, '0.4']);
+      await first.line(/locking\n/);
+      await proxy.lockExecuted;
+      first.child.kill('SIGKILL');
+      expect((await first.exited).signal).toBe('SIGKILL');
+      // The agent holds the lock; the wallet only knows it sent one.
+      expect(await escrow.ledger.balance('', 'agent:buyer')).toBe(600_000_000n);
+
+      const second = buyerProcess(['lock', file, proxy.url, '0'], { A2AC_TEST_NO_LOCK: '1' });
+      const recovered = JSON.parse((await second.line(/recovered (.*)\n/))[1]!) as {
+        method: string;
+        outcome: string;
+      }[];
+      expect(recovered).toMatchObject([{ method: 'acmp/escrowLock', outcome: 'done' }]);
+      expect((await second.exited).code).toBe(0);
+
+      expect(await escrow.ledger.balance('', 'agent:buyer')).toBe(600_000_000n);
+      const { wallet, close } = await openWallet({ limitsFile: file });
+      onCleanup(close);
+      const locks = await wallet.log({ kind: 'lock' });
+      expect(locks).toHaveLength(1);
+      expect(locks[0]).toMatchObject({ amount: 400_000_000n, outcome: 'ok:recovered' });
+      expect(locks[0]!.escrowId).toMatch(/^esc_/);
+      expect(await wallet.pending()).toEqual([]);
+      // Counted once: 0.6 more fits the 1 CU cap exactly, a nano-CU beyond does not.
+      await expect(
+        wallet.authorize({ amount_cu: 0.600000001, counterparty: 'agent:p', kind: 'lock' }),
+      ).rejects.toMatchObject({ code: 'SPEND_DENIED' });
+      await expect(
+        wallet.authorize({ amount_cu: 0.6, counterparty: 'agent:p', kind: 'lock' }),
+      ).resolves.toBeDefined();
+    },
+  );
+});
+
+describe('one wallet, several buyer processes (Layer 7 §2.4)', () => {
+  it.each(backends())(
     'holds the cap across two processes spending 10 × 0.1 CU each at once (%s)',
     async (_, store) => {
       const file = limitsFile({ total_cap_cu: 1 }, await store());
