@@ -88,17 +88,21 @@ export class Wallet {
     return (await this.#admit(request, undefined)).ticket;
   }
 
-  /** Closes a reservation: the actual cost (at most the reserved amount) when it succeeded, else void. */
+  /**
+   * Closes a reservation and logs it: the actual cost (at most the reserved amount) when it succeeded,
+   * void when it certainly did not happen, kept whole when the outcome is unknown.
+   */
   async settle(
     ticket: SpendTicket,
     outcome: { ok: true; costCu: number } | { ok: false; definite: boolean; outcome: string },
   ): Promise<void> {
     const { request } = ticket;
     const cost = outcome.ok ? min(roundCu(outcome.costCu, 'up'), ticket.amount) : undefined;
-    if (!outcome.ok && !outcome.definite) return;
+    // An unknown outcome (the task may have run) keeps the whole reservation counted; it is still logged.
+    const keep = !outcome.ok && !outcome.definite;
     await this.#store.finish({
       walletId: this.id,
-      ...(ticket.spendId === undefined
+      ...(ticket.spendId === undefined || keep
         ? {}
         : {
             spend: {

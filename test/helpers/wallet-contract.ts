@@ -107,6 +107,15 @@ export function walletContract(t: StoreUnderTest<WalletStore>): void {
     ]);
   });
 
+  it('an invoke whose outcome is unknown stays counted in full, and is logged as unknown', async () => {
+    const w = wallet(walletConfig({ total_cap_cu: 1 }));
+    const a = await w.authorize({ amount_cu: 0.6, counterparty: 'agent:p', kind: 'invoke', task_id: 't1' });
+    await w.settle(a, { ok: false, definite: false, outcome: 'unknown' });
+    await expect(w.authorize(lock(0.4))).resolves.toBeDefined();
+    await expect(w.authorize(lock(0.000000001))).rejects.toBeInstanceOf(SpendDeniedError);
+    expect(await w.log({ kind: 'invoke' })).toMatchObject([{ amount: 600_000_000n, outcome: 'unknown' }]);
+  });
+
   it('records an intent before the send and closes it once, whoever finishes it (L7 §6.5)', async () => {
     const w = wallet();
     const intent = await w.begin(lockIntent('op_1', 0.5));
