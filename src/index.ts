@@ -94,3 +94,6 @@ export {
   type EscrowStatus,
 } from './a2a/escrow/client.js';
 export { openDatabase, type Database } from './storage/database.js';
+export { openWallet, type OpenWallet } from './connect/wallet.js';
+export { SpendDeniedError, type SpendRequest, type Wallet } from './wallet/wallet.js';
+export type { AuditEntry, AuditKind } from './wallet/store.js';

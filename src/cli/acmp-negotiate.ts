@@ -16,6 +16,8 @@ import { AckSchema, OfferSchema, type Offer } from '../acmp/negotiation/messages
 import { estimateTokens } from '../acmp/provider-checks.js';
 import { LocalError } from '../shared/errors.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
+import { walletFromFlags } from './wallet.js';
+import type { Wallet } from '../wallet/wallet.js';
 import { UsageError, type CliIo } from './io.js';
 
 export const NEGOTIATE_USAGE = `  a2a-commerce acmp quote <agent-url> --capability <id> [--max-price <cu>] [--input <text>]
@@ -23,6 +25,7 @@ export const NEGOTIATE_USAGE = `  a2a-commerce acmp quote <agent-url> --capabili
   a2a-commerce acmp negotiate <agent-url>... --capability <id> --max-price <cu> [--input <text>]
       [--input-type text|json] [--proof result-hash] [--escrow <id>] [--session] [--counter-price <cu>]
       [--deadline-ms <ms>] [--out <file>] [--token <t>] [--data-dir <dir> | --ca <pem>]
+      [--wallet-limits <file>]  (accept only what the operator's wallet allows, docs/acmp-wallet.md)
 
 quote         asks one provider for an offer (ACMP Layer 6, flat: nothing is stored) and prints it.
 negotiate     agrees on a price (docs/acmp-negotiation.md) and prints the agreement JSON (to --out too):
@@ -51,6 +54,7 @@ const NEGOTIATE = {
   'counter-price': { type: 'string' },
   'deadline-ms': { type: 'string' },
   out: { type: 'string' },
+  'wallet-limits': { type: 'string' },
 } as const;
 
 /** The agreement file `acmp negotiate` writes and `acmp invoke --agreement` reads. */
@@ -89,8 +93,31 @@ export async function negotiate(argv: string[], io: CliIo): Promise<number> {
   if (request.max_price_cu === undefined) throw new UsageError('negotiate needs --max-price');
   const counterPrice =
     values['counter-price'] === undefined ? undefined : cu(values['counter-price'], '--counter-price');
+  // With the operator's wallet every acceptance is checked against its limits first (docs/acmp-wallet.md).
+  const open = await walletFromFlags(values, io.env);
+  try {
+    return await agree(targets, { values, request, counterPrice, wallet: open?.wallet }, io);
+  } finally {
+    await open?.close();
+  }
+}
+
+async function agree(
+  targets: string[],
+  how: {
+    values: ReturnType<typeof parseArgs<{ options: typeof NEGOTIATE; allowPositionals: true }>>['values'];
+    request: BuyerNegotiation;
+    counterPrice: number | undefined;
+    wallet: Wallet | undefined;
+  },
+  io: CliIo,
+): Promise<number> {
+  const { values, request, counterPrice } = how;
   const connected = await Promise.all(
-    targets.map(async (url): Promise<Connected> => ({ url, buyer: await connect(url, values, io) })),
+    targets.map(async (url): Promise<Connected> => ({
+      url,
+      buyer: await connect(url, { ...values, wallet: how.wallet }, io),
+    })),
   );
   return reported(io, async () => {
     const [only, ...others] = connected;
@@ -263,13 +290,15 @@ function checkedUrl(url: string): string {
 
 function connect(
   url: string,
-  values: { token?: string; ca?: string; 'data-dir'?: string },
+  values: { token?: string; ca?: string; 'data-dir'?: string; wallet?: Wallet | undefined },
   io: CliIo,
 ): Promise<AcmpBuyer> {
+  const { wallet } = values;
   return createAcmpBuyer({
     agentUrl: url,
     token: tokenFromFlags(values, io.env),
     caCert: caFromFlags(values, io.env),
+    ...(wallet ? { wallet } : {}),
   });
 }
 

@@ -17,6 +17,7 @@ import {
 import { identity, IDENTITY_USAGE } from './acmp-identity.js';
 import { createProgressLine, progressIsTty, type ProgressLine } from './acmp-progress.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
+import { walletFromFlags } from './wallet.js';
 import { UsageError, type CliIo } from './io.js';
 
 export const ACMP_USAGE = `Usage:
@@ -47,7 +48,9 @@ identity      challenges the provider with acmp/proveIdentity and verifies it is
 --binding     a2a or mcp: the binding to buy over. Without it the agent card is tried first, then MCP at
               <agent-url>/mcp (an <agent-url> ending in /mcp is the MCP endpoint itself).
 --token <t>   bearer token; without it, A2AC_TOKEN from the environment (keeps the token out of shell
-              history and the process list).`;
+              history and the process list).
+--wallet-limits <file>  (or A2AC_WALLET_LIMITS) invoke through the operator's wallet: its limits refuse
+              an invoke before it is sent, and its audit log records it (a2a-commerce wallet, docs/acmp-wallet.md).`;
 
 const CONNECT_OPTIONS = {
   token: { type: 'string' },
@@ -143,6 +146,7 @@ const INVOKE_OPTIONS = {
   capability: { type: 'string' },
   input: { type: 'string' },
   'input-type': { type: 'string', default: 'text' },
+  'wallet-limits': { type: 'string' },
   'max-price': { type: 'string' },
   stream: { type: 'boolean' },
   'timeout-ms': { type: 'string' },
@@ -261,18 +265,22 @@ async function purchase(
   url: string,
   io: CliIo,
 ): Promise<Purchase> {
+  // With the operator's wallet every invoke is authorized, counted and logged (docs/acmp-wallet.md).
+  const open = await walletFromFlags(values, io.env);
   const connect = {
     agentUrl: url,
     token: tokenFromFlags(values, io.env),
     caCert: caFromFlags(values, io.env),
+    ...(open ? { wallet: open.wallet } : {}),
   };
+  const closeWallet = async (): Promise<void> => open?.close();
   if (values.agreement !== undefined) {
     const agreement = readAgreementFile(values.agreement);
     const params = agreementInvokeFromFlags(values, agreement);
     const buyer = await createA2AAcmpBuyer(connect);
     return {
       events: (signal) => buyer.stream(params, { signal }),
-      close: () => Promise.resolve(),
+      close: closeWallet,
       input: params.input,
       proofMethod: values.proof ?? agreement.offer.proof_method,
     };
@@ -281,7 +289,10 @@ async function purchase(
   const buyer = await createAcmpBuyer({ ...connect, prefer: bindingsFromFlag(values.binding) });
   return {
     events: (signal) => buyer.stream(params, { signal }),
-    close: () => buyer.close(),
+    close: async () => {
+      await buyer.close();
+      await closeWallet();
+    },
     input: params.input,
     proofMethod: values.proof,
   };

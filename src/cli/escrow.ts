@@ -1,11 +1,13 @@
 import { parseArgs } from 'node:util';
 import { createEscrowClient } from '../a2a/escrow/client.js';
+import { walletEscrowClient } from '../a2a/escrow/wallet-client.js';
 import { AcmpError } from '../acmp/errors.js';
 import { ESCROW_METHOD, type EscrowMethod } from '../acmp/escrow/constants.js';
 import { escrowErrorSpec } from '../acmp/escrow/errors.js';
 import { systemIds } from '../shared/ids.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
 import { escrowOperator, OPERATOR_VERBS } from './escrow-operator.js';
+import { walletFromFlags } from './wallet.js';
 import { UsageError, type CliIo } from './io.js';
 
 export const ESCROW_USAGE = `Usage (a party, over A2A; the token's identity is the party — never a flag):
@@ -18,6 +20,7 @@ export const ESCROW_USAGE = `Usage (a party, over A2A; the token's identity is t
   a2a-commerce escrow status  <agent-url> <escrow-id>
   a2a-commerce escrow watch   <agent-url> <escrow-id>      (one line per transition, until closed)
   common: [--token <t> | A2AC_TOKEN] [--data-dir <dir> | --ca <pem>] [--op-ref <r>]
+          [--wallet-limits <file> | A2AC_WALLET_LIMITS]  (spend through the operator's wallet)
 Usage (the operator, on the escrow agent's database: --db <url> | A2AC_DB, default SQLite under --data-dir):
   a2a-commerce escrow credit  --account <identity> --amount <cu> [--op-ref <r>]   (once per --op-ref)
   a2a-commerce escrow resolve <escrow-id> --to-payee <cu>   (the rest of the remaining balance to the buyer)
@@ -44,6 +47,7 @@ const OPTIONS = {
   evidence: { type: 'string' },
   account: { type: 'string' },
   'to-payee': { type: 'string' },
+  'wallet-limits': { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof OPTIONS]?: string };
@@ -65,12 +69,15 @@ export async function escrow(argv: string[], io: CliIo): Promise<number> {
   if (verb !== undefined && OPERATOR_VERBS.includes(verb))
     return escrowOperator({ verb, values, positionals }, io);
   const { url, call } = partyCall(verb, positionals);
-  const client = await createEscrowClient({
+  const raw = await createEscrowClient({
     agentUrl: url,
     token: tokenFromFlags(values, io.env),
     caCert: caFromFlags(values, io.env),
   });
+  // With the operator's wallet, the party's operations are limited, recorded and logged (docs/acmp-wallet.md).
+  const open = await walletFromFlags(values, io.env);
   try {
+    const client = open ? await walletEscrowClient(raw, open.wallet) : raw;
     if (call.kind === 'watch') {
       for await (const status of client.watch(call.escrowId)) io.out(JSON.stringify(status));
       return 0;
@@ -86,6 +93,8 @@ export async function escrow(argv: string[], io: CliIo): Promise<number> {
       `error ${error.code}${name ? ` (${name})` : ''}: ${error.message}${error.data === undefined ? '' : ` ${JSON.stringify(error.data)}`}`,
     );
     return 1;
+  } finally {
+    await open?.close();
   }
 }
 

@@ -10,6 +10,7 @@ import { MCP_STDIO_USAGE, mcpStdio } from './mcp-stdio.js';
 import { MIGRATE_USAGE, migrate } from './migrate.js';
 import { REASSIGN_USAGE, reassign } from './reassign.js';
 import { SERVE_USAGE, serve } from './serve.js';
+import { WALLET_USAGE, wallet } from './wallet.js';
 
 type Verb = { run: (argv: string[], io: CliIo) => Promise<number>; usage: string; summary: string };
 
@@ -35,6 +36,11 @@ const VERBS: Record<string, Verb> = {
     usage: ESCROW_USAGE,
     summary:
       'ACMP escrow: lock, bind, release, reclaim, claim, dispute, status; operator credit/resolve/ledger',
+  },
+  wallet: {
+    run: wallet,
+    usage: WALLET_USAGE,
+    summary: "the buyer's wallet: audit log, spend and headroom, crash recovery (operator)",
   },
   demo: { run: demo, usage: 'Usage: a2a-commerce demo', summary: 'start a host, run the scenarios, stop' },
 };

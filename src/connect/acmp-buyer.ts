@@ -20,6 +20,7 @@ import { MCP_PATH } from '../mcp/acmp-extension.js';
 import { connectMcpAcmpBuyer, type McpAcmpBuyer, type McpEra } from '../mcp/buyer.js';
 import { isLocalError } from '../shared/errors.js';
 import type { IdSource } from '../shared/ids.js';
+import type { Wallet } from '../wallet/wallet.js';
 
 /** The bindings a provider may offer ACMP on (seed 000: MCP is the baseline, A2A additive). */
 export type AcmpBindingName = 'a2a' | 'mcp';
@@ -37,6 +38,8 @@ export interface PickAcmpBuyerOptions extends A2AConnectOptions, BuyerCallPolicy
   /** A card already fetched (skips the A2A discovery request). */
   card?: AgentCard;
   ids?: IdSource;
+  /** The operator's wallet (Layer 7 §6): every invoke and escrow operation passes through it. */
+  wallet?: Wallet;
 }
 
 /** A buyer on the binding that was picked: the same invoke/stream/cancel API whichever it is. */
@@ -167,6 +170,7 @@ async function overMcp(options: PickAcmpBuyerOptions): Promise<PickedAcmpBuyer> 
     ...(options.caCert !== undefined ? { caCert: options.caCert } : {}),
     ...(options.mcpEra !== undefined ? { era: options.mcpEra } : {}),
     ...(options.ids !== undefined ? { ids: options.ids } : {}),
+    ...(options.wallet !== undefined ? { wallet: options.wallet } : {}),
     retries: options.retries,
     retryDelayMs: options.retryDelayMs,
     livenessWindowMs: options.livenessWindowMs,

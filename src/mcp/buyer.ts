@@ -34,6 +34,9 @@ import {
   requestNegotiation,
 } from './buyer-transport.js';
 import { z } from 'zod';
+import { walletOfferCalls, type OfferCalls } from '../wallet/accept-guard.js';
+import { walletBuyerCore } from '../wallet/buyer-guard.js';
+import type { Wallet } from '../wallet/wallet.js';
 
 /** How to reach an MCP server: its Streamable HTTP endpoint, or a command to run over stdio. */
 export type McpEndpoint =
@@ -58,6 +61,8 @@ export interface McpBuyerConnectOptions extends BuyerCallPolicy {
   /** Default `auto`. */
   era?: McpEra;
   ids?: IdSource;
+  /** The operator's wallet: every invoke and accept passes through it (docs/acmp-wallet.md). */
+  wallet?: Wallet;
 }
 
 /** A buyer connected to one ACMP provider over MCP. */
@@ -114,14 +119,20 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
   let core: AcmpBuyerCore;
   try {
     capabilityObject = acmpCapabilityOfMcp(client.getServerCapabilities());
+    const ids = options.ids ?? boundedTaskIds;
     core = createAcmpBuyerCore({
       capabilityObject,
       transport,
-      ids: options.ids ?? boundedTaskIds,
+      ids,
       retries: options.retries,
       retryDelayMs: options.retryDelayMs,
       livenessWindowMs: options.livenessWindowMs,
     });
+    if (options.wallet)
+      core = walletBuyerCore(core, options.wallet, {
+        counterparty: providerOf(options, capabilityObject),
+        ids,
+      });
   } catch (error) {
     // Nothing stays open when the server offers no ACMP or the buyer's options are refused.
     await client.close();
@@ -151,6 +162,18 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
           signal: check.signal,
         },
       ),
+    ...offerCalls(client, options, capabilityObject),
+    close: () => client.close(),
+  };
+}
+
+/** `acmp/offerRequest` and `acmp/accept` over MCP, through the wallet when there is one. */
+function offerCalls(
+  client: Client,
+  options: McpBuyerConnectOptions,
+  capabilityObject: CapabilityObject,
+): OfferCalls {
+  const calls: OfferCalls = {
     quote: (params, callOptions) =>
       requestNegotiation(
         client,
@@ -159,8 +182,16 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
       ),
     accept: (params, callOptions) =>
       requestNegotiation(client, { method: L6_METHOD.accept, params, schema: AckSchema }, callOptions),
-    close: () => client.close(),
   };
+  return options.wallet
+    ? walletOfferCalls(calls, options.wallet, providerOf(options, capabilityObject))
+    : calls;
+}
+
+/** The provider as the wallet names it: its advertised `provider_id` (Layer 1 §4), else its endpoint. */
+function providerOf(options: McpBuyerConnectOptions, capability: CapabilityObject): string {
+  if (typeof capability.provider_id === 'string') return capability.provider_id;
+  return 'url' in options.endpoint ? options.endpoint.url : `stdio:${options.endpoint.command}`;
 }
 
 /** Results are read by the Layer 7 schema (MCP's own fields pass through it). */

@@ -47,7 +47,9 @@ export type LocalErrorCode =
   | 'CONFLICT'
   /** The peer answered the call with a transport-level refusal (authentication, malformed request):
    * retrying the same call cannot help. */
-  | 'REFUSED';
+  | 'REFUSED'
+  /** The buyer's wallet refused a spend before anything was sent: a limit would be exceeded (Layer 7 §6.2). */
+  | 'SPEND_DENIED';
 
 /** An error that never crosses the wire (STYLE.md "Errors"). */
 export class LocalError extends Error {

@@ -8,7 +8,7 @@ describe('npm run demo (a2a-commerce demo)', () => {
     const io: CliIo = { out: (t) => out.push(t), err: () => {}, env: {} };
     expect(await runCli(['demo'], io)).toBe(0);
     const transcript = out.join('\n');
-    expect(transcript).toMatch(/demo finished: 6 scenarios passed/);
+    expect(transcript).toMatch(/demo finished: 7 scenarios passed/);
     expect(transcript).not.toMatch(/FAILED/);
     expect(transcript).toMatch(/acmp_error -33004 cancelled/);
     expect(transcript).toMatch(/over mcp: sentiment-analysis/);
@@ -16,5 +16,7 @@ describe('npm run demo (a2a-commerce demo)', () => {
     expect(transcript).toMatch(/invoke with referenceTaskIds \[neg_\w+\] → 0\.0009 CU, proof verified/);
     expect(transcript).toMatch(/balances before: buyer 1 CU, provider 0 CU/);
     expect(transcript).toMatch(/auto-released/);
+    expect(transcript).toMatch(/for 5000 tokens → not accepted: spend denied by the wallet: per_task_max_cu/);
+    expect(transcript).toMatch(/purchases, then refused: spend denied by the wallet: rate_cu_per_hour/);
   }, 60_000);
 });

@@ -26,13 +26,28 @@ const ALLOWED: Record<string, string[]> = {
   acpspec: ['shared', 'acpspec'],
   // Demo capabilities: sample ACMP providers for the demo and `serve`, outside the protocol core.
   demo: ['shared', 'acmp', 'demo'],
-  a2a: ['shared', 'acmp', 'acpspec', 'a2a'],
-  mcp: ['shared', 'acmp', 'mcp'],
+  // The buyer's wallet (Layer 7 §6): transport-free, above the ACMP types whose spends it guards.
+  wallet: ['shared', 'acmp', 'wallet'],
+  a2a: ['shared', 'acmp', 'acpspec', 'wallet', 'a2a'],
+  mcp: ['shared', 'acmp', 'wallet', 'mcp'],
   http: ['shared', 'acmp', 'acpspec', 'http'],
-  storage: ['shared', 'acmp', 'acpspec', 'storage'],
-  connect: ['shared', 'acmp', 'a2a', 'mcp', 'connect'],
-  server: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'demo', 'server'],
-  cli: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'storage', 'connect', 'demo', 'server', 'cli'],
+  storage: ['shared', 'acmp', 'acpspec', 'wallet', 'storage'],
+  connect: ['shared', 'acmp', 'wallet', 'a2a', 'mcp', 'storage', 'connect'],
+  server: ['shared', 'acmp', 'acpspec', 'wallet', 'a2a', 'mcp', 'http', 'storage', 'demo', 'server'],
+  cli: [
+    'shared',
+    'acmp',
+    'acpspec',
+    'wallet',
+    'a2a',
+    'mcp',
+    'http',
+    'storage',
+    'connect',
+    'demo',
+    'server',
+    'cli',
+  ],
 };
 
 /**

@@ -11,6 +11,8 @@ import {
   type EscrowClientOptions,
   type EscrowStatus,
 } from '../escrow/client.js';
+import { walletEscrowClient } from '../escrow/wallet-client.js';
+import type { Wallet } from '../../wallet/wallet.js';
 
 /** An escrow agent a provider accepts, and the provider's payee id there (its card's escrow profile). */
 export interface AcceptedEscrowAgent {
@@ -135,7 +137,16 @@ export class BuyerEscrow {
   }
 }
 
-/** Connects a buyer to an escrow agent. */
-export async function connectBuyerEscrow(options: EscrowClientOptions): Promise<BuyerEscrow> {
-  return new BuyerEscrow(await createEscrowClient(options), options.ids);
+/**
+ * Connects a buyer to an escrow agent; with a `wallet`, every mutating call passes through it and its
+ * operations left pending at this agent are replayed first (docs/acmp-wallet.md).
+ */
+export async function connectBuyerEscrow(
+  options: EscrowClientOptions & { wallet?: Wallet | undefined },
+): Promise<BuyerEscrow> {
+  const client = await createEscrowClient(options);
+  return new BuyerEscrow(
+    options.wallet ? await walletEscrowClient(client, options.wallet) : client,
+    options.ids,
+  );
 }

@@ -48,6 +48,9 @@ import {
   type BuyerEscrow,
 } from './buyer-escrow.js';
 import { encodeUserMessage } from '../part-codec.js';
+import { walletBuyerCore } from '../../wallet/buyer-guard.js';
+import { guardNegotiation, walletNameOf } from './wallet-negotiation.js';
+import type { Wallet } from '../../wallet/wallet.js';
 import { acmpPart, acmpRootOf } from './codec.js';
 
 /** Options of {@link createAcmpBuyer}: a card or the agent's URL, and how to reach it. */
@@ -59,6 +62,11 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions, BuyerCallPol
   sessionUri?: string;
   /** The escrow agent to pay through (Layer 4): the buyer then has {@link AcmpBuyer.escrow}. */
   escrow?: EscrowClientOptions;
+  /**
+   * The operator's wallet (Layer 7 §6): every invoke and escrow operation passes through it
+   * (docs/acmp-wallet.md).
+   */
+  wallet?: Wallet;
 }
 
 export type { AgreementInvoke, BuyerNegotiation } from './buyer-negotiation.js';
@@ -106,6 +114,7 @@ export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise
     (await connectBuyerEscrow({
       ...options.escrow,
       ids: options.escrow.ids ?? systemIds,
+      wallet: options.wallet,
     }));
   return new A2AAcmpBuyer(
     { card, capabilityObject, client },
@@ -124,6 +133,7 @@ class A2AAcmpBuyer implements AcmpBuyer {
   private readonly negotiation: AcmpNegotiationClient;
   private readonly negotiator: AcmpBuyer['negotiate'];
   private readonly ask: Parameters<typeof proveIdentity>[0];
+  private readonly withWallet: (request: BuyerNegotiation) => BuyerNegotiation;
 
   constructor(
     peer: {
@@ -145,7 +155,7 @@ class A2AAcmpBuyer implements AcmpBuyer {
     const streaming = card.capabilities?.streaming === true;
     const links = new InvokeLinks(ids);
     this.links = links;
-    this.core = createAcmpBuyerCore({
+    const core = createAcmpBuyerCore({
       capabilityObject: streaming ? capabilityObject : withoutNotifications(capabilityObject),
       transport: createA2AAcmpTransport(client, ids, {
         streaming,
@@ -156,7 +166,12 @@ class A2AAcmpBuyer implements AcmpBuyer {
       retryDelayMs: options.retryDelayMs,
       livenessWindowMs: options.livenessWindowMs,
     });
-    this.negotiation = createAcmpNegotiationClient(client, { ids });
+    const { wallet } = options;
+    const provider = walletNameOf(card, capabilityObject);
+    this.core = wallet ? walletBuyerCore(core, wallet, { counterparty: provider, ids }) : core;
+    const guarded = guardNegotiation(createAcmpNegotiationClient(client, { ids }), wallet, provider);
+    this.negotiation = guarded.flat;
+    this.withWallet = guarded.request;
     this.negotiator = createBuyerNegotiator({
       client,
       card,
@@ -189,7 +204,7 @@ class A2AAcmpBuyer implements AcmpBuyer {
   }
 
   negotiate(request: BuyerNegotiation, o?: { signal?: AbortSignal }): Promise<NegotiatedAgreement> {
-    return this.negotiator(request, o);
+    return this.negotiator(this.withWallet(request), o);
   }
 
   proveIdentity(options: IdentityCheckOptions): Promise<VerifiedSignature> {
