@@ -5,7 +5,8 @@ import type { A2ARequestHandler, User } from '@a2a-js/sdk/server';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import type { BearerToken } from '../shared/identity.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
-import { ANONYMOUS_USER, BEARER_REFUSAL, bearerVerifier } from './bearer.js';
+import { ANONYMOUS_USER, BEARER_REFUSAL } from './bearer.js';
+import { callerVerifier, type CallerVerifier, type DidCallerPolicy } from './caller-auth.js';
 import { forGrpc } from './grpc-handler.js';
 import { HealthService, HealthStatus } from './grpc-health.js';
 import { HOST_ERROR_DOMAIN } from './wire-errors.js';
@@ -20,6 +21,8 @@ export interface GrpcFrontOptions {
   /** The host's one request handler (the same object behind JSON-RPC and HTTP+JSON). */
   handler: A2ARequestHandler;
   tokens: readonly BearerToken[];
+  /** Callers identified by DID tokens (the host's one policy, shared with HTTP); absent: tokens only. */
+  didCallers?: DidCallerPolicy | undefined;
   /** Largest request message accepted: the host's HTTP body limit. Larger: RESOURCE_EXHAUSTED. */
   maxMessageBytes: number;
   /** PEM material: the same certificate the HTTPS interfaces use. Absent: plaintext (h2c). */
@@ -60,7 +63,7 @@ export async function startGrpcFront(
 class GrpcFrontServer implements GrpcFront {
   readonly health = new HealthStatus([GRPC_SERVICE_NAMES.v1, GRPC_SERVICE_NAMES.v03]);
   private readonly server: grpc.Server;
-  private readonly verify: ReturnType<typeof bearerVerifier>;
+  private readonly verify: CallerVerifier;
   /** The caller of each authenticated call, for the SDK's user builder. */
   private readonly users = new WeakMap<object, User>();
   private boundPort = 0;
@@ -72,7 +75,7 @@ class GrpcFrontServer implements GrpcFront {
     this.server = new grpc.Server({
       'grpc.max_receive_message_length': options.maxMessageBytes,
     });
-    this.verify = bearerVerifier(options.tokens);
+    this.verify = callerVerifier(options.tokens, options.didCallers);
     const userBuilder = (call: object): Promise<User> =>
       Promise.resolve(this.users.get(call) ?? ANONYMOUS_USER);
     const requestHandler = forGrpc(options.handler);
@@ -122,11 +125,11 @@ class GrpcFrontServer implements GrpcFront {
   }
 
   /** The bearer check of one call: its refusal, or `undefined` with the caller recorded for the handler. */
-  private authenticate(
+  private async authenticate(
     call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
-  ): grpc.ServiceError | undefined {
+  ): Promise<grpc.ServiceError | undefined> {
     const header = call.metadata.get('authorization')[0];
-    const check = this.verify(typeof header === 'string' ? header : header?.toString('utf8'));
+    const check = await this.verify(typeof header === 'string' ? header : header?.toString('utf8'));
     if ('refused' in check) return unauthenticated(BEARER_REFUSAL[check.refused]);
     this.users.set(call, callerOf(check.user, call));
     return undefined;
@@ -177,7 +180,7 @@ function callerOf(
 
 type Authenticate = (
   call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
-) => grpc.ServiceError | undefined;
+) => Promise<grpc.ServiceError | undefined>;
 
 /** Puts the bearer check in front of every method of an SDK service implementation. */
 function authenticated(
@@ -192,9 +195,10 @@ function authenticated(
     if (method.responseStream) {
       const serve = inner as grpc.handleServerStreamingCall<unknown, unknown>;
       guarded[name] = ((call: grpc.ServerWritableStream<unknown, unknown>) => {
-        const refusal = authenticate(call);
-        if (!refusal) return serve(call);
-        call.emit('error', refusal);
+        void authenticate(call).then((refusal) => {
+          if (!refusal) return serve(call);
+          call.emit('error', refusal);
+        });
       }) as grpc.handleServerStreamingCall<unknown, unknown>;
     } else {
       const serve = inner as grpc.handleUnaryCall<unknown, unknown>;
@@ -202,9 +206,10 @@ function authenticated(
         call: grpc.ServerUnaryCall<unknown, unknown>,
         callback: grpc.sendUnaryData<unknown>,
       ) => {
-        const refusal = authenticate(call);
-        if (!refusal) return serve(call, callback);
-        callback(refusal);
+        void authenticate(call).then((refusal) => {
+          if (!refusal) return serve(call, callback);
+          callback(refusal);
+        });
       }) as grpc.handleUnaryCall<unknown, unknown>;
     }
   }

@@ -27,6 +27,8 @@ export interface HostConfig {
   noPersonalData: boolean;
   /** Origins push-notification webhooks may target; empty = push notifications off. */
   pushAllow: string[];
+  /** Accept callers identified by a DID-signed token next to the static tokens (docs/host.md). */
+  acceptDidCallers: boolean;
 }
 
 /** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
@@ -47,6 +49,7 @@ export interface HostFlags {
   'log-level'?: string;
   'no-personal-data'?: boolean;
   'push-allow'?: string[];
+  'accept-did-callers'?: boolean;
 }
 
 /** Environment variable for each setting (README's configuration table is generated from the same list). */
@@ -67,6 +70,7 @@ export const ENV = {
   logLevel: 'A2AC_LOG_LEVEL',
   noPersonalData: 'A2AC_NO_PERSONAL_DATA',
   pushAllow: 'A2AC_PUSH_ALLOW',
+  acceptDidCallers: 'A2AC_ACCEPT_DID_CALLERS',
 } as const;
 
 const DEFAULTS = {
@@ -141,6 +145,8 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
     logLevel,
     noPersonalData: flags['no-personal-data'] ?? bool(ENV.noPersonalData, env[ENV.noPersonalData]) ?? false,
     pushAllow: resolvePushAllow(flags['push-allow'] ?? env[ENV.pushAllow]?.split(',')),
+    acceptDidCallers:
+      flags['accept-did-callers'] ?? bool(ENV.acceptDidCallers, env[ENV.acceptDidCallers]) ?? false,
   };
 }
 

@@ -2,9 +2,16 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { AgentExecutor } from '../a2a/binding.js';
+import { didCallerAudiences, type DidCallerPolicy } from '../a2a/caller-auth.js';
 import { startGrpcFront, type GrpcFront } from '../a2a/grpc-front.js';
 import type { CommerceRequestHandler } from '../a2a/request-handler.js';
 import { createSdkStores, SDK_OWNER_COLUMNS, SDK_STORE_TABLES } from '../a2a/sdk-stores.js';
+import {
+  createDidResolver,
+  createMemoryReplayCache,
+  type DidResolver,
+  type Signer,
+} from '../acmp/identity/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
@@ -43,6 +50,10 @@ export interface StartHostOptions {
   migrate?: boolean;
   /** How long gRPC calls in flight may run on after close() before they are cancelled (default 5 s). */
   grpcGraceMs?: number;
+  /** The host's key: its agent card is served signed (A2A §8.4). */
+  signer?: Signer;
+  /** Resolves the DIDs of callers (with `acceptDidCallers`); default: did:key and did:web over HTTPS. */
+  didResolver?: DidResolver;
 }
 
 const DEFAULT_GRPC_GRACE_MS = 5000;
@@ -89,6 +100,8 @@ class Host implements RunningHost {
   private readonly stopping = new AbortController();
   private server: Server | undefined;
   private grpc: GrpcFront | undefined;
+  /** One policy (and so one replay cache) for HTTP, gRPC and `/mcp`. */
+  private readonly didCallers: DidCallerPolicy | undefined;
 
   constructor(
     private readonly config: HostConfig,
@@ -99,6 +112,15 @@ class Host implements RunningHost {
     this.logger = setup.logger ?? silentLogger;
     this.clock = setup.clock ?? systemClock;
     this.modules = setup.modules ?? [];
+    this.didCallers = config.acceptDidCallers
+      ? {
+          resolver: setup.didResolver ?? createDidResolver({ clock: this.clock }),
+          replay: createMemoryReplayCache({ clock: this.clock }),
+          audiences: () => didCallerAudiences(this.url),
+          clock: this.clock,
+          logger: this.logger,
+        }
+      : undefined;
   }
 
   /** Runs the start steps; on a failure closes what they opened and removes what they created on disk. */
@@ -161,6 +183,8 @@ class Host implements RunningHost {
       baseUrl: () => this.url,
       grpcUrl: () => this.grpcUrl,
       tokens: this.config.tokens,
+      didCallers: this.didCallers,
+      signer: this.setup.signer,
       bodyLimitBytes: this.config.bodyLimitBytes,
       pushAllow: this.config.pushAllow,
       stores: createSdkStores(this.database?.db),
@@ -193,6 +217,7 @@ class Host implements RunningHost {
       {
         handler,
         tokens: this.config.tokens,
+        didCallers: this.didCallers,
         maxMessageBytes: this.config.bodyLimitBytes,
         tls: this.tls,
         logger: this.logger,

@@ -21,3 +21,16 @@ export {
 export { didKeyOf } from './did-key.js';
 export { didWebDocumentPath, didWebDocumentUrl, didWebOf } from './did-web.js';
 export type { DidDocument, VerificationMethod } from './did-document.js';
+export {
+  CALLER_TOKEN_MAX_LIFETIME_S,
+  CALLER_TOKEN_SKEW_S,
+  checkCallerToken,
+  mintCallerToken,
+  type CallerTokenCheck,
+  type CallerTokenPolicy,
+  type CallerTokenRefusal,
+  type MintCallerTokenOptions,
+} from './caller-token.js';
+export { createMemoryReplayCache, type MemoryReplayCacheOptions, type ReplayCache } from './replay-cache.js';
+export { publicKeyOf } from './public-key.js';
+export { signingMethod } from './did-document.js';
