@@ -85,7 +85,7 @@ describe('a stranger buyer with only a DID (docs/acmp-identity.md "Callers ident
       amount_cu: 0.002,
       valid_until_ms: Date.now() + 3_600_000,
     });
-    const escrowId = String(locked.escrow_id);
+    const escrowId = locked.escrow_id as string;
     expect((await mine.status(escrowId)).state).toBeDefined();
     await expect(theirs.status(escrowId)).rejects.toMatchObject({
       code: -35005,
