@@ -62,11 +62,12 @@ function refused(reason: string): AcmpError {
 }
 
 /**
- * The payload a received card's signatures cover: a v1.0 card (it lists `supportedInterfaces`) by
- * §8.4.1; a v0.3 card by the v0.3 rule, RFC 8785 of the card as received without `signatures`.
+ * The payload a received card's signatures cover: a v1.0 card by §8.4.1; a v0.3 card (it has the
+ * top-level `protocolVersion` v0.3 requires and v1.0 dropped) by the v0.3 rule, RFC 8785 of the card as
+ * received without `signatures`.
  */
 function receivedPayload(cardJson: Record<string, unknown>): string {
-  if (Array.isArray(cardJson.supportedInterfaces)) return canonicalPayload(cardJson);
+  if (typeof cardJson.protocolVersion !== 'string') return canonicalPayload(cardJson);
   const { signatures: _signatures, ...rest } = cardJson;
   return canonicalJson(rest);
 }

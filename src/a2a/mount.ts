@@ -79,11 +79,15 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
   // The card stays public (A2A §7: discovery needs no credentials). Both shapes are cached alike
   // (docs/host.md "The agent card"): one max-age, an ETag, and Last-Modified set before either handler
   // runs, so the SDK's v0.3 handler also answers If-Modified-Since with 304.
+  // Only the v1.0 shape is signed (docs/acmp-identity.md "Signed agent card"): §8.4.1 canonicalises the
+  // v1.0 form, and the SDK's v0.3 shape cannot be turned back into it, so a copied signature would
+  // verify for nobody.
   const servedCard = options.servedCard ?? (() => Promise.resolve(options.card()));
+  const unsignedCard = (): Promise<AgentCard> => Promise.resolve(options.card());
   app.get(`/${AGENT_CARD_PATH}`, cardLastModified(options.cardChangedAt), v1AgentCard(servedCard));
   app.use(
     `/${AGENT_CARD_PATH}`,
-    agentCardHandler({ agentCardProvider: servedCard, legacyCompat, cache: { maxAge: CARD_MAX_AGE_S } }),
+    agentCardHandler({ agentCardProvider: unsignedCard, legacyCompat, cache: { maxAge: CARD_MAX_AGE_S } }),
   );
   // The edge (docs/host.md "Bad input"): auth, then the body, the request object and its params are
   // checked before the SDK reads them; the SDK runs inside a scope that routes its diagnostics.
