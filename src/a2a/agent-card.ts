@@ -19,7 +19,7 @@ export const CARD_MAX_AGE_S = 300;
 /** The name of the bearer scheme in the card's `securitySchemes`. */
 const BEARER_SCHEME = 'bearer';
 /** The name of the scheme of callers identified by DID (docs/acmp-identity.md "Callers identified by DID"). */
-export const DID_CALLER_SCHEME = 'did-jwt';
+const DID_CALLER_SCHEME = 'did-jwt';
 
 /** The HTTP bearer scheme of DID caller tokens: a JWT signed with a key of the caller's DID. */
 const DID_CALLER_SECURITY_SCHEME = {
