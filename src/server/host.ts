@@ -20,6 +20,7 @@ import { pendingMigrations, probeDatabase } from '../storage/database-check.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { migrateSets, type MigrationSet } from '../storage/migrations.js';
 import { ownerIdentityMigration, type OwnerColumn } from '../storage/owner-columns.js';
+import { callerTokenMigrations, KyselyReplayCache } from '../storage/replay-cache-kysely.js';
 import { sdkStoreMigrations } from '../storage/sdk-store-migrations.js';
 import type { HostConfig } from './config.js';
 import { createApp, type AgentIdentity, type App } from './create-app.js';
@@ -100,8 +101,8 @@ class Host implements RunningHost {
   private readonly stopping = new AbortController();
   private server: Server | undefined;
   private grpc: GrpcFront | undefined;
-  /** One policy (and so one replay cache) for HTTP, gRPC and `/mcp`. */
-  private readonly didCallers: DidCallerPolicy | undefined;
+  /** One policy (and so one replay cache) for HTTP, gRPC and `/mcp`; set once the database is open. */
+  private didCallers: DidCallerPolicy | undefined;
 
   constructor(
     private readonly config: HostConfig,
@@ -112,15 +113,20 @@ class Host implements RunningHost {
     this.logger = setup.logger ?? silentLogger;
     this.clock = setup.clock ?? systemClock;
     this.modules = setup.modules ?? [];
-    this.didCallers = config.acceptDidCallers
-      ? {
-          resolver: setup.didResolver ?? createDidResolver({ clock: this.clock }),
-          replay: createMemoryReplayCache({ clock: this.clock }),
-          audiences: () => didCallerAudiences(this.url),
-          clock: this.clock,
-          logger: this.logger,
-        }
-      : undefined;
+  }
+
+  /** Callers identified by DID, when accepted: spent tokens in the database (shared by hosts on it). */
+  private didCallerPolicy(): DidCallerPolicy | undefined {
+    if (!this.config.acceptDidCallers) return undefined;
+    return {
+      resolver: this.setup.didResolver ?? createDidResolver({ clock: this.clock }),
+      replay: this.database
+        ? new KyselyReplayCache(this.database, this.clock)
+        : createMemoryReplayCache({ clock: this.clock }),
+      audiences: () => didCallerAudiences(this.url),
+      clock: this.clock,
+      logger: this.logger,
+    };
   }
 
   /** Runs the start steps; on a failure closes what they opened and removes what they created on disk. */
@@ -130,6 +136,7 @@ class Host implements RunningHost {
     const created = pathsThisStartMayCreate(this.config);
     try {
       await this.openDatabase();
+      this.didCallers = this.didCallerPolicy();
       await this.startModules();
       const { app, handler } = this.createApp();
       await this.listen(app);
@@ -328,9 +335,17 @@ export async function migrateAll(database: Database, modules: readonly HostModul
   return migrateSets(database, migrationSetsOf(modules));
 }
 
-/** The migration sets, in order: the SDK stores' tables, the owners in them, then every module's. */
+/**
+ * The migration sets, in order: the SDK stores' tables, the owners in them, the spent caller tokens
+ * (docs/acmp-identity.md "Callers identified by DID"), then every module's.
+ */
 function migrationSetsOf(modules: readonly HostModule[]): MigrationSet[] {
-  return [...SDK_STORE_MIGRATIONS, sdkOwnerMigrations, ...modules.flatMap((m) => m.migrations ?? [])];
+  return [
+    ...SDK_STORE_MIGRATIONS,
+    sdkOwnerMigrations,
+    callerTokenMigrations,
+    ...modules.flatMap((m) => m.migrations ?? []),
+  ];
 }
 
 /** Every column that records a caller identity: the SDK's tables and each module's. */

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '@a2a-js/sdk/client';
+import { A2AService } from '@a2a-js/sdk/server/grpc';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { encodeTextPart, encodeUserMessage } from '../../src/a2a/part-codec.js';
@@ -9,6 +10,7 @@ import { createKeySigner, didKeyOf, mintCallerToken, type Signer } from '../../s
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';
 import { acmpHost, newTaskId, V1 } from '../acmp/helpers.js';
 import { shared } from '../helpers/cleanup.js';
+import { freshPgDatabase } from '../helpers/pg.js';
 import { cleanup, onCleanup, postJson, startTestHost } from '../helpers/host.js';
 
 afterEach(cleanup);
@@ -195,5 +197,43 @@ describe('callers identified by DID (docs/acmp-identity.md "Callers identified b
     });
     expect(result).toBeDefined();
     expect((await postJson(`${open.url}/a2a/jsonrpc`, getTask, V1)).status).toBe(401);
+  });
+});
+
+const RawA2A = grpc.makeGenericClientConstructor(A2AService, 'A2AService');
+
+/** GetTask over gRPC with `token`: the status code it ends with (gRPC OK = 0). */
+function grpcGetTask(target: string, token: string): Promise<number> {
+  const client = new RawA2A(target, grpc.credentials.createInsecure());
+  const metadata = new grpc.Metadata();
+  metadata.set('a2a-version', '1.0');
+  metadata.set('authorization', `Bearer ${token}`);
+  const call = (client as unknown as Record<string, Unary>).getTask!.bind(client);
+  return new Promise((resolve) =>
+    call({ tenant: '', id: 'missing' }, metadata, (error) => {
+      client.close();
+      resolve(error?.code ?? grpc.status.OK);
+    }),
+  );
+}
+
+type Unary = (
+  request: unknown,
+  metadata: grpc.Metadata,
+  callback: (error: grpc.ServiceError | null) => void,
+) => void;
+
+describe.skipIf(!process.env.TEST_PG_URL)('DID caller tokens across hosts on one PostgreSQL', () => {
+  it('a token spent on one host behind a load balancer is refused by the other', async () => {
+    // Both hosts answer to one public URL (as behind a load balancer); gRPC gives each a reachable port.
+    const db = await freshPgDatabase();
+    const flags = { db, 'accept-did-callers': true, 'public-url': 'http://127.0.0.1', 'grpc-port': '0' };
+    const a = await startTestHost({ flags, migrate: true });
+    const b = await startTestHost({ flags });
+    const token = await mintCallerToken(didKeySigner(), { audience: 'http://127.0.0.1' });
+    expect(await grpcGetTask(a.grpcUrl!, token)).toBe(grpc.status.NOT_FOUND);
+    expect(await grpcGetTask(b.grpcUrl!, token)).toBe(grpc.status.UNAUTHENTICATED);
+    const fresh = await mintCallerToken(didKeySigner(), { audience: 'http://127.0.0.1' });
+    expect(await grpcGetTask(b.grpcUrl!, fresh)).toBe(grpc.status.NOT_FOUND);
   });
 });
