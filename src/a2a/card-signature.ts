@@ -72,14 +72,18 @@ function receivedPayload(cardJson: Record<string, unknown>): string {
   return canonicalJson(rest);
 }
 
+/** Outcomes that say nothing about the card: a key of another DID, or a DID that cannot be resolved. */
+const UNCHECKABLE: readonly string[] = ['did', 'did_unresolvable'];
+
 /**
- * Verifies the signatures of a card as received (its JSON, before any normalising): at least one must
- * be by a key of `expectedDid` (the `kid`'s DID), listed under `assertionMethod` or `authentication` in
- * the document the resolver returns, and verify over the card's canonical form. An unsigned card passes
- * unless `requireSigned`.
- * @returns whether the card was signed (and verified).
- * @throws AcmpError -36003 `signature_invalid` (`data.check: "agent_card"`, `data.reason`) for an
- *   unsigned card when required, a card signed by another DID, or no signature that verifies.
+ * Verifies the signatures of a card as received (its JSON, before any normalising). A signature counts
+ * when its `kid` is a key of `expectedDid` listed under `assertionMethod` or `authentication` in the
+ * document the resolver returns, and it verifies over the card's canonical form. With `requireSigned`
+ * one must count. Without it, a card whose signatures cannot be checked (none, another DID's, a DID
+ * that does not resolve) passes as unsigned — stripping them would have the same effect — but a card
+ * whose checkable signature fails is refused: it was changed after signing.
+ * @returns whether a signature verified.
+ * @throws AcmpError -36003 `signature_invalid` (`data.check: "agent_card"`, `data.reason`).
  */
 export async function verifyAgentCard(cardJson: unknown, options: CardVerifyOptions): Promise<boolean> {
   if (!isJsonObject(cardJson)) throw refused('not_a_card');
@@ -89,13 +93,16 @@ export async function verifyAgentCard(cardJson: unknown, options: CardVerifyOpti
     return false;
   }
   const payload = Buffer.from(receivedPayload(cardJson), 'utf8').toString('base64url');
-  let reason = 'signature';
+  const outcomes: string[] = [];
   for (const entry of signatures) {
     const outcome = await verifyOne(entry, payload, options);
     if (outcome === 'ok') return true;
-    reason = outcome;
+    outcomes.push(outcome);
   }
-  throw refused(reason);
+  const checked = outcomes.find((o) => !UNCHECKABLE.includes(o));
+  if (checked !== undefined) throw refused(checked);
+  if (options.requireSigned === true) throw refused(outcomes[0] ?? 'unsigned');
+  return false;
 }
 
 /** One signature entry: `ok`, or why it does not count. */

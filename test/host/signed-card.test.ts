@@ -5,7 +5,9 @@ import { FlattenedSign } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { verifyAgentCardSignature, type AgentCard } from '@a2a-js/sdk';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import { verifyAgentCard } from '../../src/a2a/card-signature.js';
 import { fetchAgentCard } from '../../src/a2a/client.js';
+import { AcmpError } from '../../src/acmp/errors.js';
 import {
   createDidResolver,
   createKeySigner,
@@ -106,15 +108,27 @@ describe('signed agent card (A2A §8.4)', () => {
     });
   });
 
-  it('refuses a card signed by another DID than the expected one (default: the did:web of its URL)', async () => {
+  it('a card signed by another DID than the expected one (default: the did:web of its URL) counts as unsigned', async () => {
     const host = await signedHost(didKeySigner());
-    await expect(fetchAgentCard(host.url)).rejects.toMatchObject({
+    await expect(fetchAgentCard(host.url)).resolves.toBeDefined();
+    await expect(fetchAgentCard(host.url, { requireSignedCard: true })).rejects.toMatchObject({
       code: -36003,
       data: { check: 'agent_card', reason: 'did' },
     });
-    await expect(fetchAgentCard(host.url, { cardDid: didKeySigner().did })).rejects.toMatchObject({
+    await expect(
+      fetchAgentCard(host.url, { cardDid: didKeySigner().did, requireSignedCard: true }),
+    ).rejects.toMatchObject({ code: -36003, data: { reason: 'did' } });
+  });
+
+  it('a signature whose DID does not resolve counts as unsigned, and fails a required signature', async () => {
+    const signer = didKeySigner();
+    const card = await cardJson((await signedHost(signer)).url);
+    const resolver = { resolve: () => Promise.reject(new AcmpError(-36002, { reason: 'notFound' })) };
+    const options = { resolver, expectedDid: signer.did };
+    await expect(verifyAgentCard(card, options)).resolves.toBe(false);
+    await expect(verifyAgentCard(card, { ...options, requireSigned: true })).rejects.toMatchObject({
       code: -36003,
-      data: { reason: 'did' },
+      data: { reason: 'did_unresolvable' },
     });
   });
 
