@@ -20,9 +20,13 @@ function didKeySigner(): Signer {
   return createKeySigner(didKeyOf(publicKey), privateKey);
 }
 
-/** An escrow agent and a provider that accept DID callers; the provider holds a token for the escrow. */
-async function market() {
+/**
+ * An escrow agent and a provider that accept DID callers; the provider reaches the escrow agent with a
+ * token (payee `agent:provider`) or, given a signer, with its DID (payee: the DID).
+ */
+async function market(providerSigner?: Signer) {
   const escrow = await escrowHost({ flags: DID_CALLERS });
+  const payeeId = providerSigner?.did ?? 'agent:provider';
   const provider = await startTestHost({
     flags: DID_CALLERS,
     modules: [
@@ -31,20 +35,23 @@ async function market() {
         negotiation: true,
         escrowAgent: {
           agentUrl: escrow.host.url,
-          token: secret('provider'),
-          payeeId: 'agent:provider',
+          ...(providerSigner ? { signer: providerSigner } : { token: secret('provider') }),
+          payeeId,
           claimDelayMs: 300,
           settleEveryMs: 50,
         },
       }),
     ],
   });
-  return { escrow, provider };
+  return { escrow, provider, payeeId };
 }
 
 describe('a stranger buyer with only a DID (docs/acmp-identity.md "Callers identified by DID")', () => {
-  it('locks, negotiates (offerRequest + accept), binds, invokes and releases with no token anywhere', async () => {
-    const { escrow, provider } = await market();
+  it.each([
+    ['a provider paid to agent:provider', false],
+    ['a provider paid to its own DID', true],
+  ])('locks, negotiates (offerRequest + accept), binds, invokes and releases with %s', async (_, byDid) => {
+    const { escrow, provider, payeeId } = await market(byDid ? didKeySigner() : undefined);
     const stranger = didKeySigner();
     await escrow.credit(stranger.did, '1');
     const buyer = (await createAcmpBuyer({
@@ -61,16 +68,16 @@ describe('a stranger buyer with only a DID (docs/acmp-identity.md "Callers ident
       input: INPUT,
     });
     expect(agreement.session).toBeUndefined();
-    await buyer.escrow.bind(escrowId, 'agent:provider', { agreedPriceCu: agreement.ack.price_cu });
+    await buyer.escrow.bind(escrowId, payeeId, { agreedPriceCu: agreement.ack.price_cu });
     const result = await buyer.invoke({ agreement });
     await buyer.escrow.releaseFor(
       escrowId,
-      { payeeId: 'agent:provider', result },
+      { payeeId, result },
       { output: result.output!, input: INPUT, proofMethod: 'result-hash' },
     );
     expect(await buyer.escrow.reclaim(escrowId)).toMatchObject({ state: 'closed' });
     const paid = BigInt(Math.round(result.cost_cu * 1e9));
-    expect(await escrow.ledger.balance('', 'agent:provider')).toBe(paid);
+    expect(await escrow.ledger.balance('', payeeId)).toBe(paid);
     expect(await escrow.ledger.balance('', stranger.did)).toBe(1_000_000_000n - paid);
   });
 
