@@ -195,10 +195,10 @@ function authenticated(
     if (method.responseStream) {
       const serve = inner as grpc.handleServerStreamingCall<unknown, unknown>;
       guarded[name] = ((call: grpc.ServerWritableStream<unknown, unknown>) => {
-        void authenticate(call).then((refusal) => {
-          if (!refusal) return serve(call);
-          call.emit('error', refusal);
-        });
+        void authenticate(call).then(
+          (refusal) => (refusal ? call.emit('error', refusal) : serve(call)),
+          () => call.emit('error', unauthenticated(BEARER_REFUSAL.invalid)),
+        );
       }) as grpc.handleServerStreamingCall<unknown, unknown>;
     } else {
       const serve = inner as grpc.handleUnaryCall<unknown, unknown>;
@@ -206,10 +206,10 @@ function authenticated(
         call: grpc.ServerUnaryCall<unknown, unknown>,
         callback: grpc.sendUnaryData<unknown>,
       ) => {
-        void authenticate(call).then((refusal) => {
-          if (!refusal) return serve(call, callback);
-          callback(refusal);
-        });
+        void authenticate(call).then(
+          (refusal) => (refusal ? callback(refusal) : serve(call, callback)),
+          () => callback(unauthenticated(BEARER_REFUSAL.invalid)),
+        );
       }) as grpc.handleUnaryCall<unknown, unknown>;
     }
   }
