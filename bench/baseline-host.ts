@@ -15,7 +15,7 @@ import {
 import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { buildAgentCard } from '../src/a2a/agent-card.js';
-import { SDK_STORE_MIGRATIONS } from '../src/server/host.js';
+import { SDK_STORE_MIGRATIONS } from '../src/server/host-migrations.js';
 import { openDatabase, type Database } from '../src/storage/database.js';
 import { migrateSets } from '../src/storage/migrations.js';
 

@@ -80,7 +80,8 @@ export type { A2ABinding, BindingCall } from './a2a/binding.js';
 
 export { createAcpHttpClient } from './http/acp-client.js';
 
-export { startHost, migrateAll, type RunningHost, type StartHostOptions } from './server/host.js';
+export { startHost, type RunningHost, type StartHostOptions } from './server/host.js';
+export { migrateAll } from './server/host-migrations.js';
 export { createApp, type AppDeps, type AgentIdentity } from './server/create-app.js';
 export { resolveHostConfig, type HostConfig, type HostFlags } from './server/config.js';
 export type { HostModule, ModuleContext, ModuleParts } from './server/module.js';

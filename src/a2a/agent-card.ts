@@ -1,4 +1,10 @@
-import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentExtension, type AgentSkill } from '@a2a-js/sdk';
+import {
+  A2A_PROTOCOL_VERSION,
+  type AgentCard,
+  type AgentExtension,
+  type AgentSkill,
+  type SecurityRequirement,
+} from '@a2a-js/sdk';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 
 /** Paths the host serves the two transports on, relative to its base URL. */
@@ -12,6 +18,21 @@ export const CARD_MAX_AGE_S = 300;
 
 /** The name of the bearer scheme in the card's `securitySchemes`. */
 const BEARER_SCHEME = 'bearer';
+/** The name of the scheme of callers identified by DID (docs/acmp-identity.md "Callers identified by DID"). */
+const DID_CALLER_SCHEME = 'did-jwt';
+
+/** The HTTP bearer scheme of DID caller tokens: a JWT signed with a key of the caller's DID. */
+const DID_CALLER_SECURITY_SCHEME = {
+  scheme: {
+    $case: 'httpAuthSecurityScheme',
+    value: {
+      description:
+        "JWT signed with a key of the caller's DID (did:key, did:web): kid = verification method, iss = sub = DID, aud = this card's URL or base URL, exp - iat <= 300 s, jti single-use",
+      scheme: 'Bearer',
+      bearerFormat: 'JWT',
+    },
+  },
+} as const;
 
 export interface AgentCardOptions {
   name: string;
@@ -25,6 +46,8 @@ export interface AgentCardOptions {
   skills: readonly AgentSkill[];
   /** Declare the HTTP bearer scheme and require it. */
   bearer: boolean;
+  /** Declare the DID caller token scheme ({@link DID_CALLER_SCHEME}) as an alternative to bearer. */
+  didCallers?: boolean;
   /** Push notifications are offered (webhook targets are restricted to an allow-list). */
   pushNotifications?: boolean;
   organization?: string;
@@ -38,7 +61,11 @@ export interface AgentCardOptions {
  * scheme as a requirement (ACMP Layer 1 §5.1 makes bearer the mandatory baseline).
  */
 export function buildAgentCard(options: AgentCardOptions): AgentCard {
-  const security = options.bearer ? [{ schemes: { [BEARER_SCHEME]: { list: [] } } }] : [];
+  // Each requirement is an alternative (OpenAPI security requirement semantics): bearer or a DID token.
+  const security: SecurityRequirement[] = [
+    ...(options.bearer ? [{ schemes: { [BEARER_SCHEME]: { list: [] } } }] : []),
+    ...(options.didCallers === true ? [{ schemes: { [DID_CALLER_SCHEME]: { list: [] } } }] : []),
+  ];
   const grpc =
     options.grpcUrl === undefined
       ? []
@@ -79,20 +106,23 @@ export function buildAgentCard(options: AgentCardOptions): AgentCard {
       extensions: [...options.extensions],
       extendedAgentCard: false,
     },
-    securitySchemes: options.bearer
-      ? {
-          [BEARER_SCHEME]: {
-            scheme: {
-              $case: 'httpAuthSecurityScheme',
-              value: {
-                description: 'Bearer token (ACMP Layer 1 §5.1 baseline)',
-                scheme: 'Bearer',
-                bearerFormat: '',
+    securitySchemes: {
+      ...(options.bearer
+        ? {
+            [BEARER_SCHEME]: {
+              scheme: {
+                $case: 'httpAuthSecurityScheme',
+                value: {
+                  description: 'Bearer token (ACMP Layer 1 §5.1 baseline)',
+                  scheme: 'Bearer',
+                  bearerFormat: '',
+                },
               },
             },
-          },
-        }
-      : {},
+          }
+        : {}),
+      ...(options.didCallers === true ? { [DID_CALLER_SCHEME]: DID_CALLER_SECURITY_SCHEME } : {}),
+    },
     securityRequirements: security,
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['text/plain', 'application/json'],

@@ -5,7 +5,8 @@ import type { A2ARequestHandler, User } from '@a2a-js/sdk/server';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import type { BearerToken } from '../shared/identity.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
-import { ANONYMOUS_USER, BEARER_REFUSAL, bearerVerifier } from './bearer.js';
+import { ANONYMOUS_USER, BEARER_REFUSAL } from './bearer.js';
+import { callerVerifier, type CallerVerifier, type DidCallerPolicy } from './caller-auth.js';
 import { forGrpc } from './grpc-handler.js';
 import { inSdkScope } from './sdk-scope.js';
 import { HealthService, HealthStatus } from './grpc-health.js';
@@ -28,6 +29,8 @@ export interface GrpcFrontOptions {
   /** The host's one request handler (the same object behind JSON-RPC and HTTP+JSON). */
   handler: A2ARequestHandler;
   tokens: readonly BearerToken[];
+  /** Callers identified by DID tokens (the host's one policy, shared with HTTP); absent: tokens only. */
+  didCallers?: DidCallerPolicy | undefined;
   /** Largest request message accepted: the host's HTTP body limit. Larger: RESOURCE_EXHAUSTED. */
   maxMessageBytes: number;
   /** Keepalive, idle, first-bytes and connection limits of the port (src/a2a/grpc-listener.ts). */
@@ -70,7 +73,7 @@ export async function startGrpcFront(
 class GrpcFrontServer implements GrpcFront {
   readonly health = new HealthStatus([GRPC_SERVICE_NAMES.v1, GRPC_SERVICE_NAMES.v03]);
   private readonly server: grpc.Server;
-  private readonly verify: ReturnType<typeof bearerVerifier>;
+  private readonly verify: CallerVerifier;
   /** The caller of each authenticated call, for the SDK's user builder. */
   private readonly users = new WeakMap<object, User>();
   private listener: GrpcListener | undefined;
@@ -83,14 +86,14 @@ class GrpcFrontServer implements GrpcFront {
       'grpc.max_receive_message_length': options.maxMessageBytes,
       ...grpcServerOptions(options.limits),
     });
-    this.verify = bearerVerifier(options.tokens);
+    this.verify = callerVerifier(options.tokens, options.didCallers);
     const userBuilder = (call: object): Promise<User> =>
       Promise.resolve(this.users.get(call) ?? ANONYMOUS_USER);
     const requestHandler = forGrpc(options.handler);
     // Each call runs in the SDK scope (its diagnostics go to the JSON logger, as on HTTP), bearer check first.
     const authenticate: Authenticate = (call, serve) =>
-      inSdkScope(this.logger, () => {
-        const refusal = this.authenticate(call) ?? unreadable(call.request);
+      inSdkScope(this.logger, async () => {
+        const refusal = (await this.authenticate(call)) ?? unreadable(call.request);
         if (!refusal) serve();
         return refusal;
       });
@@ -139,11 +142,11 @@ class GrpcFrontServer implements GrpcFront {
   }
 
   /** The bearer check of one call: its refusal, or `undefined` with the caller recorded for the handler. */
-  private authenticate(
+  private async authenticate(
     call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
-  ): grpc.ServiceError | undefined {
+  ): Promise<grpc.ServiceError | undefined> {
     const header = call.metadata.get('authorization')[0];
-    const check = this.verify(typeof header === 'string' ? header : header?.toString('utf8'));
+    const check = await this.verify(typeof header === 'string' ? header : header?.toString('utf8'));
     if ('refused' in check) return unauthenticated(BEARER_REFUSAL[check.refused]);
     this.users.set(call, callerOf(check.user, call));
     return undefined;
@@ -176,11 +179,11 @@ function callerOf(
   return new GrpcCaller(user, controller.signal);
 }
 
-/** Runs `serve` when the call is authenticated; returns the refusal otherwise. */
+/** Runs `serve` when the call is authenticated (the caller check may resolve a DID); resolves to the refusal otherwise. */
 type Authenticate = (
   call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
   serve: () => void,
-) => grpc.ServiceError | undefined;
+) => Promise<grpc.ServiceError | undefined>;
 
 /** Puts the bearer check in front of every method of an SDK service implementation. */
 function authenticated(
@@ -195,8 +198,10 @@ function authenticated(
     if (method.responseStream) {
       const serve = inner as grpc.handleServerStreamingCall<unknown, unknown>;
       guarded[name] = ((call: grpc.ServerWritableStream<unknown, unknown>) => {
-        const refusal = authenticate(call, () => serve(call));
-        if (refusal) call.emit('error', refusal);
+        void authenticate(call, () => serve(call)).then(
+          (refusal) => refusal && call.emit('error', refusal),
+          () => call.emit('error', unauthenticated(BEARER_REFUSAL.invalid)),
+        );
       }) as grpc.handleServerStreamingCall<unknown, unknown>;
     } else {
       const serve = inner as grpc.handleUnaryCall<unknown, unknown>;
@@ -204,8 +209,10 @@ function authenticated(
         call: grpc.ServerUnaryCall<unknown, unknown>,
         callback: grpc.sendUnaryData<unknown>,
       ) => {
-        const refusal = authenticate(call, () => serve(call, callback));
-        if (refusal) callback(refusal);
+        void authenticate(call, () => serve(call, callback)).then(
+          (refusal) => refusal && callback(refusal),
+          () => callback(unauthenticated(BEARER_REFUSAL.invalid)),
+        );
       }) as grpc.handleUnaryCall<unknown, unknown>;
     }
   }

@@ -1,7 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { User } from '@a2a-js/sdk/server';
 import { ANONYMOUS_IDENTITY, type BearerToken } from '../shared/identity.js';
-import { ANONYMOUS_USER, BEARER_REFUSAL, bearerVerifier } from './bearer.js';
+import { ANONYMOUS_USER, BEARER_REFUSAL } from './bearer.js';
+import { callerVerifier, type DidCallerPolicy } from './caller-auth.js';
 import { normalizeInboundMessageJson } from './part-codec.js';
 import { sendHostError, type WireShape } from './wire-errors.js';
 
@@ -18,18 +19,24 @@ export function userFromRequest(req: Request): Promise<User> {
 }
 
 /**
- * Bearer authentication on HTTP (the check itself is {@link bearerVerifier}, shared with gRPC). A refusal
- * is HTTP 401 in the transport's error shape.
+ * Bearer authentication on HTTP (the check itself is {@link callerVerifier}, shared with gRPC): static
+ * tokens, and DID caller tokens when `didCallers` is given. A refusal is HTTP 401 in the transport's
+ * error shape.
  */
-export function bearerAuth(tokens: readonly BearerToken[], shape: WireShape): RequestHandler {
-  const verify = bearerVerifier(tokens);
+export function bearerAuth(
+  tokens: readonly BearerToken[],
+  shape: WireShape,
+  didCallers?: DidCallerPolicy,
+): RequestHandler {
+  const verify = callerVerifier(tokens, didCallers);
   return (req: Request, res: Response, next: NextFunction) => {
-    const check = verify(req.header('authorization'));
-    if ('user' in check) {
-      users.set(req, check.user);
-      return next();
-    }
-    sendHostError(res, shape, { reason: 'UNAUTHENTICATED', message: BEARER_REFUSAL[check.refused] });
+    verify(req.header('authorization')).then((check) => {
+      if ('user' in check) {
+        users.set(req, check.user);
+        return next();
+      }
+      sendHostError(res, shape, { reason: 'UNAUTHENTICATED', message: BEARER_REFUSAL[check.refused] });
+    }, next);
   };
 }
 

@@ -12,6 +12,7 @@ import type { BearerToken } from '../shared/identity.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { A2A_PATHS, CARD_MAX_AGE_S } from './agent-card.js';
 import type { A2ABinding } from './binding.js';
+import type { DidCallerPolicy } from './caller-auth.js';
 import { bearerAuth, normalizeInbound, userFromRequest } from './http-front.js';
 import { jsonBody } from './json-body.js';
 import { AllowListPushSender } from './push-policy.js';
@@ -24,6 +25,8 @@ import { ViewingTaskStore } from './task-views.js';
 export interface MountA2AOptions {
   /** The current card (interface URLs are known once the server listens). */
   card: () => AgentCard;
+  /** The card as served (signed when the host has a key, A2A §8.4); default {@link card}. */
+  servedCard?: () => Promise<AgentCard>;
   /** When the current card last changed (ms since the epoch): the card's `Last-Modified`. */
   cardChangedAt: () => number;
   bindings: readonly A2ABinding[];
@@ -31,6 +34,8 @@ export interface MountA2AOptions {
   taskStore: TaskStore;
   pushStore: PushNotificationStore;
   tokens: readonly BearerToken[];
+  /** Callers identified by DID tokens, next to the static tokens (absent: tokens only). */
+  didCallers?: DidCallerPolicy | undefined;
   bodyLimitBytes: number;
   /** Origins push-notification webhooks may target; empty = push notifications off. */
   pushAllow?: readonly string[];
@@ -74,17 +79,22 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
   // The card stays public (A2A §7: discovery needs no credentials). Both shapes are cached alike
   // (docs/host.md "The agent card"): one max-age, an ETag, and Last-Modified set before either handler
   // runs, so the SDK's v0.3 handler also answers If-Modified-Since with 304.
-  app.get(`/${AGENT_CARD_PATH}`, cardLastModified(options.cardChangedAt), v1AgentCard(options.card));
+  // Only the v1.0 shape is signed (docs/acmp-identity.md "Signed agent card"): §8.4.1 canonicalises the
+  // v1.0 form, and the SDK's v0.3 shape cannot be turned back into it, so a copied signature would
+  // verify for nobody.
+  const servedCard = options.servedCard ?? (() => Promise.resolve(options.card()));
+  const unsignedCard = (): Promise<AgentCard> => Promise.resolve(options.card());
+  app.get(`/${AGENT_CARD_PATH}`, cardLastModified(options.cardChangedAt), v1AgentCard(servedCard));
   app.use(
     `/${AGENT_CARD_PATH}`,
-    agentCardHandler({ agentCardProvider: handler, legacyCompat, cache: { maxAge: CARD_MAX_AGE_S } }),
+    agentCardHandler({ agentCardProvider: unsignedCard, legacyCompat, cache: { maxAge: CARD_MAX_AGE_S } }),
   );
   // The edge (docs/host.md "Bad input"): auth, then the body, the request object and its params are
   // checked before the SDK reads them; the SDK runs inside a scope that routes its diagnostics.
   const sdkHandler = observedHandler(handler);
   app.use(
     A2A_PATHS.jsonRpc,
-    bearerAuth(options.tokens, 'jsonrpc'),
+    bearerAuth(options.tokens, 'jsonrpc', options.didCallers),
     ...jsonBody(options.bodyLimitBytes, 'jsonrpc'),
     jsonRpcEdge(),
     normalizeInbound('jsonrpc'),
@@ -94,7 +104,7 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
   );
   app.use(
     A2A_PATHS.rest,
-    bearerAuth(options.tokens, 'rest'),
+    bearerAuth(options.tokens, 'rest', options.didCallers),
     ...jsonBody(options.bodyLimitBytes, 'rest'),
     restEdge(),
     normalizeInbound('rest'),
@@ -119,20 +129,24 @@ function cardLastModified(changedAt: () => number): express.RequestHandler {
  * so a v1.0 client cannot read the bearer scheme; we serialise with `AgentCard.toJSON` instead. v0.3
  * requests (no A2A-Version, or 0.x) fall through to the SDK's compat handler, which is correct.
  */
-function v1AgentCard(card: () => AgentCard): express.RequestHandler {
+function v1AgentCard(card: () => Promise<AgentCard>): express.RequestHandler {
   return (req, res, next) => {
     const version = req.header('a2a-version');
     if (version === undefined || version.startsWith('0.')) return next();
-    const body = JSON.stringify(AgentCard.toJSON(card()));
-    res.setHeader('ETag', `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`);
-    res.append('Vary', 'A2A-Version');
-    res.setHeader('Cache-Control', `public, max-age=${CARD_MAX_AGE_S}`);
-    if (req.fresh) {
-      res.status(304).end();
-      return;
-    }
-    res.type('application/json').send(body);
+    card().then((current) => sendV1Card(req, res, current), next);
   };
+}
+
+function sendV1Card(req: express.Request, res: express.Response, card: AgentCard): void {
+  const body = JSON.stringify(AgentCard.toJSON(card));
+  res.setHeader('ETag', `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`);
+  res.append('Vary', 'A2A-Version');
+  res.setHeader('Cache-Control', `public, max-age=${CARD_MAX_AGE_S}`);
+  if (req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  res.type('application/json').send(body);
 }
 
 /**

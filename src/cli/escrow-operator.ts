@@ -3,7 +3,7 @@ import { createEscrowAgent } from '../acmp/escrow/agent.js';
 import { LocalError } from '../shared/errors.js';
 import { isIdentity } from '../shared/identity.js';
 import { resolveHostConfig, resolveStorageConfig } from '../server/config.js';
-import { migrateAll } from '../server/host.js';
+import { migrateAll } from '../server/host-migrations.js';
 import { storageModules } from '../server/modules.js';
 import { openDatabase } from '../storage/database.js';
 import { KyselyEscrowStore } from '../storage/escrow-store-kysely.js';

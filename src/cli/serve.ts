@@ -18,6 +18,8 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
                          agent:<name>, or token:<digest of the secret> without a name (docs/host.md).
                          Flags show in 'ps': prefer --tokens-file or the environment for real secrets
   --tokens-file <path>   one name=secret a line, # comments; mode 600 (${ENV.tokensFile})
+  --accept-did-callers   also accept callers identified by a JWT signed with their DID key (did:key,
+                         did:web); their identity is the DID (${ENV.acceptDidCallers}; docs/host.md)
   --tls-cert <file>      certificate (PEM) (${ENV.tlsCert})
   --tls-key <file>       private key (PEM) (${ENV.tlsKey})
   --tls-self-signed      self-signed localhost certificate in the data dir (${ENV.tlsSelfSigned}; the default)
@@ -41,6 +43,7 @@ const SERVE_OPTIONS = {
   db: { type: 'string' },
   token: { type: 'string', multiple: true },
   'tokens-file': { type: 'string' },
+  'accept-did-callers': { type: 'boolean' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'tls-self-signed': { type: 'boolean' },

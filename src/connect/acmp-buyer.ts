@@ -167,6 +167,8 @@ async function overMcp(options: PickAcmpBuyerOptions): Promise<PickedAcmpBuyer> 
   const buyer = await connectMcpAcmpBuyer({
     endpoint: { url: agentEndpoints(options.agentUrl, options.mcpUrl).mcp },
     ...(token !== undefined ? { token } : {}),
+    ...(options.signer !== undefined ? { signer: options.signer } : {}),
+    ...(options.audience !== undefined ? { audience: options.audience } : {}),
     ...(options.caCert !== undefined ? { caCert: options.caCert } : {}),
     ...(options.mcpEra !== undefined ? { era: options.mcpEra } : {}),
     ...(options.ids !== undefined ? { ids: options.ids } : {}),

@@ -11,6 +11,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { createAcmpBuyerCore, type AcmpBuyerCore, type BuyerCallPolicy } from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
 import { L6_METHOD } from '../acmp/constants.js';
+import { mintCallerToken, type Signer } from '../acmp/identity/index.js';
 import type { CapabilityObject } from '../acmp/messages.js';
 import {
   AckSchema,
@@ -56,6 +57,13 @@ export interface McpBuyerConnectOptions extends BuyerCallPolicy {
   endpoint: McpEndpoint;
   /** Bearer token (Layer 1 §5.1): the `Authorization` header over HTTP, `A2AC_TOKEN` in a stdio child's environment. */
   token?: string;
+  /**
+   * Identify by DID over HTTP: each request carries a fresh caller token signed by this signer
+   * (docs/acmp-identity.md "Callers identified by DID"). A `token` wins; stdio has no use for it.
+   */
+  signer?: Signer;
+  /** The caller tokens' `aud` (default: the origin of the endpoint URL, the host's base URL). */
+  audience?: string;
   /** Extra trusted CA certificate (PEM), e.g. the host's self-signed localhost certificate. */
   caCert?: string;
   /** Default `auto`. */
@@ -197,12 +205,26 @@ function providerOf(options: McpBuyerConnectOptions, capability: CapabilityObjec
 /** Results are read by the Layer 7 schema (MCP's own fields pass through it). */
 const RawResult = z.looseObject({});
 
+/** The credential of each HTTP request: the static token, or a caller token minted for it. */
+function authProviderOf(
+  options: McpBuyerConnectOptions,
+  url: URL,
+): { token: () => Promise<string> } | undefined {
+  const { token, signer } = options;
+  if (token !== undefined) return { token: () => Promise.resolve(token) };
+  if (!signer) return undefined;
+  const audience = options.audience ?? url.origin;
+  return { token: () => mintCallerToken(signer, { audience }) };
+}
+
 function clientTransport(options: McpBuyerConnectOptions, watch: InvokeStreamWatch): Transport {
   const { endpoint, token } = options;
   if ('url' in endpoint) {
-    return new StreamableHTTPClientTransport(new URL(endpoint.url), {
+    const url = new URL(endpoint.url);
+    const authProvider = authProviderOf(options, url);
+    return new StreamableHTTPClientTransport(url, {
       fetch: watch.wrap(fetchTrusting(options.caCert)),
-      ...(token !== undefined ? { authProvider: { token: () => Promise.resolve(token) } } : {}),
+      ...(authProvider ? { authProvider } : {}),
     });
   }
   // Layer 1 §5.1: over stdio the token travels in the server's environment.

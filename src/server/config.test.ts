@@ -150,3 +150,17 @@ describe('tokens built by library callers', () => {
     );
   });
 });
+
+describe('callers identified by DID (--accept-did-callers, A2AC_ACCEPT_DID_CALLERS)', () => {
+  it('is off by default and taken from the flag before the variable', () => {
+    expect(resolveHostConfig({}, {}).acceptDidCallers).toBe(false);
+    expect(resolveHostConfig({}, { A2AC_ACCEPT_DID_CALLERS: 'true' }).acceptDidCallers).toBe(true);
+    expect(
+      resolveHostConfig({ 'accept-did-callers': false }, { A2AC_ACCEPT_DID_CALLERS: 'on' }).acceptDidCallers,
+    ).toBe(false);
+  });
+
+  it('refuses a variable that is not a boolean', () => {
+    expect(refusal({}, { A2AC_ACCEPT_DID_CALLERS: 'maybe' })).toContain('A2AC_ACCEPT_DID_CALLERS');
+  });
+});

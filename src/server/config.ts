@@ -40,6 +40,8 @@ export interface HostConfig {
   allowedHosts: string[];
   /** Timeouts and caps of the HTTP(S) and gRPC connections. */
   connections: ConnectionLimits;
+  /** Accept callers identified by a DID-signed token next to the static tokens (docs/host.md). */
+  acceptDidCallers: boolean;
 }
 
 /** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
@@ -62,6 +64,7 @@ export interface HostFlags extends ConnectionFlags {
   'push-allow'?: string[];
   'identity-key'?: string;
   'allowed-host'?: string[];
+  'accept-did-callers'?: boolean;
 }
 
 /** Environment variable for each setting (README's configuration table is generated from the same list). */
@@ -85,6 +88,7 @@ export const ENV = {
   identityKey: 'A2AC_IDENTITY_KEY',
   allowedHosts: 'A2AC_ALLOWED_HOSTS',
   ...CONNECTION_ENV,
+  acceptDidCallers: 'A2AC_ACCEPT_DID_CALLERS',
 } as const;
 
 const DEFAULTS = {
@@ -162,6 +166,8 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
     identityKey: resolveIdentityKey(flags, env),
     allowedHosts: resolveAllowedHosts(flags['allowed-host'] ?? env[ENV.allowedHosts]?.split(',')),
     connections: resolveConnectionLimits(flags, env),
+    acceptDidCallers:
+      flags['accept-did-callers'] ?? bool(ENV.acceptDidCallers, env[ENV.acceptDidCallers]) ?? false,
   };
 }
 

@@ -3,6 +3,8 @@ import type { AgentCard, AgentExecutor } from '../a2a/binding.js';
 
 import { buildAgentCard } from '../a2a/agent-card.js';
 import type { A2ABinding } from '../a2a/binding.js';
+import type { DidCallerPolicy } from '../a2a/caller-auth.js';
+import { signAgentCard } from '../a2a/card-signature.js';
 import { EchoExecutor } from '../a2a/echo-executor.js';
 import { bearerAuth, callerOf } from '../a2a/http-front.js';
 import { mountA2A } from '../a2a/mount.js';
@@ -10,6 +12,7 @@ import type { CommerceRequestHandler } from '../a2a/request-handler.js';
 import { routeSdkConsole } from '../a2a/sdk-scope.js';
 import type { SdkStores } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
+import type { Signer } from '../acmp/identity/index.js';
 import type { BearerToken } from '../shared/identity.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import type { DidDocument } from '../acmp/identity/did-document.js';
@@ -39,6 +42,13 @@ export interface AppDeps {
   /** The gRPC interface's `host:port` once it listens; absent or undefined: the card lists no gRPC. */
   grpcUrl?: () => string | undefined;
   tokens: readonly BearerToken[];
+  /** Callers identified by DID tokens (the host's one policy, shared with gRPC); absent: tokens only. */
+  didCallers?: DidCallerPolicy | undefined;
+  /**
+   * The host's signer over its newest key, read per card request so a rotated key signs from then on
+   * (A2A §8.4); absent, or answering undefined: the card is served unsigned.
+   */
+  signer?: (() => Signer | undefined) | undefined;
   bodyLimitBytes: number;
   /** Origins push-notification webhooks may target; empty or absent = push notifications off. */
   pushAllow?: readonly string[];
@@ -80,17 +90,23 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(hostGuard(deps.access ?? LOCALHOST_ACCESS, logger));
-  const guards = { auth: bearerAuth(deps.tokens, 'rest'), callerOf, bodyLimitBytes: deps.bodyLimitBytes };
+  const guards = {
+    auth: bearerAuth(deps.tokens, 'rest', deps.didCallers),
+    callerOf,
+    bodyLimitBytes: deps.bodyLimitBytes,
+  };
   if (deps.didDocument) serveDidDocument(app, deps.didDocument);
   for (const part of parts) part.mountHttp?.(app, guards);
   const handler = mountA2A(app, {
     card,
+    servedCard: () => cards.served(),
     cardChangedAt: () => cards.current().changedAt,
     bindings,
     executor: deps.executor ?? new EchoExecutor(),
     taskStore: deps.stores.taskStore,
     pushStore: deps.stores.pushStore,
     tokens: deps.tokens,
+    didCallers: deps.didCallers,
     bodyLimitBytes: deps.bodyLimitBytes,
     pushAllow: deps.pushAllow,
     logger,
@@ -120,12 +136,14 @@ function serveDidDocument(app: express.Express, document: () => DidDocument): vo
 class AgentCardCache {
   private cached:
     { url: string; grpcUrl: string | undefined; card: AgentCard; changedAt: number } | undefined;
+  /** The signed form of one built card (signing is asynchronous; a failed signing is not kept). */
+  private signed: { card: AgentCard; kid: string; served: Promise<AgentCard> } | undefined;
   private readonly clock: Clock;
 
   constructor(
     private readonly deps: Pick<
       AppDeps,
-      'baseUrl' | 'grpcUrl' | 'identity' | 'clock' | 'tokens' | 'pushAllow'
+      'baseUrl' | 'grpcUrl' | 'identity' | 'clock' | 'tokens' | 'pushAllow' | 'didCallers' | 'signer'
     >,
     private readonly bindings: readonly A2ABinding[],
   ) {
@@ -140,6 +158,21 @@ class AgentCardCache {
     return this.cached;
   }
 
+  /** The card as served: signed with the host's key when it has one (A2A §8.4). */
+  served(): Promise<AgentCard> {
+    const { card } = this.current();
+    const signer = this.deps.signer?.();
+    if (!signer) return Promise.resolve(card);
+    if (this.signed?.card !== card || this.signed.kid !== signer.verificationMethod) {
+      const served = signAgentCard(card, signer);
+      this.signed = { card, kid: signer.verificationMethod, served };
+      served.catch(() => {
+        if (this.signed?.served === served) this.signed = undefined;
+      });
+    }
+    return this.signed.served;
+  }
+
   private build(url: string, grpcUrl: string | undefined): AgentCard {
     return buildAgentCard({
       ...(this.deps.identity ?? DEFAULT_IDENTITY),
@@ -148,6 +181,7 @@ class AgentCardCache {
       extensions: this.bindings.flatMap((b) => [b.extension, ...(b.extraExtensions ?? [])]),
       skills: this.bindings.flatMap((b) => b.skills),
       bearer: this.deps.tokens.length > 0,
+      didCallers: this.deps.didCallers !== undefined,
       pushNotifications: (this.deps.pushAllow ?? []).length > 0,
     });
   }

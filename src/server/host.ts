@@ -2,18 +2,23 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { AgentExecutor } from '../a2a/binding.js';
+import { didCallerAudiences, type DidCallerPolicy } from '../a2a/caller-auth.js';
 import { startGrpcFront, type GrpcFront } from '../a2a/grpc-front.js';
 import type { CommerceRequestHandler } from '../a2a/request-handler.js';
-import { createSdkStores, SDK_OWNER_COLUMNS, SDK_STORE_TABLES } from '../a2a/sdk-stores.js';
+import { createSdkStores } from '../a2a/sdk-stores.js';
+import {
+  createDidResolver,
+  createMemoryReplayCache,
+  type DidResolver,
+  type Signer,
+} from '../acmp/identity/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
-import { pendingMigrations, probeDatabase } from '../storage/database-check.js';
 import { openDatabase, type Database } from '../storage/database.js';
-import { migrateSets, type MigrationSet } from '../storage/migrations.js';
-import { ownerIdentityMigration, type OwnerColumn } from '../storage/owner-columns.js';
-import { sdkIdMigrations, sdkStoreMigrations } from '../storage/sdk-store-migrations.js';
+import { KyselyReplayCache } from '../storage/replay-cache-kysely.js';
+import { prepareDatabase } from './host-migrations.js';
 import { createWebIdentity, type WebIdentity } from '../acmp/identity/host-identity.js';
 import { openKeyRing } from '../acmp/identity/key-ring.js';
 import { capConnections } from '../shared/connection-cap.js';
@@ -48,6 +53,10 @@ export interface StartHostOptions {
   migrate?: boolean;
   /** How long gRPC calls in flight may run on after close() before they are cancelled (default 5 s). */
   grpcGraceMs?: number;
+  /** Signs the agent card (A2A §8.4) instead of the host's own key (its identity key file, when it holds one). */
+  signer?: Signer;
+  /** Resolves the DIDs of callers (with `acceptDidCallers`); default: did:key and did:web over HTTPS. */
+  didResolver?: DidResolver;
 }
 
 const DEFAULT_GRPC_GRACE_MS = 5000;
@@ -95,6 +104,8 @@ class Host implements RunningHost {
   private server: Server | undefined;
   private grpc: GrpcFront | undefined;
   private identity: WebIdentity | undefined;
+  /** One policy (and so one replay cache) for HTTP, gRPC and `/mcp`; set once the database is open. */
+  private didCallers: DidCallerPolicy | undefined;
 
   constructor(
     private readonly config: HostConfig,
@@ -107,6 +118,20 @@ class Host implements RunningHost {
     this.modules = setup.modules ?? [];
   }
 
+  /** Callers identified by DID, when accepted: spent tokens in the database (shared by hosts on it). */
+  private didCallerPolicy(): DidCallerPolicy | undefined {
+    if (!this.config.acceptDidCallers) return undefined;
+    return {
+      resolver: this.setup.didResolver ?? createDidResolver({ clock: this.clock }),
+      replay: this.database
+        ? new KyselyReplayCache(this.database, this.clock)
+        : createMemoryReplayCache({ clock: this.clock }),
+      audiences: () => didCallerAudiences(this.url),
+      clock: this.clock,
+      logger: this.logger,
+    };
+  }
+
   /** Runs the start steps; on a failure closes what they opened and removes what they created on disk. */
   async start(): Promise<void> {
     // Computed just before anything is created, so the window in which another process could create the
@@ -114,6 +139,7 @@ class Host implements RunningHost {
     const created = pathsThisStartMayCreate(this.config);
     try {
       await this.openDatabase();
+      this.didCallers = this.didCallerPolicy();
       await this.startModules();
       const { app, handler } = this.createApp();
       await this.listen(app);
@@ -182,6 +208,9 @@ class Host implements RunningHost {
       baseUrl: () => this.url,
       grpcUrl: () => this.grpcUrl,
       tokens: this.config.tokens,
+      didCallers: this.didCallers,
+      // The card is signed by the given signer, else by the host's own key (its did:web, Layer 7 §2).
+      signer: () => this.setup.signer ?? identity?.signer(),
       bodyLimitBytes: this.config.bodyLimitBytes,
       pushAllow: this.config.pushAllow,
       stores: createSdkStores(this.database?.db),
@@ -222,6 +251,7 @@ class Host implements RunningHost {
       {
         handler,
         tokens: this.config.tokens,
+        didCallers: this.didCallers,
         maxMessageBytes: this.config.bodyLimitBytes,
         limits: this.config.connections,
         tls: this.tls,
@@ -256,31 +286,6 @@ class Host implements RunningHost {
   }
 }
 
-/**
- * Makes sure the database can serve this build: it answers, and every migration is applied — applied
- * now when `migrate` is set, otherwise the host refuses to start with the exact command to run.
- * @throws LocalError `DATABASE_UNAVAILABLE`, `DATABASE_NOT_MIGRATED`, or `CONFIG_INVALID` when a migration fails.
- */
-async function prepareDatabase(
-  database: Database,
-  modules: readonly HostModule[],
-  migrate: boolean,
-): Promise<void> {
-  await probeDatabase(database);
-  if (migrate) {
-    await migrateAll(database, modules);
-    return;
-  }
-  const pending = await pendingMigrations(database, migrationSetsOf(modules));
-  if (pending.length === 0) return;
-  const shown = pending.length > 4 ? [...pending.slice(0, 4), `… ${pending.length - 4} more`] : pending;
-  throw new LocalError(
-    'DATABASE_NOT_MIGRATED',
-    `the database ${database.location} is not migrated for this version of a2a-commerce (${pending.length} pending: ${shown.join(', ')}). ` +
-      `Run: a2a-commerce migrate --db '${database.location}' — or start once with serve --migrate`,
-  );
-}
-
 /** Listens on the configured address. @throws LocalError `CONFIG_INVALID` saying why the address cannot be used. */
 async function listen(server: Server, config: HostConfig): Promise<void> {
   try {
@@ -306,46 +311,6 @@ async function listen(server: Server, config: HostConfig): Promise<void> {
       cause,
     });
   }
-}
-
-/**
- * The SDK stores' tables, created by our migrations as the SDK's own `a2a-db upgrade` creates them and
- * kept in its ledgers (src/storage/sdk-store-migrations.ts; docs/host.md "Migrations").
- */
-export const SDK_STORE_MIGRATIONS: readonly MigrationSet[] = sdkStoreMigrations(SDK_STORE_TABLES);
-
-/**
- * Our migrations of the owners in the SDK's tables: owners become identities, `token-<n>` → `legacy:token-<n>` and the SDK's anonymous fallback `unknown` →
- * `anonymous` (src/shared/identity.ts).
- */
-const sdkOwnerMigrations: MigrationSet = {
-  id: 'sdk_owners',
-  migrations: { '0001_owner_identities': ownerIdentityMigration(SDK_OWNER_COLUMNS, ['unknown']) },
-};
-
-/**
- * Applies the SDK stores' migrations, ours of the owners in them, and every module's own.
- * @throws LocalError `DATABASE_UNAVAILABLE` when the database cannot be reached, `CONFIG_INVALID` naming
- *   the migration that failed and why.
- */
-export async function migrateAll(database: Database, modules: readonly HostModule[]): Promise<string[]> {
-  await probeDatabase(database);
-  return migrateSets(database, migrationSetsOf(modules));
-}
-
-/** The migration sets, in order: the SDK stores' tables, the owners in them, then every module's. */
-function migrationSetsOf(modules: readonly HostModule[]): MigrationSet[] {
-  return [
-    ...SDK_STORE_MIGRATIONS,
-    sdkOwnerMigrations,
-    sdkIdMigrations(SDK_STORE_TABLES),
-    ...modules.flatMap((m) => m.migrations ?? []),
-  ];
-}
-
-/** Every column that records a caller identity: the SDK's tables and each module's. */
-export function ownerColumnsOf(modules: readonly HostModule[]): OwnerColumn[] {
-  return [...SDK_OWNER_COLUMNS, ...modules.flatMap((m) => m.ownerColumns ?? [])];
 }
 
 /** The TLS material, checked; a new self-signed pair is saved only once the host listens. */

@@ -6,7 +6,7 @@ import { systemIds, type IdSource } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import type { HostConfig } from './config.js';
-import { migrateAll } from './host.js';
+import { migrateAll } from './host-migrations.js';
 import type { HostModule, ModuleContext, ModuleParts, StdioSession } from './module.js';
 
 /** Options of {@link serveStdioHost}. */

@@ -14,10 +14,23 @@ describe('caller identities', () => {
       tokenIdentity('a-secret-of-sixteen'),
       ANONYMOUS_IDENTITY,
       'legacy:token-3',
+      'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+      'did:web:example.com%3A8443',
     ]) {
       expect(isIdentity(id)).toBe(true);
     }
-    for (const id of ['', 'token-0', 'unknown', 'agent:', 'agent:Alice', 'token:abc', 'legacy:agent:alice']) {
+    for (const id of [
+      '',
+      'token-0',
+      'unknown',
+      'agent:',
+      'agent:Alice',
+      'token:abc',
+      'legacy:agent:alice',
+      'did:',
+      'did:web:a#k',
+      'did:web:a/b',
+    ]) {
       expect(isIdentity(id)).toBe(false);
     }
   });

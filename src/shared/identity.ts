@@ -10,6 +10,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  * - `agent:<name>` — a named token (`name=secret`);
  * - `token:<32 hex>` — an unnamed token: the first 32 hex digits of the SHA-256 of the secret
  *   (`printf %s "$secret" | sha256sum | cut -c1-32`);
+ * - `did:<method>:<id>` — a caller identified by a token signed with its DID key (the DID itself);
  * - `anonymous` — every caller of a host without tokens;
  * - `legacy:token-<n>` — rows of releases that named callers by position; no credential resolves to it.
  */
@@ -50,6 +51,7 @@ export function isIdentity(value: string): boolean {
   if (value.startsWith('agent:')) return TOKEN_NAME_PATTERN.test(value.slice('agent:'.length));
   if (value.startsWith('token:'))
     return new RegExp(`^[0-9a-f]{${TOKEN_DIGEST_HEX}}$`).test(value.slice('token:'.length));
+  if (value.startsWith('did:')) return /^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/.test(value);
   return /^legacy:token-\d+$/.test(value);
 }
 

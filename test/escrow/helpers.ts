@@ -1,5 +1,6 @@
 import { createEscrowClient, type EscrowClient } from '../../src/a2a/escrow/client.js';
 import type { EscrowSettings } from '../../src/acmp/escrow/constants.js';
+import type { HostFlags } from '../../src/server/config.js';
 import type { HostModule } from '../../src/server/module.js';
 import { escrowModule, type EscrowModuleOptions } from '../../src/server/modules/escrow.js';
 import { KyselyEscrowStore } from '../../src/storage/escrow-store-kysely.js';
@@ -30,6 +31,7 @@ export async function escrowHost(
     extra?: HostModule[];
     extraFirst?: boolean;
     pushAllow?: string[];
+    flags?: HostFlags;
   } = {},
 ) {
   const module = escrowModule({
@@ -44,6 +46,7 @@ export async function escrowHost(
       token: Object.values(TOKENS),
       ...(options.db ? { db: options.db } : {}),
       ...(options.pushAllow ? { 'push-allow': options.pushAllow } : {}),
+      ...options.flags,
     },
     migrate: options.migrate,
   });

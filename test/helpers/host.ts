@@ -1,4 +1,5 @@
 import type { AgentExecutor } from '@a2a-js/sdk/server';
+import type { DidResolver, Signer } from '../../src/acmp/identity/index.js';
 import { resolveHostConfig, type HostConfig, type HostFlags } from '../../src/server/config.js';
 import { startHost, type RunningHost } from '../../src/server/host.js';
 import type { HostModule } from '../../src/server/module.js';
@@ -19,6 +20,10 @@ export interface TestHostOptions {
   logger?: Logger;
   /** Grace of gRPC calls in flight at close (the host's default when absent). */
   grpcGraceMs?: number;
+  /** The host's key (its card is served signed). */
+  signer?: Signer;
+  /** Resolves the DIDs of callers (with `accept-did-callers`). */
+  didResolver?: DidResolver;
 }
 
 /** Starts a real host on 127.0.0.1:0 (TLS off unless flags say otherwise); closed by {@link cleanup}. */
@@ -35,6 +40,8 @@ export async function startTestHost(
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.grpcGraceMs !== undefined ? { grpcGraceMs: options.grpcGraceMs } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.signer ? { signer: options.signer } : {}),
+    ...(options.didResolver ? { didResolver: options.didResolver } : {}),
   });
   let closed = false;
   const close = async (): Promise<void> => {

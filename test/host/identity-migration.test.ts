@@ -9,7 +9,7 @@ import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { buildSnapshot, newEnvelopeId, stateOf, type SnapshotEnvelope } from '../../src/acpspec/envelope.js';
 import { runCli } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
-import { SDK_STORE_MIGRATIONS } from '../../src/server/host.js';
+import { SDK_STORE_MIGRATIONS } from '../../src/server/host-migrations.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';
 import { acpMigrations } from '../../src/storage/acp-transaction-store-kysely.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';

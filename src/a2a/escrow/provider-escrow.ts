@@ -4,6 +4,7 @@ import type { ReservationStore } from '../../acmp/escrow/reservations.js';
 import type { InvokeParams } from '../../acmp/messages.js';
 import type { AcmpCapability, EscrowVerifier } from '../../acmp/provider-types.js';
 import type { AcmpTaskRecord } from '../../acmp/task-store.js';
+import type { Signer } from '../../acmp/identity/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import { createEscrowClient, type EscrowClient } from './client.js';
@@ -16,6 +17,12 @@ export interface ProviderEscrowOptions {
   agentUrl: string;
   /** This provider's bearer token at the escrow agent; its identity there is the payee id. */
   token?: string;
+  /**
+   * This provider's DID key, when the escrow agent accepts DID callers and no token was issued: every call
+   * carries a fresh caller token (docs/acmp-identity.md "Callers identified by DID"), and the payee id is
+   * the DID.
+   */
+  signer?: Signer;
   caCert?: string;
   /** This provider's identity at the escrow agent (`agent:<name>`): what buyers bind their escrow to. */
   payeeId: string;
@@ -114,6 +121,7 @@ class AgentProviderEscrow implements ProviderEscrow {
     this.connecting ??= createEscrowClient({
       agentUrl: this.options.agentUrl,
       token: this.options.token,
+      ...(this.options.signer ? { signer: this.options.signer } : {}),
       caCert: this.options.caCert,
     }).catch((error: unknown) => {
       this.connecting = undefined;

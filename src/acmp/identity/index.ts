@@ -40,3 +40,16 @@ export {
   type ProveIdentityParams,
   type ProveIdentityResult,
 } from './prove-identity.js';
+export {
+  CALLER_TOKEN_MAX_LIFETIME_S,
+  CALLER_TOKEN_SKEW_S,
+  checkCallerToken,
+  mintCallerToken,
+  type CallerTokenCheck,
+  type CallerTokenPolicy,
+  type CallerTokenRefusal,
+  type MintCallerTokenOptions,
+} from './caller-token.js';
+export { createMemoryReplayCache, type MemoryReplayCacheOptions, type ReplayCache } from './replay-cache.js';
+export { publicKeyOf } from './public-key.js';
+export { signingMethod } from './did-document.js';
