@@ -121,6 +121,9 @@ export type CancelOutcome =
   | { readonly kind: 'already_finished'; readonly record: AcmpTaskRecord }
   | { readonly kind: 'cancelled'; readonly record: AcmpTaskRecord };
 
+/** The running tasks a caller may have at once by default (docs/acmp-core.md "Limits per caller"). */
+export const DEFAULT_MAX_RUNNING_TASKS = 32;
+
 /** Options of {@link createAcmpProvider}. */
 export interface AcmpProviderOptions {
   capabilities: readonly AcmpCapability[];
@@ -133,6 +136,12 @@ export interface AcmpProviderOptions {
   escrow?: EscrowVerifier;
   /** Layer 6 negotiation (offerRequest / accept, agreements enforced at invoke); off when absent. */
   negotiation?: NegotiationOptions;
+  /**
+   * Running tasks per caller identity, over every tenant and every host sharing the store; new work
+   * beyond it is refused (-33099 `max_running_tasks`). Default {@link DEFAULT_MAX_RUNNING_TASKS};
+   * `null`: no cap.
+   */
+  maxRunningTasks?: number | null;
   /** The record of truth of every task (default: a new in-memory store). */
   store?: AcmpTaskStore;
   /**

@@ -17,6 +17,7 @@ import {
   taskIdInUseError,
 } from './provider-checks.js';
 import {
+  DEFAULT_MAX_RUNNING_TASKS,
   LOCAL_SCOPE,
   type AcmpCapability,
   type AcmpProvider,
@@ -115,6 +116,8 @@ class StoreBackedProvider implements AcmpProvider {
       escrow: options.escrow,
       closing: this.closing.signal,
       slots: this.slots,
+      maxRunningTasks:
+        options.maxRunningTasks === null ? undefined : (options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS),
     });
     // Silent for two intervals (at least MIN_HOST_WINDOW_MS, so a busy event loop is not taken for a
     // dead host) = gone; beat at least four times per window. At the default 5 s heartbeat a dead owner's
