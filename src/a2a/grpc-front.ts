@@ -5,8 +5,10 @@ import type { A2ARequestHandler, User } from '@a2a-js/sdk/server';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import type { BearerToken } from '../shared/identity.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
+import type { RequestLimiter } from '../shared/request-rate.js';
 import { ANONYMOUS_USER, BEARER_REFUSAL, bearerVerifier } from './bearer.js';
 import { forGrpc } from './grpc-handler.js';
+import { rateLimited } from './grpc-rate.js';
 import { HealthService, HealthStatus } from './grpc-health.js';
 import { HOST_ERROR_DOMAIN } from './wire-errors.js';
 
@@ -25,6 +27,8 @@ export interface GrpcFrontOptions {
   /** PEM material: the same certificate the HTTPS interfaces use. Absent: plaintext (h2c). */
   tls?: { cert: string; key: string } | undefined;
   logger?: Logger;
+  /** The host's request rate per caller, shared with HTTP (src/a2a/grpc-rate.ts); absent: none. */
+  rate?: RequestLimiter | undefined;
 }
 
 /** A listening gRPC front. */
@@ -77,13 +81,23 @@ class GrpcFrontServer implements GrpcFront {
       Promise.resolve(this.users.get(call) ?? ANONYMOUS_USER);
     const requestHandler = forGrpc(options.handler);
     const authenticate: Authenticate = (call) => this.authenticate(call);
+    // The request rate runs first, as on HTTP (docs/host.md "Limits per caller").
+    const { rate, tokens } = options;
+    const limit = (definition: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation) =>
+      rate ? rateLimited(definition, impl, { limiter: rate, tokens, logger }) : impl;
     this.server.addService(
       A2AService,
-      authenticated(A2AService, grpcService({ requestHandler, userBuilder }), authenticate),
+      limit(
+        A2AService,
+        authenticated(A2AService, grpcService({ requestHandler, userBuilder }), authenticate),
+      ),
     );
     this.server.addService(
       LegacyA2AService,
-      authenticated(LegacyA2AService, legacyGrpcService({ requestHandler, userBuilder }), authenticate),
+      limit(
+        LegacyA2AService,
+        authenticated(LegacyA2AService, legacyGrpcService({ requestHandler, userBuilder }), authenticate),
+      ),
     );
     this.server.addService(HealthService, this.health.implementation());
   }

@@ -20,6 +20,8 @@ export const HOST_ERRORS = {
   JSON_LIMIT: { jsonRpc: -32602, status: 400, name: 'INVALID_ARGUMENT' },
   /** Params (or a REST path, query or body) the methods cannot take: wrong shape, ids out of limits. */
   INVALID_PARAMS: { jsonRpc: -32602, status: 400, name: 'INVALID_ARGUMENT' },
+  /** Over the caller's request rate (docs/host.md "Limits per caller"); -31429 mirrors HTTP 429 as -31401 does 401. */
+  RATE_LIMITED: { jsonRpc: -31429, status: 429, name: 'RESOURCE_EXHAUSTED' },
 } as const satisfies Record<string, { jsonRpc: number; status: number; name: string }>;
 
 /** The host's own error reasons (google.rpc.ErrorInfo `reason`). */

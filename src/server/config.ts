@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { LocalError } from '../shared/errors.js';
 import { parseBearerToken, type BearerToken } from '../shared/identity.js';
 import type { LogLevel } from '../shared/logger.js';
+import { resolveCallerLimits, type CallerLimitFlags, type CallerLimits } from './caller-limits.js';
 
 /** How the host serves TLS. */
 export type TlsConfig =
@@ -27,10 +28,12 @@ export interface HostConfig {
   noPersonalData: boolean;
   /** Origins push-notification webhooks may target; empty = push notifications off. */
   pushAllow: string[];
+  /** Limits per caller identity over every tenant and binding (src/server/caller-limits.ts). */
+  limits: CallerLimits;
 }
 
 /** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
-export interface HostFlags {
+export interface HostFlags extends CallerLimitFlags {
   host?: string;
   port?: string;
   'grpc-port'?: string;
@@ -141,6 +144,7 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
     logLevel,
     noPersonalData: flags['no-personal-data'] ?? bool(ENV.noPersonalData, env[ENV.noPersonalData]) ?? false,
     pushAllow: resolvePushAllow(flags['push-allow'] ?? env[ENV.pushAllow]?.split(',')),
+    limits: resolveCallerLimits(flags, env),
   };
 }
 

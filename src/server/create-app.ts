@@ -1,12 +1,16 @@
 import express from 'express';
 import type { AgentCard, AgentExecutor } from '../a2a/binding.js';
 
-import { buildAgentCard } from '../a2a/agent-card.js';
+import { A2A_PATHS, buildAgentCard } from '../a2a/agent-card.js';
 import type { A2ABinding } from '../a2a/binding.js';
 import { EchoExecutor } from '../a2a/echo-executor.js';
 import { bearerAuth, callerOf } from '../a2a/http-front.js';
 import { mountA2A } from '../a2a/mount.js';
 import type { CommerceRequestHandler } from '../a2a/request-handler.js';
+import { requestRateGuard } from '../a2a/request-rate-guard.js';
+import type { WireShape } from '../a2a/wire-errors.js';
+import { MCP_PATH } from '../mcp/acmp-extension.js';
+import type { RequestLimiter } from '../shared/request-rate.js';
 import { routeSdkConsole } from '../a2a/sdk-scope.js';
 import type { SdkStores } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
@@ -47,6 +51,8 @@ export interface AppDeps {
   logger?: Logger;
   /** Dates the card's `Last-Modified` (default: the system clock). */
   clock?: Clock;
+  /** The request rate per caller on every HTTP route (absent: none); the gRPC front shares it. */
+  rate?: RequestLimiter | undefined;
 }
 
 export interface App {
@@ -71,6 +77,8 @@ export function createApp(deps: AppDeps): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Before every route, authentication and body: the request rate per caller (docs/host.md).
+  if (deps.rate) app.use(requestRateGuard({ ...deps, limiter: deps.rate, logger, routeOf: routeOfRequest }));
   const guards = { auth: bearerAuth(deps.tokens, 'rest'), callerOf, bodyLimitBytes: deps.bodyLimitBytes };
   for (const part of parts) part.mountHttp?.(app, guards);
   const handler = mountA2A(app, {
@@ -90,6 +98,14 @@ export function createApp(deps: AppDeps): App {
   });
   app.use(errorMiddleware((err, res) => answerError(err, res, logger)));
   return { app, handler, card };
+}
+
+/** Which binding an HTTP request is for, and the error shape it answers in. */
+function routeOfRequest(req: express.Request): { binding: string; shape: WireShape } {
+  const path = req.path;
+  if (path.startsWith(A2A_PATHS.jsonRpc)) return { binding: 'jsonrpc', shape: 'jsonrpc' };
+  if (path.startsWith(MCP_PATH)) return { binding: 'mcp', shape: 'jsonrpc' };
+  return { binding: path.startsWith(A2A_PATHS.rest) ? 'rest' : 'http', shape: 'rest' };
 }
 
 /**

@@ -8,6 +8,7 @@ import { createSdkStores, SDK_OWNER_COLUMNS, SDK_STORE_TABLES } from '../a2a/sdk
 import { systemClock, type Clock } from '../shared/clock.js';
 import { LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
+import { createRequestLimiter, type RequestLimiter } from '../shared/request-rate.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { pendingMigrations, probeDatabase } from '../storage/database-check.js';
 import { openDatabase, type Database } from '../storage/database.js';
@@ -89,6 +90,8 @@ class Host implements RunningHost {
   private readonly stopping = new AbortController();
   private server: Server | undefined;
   private grpc: GrpcFront | undefined;
+  /** The request rate per caller, shared by HTTP and gRPC (docs/host.md "Limits per caller"). */
+  private readonly rate: RequestLimiter | undefined;
 
   constructor(
     private readonly config: HostConfig,
@@ -99,6 +102,7 @@ class Host implements RunningHost {
     this.logger = setup.logger ?? silentLogger;
     this.clock = setup.clock ?? systemClock;
     this.modules = setup.modules ?? [];
+    this.rate = config.limits.rate && createRequestLimiter(config.limits.rate);
   }
 
   /** Runs the start steps; on a failure closes what they opened and removes what they created on disk. */
@@ -169,6 +173,7 @@ class Host implements RunningHost {
       identity: this.setup.identity,
       logger: this.logger,
       clock: this.clock,
+      rate: this.rate,
     });
   }
 
@@ -196,6 +201,7 @@ class Host implements RunningHost {
         maxMessageBytes: this.config.bodyLimitBytes,
         tls: this.tls,
         logger: this.logger,
+        rate: this.rate,
       },
     );
     this.grpc = front;
