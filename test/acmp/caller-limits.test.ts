@@ -3,7 +3,8 @@ import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { cleanup, postJson, startTestHost } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';
-import { acmpMessage, countingCapability, invokeRoot, jsonRpcUrl, rpc, V1 } from './helpers.js';
+import { httpClient, invoke, rpcError } from '../mcp/helpers.js';
+import { acmpMessage, countingCapability, invokeRoot, jsonRpcUrl, newTaskId, rpc, V1 } from './helpers.js';
 import { A, acmpRequest, B, errorOf, SESSION, sessionHost, TOKENS, type Rpc } from './session-helpers.js';
 
 /**
@@ -120,6 +121,25 @@ describe('running ACMP tasks per caller, across tenants', () => {
     expect(running(again.reply)).toBe(true);
     await cancelAll(host, [...runningOnes.slice(1), again]);
     await cancelAll(host, other, B);
+  });
+
+  it('counts the tasks a caller runs over A2A for its invokes over MCP (-33099 there too)', async () => {
+    const host = await busyHost(2);
+    const started = await startMany(host, 2);
+    expect(started.filter((s) => running(s.reply))).toHaveLength(2);
+    const { client } = await httpClient(host, 'modern', A);
+    const params = {
+      task_id: newTaskId(),
+      capability: 'count-runs',
+      input: { type: 'json', data: {} },
+      max_price_cu: 1,
+    };
+    expect(await rpcError(invoke(client, params))).toMatchObject({
+      code: -33099,
+      message: 'Too many running tasks',
+      data: { reason: 'max_running_tasks', max_running_tasks: 2 },
+    });
+    await cancelAll(host, started);
   });
 
   describe.skipIf(!process.env.TEST_PG_URL)('on PostgreSQL', () => {
