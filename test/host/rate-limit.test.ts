@@ -106,6 +106,10 @@ describe('the request rate per caller over HTTP', () => {
     expect(mcp.status).toBe(429);
     expect(mcp.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(mcp.body).toMatchObject({ jsonrpc: '2.0', error: { code: -31429, message: 'Too many requests' } });
+    // Module routes (ACPspec over HTTPS) and the card sit behind the same guard.
+    const acp = await fetch(`${host.url}/acp/v0.1/transactions/tx-1`, { headers: bearer(A) });
+    expect(acp.status).toBe(429);
+    expect(await acp.json()).toMatchObject({ error: { status: 'RESOURCE_EXHAUSTED' } });
   });
 
   it('limits anonymous callers per remote address: another address is still served', async () => {
@@ -119,6 +123,14 @@ describe('the request rate per caller over HTTP', () => {
   });
 });
 
+/** gRPC call metadata of a v1.0 call as `secret`. */
+function v1Metadata(secret: string): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  metadata.set('a2a-version', '1.0');
+  metadata.set('authorization', `Bearer ${secret}`);
+  return metadata;
+}
+
 describe('the request rate per caller over gRPC', () => {
   it('answers calls beyond the rate RESOURCE_EXHAUSTED with RATE_LIMITED and retry-after; another caller is served', async () => {
     const { host, lines } = await limitedHost({ 'grpc-port': '0' });
@@ -126,9 +138,7 @@ describe('the request rate per caller over gRPC', () => {
     const client = new RawA2A(host.grpcUrl!, grpc.credentials.createInsecure());
     const call = (secret: string) =>
       new Promise<grpc.ServiceError | undefined>((resolve) => {
-        const metadata = new grpc.Metadata();
-        metadata.set('a2a-version', '1.0');
-        metadata.set('authorization', `Bearer ${secret}`);
+        const metadata = v1Metadata(secret);
         (client as unknown as Record<string, (...args: unknown[]) => void>).getTask!.call(
           client,
           { id: 'task-unknown' },
@@ -147,10 +157,17 @@ describe('the request rate per caller over gRPC', () => {
       'type.googleapis.com/google.rpc.ErrorInfo',
       'type.googleapis.com/google.rpc.RetryInfo',
     ]);
+    // Server-streaming calls are refused alike.
+    const stream = (
+      client as unknown as Record<string, (...args: unknown[]) => grpc.ClientReadableStream<unknown>>
+    ).subscribeToTask!.call(client, { id: 'task-unknown' }, v1Metadata(A));
+    const streamed = await new Promise<grpc.ServiceError>((resolve) => stream.on('error', resolve));
+    expect(streamed.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     expect((await call(B))?.code).not.toBe(grpc.status.RESOURCE_EXHAUSTED);
     // The rate is one per caller over HTTP and gRPC alike.
     expect(await jsonRpcBurst(host.url, 1)).toEqual([429]);
     expect(lines.filter((l) => l.event === 'limit.rate_refused').map((l) => l.binding)).toEqual([
+      'grpc',
       'grpc',
       'jsonrpc',
     ]);
