@@ -78,7 +78,8 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   // Before every route, authentication and body: the request rate per caller (docs/host.md).
-  if (deps.rate) app.use(requestRateGuard({ ...deps, limiter: deps.rate, logger, routeOf: routeOfRequest }));
+  if (deps.rate)
+    app.use(requestRateGuard({ limiter: deps.rate, tokens: deps.tokens, logger, routeOf: routeOfRequest }));
   const guards = { auth: bearerAuth(deps.tokens, 'rest'), callerOf, bodyLimitBytes: deps.bodyLimitBytes };
   for (const part of parts) part.mountHttp?.(app, guards);
   const handler = mountA2A(app, {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
+import { createJsonLogger } from '../../src/shared/logger.js';
 import { cleanup, postJson, startTestHost } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';
 import { httpClient, invoke, rpcError } from '../mcp/helpers.js';
@@ -39,13 +40,14 @@ function longInvoke(): Record<string, unknown> {
 }
 
 /** A host whose `count-runs` runs until cancelled, capped at `maxRunningTasks` per caller. */
-async function busyHost(maxRunningTasks: number, flags: Record<string, unknown> = {}) {
+async function busyHost(maxRunningTasks: number, flags: Record<string, unknown> = {}, lines: unknown[] = []) {
   const module = acmpModule({
     capabilities: [countingCapability('count-runs', 600_000)],
     heartbeatIntervalMs: 1000,
     maxRunningTasks,
   });
-  return startTestHost({ modules: [module], flags: { token: TOKENS, ...flags }, migrate: true });
+  const logger = createJsonLogger({ write: (line) => lines.push(JSON.parse(line)) });
+  return startTestHost({ modules: [module], flags: { token: TOKENS, ...flags }, migrate: true, logger });
 }
 
 /** A task started in a tenant. */
@@ -104,7 +106,8 @@ describe('open negotiation sessions per caller, across tenants', () => {
 
 describe('running ACMP tasks per caller, across tenants', () => {
   it('refuses new work beyond max_running_tasks with -33099 max_running_tasks; other callers still run', async () => {
-    const host = await busyHost(3);
+    const lines: unknown[] = [];
+    const host = await busyHost(3, {}, lines);
     const started = await startMany(host, 6);
     const runningOnes = started.filter((s) => running(s.reply));
     expect(runningOnes).toHaveLength(3);
@@ -113,6 +116,10 @@ describe('running ACMP tasks per caller, across tenants', () => {
         code: -33099,
         data: { reason: 'max_running_tasks', max_running_tasks: 3 },
       });
+    const logged = lines.filter((l) => (l as { event?: string }).event === 'acmp.limit_refused');
+    expect(logged).toHaveLength(3);
+    for (const line of logged)
+      expect(line).toMatchObject({ level: 'warn', limit: 'max_running_tasks', caller: 'agent:a', max: 3 });
     const other = await startMany(host, 1, B);
     expect(running(other[0]!.reply)).toBe(true);
     // A task that ends frees its place.
