@@ -10,6 +10,13 @@ import { ANONYMOUS_USER, BEARER_REFUSAL, bearerVerifier } from './bearer.js';
 import { forGrpc } from './grpc-handler.js';
 import { rateLimited } from './grpc-rate.js';
 import { HealthService, HealthStatus } from './grpc-health.js';
+import {
+  grpcCredentials,
+  grpcServerOptions,
+  listenGrpc,
+  type GrpcConnectionLimits,
+  type GrpcListener,
+} from './grpc-listener.js';
 import { HOST_ERROR_DOMAIN } from './wire-errors.js';
 
 /** The fully-qualified names of the A2A services the front serves (health reports each). */
@@ -24,6 +31,8 @@ export interface GrpcFrontOptions {
   tokens: readonly BearerToken[];
   /** Largest request message accepted: the host's HTTP body limit. Larger: RESOURCE_EXHAUSTED. */
   maxMessageBytes: number;
+  /** Keepalive, idle, first-bytes and connection limits of the port (src/a2a/grpc-listener.ts). */
+  limits: GrpcConnectionLimits;
   /** PEM material: the same certificate the HTTPS interfaces use. Absent: plaintext (h2c). */
   tls?: { cert: string; key: string } | undefined;
   logger?: Logger;
@@ -67,7 +76,7 @@ class GrpcFrontServer implements GrpcFront {
   private readonly verify: ReturnType<typeof bearerVerifier>;
   /** The caller of each authenticated call, for the SDK's user builder. */
   private readonly users = new WeakMap<object, User>();
-  private boundPort = 0;
+  private listener: GrpcListener | undefined;
 
   constructor(
     private readonly options: GrpcFrontOptions,
@@ -75,6 +84,7 @@ class GrpcFrontServer implements GrpcFront {
   ) {
     this.server = new grpc.Server({
       'grpc.max_receive_message_length': options.maxMessageBytes,
+      ...grpcServerOptions(options.limits),
     });
     this.verify = bearerVerifier(options.tokens);
     const userBuilder = (call: object): Promise<User> =>
@@ -103,33 +113,34 @@ class GrpcFrontServer implements GrpcFront {
   }
 
   get port(): number {
-    return this.boundPort;
+    return this.listener?.port ?? 0;
   }
 
   /** Binds the port (0: any free one). @throws Error when the port cannot be bound. */
   async listen(address: { host: string; port: number }): Promise<void> {
-    const host = address.host.includes(':') ? `[${address.host}]` : address.host;
-    this.boundPort = await new Promise<number>((resolve, reject) => {
-      this.server.bindAsync(`${host}:${address.port}`, this.credentials(), (error, bound) =>
-        error ? reject(error) : resolve(bound),
-      );
+    const { limits, tls } = this.options;
+    this.listener = await listenGrpc(address, {
+      server: this.server,
+      credentials: grpcCredentials(tls, limits),
+      limits,
+      logger: this.logger,
     });
-    this.logger.info('grpc.listening', {
-      port: this.boundPort,
-      tls: this.options.tls !== undefined,
-    });
+    this.logger.info('grpc.listening', { port: this.port, tls: tls !== undefined });
   }
 
   close(graceMs: number): Promise<void> {
     this.health.shutdown();
+    this.listener?.close({ destroy: false });
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.logger.warn('grpc.forced_shutdown', { graceMs });
         this.server.forceShutdown();
+        this.listener?.close({ destroy: true });
         resolve();
       }, graceMs);
       this.server.tryShutdown(() => {
         clearTimeout(timer);
+        this.listener?.close({ destroy: true });
         resolve();
       });
     });
@@ -144,22 +155,6 @@ class GrpcFrontServer implements GrpcFront {
     if ('refused' in check) return unauthenticated(BEARER_REFUSAL[check.refused]);
     this.users.set(call, callerOf(check.user, call));
     return undefined;
-  }
-
-  private credentials(): grpc.ServerCredentials {
-    const tls = this.options.tls;
-    return tls
-      ? grpc.ServerCredentials.createSsl(
-          null,
-          [
-            {
-              cert_chain: Buffer.from(tls.cert),
-              private_key: Buffer.from(tls.key),
-            },
-          ],
-          false,
-        )
-      : grpc.ServerCredentials.createInsecure();
   }
 }
 

@@ -6,7 +6,8 @@ export const HOST_ERROR_DOMAIN = 'a2a-commerce';
 /**
  * The host's own errors, for refusals before the SDK runs: the ErrorInfo `reason`, its JSON-RPC code and
  * its HTTP status with the google.rpc code name. A2A §3.3.2 leaves authentication to "a JSON-RPC custom
- * error"; we use -31401, outside both the JSON-RPC reserved range and A2A's -32001…-32099 (docs/host.md).
+ * error"; we use -31401, outside both the JSON-RPC reserved range and A2A's -32001…-32099 (docs/host.md),
+ * and -31403 for the refusals of the `Host`/`Origin` check.
  */
 export const HOST_ERRORS = {
   UNAUTHENTICATED: { jsonRpc: -31401, status: 401, name: 'UNAUTHENTICATED' },
@@ -20,6 +21,10 @@ export const HOST_ERRORS = {
   JSON_LIMIT: { jsonRpc: -32602, status: 400, name: 'INVALID_ARGUMENT' },
   /** Params (or a REST path, query or body) the methods cannot take: wrong shape, ids out of limits. */
   INVALID_PARAMS: { jsonRpc: -32602, status: 400, name: 'INVALID_ARGUMENT' },
+  /** A `Host` header naming none of the host's names (DNS rebinding; docs/host.md "Host and Origin"). */
+  HOST_NOT_ALLOWED: { jsonRpc: -31403, status: 403, name: 'PERMISSION_DENIED' },
+  /** A browser `Origin` that is not one of the host's own. */
+  ORIGIN_NOT_ALLOWED: { jsonRpc: -31403, status: 403, name: 'PERMISSION_DENIED' },
   /** Over the caller's request rate (docs/host.md "Limits per caller"); -31429 mirrors HTTP 429 as -31401 does 401. */
   RATE_LIMITED: { jsonRpc: -31429, status: 429, name: 'RESOURCE_EXHAUSTED' },
 } as const satisfies Record<string, { jsonRpc: number; status: number; name: string }>;

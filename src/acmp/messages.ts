@@ -225,6 +225,22 @@ export function parseCancelParams(value: unknown): CancelParams {
 }
 
 /**
+ * Parses `acmp/offerRequest` params (L6 §2.1) where a binding carries them bare (MCP).
+ * @throws AcmpError -32602 with `data.issues`.
+ */
+export function parseOfferRequestParams(value: unknown): OfferRequestParams {
+  return parseWith(OfferRequestParamsSchema, value, { code: ACMP_CODE.invalidParams, data: {} });
+}
+
+/**
+ * Parses `acmp/accept` params (L6 §2.2) where a binding carries them bare (MCP).
+ * @throws AcmpError -32602 with `data.issues`.
+ */
+export function parseAcceptParams(value: unknown): AcceptParams {
+  return parseWith(AcceptParamsSchema, value, { code: ACMP_CODE.invalidParams, data: {} });
+}
+
+/**
  * Parses a data-Part root of the A2A binding (§1): exactly one of `{acmp_method, params}`,
  * `{acmp_result}`, `{acmp_error}`.
  * @throws AcmpError -32600 when the root is not one of those shapes (missing/extra/several root keys,

@@ -47,6 +47,13 @@ export interface AcmpCapability {
   readonly tags?: readonly string[];
   /** Price in CU: fixed, or computed from the input. Compared with `max_price_cu` (Layer 1 §3.1). */
   readonly price: number | ((input: Payload) => number);
+  /**
+   * The price a Layer 6 quote states when the price depends on more than the input's size (L6 §2.1: the
+   * buyer sends no input, at most `input_tokens_est`). It MUST cover every input the capability accepts:
+   * an invoke under the agreement costs exactly this (L6 §4). Without it, a computed price is quoted for
+   * a text of the estimated size (docs/acmp-negotiation.md "Quote rules").
+   */
+  readonly quotePrice?: (request: { readonly inputTokensEst?: number }) => number;
   /** The price in words, for the card's skill and `acmp capabilities` (default: the fixed price). */
   readonly priceDescription?: string;
   /**

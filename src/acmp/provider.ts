@@ -205,14 +205,31 @@ class StoreBackedProvider implements AcmpProvider {
 
   quote(params: OfferRequestParams, scope: TaskScope): Promise<Offer> {
     return this.negotiator
-      ? this.negotiator.quote(params, scope)
+      ? this.logged('quote', this.negotiator.quote(params, scope), params.capability)
       : Promise.reject(new AcmpError(ACMP_CODE.methodNotFound));
   }
 
   accept(params: AcceptParams, scope: TaskScope): Promise<Ack> {
     return this.negotiator
-      ? this.negotiator.accept(params, scope)
+      ? this.logged('accept', this.negotiator.accept(params, scope))
       : Promise.reject(new AcmpError(ACMP_CODE.methodNotFound));
+  }
+
+  /**
+   * A Layer 6 answer whose failure is logged when it has a cause the wire does not carry: a refusal made of
+   * a capability's error (`acmp.<call>_refused`), or a failure that leaves as -33099 (`acmp.<call>_failed`).
+   */
+  private async logged<T>(call: string, work: Promise<T>, capability?: string): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      const where = capability === undefined ? {} : { capability };
+      if (!(error instanceof AcmpError))
+        this.logger.error(`acmp.${call}_failed`, { ...where, ...errorFields(error) });
+      else if (error.cause !== undefined)
+        this.logger.warn(`acmp.${call}_refused`, { ...where, code: error.code, ...errorFields(error.cause) });
+      throw error;
+    }
   }
 
   async record(taskId: string, scope: TaskScope): Promise<AcmpTaskRecord | undefined> {

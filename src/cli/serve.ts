@@ -4,6 +4,7 @@ import { LIMIT_ENV } from '../server/caller-limits.js';
 import { ENV, resolveHostConfig } from '../server/config.js';
 import { startHost } from '../server/host.js';
 import { UsageError, type CliIo } from './io.js';
+import { SERVE_CONNECTION_OPTIONS, SERVE_CONNECTION_USAGE } from './serve-connections.js';
 import { modulesFromFlags, SERVE_MODULE_OPTIONS, SERVE_MODULE_USAGE } from './serve-modules.js';
 
 export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
@@ -33,6 +34,7 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
   --rate-window <s>      the rate's window in seconds (${LIMIT_ENV.rateWindow}, default 60)
   --log-level <level>    debug|info|warn|error|silent (${ENV.logLevel}, default info)
   --migrate              apply PostgreSQL migrations on start (SQLite always migrates itself)
+${SERVE_CONNECTION_USAGE}
 ${SERVE_MODULE_USAGE}`;
 
 const SERVE_OPTIONS = {
@@ -57,6 +59,7 @@ const SERVE_OPTIONS = {
   'rate-window': { type: 'string' },
   'log-level': { type: 'string' },
   migrate: { type: 'boolean' },
+  ...SERVE_CONNECTION_OPTIONS,
   ...SERVE_MODULE_OPTIONS,
 } as const;
 

@@ -152,6 +152,9 @@ function summarize(): AcmpCapability {
   };
 }
 
+/** The largest n slow-count counts to. */
+const MAX_COUNT = 10_000;
+
 function slowCount(stepMs: number): AcmpCapability {
   return {
     id: 'slow-count',
@@ -159,7 +162,9 @@ function slowCount(stepMs: number): AcmpCapability {
     description: 'Counts to n, one step at a time; for heartbeat, deadline and cancel demos.',
     tags: ['demo'],
     price: (input) => 0.0001 * Math.max(1, countTarget(input)),
-    priceDescription: '0.0001 CU per step of n, at least 0.0001 CU',
+    // A quote carries no input, only its size, which says nothing about n: it covers the largest count.
+    quotePrice: () => 0.0001 * MAX_COUNT,
+    priceDescription: `0.0001 CU per step of n, at least 0.0001 CU; quoted (Layer 6) at ${0.0001 * MAX_COUNT} CU, any n`,
     inputSchema: {
       description: 'n, the number to count to (0…10000): as text ("42"), a number, or {"n": 42}',
       anyOf: [
@@ -190,7 +195,7 @@ function countTarget(input: Payload): number {
     : typeof input.data === 'string'
       ? Number(input.data)
       : input.data;
-  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 10_000)
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > MAX_COUNT)
     throw new TypeError('n must be an integer 0…10000');
   return raw;
 }

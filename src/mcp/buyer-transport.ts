@@ -121,6 +121,34 @@ class McpAcmpTransport implements AcmpBuyerTransport {
   }
 }
 
+/**
+ * One Layer 6 request (flat negotiation over MCP, docs/acmp-mcp-binding.md §3): its result read by `schema`
+ * once MCP's own fields are set aside.
+ * @throws AcmpError the provider's refusal (-33xxx, -34xxx, -32602) or -33099 for a malformed result;
+ *   LocalError `REFUSED` for other error answers; transport failures as the SDK reports them.
+ */
+export async function requestNegotiation<T>(
+  client: Client,
+  request: { method: string; params: Record<string, unknown>; schema: z.ZodType<T> },
+  options?: { signal?: AbortSignal },
+): Promise<T> {
+  const { schema, ...message } = request;
+  let raw: Record<string, unknown>;
+  try {
+    raw = await client.request(message, RawResult, options?.signal ? { signal: options.signal } : {});
+  } catch (error) {
+    throw classify(error);
+  }
+  const { resultType: _type, ...result } = withoutMeta(raw) as Record<string, unknown>;
+  const parsed = schema.safeParse(result);
+  if (parsed.success) return parsed.data;
+  throw new AcmpError(
+    ACMP_CODE.internal,
+    { reason: 'malformed_result' },
+    { message: 'Provider protocol violation' },
+  );
+}
+
 /** The provider event a notification carries; `undefined` for anything else (or a malformed one). */
 function notificationEvent(
   method: string,

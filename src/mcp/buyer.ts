@@ -10,12 +10,21 @@ import {
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createAcmpBuyerCore, type AcmpBuyerCore, type BuyerCallPolicy } from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
+import { L6_METHOD } from '../acmp/constants.js';
 import type { CapabilityObject } from '../acmp/messages.js';
+import {
+  AckSchema,
+  OfferSchema,
+  type AcceptParams,
+  type Ack,
+  type Offer,
+  type OfferRequestParams,
+} from '../acmp/negotiation/messages.js';
 import { LocalError } from '../shared/errors.js';
 import { fetchTrusting } from '../shared/fetch.js';
 import { boundedTaskIds, type IdSource } from '../shared/ids.js';
 import { acmpCapabilityOfMcp, MCP_PROTOCOL_VERSION } from './acmp-extension.js';
-import { createMcpAcmpTransport, InvokeStreamWatch } from './buyer-transport.js';
+import { createMcpAcmpTransport, InvokeStreamWatch, requestNegotiation } from './buyer-transport.js';
 
 /** How to reach an MCP server: its Streamable HTTP endpoint, or a command to run over stdio. */
 export type McpEndpoint =
@@ -50,6 +59,17 @@ export interface McpAcmpBuyer extends AcmpBuyerCore {
   readonly era: 'modern' | 'legacy';
   /** Sends `acmp/cancel` for a task (Layer 1 §3.7). */
   cancel(taskId: string, options?: { reason?: string; signal?: AbortSignal }): Promise<void>;
+  /**
+   * `acmp/offerRequest` (L6 §2.1), for a provider that lists it in `accepts`; the offer's `offer_id` goes
+   * into `acmp/accept` and then into the invoke's params (docs/acmp-negotiation.md).
+   * @throws AcmpError the provider's refusal (-33001, -33002, -33006, -32602, -32601 when not served).
+   */
+  quote(params: OfferRequestParams, options?: { signal?: AbortSignal }): Promise<Offer>;
+  /**
+   * `acmp/accept` (L6 §2.2).
+   * @throws AcmpError -34001, -34002, -34003, -33005 `escrow_committed`.
+   */
+  accept(params: AcceptParams, options?: { signal?: AbortSignal }): Promise<Ack>;
   close(): Promise<void>;
 }
 
@@ -102,6 +122,14 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
         { task_id: taskId, ...(callOptions?.reason !== undefined ? { reason: callOptions.reason } : {}) },
         { signal: callOptions?.signal },
       ),
+    quote: (params, callOptions) =>
+      requestNegotiation(
+        client,
+        { method: L6_METHOD.offerRequest, params, schema: OfferSchema },
+        callOptions,
+      ),
+    accept: (params, callOptions) =>
+      requestNegotiation(client, { method: L6_METHOD.accept, params, schema: AckSchema }, callOptions),
     close: () => client.close(),
   };
 }

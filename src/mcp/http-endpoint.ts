@@ -1,4 +1,4 @@
-import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { ANONYMOUS_IDENTITY } from '../shared/identity.js';
@@ -21,8 +21,6 @@ export interface AcmpMcpEndpointOptions extends Omit<
   'scopeOf' | 'connectionCloseCancels'
 > {
   guards: McpHttpGuards;
-  /** Browser origins allowed to call (the host's own); any other `Origin` is refused with 403. */
-  allowedOrigins: () => readonly string[];
   /** Default {@link MCP_PATH}. */
   path?: string;
 }
@@ -36,8 +34,9 @@ export interface AcmpMcpEndpoint {
 /**
  * Mounts ACMP over MCP Streamable HTTP on the host's Express app (docs/acmp-mcp-binding.md §1): the SDK's
  * per-request handler serves the 2026-07-28 revision and, statelessly, 2025-era clients; in front of it
- * the Origin check (MCP transports §Security) and the host's bearer authentication, whose caller identity
- * scopes every task exactly as over A2A.
+ * the host's bearer authentication, whose caller identity scopes every task exactly as over A2A. The
+ * `Origin` check MCP transports §Security requires (DNS rebinding) is the host's, in front of every route
+ * (src/server/host-guard.ts).
  */
 export function mountAcmpMcp(app: Express, options: AcmpMcpEndpointOptions): AcmpMcpEndpoint {
   const logger = options.logger ?? silentLogger;
@@ -59,23 +58,6 @@ export function mountAcmpMcp(app: Express, options: AcmpMcpEndpointOptions): Acm
     const auth = { token: '', clientId: guards.callerOf(req), scopes: [] };
     void node(Object.assign(req, { auth }), res);
   };
-  app.all(options.path ?? MCP_PATH, originCheck(options.allowedOrigins), guards.auth, serve);
+  app.all(options.path ?? MCP_PATH, guards.auth, serve);
   return { close: () => handler.close() };
-}
-
-/**
- * MCP Streamable HTTP §Security: servers MUST validate `Origin` (DNS rebinding). Requests without one
- * (every non-browser client) pass; a browser's must be one of the host's own origins.
- */
-function originCheck(allowed: () => readonly string[]): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const origin = req.header('origin');
-    if (origin === undefined || allowed().includes(origin)) {
-      next();
-      return;
-    }
-    res
-      .status(403)
-      .json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Origin not allowed' } });
-  };
 }

@@ -7,10 +7,16 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { ACMP_METHOD } from '../acmp/constants.js';
+import { ACMP_METHOD, L6_METHOD } from '../acmp/constants.js';
 import { encodeInvokeRequest } from '../acmp/stored-request.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from '../acmp/errors.js';
-import { CancelParamsSchema, parseCancelParams, type AcmpResult } from '../acmp/messages.js';
+import {
+  CancelParamsSchema,
+  parseAcceptParams,
+  parseCancelParams,
+  parseOfferRequestParams,
+  type AcmpResult,
+} from '../acmp/messages.js';
 import { parseInvoke, type ParsedInvoke } from '../acmp/provider-checks.js';
 import type { AcmpProvider, Admission } from '../acmp/provider-types.js';
 import type { TaskScope } from '../acmp/task-store.js';
@@ -102,6 +108,17 @@ class AcmpMcpMethods {
     server.setRequestHandler(ACMP_METHOD.inputChunk, { params: RawParams }, () =>
       Promise.reject(new AcmpError(ACMP_CODE.featureUnsupported, { feature: 'input_streaming' })),
     );
+    // Layer 6 (flat): the capability object lists these methods when the provider negotiates, and Layer 1
+    // §1 has a provider serve what it advertises. The same negotiator and caller scope as over A2A, so an
+    // offer quoted on one binding is accepted and executed on either (docs/acmp-mcp-binding.md §3).
+    if (this.provider.capabilityObject.accepts.includes(L6_METHOD.offerRequest)) {
+      server.setRequestHandler(L6_METHOD.offerRequest, { params: RawParams }, (params) =>
+        this.guard(() => this.provider.quote(parseOfferRequestParams(withoutMeta(params)), this.scope)),
+      );
+      server.setRequestHandler(L6_METHOD.accept, { params: RawParams }, (params) =>
+        this.guard(() => this.provider.accept(parseAcceptParams(withoutMeta(params)), this.scope)),
+      );
+    }
   }
 
   /** `acmp/invoke` (Layer 1 §3.1): notifications on this request's stream, then the result or error. */

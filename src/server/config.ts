@@ -2,6 +2,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { LocalError } from '../shared/errors.js';
 import { parseBearerToken, type BearerToken } from '../shared/identity.js';
 import type { LogLevel } from '../shared/logger.js';
+import { resolveAllowedHosts } from './allowed-hosts.js';
+import {
+  CONNECTION_ENV,
+  resolveConnectionLimits,
+  type ConnectionFlags,
+  type ConnectionLimits,
+} from './connection-config.js';
 import { resolveCallerLimits, type CallerLimitFlags, type CallerLimits } from './caller-limits.js';
 
 /** How the host serves TLS. */
@@ -28,12 +35,16 @@ export interface HostConfig {
   noPersonalData: boolean;
   /** Origins push-notification webhooks may target; empty = push notifications off. */
   pushAllow: string[];
+  /** Host names requests may address besides the derived ones (src/server/allowed-hosts.ts). */
+  allowedHosts: string[];
+  /** Timeouts and caps of the HTTP(S) and gRPC connections. */
+  connections: ConnectionLimits;
   /** Limits per caller identity over every tenant and binding (src/server/caller-limits.ts). */
   limits: CallerLimits;
 }
 
 /** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
-export interface HostFlags extends CallerLimitFlags {
+export interface HostFlags extends ConnectionFlags, CallerLimitFlags {
   host?: string;
   port?: string;
   'grpc-port'?: string;
@@ -50,6 +61,7 @@ export interface HostFlags extends CallerLimitFlags {
   'log-level'?: string;
   'no-personal-data'?: boolean;
   'push-allow'?: string[];
+  'allowed-host'?: string[];
 }
 
 /** Environment variable for each setting (README's configuration table is generated from the same list). */
@@ -70,6 +82,8 @@ export const ENV = {
   logLevel: 'A2AC_LOG_LEVEL',
   noPersonalData: 'A2AC_NO_PERSONAL_DATA',
   pushAllow: 'A2AC_PUSH_ALLOW',
+  allowedHosts: 'A2AC_ALLOWED_HOSTS',
+  ...CONNECTION_ENV,
 } as const;
 
 const DEFAULTS = {
@@ -144,6 +158,8 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
     logLevel,
     noPersonalData: flags['no-personal-data'] ?? bool(ENV.noPersonalData, env[ENV.noPersonalData]) ?? false,
     pushAllow: resolvePushAllow(flags['push-allow'] ?? env[ENV.pushAllow]?.split(',')),
+    allowedHosts: resolveAllowedHosts(flags['allowed-host'] ?? env[ENV.allowedHosts]?.split(',')),
+    connections: resolveConnectionLimits(flags, env),
     limits: resolveCallerLimits(flags, env),
   };
 }

@@ -16,6 +16,8 @@ import type { SdkStores } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { BearerToken } from '../shared/identity.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { LOCALHOST_ACCESS, type HostAccess } from './allowed-hosts.js';
+import { hostGuard } from './host-guard.js';
 import type { ModuleParts } from './module.js';
 
 /** Who the agent says it is on its card. */
@@ -51,6 +53,8 @@ export interface AppDeps {
   logger?: Logger;
   /** Dates the card's `Last-Modified` (default: the system clock). */
   clock?: Clock;
+  /** Host names and origins requests may use (src/server/allowed-hosts.ts); default: localhost only. */
+  access?: HostAccess;
   /** The request rate per caller on every HTTP route (absent: none); the gRPC front shares it. */
   rate?: RequestLimiter | undefined;
 }
@@ -62,7 +66,7 @@ export interface App {
 }
 
 /**
- * Builds the host's Express app without listening: module HTTP routes, the A2A transports and card,
+ * Builds the host's Express app without listening: the `Host`/`Origin` check, module HTTP routes, the A2A transports and card,
  * then a JSON 404 and a last-resort error handler that never sends a stack trace.
  */
 export function createApp(deps: AppDeps): App {
@@ -77,7 +81,9 @@ export function createApp(deps: AppDeps): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // Before every route, authentication and body: the request rate per caller (docs/host.md).
+  app.use(hostGuard(deps.access ?? LOCALHOST_ACCESS, logger));
+  // After the Host check, before every route, authentication and body: the request rate per caller
+  // (docs/host.md "Limits per caller").
   if (deps.rate)
     app.use(requestRateGuard({ limiter: deps.rate, tokens: deps.tokens, logger, routeOf: routeOfRequest }));
   const guards = { auth: bearerAuth(deps.tokens, 'rest'), callerOf, bodyLimitBytes: deps.bodyLimitBytes };

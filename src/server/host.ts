@@ -15,9 +15,12 @@ import { openDatabase, type Database } from '../storage/database.js';
 import { migrateSets, type MigrationSet } from '../storage/migrations.js';
 import { ownerIdentityMigration, type OwnerColumn } from '../storage/owner-columns.js';
 import { sdkStoreMigrations } from '../storage/sdk-store-migrations.js';
+import { capConnections } from '../shared/connection-cap.js';
+import { hostAccessOf } from './allowed-hosts.js';
 import type { HostConfig } from './config.js';
 import { createApp, type AgentIdentity, type App } from './create-app.js';
 import { baseUrlOf, grpcAddressOf, isSecureHost } from './host-address.js';
+import { httpServerOptions } from './http-limits.js';
 import type { HostModule, ModuleContext, ModuleParts } from './module.js';
 import { pathsThisStartMayCreate, removeQuietly } from './start-paths.js';
 import { readTlsFiles, selfSignedCertificate, type SelfSigned, type TlsMaterial } from './tls.js';
@@ -173,6 +176,7 @@ class Host implements RunningHost {
       identity: this.setup.identity,
       logger: this.logger,
       clock: this.clock,
+      access: hostAccessOf(this.config),
       rate: this.rate,
     });
   }
@@ -180,9 +184,15 @@ class Host implements RunningHost {
   /** Serves the app over HTTPS (or HTTP with TLS off); saves a new self-signed pair once it listens. */
   private async listen(app: App['app']): Promise<void> {
     const tls = this.setup.tls;
+    const limits = httpServerOptions(this.config.connections);
     const server = tls
-      ? createHttpsServer({ cert: tls.material.cert, key: tls.material.key }, app)
-      : createHttpServer(app);
+      ? createHttpsServer({ ...limits, cert: tls.material.cert, key: tls.material.key }, app)
+      : createHttpServer(limits, app);
+    capConnections(server, this.config.connections.maxConnections, {
+      logger: this.logger,
+      port: 'http',
+      clock: this.clock,
+    });
     this.server = server;
     await listen(server, this.config);
     tls?.save();
@@ -199,6 +209,7 @@ class Host implements RunningHost {
         handler,
         tokens: this.config.tokens,
         maxMessageBytes: this.config.bodyLimitBytes,
+        limits: this.config.connections,
         tls: this.tls,
         logger: this.logger,
         rate: this.rate,

@@ -119,7 +119,7 @@ describe('price and input on the card (docs/acmp-a2a-binding.md §1)', () => {
     const buyer = await createAcmpBuyer({ agentUrl: host.url });
     const skill = buyer.card.skills.find((s) => s.id === 'slow-count')!;
     const info = readCapabilitySkill(skill);
-    expect(info.price).toBe('0.0001 CU per step of n, at least 0.0001 CU');
+    expect(info.price).toBe('0.0001 CU per step of n, at least 0.0001 CU; quoted (Layer 6) at 1 CU, any n');
     expect(info.inputSchema).toMatchObject({ anyOf: expect.any(Array) as unknown });
     expect(info.examples).toEqual([{ type: 'text', data: '5' }]);
     expect(info.summary).toMatch(/^Counts to n/);

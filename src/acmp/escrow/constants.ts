@@ -1,3 +1,5 @@
+import { LocalError } from '../../shared/errors.js';
+
 /** Wire strings of ACMP Layer 4 (escrow) and of our escrow profile, written once (STYLE.md "Names"). */
 
 /** The seven Layer 4 methods [L4 §4]. */
@@ -53,3 +55,33 @@ export const DEFAULT_ESCROW_SETTINGS: EscrowSettings = {
   disputeDeadlineMs: 7 * 24 * 3_600_000,
   defaultOutcome: 'refund_buyer',
 };
+
+/**
+ * The settings an agent may start with: what its card advertises must hold for every escrow it opens, so
+ * the default window lies in `[min, max]`, windows and the dispute deadline are exact whole milliseconds
+ * (JSON and SQL carry them unchanged), a dispute has a positive deadline and a known default outcome.
+ * @throws LocalError `CONFIG_INVALID` naming the first setting that does not hold.
+ */
+export function checkEscrowSettings(settings: EscrowSettings): EscrowSettings {
+  const { defaultChallengeWindowMs: def, minChallengeWindowMs: min, maxChallengeWindowMs: max } = settings;
+  const refuse = (why: string): never => {
+    throw new LocalError('CONFIG_INVALID', `escrow settings: ${why}`);
+  };
+  for (const [name, value] of Object.entries({ def, min, max, dispute: settings.disputeDeadlineMs }))
+    if (!Number.isSafeInteger(value) || value < 0)
+      refuse(`${WHAT[name as keyof typeof WHAT]} must be a whole number of milliseconds ≥ 0, not ${value}`);
+  if (min > max) refuse(`the minimum challenge window ${min} ms is above the maximum ${max} ms`);
+  if (def < min || def > max)
+    refuse(`the default challenge window ${def} ms is outside the advertised range [${min}, ${max}] ms`);
+  if (settings.disputeDeadlineMs === 0) refuse('the dispute deadline must be longer than 0 ms');
+  if (settings.defaultOutcome !== 'refund_buyer' && settings.defaultOutcome !== 'pay_claim')
+    refuse('the dispute default outcome must be refund_buyer or pay_claim');
+  return settings;
+}
+
+const WHAT = {
+  def: 'the default challenge window',
+  min: 'the minimum challenge window',
+  max: 'the maximum challenge window',
+  dispute: 'the dispute deadline',
+} as const;

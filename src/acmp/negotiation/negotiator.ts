@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { ACMP_CODE, AcmpError } from '../errors.js';
-import type { InvokeParams, Payload } from '../messages.js';
+import type { InvokeParams } from '../messages.js';
 import { estimateTokens, offeredProofs } from '../provider-checks.js';
 import type { AcmpCapability } from '../provider-types.js';
 import type { TaskScope } from '../task-store.js';
 import type { Agreement, AgreementStore } from './agreement-store.js';
 import type { AcceptParams, Ack, Offer, OfferRequestParams } from './messages.js';
 import { decodeOfferId, encodeOfferId, type OfferTerms } from './offer-codec.js';
+import { DEFAULT_MAX_TOKENS_EST, quotePrice } from './quote-price.js';
 
 /** Negotiation settings a provider advertises and enforces (docs/acmp-negotiation.md). */
 export interface NegotiationOptions {
@@ -20,6 +21,11 @@ export interface NegotiationOptions {
   readonly challengeWindowMs?: { readonly min: number; readonly max: number };
   /** Input-size tolerance of a quote for an input-priced capability (default 0.1 = 10%). */
   readonly inputTolerance?: number;
+  /**
+   * The largest `input_tokens_est` quoted (default {@link DEFAULT_MAX_TOKENS_EST}); a larger one is -32602
+   * `input_tokens_est_out_of_range`.
+   */
+  readonly maxInputTokensEst?: number;
   /**
    * Resolves a task an invoke names in `referenceTaskIds` (A2A) to the negotiation it was: `undefined` when
    * the task is not a negotiation, `offerKey: null` when it ended without an agreement (session mode).
@@ -37,15 +43,16 @@ export interface OfferChanges {
 
 const DEFAULT_VALIDITY = { default: 5_000, min: 50, max: 60_000 };
 const DEFAULT_INVOKE_WINDOW_MS = 600_000;
-/** The input size assumed for quoting an input-priced capability when the buyer gives no estimate. */
-const DEFAULT_TOKENS_EST = 1_000;
 
 /** The digest of a scope that an offer carries (who may accept it), never the identity itself. */
 function buyerDigest(scope: TaskScope): string {
   return createHash('sha256').update(`${scope.tenant}\n${scope.agent}`).digest('base64url').slice(0, 22);
 }
 
-/** The store key of an offer id. */
+/**
+ * The store key of an offer id. {@link decodeOfferId} accepts an id only in the one spelling it was issued
+ * in, so the key of a verified id is the key of its offer: every spelling of one offer has one agreement.
+ */
 function offerKeyOf(offerId: string): string {
   return createHash('sha256').update(offerId).digest('hex');
 }
@@ -77,6 +84,13 @@ export class Negotiator {
     if (!capability) throw new AcmpError(ACMP_CODE.capabilityNotFound, { capability: params.capability });
     if (params.proof_method !== undefined && !offeredProofs(capability).includes(params.proof_method)) {
       throw new AcmpError(ACMP_CODE.proofUnsupported, { proof_method: params.proof_method });
+    }
+    const maxTokens = this.options.maxInputTokensEst ?? DEFAULT_MAX_TOKENS_EST;
+    if (params.input_tokens_est !== undefined && params.input_tokens_est > maxTokens) {
+      throw new AcmpError(ACMP_CODE.invalidParams, {
+        reason: 'input_tokens_est_out_of_range',
+        max: maxTokens,
+      });
     }
     const priced = quotePrice(capability, params.input_tokens_est, this.options.inputTolerance ?? 0.1);
     // L6 §2.1: price_cu MUST be ≤ max_price_cu; the provider rejects rather than quote above it.
@@ -287,18 +301,4 @@ function replayOrRefuse(known: Agreement, escrowId: string | null, ack: Ack): Ac
   // L6 §6 -34003, except an exact retry of the caller's own acceptance (design §4.4 "Flat mode").
   if (known.escrowId === escrowId) return ack;
   throw new AcmpError(ACMP_CODE.alreadyAccepted, {});
-}
-
-/** A quote's price: fixed, or the input-priced capability's price for the estimated input size. */
-function quotePrice(
-  capability: AcmpCapability,
-  tokensEst: number | undefined,
-  tolerance: number,
-): { price: number; inputTokensMax?: number } {
-  if (typeof capability.price === 'number') return { price: capability.price };
-  const tokens = tokensEst ?? DEFAULT_TOKENS_EST;
-  const sample: Payload = { type: 'text', data: 'x'.repeat(tokens * 4) };
-  const price = capability.price(sample);
-  if (!Number.isFinite(price) || price < 0) throw new AcmpError(ACMP_CODE.internal, {});
-  return { price, inputTokensMax: Math.ceil(tokens * (1 + tolerance)) };
 }

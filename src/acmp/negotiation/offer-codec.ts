@@ -33,14 +33,20 @@ export function encodeOfferId(terms: OfferTerms, key: Buffer): string {
   return `${PREFIX}${body.toString('base64url')}.${mac(body, key).toString('base64url')}`;
 }
 
-/** The terms of an offer id this provider issued; `undefined` for anything else (forged, altered, foreign). */
+/**
+ * The terms of an offer id this provider issued; `undefined` for anything else (forged, altered, foreign,
+ * or not spelled exactly as issued). Node's base64url decoder skips `=`, whitespace and foreign characters,
+ * so an id is accepted only when re-encoding its bytes gives the input back: one offer, one spelling, and
+ * an agreement keyed by the id is keyed by the offer (L6 §2.2 "offers are single-use").
+ */
 export function decodeOfferId(offerId: string, key: Buffer): OfferTerms | undefined {
   if (!offerId.startsWith(PREFIX)) return undefined;
   const [body, tag, extra] = offerId.slice(PREFIX.length).split('.');
   if (body === undefined || tag === undefined || extra !== undefined) return undefined;
   const bytes = Buffer.from(body, 'base64url');
-  const expected = mac(bytes, key);
   const given = Buffer.from(tag, 'base64url');
+  if (bytes.toString('base64url') !== body || given.toString('base64url') !== tag) return undefined;
+  const expected = mac(bytes, key);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   try {
     const parsed = OfferTermsSchema.safeParse(JSON.parse(bytes.toString('utf8')));

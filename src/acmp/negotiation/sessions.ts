@@ -353,7 +353,12 @@ export function sessionReferences(store: SessionStore): NonNullable<NegotiationO
 }
 
 function refused(error: unknown, logger?: Logger): SessionOutcome {
-  if (error instanceof AcmpError) return { kind: 'refused', error };
+  if (error instanceof AcmpError) {
+    // A refusal made of a capability's own error (a price that cannot be quoted): the cause is logged.
+    if (error.cause !== undefined)
+      logger?.warn('acmp.session_refused', { code: error.code, ...errorFields(error.cause) });
+    return { kind: 'refused', error };
+  }
   logger?.error('acmp.session_failed', errorFields(error));
   return { kind: 'refused', error: new AcmpError(ACMP_CODE.internal) };
 }

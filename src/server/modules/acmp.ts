@@ -39,11 +39,6 @@ const SHUTDOWN_GRACE_MS = 5_000;
 const FINAL_SAVE_MS = 2_000;
 const MCP_SERVER_INFO = { name: 'a2a-commerce', version: '0.1.0' };
 
-/** The origin of the host's base URL (browsers calling /mcp must come from it); none before it listens. */
-function originsOf(baseUrl: string): string[] {
-  return URL.canParse(baseUrl) ? [new URL(baseUrl).origin] : [];
-}
-
 /** Options of the ACMP module: the provider definition, minus what the host supplies (store, clock, ids). */
 export type AcmpModuleOptions = Omit<
   AcmpProviderOptions,
@@ -185,11 +180,7 @@ class RunningAcmpModule implements ModuleParts {
 
   /** MCP over Streamable HTTP at /mcp, from the same provider and records. */
   mountHttp(app: express.Express, guards: HttpGuards): void {
-    this.endpoint = mountAcmpMcp(app, {
-      ...this.mcpOptions(),
-      guards,
-      allowedOrigins: () => originsOf(this.context.baseUrl()),
-    });
+    this.endpoint = mountAcmpMcp(app, { ...this.mcpOptions(), guards });
   }
 
   /** MCP over one stdio connection, scoped to its one caller. */

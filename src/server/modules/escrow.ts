@@ -1,7 +1,11 @@
 import type { A2ABinding } from '../../a2a/binding.js';
 import { createEscrowBinding } from '../../a2a/escrow/binding.js';
 import { createEscrowAgent, type EscrowAgent, type EscrowAgentOptions } from '../../acmp/escrow/agent.js';
-import { DEFAULT_ESCROW_SETTINGS, type EscrowSettings } from '../../acmp/escrow/constants.js';
+import {
+  checkEscrowSettings,
+  DEFAULT_ESCROW_SETTINGS,
+  type EscrowSettings,
+} from '../../acmp/escrow/constants.js';
 import type { EscrowStore } from '../../acmp/escrow/store.js';
 import { LocalError } from '../../shared/errors.js';
 import {
@@ -30,9 +34,11 @@ export interface EscrowModuleOptions {
  * The ACMP Layer 4 escrow agent as a host module (docs/acmp-escrow.md): its tables, the agent over the
  * host's database and its A2A binding. List it before `acmpModule` when one host serves both, so escrow
  * messages reach this binding. Needs bearer tokens: an anonymous caller is never a party (L4 §1).
+ * @throws LocalError `CONFIG_INVALID` for settings outside the range the card advertises (docs/acmp-escrow.md §1).
  */
 export function escrowModule(options: EscrowModuleOptions = {}): HostModule {
-  return new EscrowModule(options, { ...DEFAULT_ESCROW_SETTINGS, ...options.settings });
+  // The card advertises these settings: an agent that would break its own advertisement does not start.
+  return new EscrowModule(options, checkEscrowSettings({ ...DEFAULT_ESCROW_SETTINGS, ...options.settings }));
 }
 
 /** The escrow store for the host's dialect: over the host database when there is one, in memory otherwise. */
