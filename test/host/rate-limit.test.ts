@@ -131,21 +131,37 @@ function v1Metadata(secret: string): grpc.Metadata {
   return metadata;
 }
 
+/** A raw gRPC client of a host, and a GetTask as `secret` (none: anonymous) resolving with its error. */
+function grpcGetTask(grpcUrl: string | undefined) {
+  const RawA2A = grpc.makeGenericClientConstructor(A2AService, 'A2AService');
+  const client = new RawA2A(grpcUrl!, grpc.credentials.createInsecure());
+  const call = (secret?: string) =>
+    new Promise<grpc.ServiceError | undefined>((resolve) => {
+      const metadata = secret === undefined ? new grpc.Metadata() : v1Metadata(secret);
+      (client as unknown as Record<string, (...args: unknown[]) => void>).getTask!.call(
+        client,
+        { id: 'task-unknown' },
+        metadata,
+        (error: grpc.ServiceError | null) => resolve(error ?? undefined),
+      );
+    });
+  return { client, call };
+}
+
 describe('the request rate per caller over gRPC', () => {
+  it('limits anonymous gRPC callers per peer address', async () => {
+    const { host } = await limitedHost({ token: [], 'grpc-port': '0' });
+    const { client, call } = grpcGetTask(host.grpcUrl);
+    const codes: (number | undefined)[] = [];
+    for (let i = 0; i < 6; i++) codes.push((await call())?.code);
+    expect(codes.slice(0, 5)).not.toContain(grpc.status.RESOURCE_EXHAUSTED);
+    expect(codes[5]).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    client.close();
+  });
+
   it('answers calls beyond the rate RESOURCE_EXHAUSTED with RATE_LIMITED and retry-after; another caller is served', async () => {
     const { host, lines } = await limitedHost({ 'grpc-port': '0' });
-    const RawA2A = grpc.makeGenericClientConstructor(A2AService, 'A2AService');
-    const client = new RawA2A(host.grpcUrl!, grpc.credentials.createInsecure());
-    const call = (secret: string) =>
-      new Promise<grpc.ServiceError | undefined>((resolve) => {
-        const metadata = v1Metadata(secret);
-        (client as unknown as Record<string, (...args: unknown[]) => void>).getTask!.call(
-          client,
-          { id: 'task-unknown' },
-          metadata,
-          (error: grpc.ServiceError | null) => resolve(error ?? undefined),
-        );
-      });
+    const { client, call } = grpcGetTask(host.grpcUrl);
     const codes: (number | undefined)[] = [];
     for (let i = 0; i < 5; i++) codes.push((await call(A))?.code);
     expect(codes).not.toContain(grpc.status.RESOURCE_EXHAUSTED);
