@@ -5,9 +5,11 @@ import type { A2ARequestHandler, User } from '@a2a-js/sdk/server';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import type { BearerToken } from '../shared/identity.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
+import type { RequestLimiter } from '../shared/request-rate.js';
 import { ANONYMOUS_USER, BEARER_REFUSAL } from './bearer.js';
 import { callerVerifier, type CallerVerifier, type DidCallerPolicy } from './caller-auth.js';
 import { forGrpc } from './grpc-handler.js';
+import { rateLimited } from './grpc-rate.js';
 import { inSdkScope } from './sdk-scope.js';
 import { HealthService, HealthStatus } from './grpc-health.js';
 import {
@@ -38,6 +40,8 @@ export interface GrpcFrontOptions {
   /** PEM material: the same certificate the HTTPS interfaces use. Absent: plaintext (h2c). */
   tls?: { cert: string; key: string } | undefined;
   logger?: Logger;
+  /** The host's request rate per caller, shared with HTTP (src/a2a/grpc-rate.ts); absent: none. */
+  rate?: RequestLimiter | undefined;
 }
 
 /** A listening gRPC front. */
@@ -97,12 +101,19 @@ class GrpcFrontServer implements GrpcFront {
         if (!refusal) serve();
         return refusal;
       });
+    // The request rate runs before that, as on HTTP (docs/host.md "Limits per caller").
+    const { rate, tokens } = options;
+    const limit = (definition: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation) =>
+      rate ? rateLimited(definition, impl, { limiter: rate, tokens, logger }) : impl;
     const v1 = readable(A2AService);
     const v03 = readable(LegacyA2AService);
-    this.server.addService(v1, authenticated(v1, grpcService({ requestHandler, userBuilder }), authenticate));
+    this.server.addService(
+      v1,
+      limit(v1, authenticated(v1, grpcService({ requestHandler, userBuilder }), authenticate)),
+    );
     this.server.addService(
       v03,
-      authenticated(v03, legacyGrpcService({ requestHandler, userBuilder }), authenticate),
+      limit(v03, authenticated(v03, legacyGrpcService({ requestHandler, userBuilder }), authenticate)),
     );
     this.server.addService(HealthService, this.health.implementation());
   }

@@ -25,6 +25,8 @@ export const HOST_ERRORS = {
   HOST_NOT_ALLOWED: { jsonRpc: -31403, status: 403, name: 'PERMISSION_DENIED' },
   /** A browser `Origin` that is not one of the host's own. */
   ORIGIN_NOT_ALLOWED: { jsonRpc: -31403, status: 403, name: 'PERMISSION_DENIED' },
+  /** Over the caller's request rate (docs/host.md "Limits per caller"); -31429 mirrors HTTP 429 as -31401 does 401. */
+  RATE_LIMITED: { jsonRpc: -31429, status: 429, name: 'RESOURCE_EXHAUSTED' },
 } as const satisfies Record<string, { jsonRpc: number; status: number; name: string }>;
 
 /** The host's own error reasons (google.rpc.ErrorInfo `reason`). */

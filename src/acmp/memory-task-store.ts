@@ -4,6 +4,7 @@ import type {
   AcmpTaskRecord,
   AcmpTaskStore,
   AppendChunks,
+  ClaimOutcome,
   FinishTask,
   HostBeat,
   NewAcmpTask,
@@ -23,11 +24,21 @@ export class MemoryAcmpTaskStore implements AcmpTaskStore {
   private readonly hosts = new Map<string, number>();
   private readonly hub = new SignalHub();
 
-  claim(task: NewAcmpTask): Promise<{ claimed: true } | { claimed: false; existing: AcmpTaskRecord }> {
+  claim(task: NewAcmpTask, maxRunning?: number): Promise<ClaimOutcome> {
     const existing = this.tasks.get(task.taskId);
     if (existing) return Promise.resolve({ claimed: false, existing });
+    if (maxRunning !== undefined && this.runningOf(task.scope.agent) >= maxRunning)
+      return Promise.resolve({ claimed: false, capReached: true });
     this.tasks.set(task.taskId, { ...task, state: 'running', updatedAt: task.createdAt, chunkCount: 0 });
     return Promise.resolve({ claimed: true });
+  }
+
+  /** How many tasks of a caller identity run (in every tenant). */
+  private runningOf(agent: string): number {
+    let n = 0;
+    for (const record of this.tasks.values())
+      if (record.state === 'running' && record.scope.agent === agent) n++;
+    return n;
   }
 
   get(taskId: string): Promise<AcmpTaskRecord | undefined> {

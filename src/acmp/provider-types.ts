@@ -130,6 +130,9 @@ export type CancelOutcome =
   | { readonly kind: 'already_finished'; readonly record: AcmpTaskRecord }
   | { readonly kind: 'cancelled'; readonly record: AcmpTaskRecord };
 
+/** The running tasks a caller may have at once by default (docs/acmp-core.md "Limits per caller"). */
+export const DEFAULT_MAX_RUNNING_TASKS = 32;
+
 /** Options of {@link createAcmpProvider}. */
 export interface AcmpProviderOptions {
   capabilities: readonly AcmpCapability[];
@@ -147,6 +150,12 @@ export interface AcmpProviderOptions {
    * `acmp/proveIdentity` (§3); absent: no DID, and proveIdentity is -32601.
    */
   identity?: PartyIdentity;
+  /**
+   * Running tasks per caller identity, over every tenant and every host sharing the store; new work
+   * beyond it is refused (-33099 `max_running_tasks`). Default {@link DEFAULT_MAX_RUNNING_TASKS};
+   * `null`: no cap.
+   */
+  maxRunningTasks?: number | null;
   /** The record of truth of every task (default: a new in-memory store). */
   store?: AcmpTaskStore;
   /**

@@ -11,6 +11,7 @@ import {
 } from './identity/prove-identity.js';
 import { MemoryAcmpTaskStore } from './memory-task-store.js';
 import type { AcceptParams, Ack, Offer, OfferRequestParams } from './negotiation/messages.js';
+import { loggedLayer6 } from './negotiation/logged.js';
 import { Negotiator } from './negotiation/negotiator.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from './errors.js';
 import { parseCancelParams, type AcmpErrorObject, type CapabilityObject } from './messages.js';
@@ -24,6 +25,7 @@ import {
   taskIdInUseError,
 } from './provider-checks.js';
 import {
+  DEFAULT_MAX_RUNNING_TASKS,
   LOCAL_SCOPE,
   type AcmpCapability,
   type AcmpProvider,
@@ -126,6 +128,8 @@ class StoreBackedProvider implements AcmpProvider {
       escrow: options.escrow,
       closing: this.closing.signal,
       slots: this.slots,
+      maxRunningTasks:
+        options.maxRunningTasks === null ? undefined : (options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS),
     });
     // Silent for two intervals (at least MIN_HOST_WINDOW_MS, so a busy event loop is not taken for a
     // dead host) = gone; beat at least four times per window. At the default 5 s heartbeat a dead owner's
@@ -229,31 +233,18 @@ class StoreBackedProvider implements AcmpProvider {
 
   quote(params: OfferRequestParams, scope: TaskScope): Promise<Offer> {
     return this.negotiator
-      ? this.logged('quote', this.negotiator.quote(params, scope), params.capability)
+      ? loggedLayer6(
+          this.logger,
+          { name: 'quote', capability: params.capability },
+          this.negotiator.quote(params, scope),
+        )
       : Promise.reject(new AcmpError(ACMP_CODE.methodNotFound));
   }
 
   accept(params: AcceptParams, scope: TaskScope): Promise<Ack> {
     return this.negotiator
-      ? this.logged('accept', this.negotiator.accept(params, scope))
+      ? loggedLayer6(this.logger, { name: 'accept' }, this.negotiator.accept(params, scope))
       : Promise.reject(new AcmpError(ACMP_CODE.methodNotFound));
-  }
-
-  /**
-   * A Layer 6 answer whose failure is logged when it has a cause the wire does not carry: a refusal made of
-   * a capability's error (`acmp.<call>_refused`), or a failure that leaves as -33099 (`acmp.<call>_failed`).
-   */
-  private async logged<T>(call: string, work: Promise<T>, capability?: string): Promise<T> {
-    try {
-      return await work;
-    } catch (error) {
-      const where = capability === undefined ? {} : { capability };
-      if (!(error instanceof AcmpError))
-        this.logger.error(`acmp.${call}_failed`, { ...where, ...errorFields(error) });
-      else if (error.cause !== undefined)
-        this.logger.warn(`acmp.${call}_refused`, { ...where, code: error.code, ...errorFields(error.cause) });
-      throw error;
-    }
   }
 
   async record(taskId: string, scope: TaskScope): Promise<AcmpTaskRecord | undefined> {

@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
+import { ACMP_CODE, AcmpError } from './errors.js';
 import { resolveInvoke } from './messages.js';
 import type { Agreement } from './negotiation/agreement-store.js';
 import type { Negotiator } from './negotiation/negotiator.js';
@@ -23,6 +24,8 @@ export interface TaskAdmissionOptions {
   /** Aborts when the provider closes (an escrow check in flight stops). */
   readonly closing: AbortSignal;
   readonly slots: TaskSlots;
+  /** Running tasks per caller identity over every tenant and host (undefined: no cap). */
+  readonly maxRunningTasks?: number | undefined;
 }
 
 /** New work that passed its checks; `agreed` when it runs under an agreement it consumed. */
@@ -78,6 +81,27 @@ export class TaskAdmission {
     return { accepted, agreed: { negotiator, agreement } };
   }
 
+  /**
+   * The refusal of new work while its caller runs `maxRunningTasks` tasks: -33099 with `data.reason`
+   * `max_running_tasks` (docs/acmp-core.md "Limits per caller"; Layer 1 §3.3 has no capacity code, and
+   * -33007 means an unadvertised feature). Retryable: the same invoke succeeds once a task of the caller
+   * ends; nothing was stored.
+   */
+  private capRefusal(request: AdmitRequest): Slot {
+    const max = this.options.maxRunningTasks ?? 0;
+    this.options.logger.warn('acmp.limit_refused', {
+      limit: 'max_running_tasks',
+      caller: request.scope.agent,
+      max,
+    });
+    const error = new AcmpError(
+      ACMP_CODE.internal,
+      { reason: 'max_running_tasks', max_running_tasks: max, task_id: request.invoke.params.task_id },
+      { message: 'Too many running tasks' },
+    );
+    return { kind: 'refusal', scope: request.scope, hash: request.invoke.hash, error };
+  }
+
   /** Claims the task id in the store and runs the task here; a task id claimed first elsewhere is judged as stored. */
   private async claimAndRun(request: AdmitRequest, checked: CheckedTask): Promise<Slot> {
     const { params, hash } = request.invoke;
@@ -92,10 +116,13 @@ export class TaskAdmission {
       createdAt: now,
       deadlineAt: now + resolveInvoke(params).timeoutMs,
     };
-    const claim = await this.options.store.claim(task);
+    const claim = await this.options.store.claim(task, this.options.maxRunningTasks);
     if (!claim.claimed) {
-      const slot = await this.options.slots.slotFor(claim.existing, request.scope, hash);
-      // The task id was someone else's: the agreement stays free for the invoke meant to execute it.
+      const slot = claim.capReached
+        ? this.capRefusal(request)
+        : await this.options.slots.slotFor(claim.existing, request.scope, hash);
+      // The task id was someone else's (or is refused): the agreement stays free for the invoke meant to
+      // execute it.
       const { agreed } = checked;
       if (agreed && slot.kind === 'refusal')
         await agreed.negotiator.release(agreed.agreement, params.task_id);

@@ -116,6 +116,13 @@ export interface FinishTask {
   readonly hostId?: string;
 }
 
+/** What a claim found: the task id was free and is now this host's, was taken, or the caller is at its cap. */
+export type ClaimOutcome =
+  | { readonly claimed: true }
+  | { readonly claimed: false; readonly existing: AcmpTaskRecord; readonly capReached?: undefined }
+  /** The caller (`scope.agent`, in every tenant together) already has `maxRunning` tasks running. */
+  | { readonly claimed: false; readonly existing?: undefined; readonly capReached: true };
+
 /**
  * A change of a task, pushed to every host that watches it (on PostgreSQL through LISTEN/NOTIFY, in
  * process otherwise). Signals carry no payload data: a watcher reads what changed from the store.
@@ -155,9 +162,12 @@ export interface HostBeat {
 export interface AcmpTaskStore {
   /**
    * Inserts a running task unless the task_id exists, atomically; returns the existing record otherwise.
-   * Its scope and params hash never change, so the caller can decide what the request is from it.
+   * Its scope and params hash never change, so the caller can decide what the request is from it. With
+   * `maxRunning`, a new task is inserted only while its caller has fewer running tasks than that, counted
+   * over every tenant and every host sharing the store (exactly, also for concurrent claims); an existing
+   * task id is returned whatever the count.
    */
-  claim(task: NewAcmpTask): Promise<{ claimed: true } | { claimed: false; existing: AcmpTaskRecord }>;
+  claim(task: NewAcmpTask, maxRunning?: number): Promise<ClaimOutcome>;
   get(taskId: string): Promise<AcmpTaskRecord | undefined>;
   /** The stored chunks of a task from index `from`, in order. */
   chunks(taskId: string, from: number): Promise<Payload[]>;

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createJsonLogger } from '../shared/logger.js';
+import { LIMIT_ENV } from '../server/caller-limits.js';
 import { ENV, resolveHostConfig } from '../server/config.js';
 import { startHost } from '../server/host.js';
 import { UsageError, type CliIo } from './io.js';
@@ -30,6 +31,11 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
   --identity-key <file>  Layer 7 identity keys (${ENV.identityKey}, default <data dir>/identity/keys.json);
                          with a key the host has a did:web (a2a-commerce keys new; docs/acmp-identity.md)
   --body-limit <size>    request body limit, e.g. 1m (${ENV.bodyLimit}, default 1m)
+  --max-open-sessions <n>  open ACMP negotiation sessions per caller, all tenants (${LIMIT_ENV.maxOpenSessions}, default 8)
+  --max-running-tasks <n>  running ACMP tasks per caller, all tenants; 0 = no cap (${LIMIT_ENV.maxRunningTasks}, default 32)
+  --rate-limit <n>       requests per caller (anonymous: per address) per window, every binding; 0 = off
+                         (${LIMIT_ENV.rateLimit}, default 600)
+  --rate-window <s>      the rate's window in seconds (${LIMIT_ENV.rateWindow}, default 60)
   --log-level <level>    debug|info|warn|error|silent (${ENV.logLevel}, default info)
   --migrate              apply PostgreSQL migrations on start (SQLite always migrates itself)
 ${SERVE_CONNECTION_USAGE}
@@ -53,6 +59,10 @@ const SERVE_OPTIONS = {
   'push-allow': { type: 'string', multiple: true },
   'identity-key': { type: 'string' },
   'body-limit': { type: 'string' },
+  'max-open-sessions': { type: 'string' },
+  'max-running-tasks': { type: 'string' },
+  'rate-limit': { type: 'string' },
+  'rate-window': { type: 'string' },
   'log-level': { type: 'string' },
   migrate: { type: 'boolean' },
   ...SERVE_CONNECTION_OPTIONS,

@@ -9,6 +9,7 @@ import {
   type ConnectionFlags,
   type ConnectionLimits,
 } from './connection-config.js';
+import { resolveCallerLimits, type CallerLimitFlags, type CallerLimits } from './caller-limits.js';
 
 /** How the host serves TLS. */
 export type TlsConfig =
@@ -42,10 +43,12 @@ export interface HostConfig {
   connections: ConnectionLimits;
   /** Accept callers identified by a DID-signed token next to the static tokens (docs/host.md). */
   acceptDidCallers: boolean;
+  /** Limits per caller identity over every tenant and binding (src/server/caller-limits.ts). */
+  limits: CallerLimits;
 }
 
 /** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
-export interface HostFlags extends ConnectionFlags {
+export interface HostFlags extends ConnectionFlags, CallerLimitFlags {
   host?: string;
   port?: string;
   'grpc-port'?: string;
@@ -168,6 +171,7 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
     connections: resolveConnectionLimits(flags, env),
     acceptDidCallers:
       flags['accept-did-callers'] ?? bool(ENV.acceptDidCallers, env[ENV.acceptDidCallers]) ?? false,
+    limits: resolveCallerLimits(flags, env),
   };
 }
 

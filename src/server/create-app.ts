@@ -1,7 +1,7 @@
 import express from 'express';
 import type { AgentCard, AgentExecutor } from '../a2a/binding.js';
 
-import { buildAgentCard } from '../a2a/agent-card.js';
+import { A2A_PATHS, buildAgentCard } from '../a2a/agent-card.js';
 import type { A2ABinding } from '../a2a/binding.js';
 import type { DidCallerPolicy } from '../a2a/caller-auth.js';
 import { signAgentCard } from '../a2a/card-signature.js';
@@ -9,6 +9,10 @@ import { EchoExecutor } from '../a2a/echo-executor.js';
 import { bearerAuth, callerOf } from '../a2a/http-front.js';
 import { mountA2A } from '../a2a/mount.js';
 import type { CommerceRequestHandler } from '../a2a/request-handler.js';
+import { requestRateGuard } from '../a2a/request-rate-guard.js';
+import type { WireShape } from '../a2a/wire-errors.js';
+import { MCP_PATH } from '../mcp/acmp-extension.js';
+import type { RequestLimiter } from '../shared/request-rate.js';
 import { routeSdkConsole } from '../a2a/sdk-scope.js';
 import type { SdkStores } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
@@ -65,6 +69,8 @@ export interface AppDeps {
   clock?: Clock;
   /** Host names and origins requests may use (src/server/allowed-hosts.ts); default: localhost only. */
   access?: HostAccess;
+  /** The request rate per caller on every HTTP route (absent: none); the gRPC front shares it. */
+  rate?: RequestLimiter | undefined;
 }
 
 export interface App {
@@ -90,6 +96,10 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(hostGuard(deps.access ?? LOCALHOST_ACCESS, logger));
+  // After the Host check, before every route, authentication and body: the request rate per caller
+  // (docs/host.md "Limits per caller").
+  if (deps.rate)
+    app.use(requestRateGuard({ limiter: deps.rate, tokens: deps.tokens, logger, routeOf: routeOfRequest }));
   const guards = {
     auth: bearerAuth(deps.tokens, 'rest', deps.didCallers),
     callerOf,
@@ -127,6 +137,14 @@ function serveDidDocument(app: express.Express, document: () => DidDocument): vo
     res.set('cache-control', `public, max-age=${DID_DOCUMENT_MAX_AGE_S}`);
     res.type('application/did+json').send(JSON.stringify(document()));
   });
+}
+
+/** Which binding an HTTP request is for, and the error shape it answers in. */
+function routeOfRequest(req: express.Request): { binding: string; shape: WireShape } {
+  const path = req.path;
+  if (path.startsWith(A2A_PATHS.jsonRpc)) return { binding: 'jsonrpc', shape: 'jsonrpc' };
+  if (path.startsWith(MCP_PATH)) return { binding: 'mcp', shape: 'jsonrpc' };
+  return { binding: path.startsWith(A2A_PATHS.rest) ? 'rest' : 'http', shape: 'rest' };
 }
 
 /**

@@ -15,6 +15,7 @@ import {
 import { systemClock, type Clock } from '../shared/clock.js';
 import { LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
+import { createRequestLimiter, type RequestLimiter } from '../shared/request-rate.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { KyselyReplayCache } from '../storage/replay-cache-kysely.js';
@@ -106,6 +107,8 @@ class Host implements RunningHost {
   private identity: WebIdentity | undefined;
   /** One policy (and so one replay cache) for HTTP, gRPC and `/mcp`; set once the database is open. */
   private didCallers: DidCallerPolicy | undefined;
+  /** The request rate per caller, shared by HTTP and gRPC (docs/host.md "Limits per caller"). */
+  private readonly rate: RequestLimiter | undefined;
 
   constructor(
     private readonly config: HostConfig,
@@ -116,6 +119,7 @@ class Host implements RunningHost {
     this.logger = setup.logger ?? silentLogger;
     this.clock = setup.clock ?? systemClock;
     this.modules = setup.modules ?? [];
+    this.rate = config.limits.rate && createRequestLimiter(config.limits.rate);
   }
 
   /** Callers identified by DID, when accepted: spent tokens in the database (shared by hosts on it). */
@@ -221,6 +225,7 @@ class Host implements RunningHost {
       logger: this.logger,
       clock: this.clock,
       access: hostAccessOf(this.config),
+      rate: this.rate,
     });
   }
 
@@ -256,6 +261,7 @@ class Host implements RunningHost {
         limits: this.config.connections,
         tls: this.tls,
         logger: this.logger,
+        rate: this.rate,
       },
     );
     this.grpc = front;

@@ -49,11 +49,13 @@ export function selectModules(config: HostConfig, selection: ModuleSelection): H
       }),
     );
   if (wanted.has('acmp')) {
-    const negotiation = { sessions: true };
+    // The caller limits of the host's configuration (docs/host.md "Limits per caller").
+    const negotiation = { sessions: { maxOpenSessions: config.limits.maxOpenSessions } };
     modules.push(
       acmpModule({
         capabilities: demoCapabilities(),
         providerId: 'agent:a2a-commerce-demo:local',
+        maxRunningTasks: config.limits.maxRunningTasks,
         negotiation,
         ...(selection.escrowAgent ? { escrowAgent: selection.escrowAgent } : {}),
       }),

@@ -157,6 +157,25 @@ async function hasTable(db: Kysely<any>, name: string): Promise<boolean> {
   const tables = await db.introspection.getTables();
   return tables.some((t) => t.name === name);
 }
+/**
+ * Indexes for the caps per caller identity (docs/acmp-core.md "Limits per caller"): every capped claim
+ * counts the caller's running tasks, and every session opening its open sessions, over every tenant, so
+ * both counts are looked up by `agent` first (the scope indexes begin with `tenant`).
+ */
+const callerLimitIndexes: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createIndex('acmp_tasks_agent_state')
+      .on('acmp_tasks')
+      .columns(['agent', 'state'])
+      .execute();
+    await db.schema
+      .createIndex('acmp_sessions_agent_due')
+      .on('acmp_sessions')
+      .columns(['agent', 'due_at'])
+      .execute();
+  },
+};
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** The `acmp` migration set (SQLite and PostgreSQL). */
@@ -172,5 +191,6 @@ export const acmpMigrations: MigrationSet = {
     ),
     '0004_agreements': agreementsMigration,
     '0005_sessions': sessionsMigration,
+    '0006_caller_limit_indexes': callerLimitIndexes,
   },
 };

@@ -70,7 +70,7 @@ const COLUMNS =
 
 /**
  * {@link SessionStore} on SQLite or PostgreSQL. Create is one conditional `INSERT … SELECT … WHERE <open
- * sessions of the caller> < cap ON CONFLICT DO NOTHING` (on PostgreSQL under a lock on the caller); every
+ * sessions of the caller, in every tenant> < cap ON CONFLICT DO NOTHING` (on PostgreSQL under a lock on the caller); every
  * change one `UPDATE … WHERE version = $v` (compare-and-set), which on PostgreSQL also issues the NOTIFY
  * that tells every host's watchers.
  */
@@ -125,8 +125,8 @@ export class KyselySessionStore implements SessionStore {
     const inserted = await this.callerSerial(session.scope, (db) =>
       this.run(
         `INSERT INTO acmp_sessions (${COLUMNS}) SELECT ${select}
-       WHERE (SELECT COUNT(*) FROM acmp_sessions WHERE tenant = $12 AND agent = $13 AND due_at >= $14) < $15 ON CONFLICT DO NOTHING`,
-        [...values, session.scope.tenant, session.scope.agent, now, cap],
+       WHERE (SELECT COUNT(*) FROM acmp_sessions WHERE agent = $12 AND due_at >= $13) < $14 ON CONFLICT DO NOTHING`,
+        [...values, session.scope.agent, now, cap],
         db,
       ),
     );
@@ -273,7 +273,10 @@ function decode(row: unknown): NegotiationSession {
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
-/** The advisory-lock key text of a caller's session openings (the namespace keeps it apart from others). */
+/**
+ * The advisory-lock key text of a caller's session openings (the namespace keeps it apart from others):
+ * the caller's identity alone, as the cap counts its sessions in every tenant (docs/acmp-negotiation.md).
+ */
 function callerKey(scope: TaskScope): string {
-  return JSON.stringify(['acmp_sessions.open', scope.tenant, scope.agent]);
+  return JSON.stringify(['acmp_sessions.open', scope.agent]);
 }

@@ -85,6 +85,19 @@ storeContract('SessionStore contract', backends, (t) => {
     }
   });
 
+  it('caps a caller across tenants: another tenant is no way around the cap (also when racing)', async () => {
+    const agent = `agent:cap-${++counter}`;
+    const tenants = Array.from({ length: 24 }, (_, i) => `t${i}`);
+    const opens = tenants.map((tenant) =>
+      t.store.create(session({ scope: { tenant, agent } }, 9_000), 8, 2_000),
+    );
+    const kinds = (await Promise.all(opens)).map((outcome) => outcome.kind);
+    expect(kinds.filter((kind) => kind === 'created')).toHaveLength(8);
+    expect(kinds.filter((kind) => kind === 'cap_reached')).toHaveLength(16);
+    const other = { tenant: 't0', agent: `agent:cap-other-${counter}` };
+    expect((await t.store.create(session({ scope: other }, 9_000), 8, 2_000)).kind).toBe('created');
+  });
+
   it('writes a change only over the version it was made from: of racing changes exactly one wins', async () => {
     const s = session();
     await t.store.create(s, 8, 2_000);

@@ -5,6 +5,7 @@ import type {
   AcmpTaskRecord,
   AcmpTaskStore,
   AppendChunks,
+  ClaimOutcome,
   FinishTask,
   HostBeat,
   NewAcmpTask,
@@ -20,20 +21,25 @@ import { compileSql } from './sql-text.js';
 
 export { ACMP_OWNER_COLUMNS, acmpMigrations } from './acmp-migrations.js';
 
+/* eslint-disable @typescript-eslint/no-explicit-any -- the shared Database instance is untyped */
+type UntypedDb = Kysely<any>;
+type Rows = { rows: any[]; numAffectedRows?: bigint };
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
 /** The PostgreSQL channel task signals travel on. */
 const ACMP_SIGNAL_CHANNEL = 'acmp_task_signals';
 
 /**
  * {@link AcmpTaskStore} on SQLite or PostgreSQL. Each statement is written once, with `$n` placeholders
- * in order (rewritten to `?` for SQLite). Claim is one `INSERT … ON CONFLICT DO NOTHING`; every change
+ * in order (rewritten to `?` for SQLite). Claim is one `INSERT … ON CONFLICT DO NOTHING` (with a cap, `INSERT … SELECT … WHERE <the caller's
+ * running tasks> < cap`, on PostgreSQL under an advisory lock on the caller); every change
  * of state is one conditional UPDATE (compare-and-set on `state = 'running'`), so any number of hosts can
  * share the tables. On PostgreSQL the signal of a change is a NOTIFY issued by the very statement that
  * makes the change (it is delivered on commit, after the data is visible), received through a LISTEN
  * connection; on SQLite signals stay in the process and other processes rely on fallback reads.
  */
 export class KyselyAcmpTaskStore implements AcmpTaskStore {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shared Database instance is untyped
-  private readonly db: Kysely<any>;
+  private readonly db: UntypedDb;
   private readonly dialect: SqlDialect;
   private readonly hub = new SignalHub();
   private readonly listener: PgListener | undefined;
@@ -66,28 +72,59 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     await this.listener?.close();
   }
 
-  async claim(task: NewAcmpTask): Promise<{ claimed: true } | { claimed: false; existing: AcmpTaskRecord }> {
-    const inserted = await this.run(
-      `INSERT INTO acmp_tasks (task_id, tenant, agent, params_hash, context_id, request, host_id, state, created_at, deadline_at, updated_at, chunk_count)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'running', $8, $9, $10, 0) ON CONFLICT (task_id) DO NOTHING`,
-      [
-        task.taskId,
-        task.scope.tenant,
-        task.scope.agent,
-        task.paramsHash,
-        task.contextId,
-        task.request,
-        task.hostId,
-        task.createdAt,
-        task.deadlineAt,
-        task.createdAt,
-      ],
-    );
+  async claim(task: NewAcmpTask, maxRunning?: number): Promise<ClaimOutcome> {
+    const values = [
+      task.taskId,
+      task.scope.tenant,
+      task.scope.agent,
+      task.paramsHash,
+      task.contextId,
+      task.request,
+      task.hostId,
+      task.createdAt,
+      task.deadlineAt,
+      task.createdAt,
+    ];
+    const columns =
+      'task_id, tenant, agent, params_hash, context_id, request, host_id, state, created_at, deadline_at, updated_at, chunk_count';
+    const inserted =
+      maxRunning === undefined
+        ? await this.run(
+            `INSERT INTO acmp_tasks (${columns})
+             VALUES ($1, $2, $3, $4, $5, $6, $7, 'running', $8, $9, $10, 0) ON CONFLICT (task_id) DO NOTHING`,
+            values,
+          )
+        : await this.callerSerial(task.scope.agent, (db) =>
+            this.run(
+              `INSERT INTO acmp_tasks (${columns})
+               SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, 'running', $8::bigint, $9::bigint, $10::bigint, 0
+               WHERE (SELECT COUNT(*) FROM acmp_tasks WHERE agent = $11 AND state = 'running') < $12
+               ON CONFLICT (task_id) DO NOTHING`,
+              [...values, task.scope.agent, maxRunning],
+              db,
+            ),
+          );
     if (Number(inserted.numAffectedRows ?? 0n) === 1) return { claimed: true };
     // Scope and params hash never change once inserted, so this read decides as the insert would have.
     const existing = await this.get(task.taskId);
-    if (!existing) throw new Error('claimed task row vanished');
-    return { claimed: false, existing };
+    if (existing) return { claimed: false, existing };
+    if (maxRunning === undefined) throw new Error('claimed task row vanished');
+    return { claimed: false, capReached: true };
+  }
+
+  /**
+   * Runs `work` serialised with every other capped claim of the caller, on every host. A statement that
+   * counts and inserts does not hold a cap under PostgreSQL's READ COMMITTED (two claims both count before
+   * either commits); a transaction-scoped advisory lock on the caller's identity makes the second wait and
+   * count again. SQLite serialises writes already.
+   */
+  private callerSerial<T>(agent: string, work: (db: UntypedDb) => Promise<T>): Promise<T> {
+    if (this.dialect !== 'postgres') return work(this.db);
+    return this.db.transaction().execute(async (trx) => {
+      const key = JSON.stringify(['acmp_tasks.running', agent]);
+      await this.run(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [key], trx);
+      return work(trx);
+    });
   }
 
   async get(taskId: string): Promise<AcmpTaskRecord | undefined> {
@@ -243,8 +280,7 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     return taskIds.filter((id) => !running.has(id));
   }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private run(text: string, params: readonly unknown[]): Promise<{ rows: any[]; numAffectedRows?: bigint }> {
-    return this.db.executeQuery(compileSql(this.dialect, text, params));
+  private run(text: string, params: readonly unknown[], db: UntypedDb = this.db): Promise<Rows> {
+    return db.executeQuery(compileSql(this.dialect, text, params));
   }
 }

@@ -84,6 +84,42 @@ storeContract('AcmpTaskStore contract', backends, (t) => {
     expect(claims.filter((c) => c.claimed)).toHaveLength(1);
   });
 
+  it('caps the running tasks of a caller in every tenant; finished ones, retries and other callers are not refused', async () => {
+    const scope = (tenant: string) => ({ tenant, agent: `agent:busy-${++counter}` });
+    const mine = scope('t0');
+    const first = id();
+    expect(await t.store.claim(task(first, { scope: mine }), 2)).toEqual({ claimed: true });
+    expect(await t.store.claim(task(id(), { scope: { ...mine, tenant: 't1' } }), 2)).toEqual({
+      claimed: true,
+    });
+    expect(await t.store.claim(task(id(), { scope: { ...mine, tenant: 't2' } }), 2)).toEqual({
+      claimed: false,
+      capReached: true,
+    });
+    // A retry of a stored task id is judged by its record, never by the cap.
+    expect(await t.store.claim(task(first, { scope: mine }), 2)).toMatchObject({
+      claimed: false,
+      existing: { taskId: first },
+    });
+    expect(await t.store.claim(task(id(), { scope: scope('t2') }), 2)).toEqual({ claimed: true });
+    await t.store.finish(first, { outcome: result, end: 'completed', at: 2000 });
+    expect(await t.store.claim(task(id(), { scope: { ...mine, tenant: 't3' } }), 2)).toEqual({
+      claimed: true,
+    });
+  });
+
+  it('holds the running cap exactly when one caller claims many tasks at once in many tenants', async () => {
+    for (let round = 0; round < 3; round++) {
+      const agent = `agent:burst-${++counter}`;
+      const claims = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          t.store.claim(task(id(), { scope: { tenant: `t${i}`, agent } }), 3),
+        ),
+      );
+      expect(claims.filter((c) => c.claimed)).toHaveLength(3);
+    }
+  });
+
   it('finishes with a compare-and-set: the first outcome stands, the end state is stored', async () => {
     const taskId = id();
     await t.store.claim(task(taskId));

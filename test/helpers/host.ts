@@ -30,7 +30,14 @@ export interface TestHostOptions {
 export async function startTestHost(
   options: TestHostOptions = {},
 ): Promise<RunningHost & { config: HostConfig }> {
-  const flags: HostFlags = { host: '127.0.0.1', port: '0', 'no-tls': true, ...options.flags };
+  // The request rate is off unless a test sets it: suites send bursts from one address.
+  const flags: HostFlags = {
+    host: '127.0.0.1',
+    port: '0',
+    'no-tls': true,
+    'rate-limit': '0',
+    ...options.flags,
+  };
   if (flags['tls-self-signed'] || flags['tls-cert'] || flags['no-tls'] === false) delete flags['no-tls'];
   const config = resolveHostConfig({ 'data-dir': options.dataDir ?? tempDir(), ...flags }, {});
   const host = await startHost(config, {

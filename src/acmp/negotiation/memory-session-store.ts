@@ -10,10 +10,13 @@ export class MemorySessionStore implements SessionStore {
   private readonly watchers = new KeyedWatchers();
 
   create(session: NegotiationSession, cap: number, now: number): Promise<CreateOutcome> {
-    const mine = [...this.sessions.values()].filter((s) => sameScope(s.scope, session.scope));
-    const existing = mine.find((s) => s.openMessageId === session.openMessageId);
+    // The cap counts the caller's sessions in every tenant; a retry is found within its own scope.
+    const callers = [...this.sessions.values()].filter((s) => s.scope.agent === session.scope.agent);
+    const existing = callers.find(
+      (s) => sameScope(s.scope, session.scope) && s.openMessageId === session.openMessageId,
+    );
     if (existing) return Promise.resolve({ kind: 'exists', existing });
-    if (mine.filter((s) => (dueAt(s) ?? -Infinity) >= now).length >= cap)
+    if (callers.filter((s) => (dueAt(s) ?? -Infinity) >= now).length >= cap)
       return Promise.resolve({ kind: 'cap_reached' });
     this.sessions.set(session.id, session);
     return Promise.resolve({ kind: 'created' });

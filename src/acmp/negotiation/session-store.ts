@@ -16,7 +16,7 @@ export type CreateOutcome =
   | { readonly kind: 'created' }
   /** The caller already opened a session with this message id (a retry of the opening request). */
   | { readonly kind: 'exists'; readonly existing: NegotiationSession }
-  /** The caller has `max_open_sessions` open sessions. */
+  /** The caller has `max_open_sessions` open sessions (in all tenants together). */
   | { readonly kind: 'cap_reached' };
 
 /**
@@ -27,8 +27,9 @@ export type CreateOutcome =
  */
 export interface SessionStore {
   /**
-   * Inserts a new session unless its caller already opened one with the same message id, or has `cap`
-   * sessions open at `now` (open phase and not yet due).
+   * Inserts a new session unless its caller already opened one with the same message id (in the same
+   * scope), or has `cap` sessions open at `now` (open phase and not yet due) counted over every tenant:
+   * the cap is per caller identity (`scope.agent`), so a tenant is no way around it.
    */
   create(session: NegotiationSession, cap: number, now: number): Promise<CreateOutcome>;
   get(id: string): Promise<NegotiationSession | undefined>;

@@ -152,6 +152,11 @@ export class NegotiationSessions {
       case 'exists':
         return this.replayOpen(created.existing, request);
       case 'cap_reached':
+        this.logger.warn('acmp.limit_refused', {
+          limit: 'max_open_sessions',
+          caller: request.scope.agent,
+          max: this.maxOpenSessions,
+        });
         return sessionRefusal('max_open_sessions', { max_open_sessions: this.maxOpenSessions });
     }
   }
