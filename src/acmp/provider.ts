@@ -8,6 +8,7 @@ import { Negotiator } from './negotiation/negotiator.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from './errors.js';
 import { parseCancelParams, type AcmpErrorObject, type CapabilityObject } from './messages.js';
 import { HostLiveness } from './host-liveness.js';
+import { signedAdmission, type ResultSigning } from './result-signing.js';
 import { encodeInvokeRequest } from './stored-request.js';
 import {
   checkFeatures,
@@ -75,6 +76,7 @@ class StoreBackedProvider implements AcmpProvider {
   private readonly closing = new AbortController();
   private readonly liveness: HostLiveness;
   private readonly negotiator: Negotiator | undefined;
+  private readonly signing: ResultSigning | undefined;
 
   constructor(options: AcmpProviderOptions) {
     this.clock = options.clock ?? systemClock;
@@ -88,11 +90,17 @@ class StoreBackedProvider implements AcmpProvider {
     this.hostId = (options.ids ?? systemIds).newId('acmphost');
     this.capabilities = options.capabilities;
     this.byId = new Map(options.capabilities.map((c) => [c.id, c]));
-    this.capabilityObject = buildCapabilityObject(
-      this.outputStreaming,
-      this.heartbeatIntervalMs,
-      options.negotiation !== undefined,
-    );
+    const { signer } = options;
+    this.signing = signer && { signer, clock: this.clock, logger: this.logger };
+    this.capabilityObject = {
+      ...buildCapabilityObject(
+        this.outputStreaming,
+        this.heartbeatIntervalMs,
+        options.negotiation !== undefined,
+      ),
+      // Layer 7 §2.2: the DID buyers check offers and results against.
+      ...(signer ? { did: signer.did } : {}),
+    };
     this.slots = new TaskSlots({
       store: this.store,
       clock: this.clock,
@@ -101,7 +109,10 @@ class StoreBackedProvider implements AcmpProvider {
       heartbeats: this.heartbeatIntervalMs !== null,
     });
     this.negotiator = options.negotiation
-      ? new Negotiator({ clock: this.clock, ...options.negotiation }, this.byId)
+      ? new Negotiator(
+          { clock: this.clock, ...(signer ? { signer } : {}), ...options.negotiation },
+          this.byId,
+        )
       : undefined;
     this.admission = new TaskAdmission({
       store: this.store,
@@ -115,6 +126,7 @@ class StoreBackedProvider implements AcmpProvider {
       escrow: options.escrow,
       closing: this.closing.signal,
       slots: this.slots,
+      signing: this.signing,
     });
     // Silent for two intervals (at least MIN_HOST_WINDOW_MS, so a busy event loop is not taken for a
     // dead host) = gone; beat at least four times per window. At the default 5 s heartbeat a dead owner's
@@ -154,7 +166,7 @@ class StoreBackedProvider implements AcmpProvider {
     // Layer 1 §3.1.1 and docs/acmp-core.md "Claim rules": only the same agent with the same params joins.
     if (!sameScope(slot.record.scope, request.scope)) return this.refused(taskIdInUseError(params.task_id));
     if (slot.record.paramsHash !== hash) return this.refused(reusedTaskIdError(params.task_id));
-    return attachToSlot(slot, { ...options, stream: params.stream === true });
+    return signedAdmission(attachToSlot(slot, { ...options, stream: params.stream === true }), this.signing);
   }
 
   async join(
@@ -169,7 +181,7 @@ class StoreBackedProvider implements AcmpProvider {
       slot = await this.slots.enter(taskId, () => this.slots.slotFor(record, scope, record.paramsHash));
     }
     if (slot.kind !== 'task' || !sameScope(slot.record.scope, scope)) return undefined;
-    return attachToSlot(slot, { ...options, stream: options.stream === true });
+    return signedAdmission(attachToSlot(slot, { ...options, stream: options.stream === true }), this.signing);
   }
 
   async cancelTask(taskId: string, scope: TaskScope, end: TaskEnd): Promise<CancelOutcome> {

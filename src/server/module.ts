@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type express from 'express';
 import type { Request, RequestHandler } from 'express';
 import type { A2ABinding } from '../a2a/binding.js';
+import type { Signer } from '../acmp/identity/signer.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
@@ -25,6 +26,11 @@ export interface ModuleContext {
    * the host going away, not the client (MCP treats a client's closed stream as a cancel).
    */
   readonly stopping: AbortSignal;
+  /**
+   * The host's Layer 7 signer (docs/acmp-identity.md), when it has an identity key: modules sign what
+   * Layer 7 §4.1 says with it (offers, results, escrow claims). A module's own `signer` option wins.
+   */
+  readonly signer?: Signer;
 }
 
 /** What the host gives a module's HTTP routes: its bearer authentication and body limit. */

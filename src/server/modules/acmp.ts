@@ -108,8 +108,13 @@ class AcmpModule implements HostModule {
     if (store instanceof KyselyAcmpTaskStore) await store.open();
     const escrow = this.escrow(context, store);
     const { negotiation } = this.options;
+    // Layer 7 §4.1: offers of both modes are signed with the provider's key (the module's own, or the host's).
+    const signer = this.options.signer ?? context.signer;
     const negotiating = negotiation
-      ? new AcmpNegotiation(context, negotiation === true ? {} : negotiation)
+      ? new AcmpNegotiation(context, {
+          ...(negotiation === true ? {} : negotiation),
+          ...(signer ? { signer } : {}),
+        })
       : undefined;
     const provider = this.provider(context, { store, escrow, negotiating });
     const sessions = await negotiating?.startSessions(this.options.capabilities);
@@ -125,6 +130,7 @@ class AcmpModule implements HostModule {
       reservations: reservationStoreOf(context),
       capabilities: this.options.capabilities,
       task: (id) => store.get(id),
+      signer: this.options.signer ?? context.signer,
       clock: context.clock,
       logger: context.logger,
     });
@@ -142,8 +148,10 @@ class AcmpModule implements HostModule {
     // The module's own options are not the provider's.
     const { required, negotiation, escrowAgent, ...providerOptions } = this.options;
     const { store, escrow, negotiating } = parts;
+    const signer = providerOptions.signer ?? context.signer;
     return createAcmpProvider({
       ...providerOptions,
+      ...(signer ? { signer } : {}),
       ...(escrow ? { escrow: escrow.verifier } : {}),
       store,
       ...(negotiating ? { negotiation: negotiating.options } : {}),
