@@ -86,6 +86,7 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
       retries: options.retries,
       retryDelayMs: options.retryDelayMs,
       livenessWindowMs: options.livenessWindowMs,
+      ...(options.signatures ? { signatures: options.signatures } : {}),
     });
   } catch (error) {
     // Nothing stays open when the server offers no ACMP or the buyer's options are refused.

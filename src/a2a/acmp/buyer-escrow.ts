@@ -1,6 +1,7 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
 import { ESCROW_METHOD, ESCROW_PROFILE_URI } from '../../acmp/escrow/constants.js';
+import type { Signer } from '../../acmp/identity/signer.js';
 import type { AcmpResult, Payload } from '../../acmp/messages.js';
 import { verifyProof } from '../../acmp/proof.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
@@ -11,6 +12,7 @@ import {
   type EscrowClientOptions,
   type EscrowStatus,
 } from '../escrow/client.js';
+import { signingEscrowClient } from '../escrow/signing-client.js';
 
 /** An escrow agent a provider accepts, and the provider's payee id there (its card's escrow profile). */
 export interface AcceptedEscrowAgent {
@@ -35,10 +37,19 @@ export function acceptedEscrowAgents(card: AgentCard): AcceptedEscrowAgent[] {
  * a lost answer replays instead of paying twice (L4 §3).
  */
 export class BuyerEscrow {
+  readonly client: EscrowClient;
+
+  /**
+   * With a `signer` (Layer 7), every request carries the buyer's envelope and each lock names its DID
+   * (`buyer_did`, ours): its disputes are then signed evidence the agent checks (L7 §4.1).
+   */
   constructor(
-    readonly client: EscrowClient,
+    client: EscrowClient,
     private readonly ids: IdSource = systemIds,
-  ) {}
+    private readonly signer?: Signer,
+  ) {
+    this.client = signer ? signingEscrowClient(client, signer) : client;
+  }
 
   /** Locks `amountCu` until `validUntilMs` [L4 §4.1]; pass `opRef` to make a retry of this lock safe. */
   async lock(
@@ -51,6 +62,7 @@ export class BuyerEscrow {
       amount_cu: amountCu,
       valid_until_ms: validUntilMs,
       ...(options.challengeWindowMs === undefined ? {} : { challenge_window_ms: options.challengeWindowMs }),
+      ...(this.signer ? { buyer_did: this.signer.did } : {}),
     });
     return result.escrow_id as string;
   }
@@ -135,7 +147,13 @@ export class BuyerEscrow {
   }
 }
 
+/** How a buyer reaches its escrow agent, and the Layer 7 signer it signs its requests with. */
+export interface BuyerEscrowOptions extends EscrowClientOptions {
+  /** The buyer's signer: locks name its DID, requests (disputes above all, L7 §4.1) are signed. */
+  signer?: Signer;
+}
+
 /** Connects a buyer to an escrow agent. */
-export async function connectBuyerEscrow(options: EscrowClientOptions): Promise<BuyerEscrow> {
-  return new BuyerEscrow(await createEscrowClient(options), options.ids);
+export async function connectBuyerEscrow(options: BuyerEscrowOptions): Promise<BuyerEscrow> {
+  return new BuyerEscrow(await createEscrowClient(options), options.ids, options.signer);
 }

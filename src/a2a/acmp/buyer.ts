@@ -23,6 +23,7 @@ import {
   type InvokeInput,
 } from '../../acmp/buyer.js';
 import type { AcmpResult } from '../../acmp/messages.js';
+import { SignatureCheck } from '../../acmp/signature-policy.js';
 import {
   createAcmpNegotiationClient,
   type AcmpNegotiationClient,
@@ -37,12 +38,12 @@ import {
 } from './buyer-negotiation.js';
 import { boundedTaskIds, systemIds, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
-import type { EscrowClientOptions } from '../escrow/client.js';
 import {
   acceptedEscrowAgents,
   connectBuyerEscrow,
   type AcceptedEscrowAgent,
   type BuyerEscrow,
+  type BuyerEscrowOptions,
 } from './buyer-escrow.js';
 import { encodeUserMessage } from '../part-codec.js';
 import { acmpPart, acmpRootOf } from './codec.js';
@@ -55,7 +56,7 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions, BuyerCallPol
   /** The URI of the negotiation-session extension to look for on the card (default our URN). */
   sessionUri?: string;
   /** The escrow agent to pay through (Layer 4): the buyer then has {@link AcmpBuyer.escrow}. */
-  escrow?: EscrowClientOptions;
+  escrow?: BuyerEscrowOptions;
 }
 
 export type { AgreementInvoke, BuyerNegotiation } from './buyer-negotiation.js';
@@ -145,14 +146,18 @@ class A2AAcmpBuyer implements AcmpBuyer {
       retries: options.retries,
       retryDelayMs: options.retryDelayMs,
       livenessWindowMs: options.livenessWindowMs,
+      ...(options.signatures ? { signatures: options.signatures } : {}),
     });
-    this.negotiation = createAcmpNegotiationClient(client, { ids });
+    // Layer 7 §4.1: offers and results are checked against the DID of this card (or `expectedDid`).
+    const signatures = new SignatureCheck(options.signatures ?? {}, capabilityObject);
+    this.negotiation = createAcmpNegotiationClient(client, { ids, signatures });
     this.negotiator = createBuyerNegotiator({
       client,
       card,
       capabilityObject,
       flat: this.negotiation,
       ids,
+      signatures,
       ...(options.sessionUri ? { sessionUri: options.sessionUri } : {}),
     });
   }
