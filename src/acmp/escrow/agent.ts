@@ -295,7 +295,7 @@ export class EscrowAgent {
     return this.store.transaction(async (tx) => {
       const record = await tx.escrow(command.escrowId);
       if (!record || record.tenant !== caller.tenant) throw escrowError('notFound');
-      checkVerified(record, { method: command.method, params }, verified);
+      checkVerified(record, { method: command.method, params, party: caller.party }, verified);
       authorize(record, command, { party: caller.party, verified });
       const log = new TransitionLog(record);
       advance(log, now);

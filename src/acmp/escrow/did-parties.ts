@@ -27,22 +27,29 @@ export function isDid(value: string | null | undefined): value is string {
   return typeof value === 'string' && value.length <= MAX_DID_LENGTH && DID_PATTERN.test(value);
 }
 
-/** The DID a request to this escrow must be signed by, if any (the DID-bound side of the method). */
-function requiredSigner(record: EscrowRecord, method: EscrowMethod, params: object): string | undefined {
+/** The DID a request of `party` to this escrow must be signed by, if any (the method's DID-bound side). */
+function requiredSigner(record: EscrowRecord, { method, params, party }: SignedRequest): string | undefined {
   switch (method) {
     case ESCROW_METHOD.claim:
       return isDid(record.payee) ? record.payee : undefined;
     case ESCROW_METHOD.dispute:
       return record.buyerDid ?? undefined;
     case ESCROW_METHOD.status:
-      // Optional: only a signed read is checked, and only against a DID payee.
-      return 'sig' in params && isDid(record.payee) ? record.payee : undefined;
+      // Optional: a signed read by anyone but the buyer is checked against a DID payee.
+      return party !== record.buyer && 'sig' in params && isDid(record.payee) ? record.payee : undefined;
     case ESCROW_METHOD.lock:
     case ESCROW_METHOD.bind:
     case ESCROW_METHOD.release:
     case ESCROW_METHOD.reclaim:
       return undefined;
   }
+}
+
+/** One request as the agent checks it: its method, its params as received, its authenticated caller. */
+export interface SignedRequest {
+  readonly method: EscrowMethod;
+  readonly params: object;
+  readonly party: string;
 }
 
 /** What the agent verified of one request: the DID that signed it and its envelope (kept as evidence). */
@@ -62,10 +69,10 @@ export interface VerifiedRequest {
  */
 export async function verifyRequest(
   record: EscrowRecord | undefined,
-  request: { method: EscrowMethod; params: object },
+  request: SignedRequest,
   context: { resolver: DidResolver; now: number; signal?: AbortSignal },
 ): Promise<VerifiedRequest | undefined> {
-  const expectedDid = record && requiredSigner(record, request.method, request.params);
+  const expectedDid = record && requiredSigner(record, request);
   if (expectedDid === undefined) return undefined;
   if (!('sig' in request.params))
     throw new AcmpError(ACMP_CODE.signatureInvalid, { check: 'envelope', reason: 'unsigned' });
@@ -89,10 +96,10 @@ export async function verifyRequest(
  */
 export function checkVerified(
   record: EscrowRecord,
-  request: { method: EscrowMethod; params: object },
+  request: SignedRequest,
   verified: VerifiedRequest | undefined,
 ): void {
-  const expectedDid = requiredSigner(record, request.method, request.params);
+  const expectedDid = requiredSigner(record, request);
   if (expectedDid !== undefined && verified?.did !== expectedDid)
     throw new AcmpError(ACMP_CODE.signatureInvalid, { check: 'did' });
 }

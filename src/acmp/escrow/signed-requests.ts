@@ -26,5 +26,5 @@ export async function verifyBeforeLock(
   const record = await agent.store.get(command.escrowId);
   if (!record || record.tenant !== caller.tenant) throw escrowError('notFound');
   if (command.method === ESCROW_METHOD.dispute) authorize(record, command, { party: caller.party });
-  return verifyRequest(record, { method: command.method, params }, agent);
+  return verifyRequest(record, { method: command.method, params, party: caller.party }, agent);
 }
