@@ -21,7 +21,7 @@ export interface SignaturePolicy {
 }
 
 /** The `did` a capability object advertises (Layer 7 §2.2), if it is a string that looks like one. */
-export function advertisedDid(capability: CapabilityObject): string | undefined {
+function advertisedDid(capability: CapabilityObject): string | undefined {
   const did = (capability as { did?: unknown }).did;
   return typeof did === 'string' && did.startsWith('did:') ? did : undefined;
 }

@@ -20,7 +20,7 @@ const DID_PATTERN = /^did:[a-z0-9]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._-]$/;
 const MAX_DID_LENGTH = 512;
 
 /** How old a signed status read may be (a captured one cannot be replayed later to read the escrow). */
-export const SIGNED_READ_MAX_AGE_MS = 5 * 60_000;
+const SIGNED_READ_MAX_AGE_MS = 5 * 60_000;
 
 /** Whether `value` is a DID. */
 export function isDid(value: string | null | undefined): value is string {
@@ -65,7 +65,7 @@ export interface VerifiedRequest {
  * signer must be the bound party, never just any DID). Requests the escrow binds to no DID are not
  * checked (`undefined`).
  * @throws AcmpError -36003 (missing, bad or another DID's envelope; a signed read older than
- *   {@link SIGNED_READ_MAX_AGE_MS}), -36002 when the DID cannot be resolved.
+ *   5 minutes), -36002 when the DID cannot be resolved.
  */
 export async function verifyRequest(
   record: EscrowRecord | undefined,
