@@ -128,6 +128,26 @@ describe('escrow claims and disputes of DID parties are signed (Layer 7 §4.1, L
     const first = await provider.call('acmp/escrowClaim', claimOf(escrowId, taskId));
     expect(first).toMatchObject({ state: 'claimed' });
     expect(await provider.call('acmp/escrowClaim', claimOf(escrowId, taskId))).toEqual(first);
+    // Only the envelope is left out of the op_ref comparison: other params are still a conflict.
+    expect(
+      await codeOf(provider.call('acmp/escrowClaim', { ...claimOf(escrowId, taskId), amount_cu: 0.002 })),
+    ).toMatchObject({ code: -35003, data: { reason: 'op_ref_conflict' } });
+  });
+
+  it('the DID payee reads its escrow with a signed status; a stale or foreign signed read is -36003', async () => {
+    const { escrow, funded, payee } = await didParties();
+    const { escrowId } = await funded();
+    const fresh = signingEscrowClient(await escrow.client('provider'), payee.signer);
+    expect(await fresh.status(escrowId)).toMatchObject({ escrow_id: escrowId, payee_id: payee.did });
+    const tenMinutesAgo = { now: () => Date.now() - 600_000 };
+    const stale = signingEscrowClient(await escrow.client('provider'), payee.signer, tenMinutesAgo);
+    expect(await codeOf(stale.status(escrowId))).toMatchObject({
+      code: -36003,
+      data: { check: 'created_ms' },
+    });
+    const foreign = signingEscrowClient(await escrow.client('mallory'), didKeyIdentity().signer);
+    expect(await codeOf(foreign.status(escrowId))).toMatchObject({ code: -36003, data: { check: 'did' } });
+    expect(await codeOf((await escrow.client('mallory')).status(escrowId))).toMatchObject({ code: -35005 });
   });
 
   it('a DID buyer: an unsigned dispute is -36003 and the claim stands; a signed one disputes and is kept', async () => {
