@@ -14,6 +14,7 @@ import {
   type CapabilityObject,
   type InvokeParams,
 } from './messages.js';
+import { SignatureCheck, type SignaturePolicy } from './signature-policy.js';
 import { nextOrAbort } from './watchdog.js';
 
 export type { BuyerEvent, InvokeInput } from './buyer-call.js';
@@ -59,10 +60,19 @@ export interface AcmpBuyerOptions {
    * the buyer and recommends 3 × the interval (the default). A longer one suits a jittery network.
    */
   livenessWindowMs?: (heartbeatIntervalMs: number) => number;
+  /**
+   * Layer 7 §4.1: results (proof included) must be signed by the provider's DID (by default the
+   * capability object's `did`, required when there is one). A result that fails is refused with -36003
+   * and never returned, so nothing is paid for it.
+   */
+  signatures?: SignaturePolicy;
 }
 
-/** How a buyer retries and watches its calls, whatever the transport (A2A, MCP). */
-export type BuyerCallPolicy = Pick<AcmpBuyerOptions, 'retries' | 'retryDelayMs' | 'livenessWindowMs'>;
+/** How a buyer retries, watches and checks its calls, whatever the transport (A2A, MCP). */
+export type BuyerCallPolicy = Pick<
+  AcmpBuyerOptions,
+  'retries' | 'retryDelayMs' | 'livenessWindowMs' | 'signatures'
+>;
 
 const CANCEL_WAIT_MS = 2000;
 
@@ -70,7 +80,8 @@ const CANCEL_WAIT_MS = 2000;
  * Creates the buyer core. It never relies on an unadvertised feature (Layer 1 §1): `stream: true`
  * without `output_streaming`, or `input_stream`, fails locally with -33007 before anything is sent, and
  * a liveness window is kept only when `heartbeat_interval_ms` is advertised.
- * @throws LocalError `CONFIG_INVALID` for a malformed capability object.
+ * @throws LocalError `CONFIG_INVALID` for a malformed capability object, or signatures required of a
+ *   provider whose DID is not known.
  */
 export function createAcmpBuyerCore(options: AcmpBuyerOptions): AcmpBuyerCore {
   const parsed = CapabilityObjectSchema.safeParse(options.capabilityObject);
@@ -86,11 +97,13 @@ class TransportBuyerCore implements AcmpBuyerCore {
   private readonly retries: number;
   private readonly retryDelayMs: number;
   private readonly livenessMs: number | undefined;
+  private readonly signatures: SignatureCheck;
 
   constructor(
     private readonly capability: CapabilityObject,
     options: AcmpBuyerOptions,
   ) {
+    this.signatures = new SignatureCheck(options.signatures ?? {}, capability);
     this.transport = options.transport;
     this.ids = options.ids ?? systemIds;
     this.logger = options.logger ?? silentLogger;
@@ -141,6 +154,8 @@ class TransportBuyerCore implements AcmpBuyerCore {
         const next = await nextOrAbort(iterator, call.signal);
         if (next.done) throw new LocalError('STREAM_CLOSED', 'transport ended before a result');
         const event = call.receive(next.value);
+        // Layer 7 §4.1: the result as received, proof included, is the provider DID's (else -36003).
+        if (event?.kind === 'result') await this.signatures.check(event.result, { signal: call.signal });
         yield* call.deliver(event);
         if (event?.kind === 'result') return;
       }

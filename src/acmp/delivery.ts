@@ -1,5 +1,5 @@
 import type { AcmpResult, Payload } from './messages.js';
-import type { TaskEvent } from './provider-types.js';
+import type { ProviderEvent, TaskEvent } from './provider-types.js';
 import type { FinishedTaskRecord, TaskOutcome } from './task-store.js';
 
 /** How one invoke wants its events. */
@@ -96,4 +96,17 @@ export function replayChunks(outcome: TaskOutcome, stored: readonly Payload[]): 
   if (outcome.kind !== 'result') return [];
   if (stored.length > 0) return stored;
   return outcome.result.output ? [outcome.result.output] : [];
+}
+
+/** A task event as the plain ACMP event a caller of `invoke` sees (the substrate's end state left out). */
+export function toProviderEvent(event: TaskEvent): ProviderEvent {
+  switch (event.kind) {
+    case 'chunk':
+    case 'heartbeat':
+      return event;
+    case 'result':
+      return { kind: 'result', result: event.result };
+    case 'error':
+      return { kind: 'error', error: event.error };
+  }
 }

@@ -13,6 +13,7 @@ import {
 import { assembleChunks, createResultHashProof } from './proof.js';
 import { estimateTokens, type AcceptedTask } from './provider-checks.js';
 import type { HandlerContext } from './provider-types.js';
+import { signResult, type ResultSigning } from './result-signing.js';
 import {
   isFinished,
   unrecordedEnd,
@@ -36,6 +37,8 @@ export interface ExecutionDeps {
   readonly logger: Logger;
   /** Aborts while the outcome cannot be stored: the provider is closing. */
   readonly closing: AbortSignal;
+  /** Signs the result before it is stored (Layer 7 §4.1); results stay unsigned without it. */
+  readonly signing?: ResultSigning | undefined;
   /** Called once the outcome is stored and delivered. */
   readonly onDone: () => void;
 }
@@ -158,7 +161,9 @@ export class LocalExecution implements TaskFeed {
       if (!this.settling) for (const d of this.deliveries) d.chunk(output);
       if (!this.settling) this.chunks.push(output);
     }
-    return { kind: 'result', result: this.buildResult(input, output) };
+    const result = this.buildResult(input, output);
+    const { signing } = this.deps;
+    return { kind: 'result', result: signing ? await signResult(result, signing) : result };
   }
 
   private buildResult(input: Payload, output: Payload): AcmpResult {

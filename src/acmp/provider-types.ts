@@ -12,6 +12,7 @@ import type {
   StreamChunkParams,
 } from './messages.js';
 import type { CapabilityInputSchema } from './capability-input.js';
+import type { Signer } from './identity/signer.js';
 import type { ParsedInvoke } from './provider-checks.js';
 import type { AcceptParams, Ack, Offer, OfferRequestParams } from './negotiation/messages.js';
 import type { NegotiationOptions } from './negotiation/negotiator.js';
@@ -158,6 +159,12 @@ export interface AcmpProviderOptions {
   maxRunningTasks?: number | null;
   /** The record of truth of every task (default: a new in-memory store). */
   store?: AcmpTaskStore;
+  /**
+   * The provider's Layer 7 identity: with it every offer (flat and session) and every result (proof
+   * included) carries a §4 envelope, and the capability object advertises `did` (§2.2). Without it
+   * nothing is signed (a Layer-4-only deployment stays conforming, §4.1).
+   */
+  signer?: Signer;
   /**
    * How often a process following another host's task re-reads it in case a signal was lost
    * (default: the liveness interval, heartbeat interval or 5 s).

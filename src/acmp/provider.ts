@@ -3,7 +3,7 @@ import { isStorableId } from '../shared/id-rules.js';
 import { systemIds } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { buildCapabilityObject, withIdentity } from './capability-object.js';
-import type { PartyIdentity } from './identity/host-identity.js';
+import { currentSignerOf, identityOfSigner, type PartyIdentity } from './identity/host-identity.js';
 import {
   answerChallenge,
   type ProveIdentityParams,
@@ -15,7 +15,9 @@ import { loggedLayer6 } from './negotiation/logged.js';
 import { Negotiator } from './negotiation/negotiator.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from './errors.js';
 import { parseCancelParams, type AcmpErrorObject, type CapabilityObject } from './messages.js';
+import { toProviderEvent } from './delivery.js';
 import { HostLiveness } from './host-liveness.js';
+import { signedAdmission, type ResultSigning } from './result-signing.js';
 import { encodeInvokeRequest } from './stored-request.js';
 import {
   checkFeatures,
@@ -35,7 +37,6 @@ import {
   type AttachOptions,
   type CancelOutcome,
   type ProviderEvent,
-  type TaskEvent,
 } from './provider-types.js';
 import { TaskAdmission } from './task-admission.js';
 import { attachToSlot, TaskSlots, type Slot } from './task-slots.js';
@@ -86,6 +87,7 @@ class StoreBackedProvider implements AcmpProvider {
   private readonly closing = new AbortController();
   private readonly liveness: HostLiveness;
   private readonly negotiator: Negotiator | undefined;
+  private readonly signing: ResultSigning | undefined;
 
   constructor(options: AcmpProviderOptions) {
     this.clock = options.clock ?? systemClock;
@@ -99,13 +101,17 @@ class StoreBackedProvider implements AcmpProvider {
     this.hostId = (options.ids ?? systemIds).newId('acmphost');
     this.capabilities = options.capabilities;
     this.byId = new Map(options.capabilities.map((c) => [c.id, c]));
-    this.identity = options.identity;
+    // Layer 7: one identity answers proveIdentity and puts its DID in the capability object (§2.2, §3);
+    // its newest key signs offers and results (§4.1). A bare `signer` is an identity that never rotates.
+    this.identity = options.identity ?? (options.signer ? identityOfSigner(options.signer) : undefined);
     this.providerId = options.providerId;
     this.baseCapability = buildCapabilityObject(
       this.outputStreaming,
       this.heartbeatIntervalMs,
       options.negotiation !== undefined,
     );
+    const signer = this.identity && currentSignerOf(this.identity);
+    this.signing = signer && { signer, clock: this.clock, logger: this.logger };
     this.slots = new TaskSlots({
       store: this.store,
       clock: this.clock,
@@ -114,7 +120,10 @@ class StoreBackedProvider implements AcmpProvider {
       heartbeats: this.heartbeatIntervalMs !== null,
     });
     this.negotiator = options.negotiation
-      ? new Negotiator({ clock: this.clock, ...options.negotiation }, this.byId)
+      ? new Negotiator(
+          { clock: this.clock, ...(signer ? { signer } : {}), ...options.negotiation },
+          this.byId,
+        )
       : undefined;
     this.admission = new TaskAdmission({
       store: this.store,
@@ -130,6 +139,7 @@ class StoreBackedProvider implements AcmpProvider {
       slots: this.slots,
       maxRunningTasks:
         options.maxRunningTasks === null ? undefined : (options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS),
+      signing: this.signing,
     });
     // Silent for two intervals (at least MIN_HOST_WINDOW_MS, so a busy event loop is not taken for a
     // dead host) = gone; beat at least four times per window. At the default 5 s heartbeat a dead owner's
@@ -169,7 +179,7 @@ class StoreBackedProvider implements AcmpProvider {
     // Layer 1 §3.1.1 and docs/acmp-core.md "Claim rules": only the same agent with the same params joins.
     if (!sameScope(slot.record.scope, request.scope)) return this.refused(taskIdInUseError(params.task_id));
     if (slot.record.paramsHash !== hash) return this.refused(reusedTaskIdError(params.task_id));
-    return attachToSlot(slot, { ...options, stream: params.stream === true });
+    return signedAdmission(attachToSlot(slot, { ...options, stream: params.stream === true }), this.signing);
   }
 
   async join(
@@ -184,7 +194,7 @@ class StoreBackedProvider implements AcmpProvider {
       slot = await this.slots.enter(taskId, () => this.slots.slotFor(record, scope, record.paramsHash));
     }
     if (slot.kind !== 'task' || !sameScope(slot.record.scope, scope)) return undefined;
-    return attachToSlot(slot, { ...options, stream: options.stream === true });
+    return signedAdmission(attachToSlot(slot, { ...options, stream: options.stream === true }), this.signing);
   }
 
   async cancelTask(taskId: string, scope: TaskScope, end: TaskEnd): Promise<CancelOutcome> {
@@ -317,17 +327,5 @@ class StoreBackedProvider implements AcmpProvider {
   private refused(error: unknown): Admission {
     if (!(error instanceof AcmpError)) this.logger.error('acmp.invoke_failed', errorFields(error));
     return { kind: 'refused', error: toAcmpErrorObject(error) satisfies AcmpErrorObject };
-  }
-}
-
-function toProviderEvent(event: TaskEvent): ProviderEvent {
-  switch (event.kind) {
-    case 'chunk':
-    case 'heartbeat':
-      return event;
-    case 'result':
-      return { kind: 'result', result: event.result };
-    case 'error':
-      return { kind: 'error', error: event.error };
   }
 }

@@ -6,6 +6,7 @@ import type { Agreement } from './negotiation/agreement-store.js';
 import type { Negotiator } from './negotiation/negotiator.js';
 import { checkTask, type AcceptedTask } from './provider-checks.js';
 import type { AcmpCapability, AdmitRequest, EscrowVerifier } from './provider-types.js';
+import type { ResultSigning } from './result-signing.js';
 import type { Slot, TaskSlots } from './task-slots.js';
 import type { AcmpTaskRecord, AcmpTaskStore } from './task-store.js';
 
@@ -26,6 +27,8 @@ export interface TaskAdmissionOptions {
   readonly slots: TaskSlots;
   /** Running tasks per caller identity over every tenant and host (undefined: no cap). */
   readonly maxRunningTasks?: number | undefined;
+  /** Signs results (Layer 7 §4.1) when the provider has a signer. */
+  readonly signing: ResultSigning | undefined;
 }
 
 /** New work that passed its checks; `agreed` when it runs under an agreement it consumed. */
@@ -139,6 +142,7 @@ export class TaskAdmission {
       clock: this.options.clock,
       logger: this.options.logger,
       closing: this.options.closing,
+      signing: this.options.signing,
     });
   }
 }

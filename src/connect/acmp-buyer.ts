@@ -176,6 +176,7 @@ async function overMcp(options: PickAcmpBuyerOptions): Promise<PickedAcmpBuyer> 
     retries: options.retries,
     retryDelayMs: options.retryDelayMs,
     livenessWindowMs: options.livenessWindowMs,
+    ...(options.signatures !== undefined ? { signatures: options.signatures } : {}),
   });
   return new McpPickedBuyer(buyer);
 }

@@ -25,6 +25,7 @@ import { LocalError } from '../shared/errors.js';
 import { fetchTrusting } from '../shared/fetch.js';
 import { boundedTaskIds, type IdSource } from '../shared/ids.js';
 import { L7_METHOD } from '../acmp/constants.js';
+import { SignatureCheck } from '../acmp/signature-policy.js';
 import { proveIdentity, type IdentityCheckOptions } from '../acmp/identity/prove-identity.js';
 import type { VerifiedSignature } from '../acmp/identity/verify.js';
 import { acmpCapabilityOfMcp, MCP_PROTOCOL_VERSION } from './acmp-extension.js';
@@ -125,8 +126,11 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
   }
   let capabilityObject: CapabilityObject;
   let core: AcmpBuyerCore;
+  let signatures: SignatureCheck;
   try {
     capabilityObject = acmpCapabilityOfMcp(client.getServerCapabilities());
+    // Layer 7 §4.1: offers are checked against the advertised DID (or `expectedDid`), as results are.
+    signatures = new SignatureCheck(options.signatures ?? {}, capabilityObject);
     const ids = options.ids ?? boundedTaskIds;
     core = createAcmpBuyerCore({
       capabilityObject,
@@ -135,6 +139,7 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
       retries: options.retries,
       retryDelayMs: options.retryDelayMs,
       livenessWindowMs: options.livenessWindowMs,
+      ...(options.signatures ? { signatures: options.signatures } : {}),
     });
     if (options.wallet)
       core = walletBuyerCore(core, options.wallet, {
@@ -170,7 +175,7 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
           signal: check.signal,
         },
       ),
-    ...offerCalls(client, options, capabilityObject),
+    ...offerCalls(client, options, { capabilityObject, signatures }),
     close: () => client.close(),
   };
 }
@@ -179,15 +184,19 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
 function offerCalls(
   client: Client,
   options: McpBuyerConnectOptions,
-  capabilityObject: CapabilityObject,
+  peer: { capabilityObject: CapabilityObject; signatures: SignatureCheck },
 ): OfferCalls {
+  const { capabilityObject, signatures } = peer;
   const calls: OfferCalls = {
-    quote: (params, callOptions) =>
-      requestNegotiation(
+    quote: async (params, callOptions) => {
+      const offer = await requestNegotiation(
         client,
         { method: L6_METHOD.offerRequest, params, schema: OfferSchema },
         callOptions,
-      ),
+      );
+      await signatures.check(offer, callOptions?.signal ? { signal: callOptions.signal } : {});
+      return offer;
+    },
     accept: (params, callOptions) =>
       requestNegotiation(client, { method: L6_METHOD.accept, params, schema: AckSchema }, callOptions),
   };

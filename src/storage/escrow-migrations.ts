@@ -135,10 +135,26 @@ const createCredits: Migration = {
     await db.schema.dropTable('escrow_credits').execute();
   },
 };
+/**
+ * The buyer's DID of an escrow (Layer 7, docs/acmp-escrow.md "DID parties"): its disputes must be signed
+ * with it. Signed claims and disputes live in the claim and dispute JSON, which older rows lack (null).
+ */
+const addBuyerDid: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('escrows').addColumn('buyer_did', 'text').execute();
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('escrows').dropColumn('buyer_did').execute();
+  },
+};
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** The `escrow` migration set (SQLite and PostgreSQL). */
 export const escrowMigrations: MigrationSet = {
   id: 'escrow',
-  migrations: { '0001_escrow_tables': createTables, '0002_escrow_credits': createCredits },
+  migrations: {
+    '0001_escrow_tables': createTables,
+    '0002_escrow_credits': createCredits,
+    '0003_escrow_buyer_did': addBuyerDid,
+  },
 };

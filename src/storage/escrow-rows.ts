@@ -8,7 +8,7 @@ import { LocalError } from '../shared/errors.js';
 
 /** The columns of an escrow row, in the order {@link decodeEscrowRow} reads them. */
 export const ESCROW_COLUMNS =
-  'escrow_id, tenant, buyer, payee, context_id, state, locked, released, reclaimed, valid_until, challenge_window_ms, agreed_price, tier, claim, dispute, claimed_tasks, settled, expired, seq, created_at, updated_at';
+  'escrow_id, tenant, buyer, buyer_did, payee, context_id, state, locked, released, reclaimed, valid_until, challenge_window_ms, agreed_price, tier, claim, dispute, claimed_tasks, settled, expired, seq, created_at, updated_at';
 
 /** PostgreSQL returns bigint as text; SQLite as number (every stored amount is ≤ 2⁵³ − 1, amounts.ts). */
 const Big = z.union([z.number().int(), z.string().regex(/^-?\d+$/), z.bigint()]).transform((v) => BigInt(v));
@@ -22,10 +22,12 @@ const ClaimJson = z.object({
   proof: z.json(),
   filedAt: z.number(),
   windowEndsAt: z.number(),
+  signed: z.json().default(null),
 });
 const DisputeJson = z.object({
   reason: z.string(),
   evidence: z.json(),
+  signed: z.json().default(null),
   filedAt: z.number(),
   deadlineAt: z.number(),
   claim: ClaimJson,
@@ -39,6 +41,7 @@ const EscrowRowSchema = z.object({
   escrow_id: z.string(),
   tenant: z.string(),
   buyer: z.string(),
+  buyer_did: z.string().nullable(),
   payee: z.string().nullable(),
   context_id: z.string(),
   state: z.enum(['open', 'claimed', 'disputed', 'closed']),
@@ -73,6 +76,7 @@ export function decodeEscrowRow(row: unknown): EscrowRecord {
     escrowId: r.escrow_id,
     tenant: r.tenant,
     buyer: r.buyer,
+    buyerDid: r.buyer_did,
     payee: r.payee,
     contextId: r.context_id,
     state: r.state,

@@ -129,6 +129,7 @@ function escrowValues(r: EscrowRecord): unknown[] {
     r.escrowId,
     r.tenant,
     r.buyer,
+    r.buyerDid,
     r.payee,
     r.contextId,
     r.state,

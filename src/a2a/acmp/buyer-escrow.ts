@@ -1,6 +1,7 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
 import { ESCROW_METHOD, ESCROW_PROFILE_URI } from '../../acmp/escrow/constants.js';
+import type { Signer } from '../../acmp/identity/signer.js';
 import type { AcmpResult, Payload } from '../../acmp/messages.js';
 import { verifyProof } from '../../acmp/proof.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
@@ -13,6 +14,7 @@ import {
 } from '../escrow/client.js';
 import { walletEscrowClient } from '../escrow/wallet-client.js';
 import type { Wallet } from '../../wallet/wallet.js';
+import { signingEscrowClient } from '../escrow/signing-client.js';
 
 /** An escrow agent a provider accepts, and the provider's payee id there (its card's escrow profile). */
 export interface AcceptedEscrowAgent {
@@ -37,10 +39,19 @@ export function acceptedEscrowAgents(card: AgentCard): AcceptedEscrowAgent[] {
  * a lost answer replays instead of paying twice (L4 §3).
  */
 export class BuyerEscrow {
+  readonly client: EscrowClient;
+
+  /**
+   * With a `signer` (Layer 7), each lock names its DID (`buyer_did`, ours), so its disputes are signed
+   * evidence the agent checks (L7 §4.1); `client` is then the signing client ({@link connectBuyerEscrow}).
+   */
   constructor(
-    readonly client: EscrowClient,
+    client: EscrowClient,
     private readonly ids: IdSource = systemIds,
-  ) {}
+    private readonly signer?: Signer,
+  ) {
+    this.client = client;
+  }
 
   /** Locks `amountCu` until `validUntilMs` [L4 §4.1]; pass `opRef` to make a retry of this lock safe. */
   async lock(
@@ -53,6 +64,7 @@ export class BuyerEscrow {
       amount_cu: amountCu,
       valid_until_ms: validUntilMs,
       ...(options.challengeWindowMs === undefined ? {} : { challenge_window_ms: options.challengeWindowMs }),
+      ...(this.signer ? { buyer_did: this.signer.did } : {}),
     });
     return result.escrow_id as string;
   }
@@ -137,16 +149,22 @@ export class BuyerEscrow {
   }
 }
 
+/** How a buyer reaches its escrow agent, its Layer 7 signer, and the operator's wallet. */
+export interface BuyerEscrowOptions extends EscrowClientOptions {
+  /** The buyer's signer: locks name its DID, requests (disputes above all, L7 §4.1) are signed. */
+  signer?: Signer;
+  /** Every mutating call passes through it (docs/acmp-wallet.md). */
+  wallet?: Wallet | undefined;
+}
+
 /**
- * Connects a buyer to an escrow agent; with a `wallet`, every mutating call passes through it and its
- * operations left pending at this agent are replayed first (docs/acmp-wallet.md).
+ * Connects a buyer to an escrow agent. The wallet is outermost: it authorizes and records a call before
+ * the signer signs it, so a replay after a crash (Layer 7 §6.5) is signed afresh; its operations left
+ * pending at this agent are replayed before this returns.
  */
-export async function connectBuyerEscrow(
-  options: EscrowClientOptions & { wallet?: Wallet | undefined },
-): Promise<BuyerEscrow> {
-  const client = await createEscrowClient(options);
-  return new BuyerEscrow(
-    options.wallet ? await walletEscrowClient(client, options.wallet) : client,
-    options.ids,
-  );
+export async function connectBuyerEscrow(options: BuyerEscrowOptions): Promise<BuyerEscrow> {
+  const { signer, wallet } = options;
+  const direct = await createEscrowClient(options);
+  const signed = signer ? signingEscrowClient(direct, signer) : direct;
+  return new BuyerEscrow(wallet ? await walletEscrowClient(signed, wallet) : signed, options.ids, signer);
 }

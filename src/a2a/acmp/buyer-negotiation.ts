@@ -5,6 +5,7 @@ import { L6_METHOD, SESSION_EXTENSION_URI } from '../../acmp/constants.js';
 import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
 import type { CapabilityObject, Payload } from '../../acmp/messages.js';
 import { estimateTokens } from '../../acmp/provider-checks.js';
+import type { SignatureCheck } from '../../acmp/signature-policy.js';
 import type { IdSource } from '../../shared/ids.js';
 import {
   invokeUnder,
@@ -42,6 +43,8 @@ export interface BuyerNegotiatorOptions {
   readonly ids: IdSource;
   /** The session extension's URI (default {@link SESSION_EXTENSION_URI}). */
   readonly sessionUri?: string;
+  /** Layer 7 §4.1: checks the envelope of every session offer (flat offers: the flat client's). */
+  readonly signatures?: SignatureCheck;
 }
 
 /**
@@ -76,6 +79,7 @@ export function createBuyerNegotiator(
           counter,
           uri,
           ids: options.ids,
+          ...(options.signatures ? { signatures: options.signatures } : {}),
           ...(o?.signal ? { signal: o.signal } : {}),
         })
       : await flat.negotiate(sized, o);

@@ -13,6 +13,7 @@ import {
 import type { AcmpResult } from '../../acmp/messages.js';
 import { proveIdentity, type IdentityCheckOptions } from '../../acmp/identity/prove-identity.js';
 import type { VerifiedSignature } from '../../acmp/identity/verify.js';
+import { SignatureCheck } from '../../acmp/signature-policy.js';
 import { askIdentity } from './identity-client.js';
 import {
   createAcmpNegotiationClient,
@@ -27,12 +28,12 @@ import {
 } from './buyer-negotiation.js';
 import { boundedTaskIds, systemIds, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
-import type { EscrowClientOptions } from '../escrow/client.js';
 import {
   acceptedEscrowAgents,
   connectBuyerEscrow,
   type AcceptedEscrowAgent,
   type BuyerEscrow,
+  type BuyerEscrowOptions,
 } from './buyer-escrow.js';
 import { walletBuyerCore } from '../../wallet/buyer-guard.js';
 import { guardNegotiation, walletNameOf } from './wallet-negotiation.js';
@@ -47,7 +48,7 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions, BuyerCallPol
   /** The URI of the negotiation-session extension to look for on the card (default our URN). */
   sessionUri?: string;
   /** The escrow agent to pay through (Layer 4): the buyer then has {@link AcmpBuyer.escrow}. */
-  escrow?: EscrowClientOptions;
+  escrow?: BuyerEscrowOptions;
   /**
    * The operator's wallet (Layer 7 §6): every invoke and escrow operation passes through it
    * (docs/acmp-wallet.md).
@@ -152,11 +153,16 @@ class A2AAcmpBuyer implements AcmpBuyer {
       retries: options.retries,
       retryDelayMs: options.retryDelayMs,
       livenessWindowMs: options.livenessWindowMs,
+      ...(options.signatures ? { signatures: options.signatures } : {}),
     });
     const { wallet } = options;
     const provider = walletNameOf(card, capabilityObject);
     this.core = wallet ? walletBuyerCore(core, wallet, { counterparty: provider, ids }) : core;
-    const guarded = guardNegotiation(createAcmpNegotiationClient(client, { ids }), wallet, provider);
+    // Layer 7 §4.1: offers and results are checked against the DID of this card (or `expectedDid`) before
+    // the wallet sees an accept.
+    const signatures = new SignatureCheck(options.signatures ?? {}, capabilityObject);
+    const flat = createAcmpNegotiationClient(client, { ids, signatures });
+    const guarded = guardNegotiation(flat, wallet, provider);
     this.negotiation = guarded.flat;
     this.withWallet = guarded.request;
     this.negotiator = createBuyerNegotiator({
@@ -165,6 +171,7 @@ class A2AAcmpBuyer implements AcmpBuyer {
       capabilityObject,
       flat: this.negotiation,
       ids,
+      signatures,
       ...(options.sessionUri ? { sessionUri: options.sessionUri } : {}),
     });
   }

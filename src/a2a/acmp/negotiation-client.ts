@@ -10,6 +10,7 @@ import {
   type OfferRequestParams,
 } from '../../acmp/negotiation/messages.js';
 import type { InvokeInput } from '../../acmp/buyer.js';
+import type { SignatureCheck } from '../../acmp/signature-policy.js';
 import { AcmpErrorObjectSchema, type Payload } from '../../acmp/messages.js';
 import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
@@ -48,20 +49,27 @@ const EXTENSIONS = { 'A2A-Extensions': ACMP_EXTENSION_URI };
 /** The negotiation client over an SDK client. */
 export function createAcmpNegotiationClient(
   client: Client,
-  options: { ids?: IdSource; now?: () => number } = {},
+  options: { ids?: IdSource; now?: () => number; signatures?: SignatureCheck } = {},
 ): AcmpNegotiationClient {
-  return new A2ANegotiationClient(client, { ids: options.ids ?? systemIds, now: options.now ?? Date.now });
+  return new A2ANegotiationClient(client, {
+    ids: options.ids ?? systemIds,
+    now: options.now ?? Date.now,
+    signatures: options.signatures,
+  });
 }
 
 /** Flat mode over A2A: each Layer 6 call is one direct message answered by one message. */
 class A2ANegotiationClient implements AcmpNegotiationClient {
   constructor(
     private readonly client: Client,
-    private readonly options: { ids: IdSource; now: () => number },
+    private readonly options: { ids: IdSource; now: () => number; signatures: SignatureCheck | undefined },
   ) {}
 
-  quote(params: OfferRequestParams, o?: { signal?: AbortSignal }): Promise<Offer> {
-    return this.call(L6_METHOD.offerRequest, params, { schema: OfferSchema, signal: o?.signal });
+  /** Layer 7 §4.1: the offer as received must carry the provider DID's envelope (else -36003). */
+  async quote(params: OfferRequestParams, o?: { signal?: AbortSignal }): Promise<Offer> {
+    const offer = await this.call(L6_METHOD.offerRequest, params, { schema: OfferSchema, signal: o?.signal });
+    await this.options.signatures?.check(offer, o?.signal ? { signal: o.signal } : {});
+    return offer;
   }
 
   accept(params: AcceptParams, o?: { signal?: AbortSignal }): Promise<Ack> {

@@ -15,6 +15,7 @@ import {
   type Offer,
 } from '../../acmp/negotiation/messages.js';
 import { offerHash } from '../../acmp/negotiation/session.js';
+import type { SignatureCheck } from '../../acmp/signature-policy.js';
 import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { isJsonObject } from '../../shared/json.js';
@@ -57,6 +58,8 @@ export interface SessionClientOptions {
   /** The session extension's URI (default {@link SESSION_EXTENSION_URI}). */
   readonly uri?: string;
   readonly ids?: IdSource;
+  /** Layer 7 §4.1: each offer must carry the provider DID's envelope (checked before it is answered). */
+  readonly signatures?: SignatureCheck;
   readonly now?: () => number;
   readonly signal?: AbortSignal;
 }
@@ -81,6 +84,11 @@ export async function negotiateInSession(
   let task = await session.send(L6_METHOD.offerRequest, params);
   for (;;) {
     const { offer, context } = standing(task, session.uri);
+    // Layer 7 §4.1: an offer not signed by the provider's DID is not answered; the session is left.
+    await options.signatures?.check(offer).catch(async (error: unknown) => {
+      await session.cancel(task);
+      throw error;
+    });
     const decision = counter ? ((await counter(offer, context)) ?? 'accept') : 'accept';
     // A final offer cannot be countered: counter terms then mean "accept, within max_price_cu".
     if (typeof decision === 'object' && !context.final) {

@@ -1,13 +1,14 @@
 import type { AgentExtension } from '@a2a-js/sdk';
 import { ESCROW_PROFILE_URI } from '../../acmp/escrow/constants.js';
 import type { ReservationStore } from '../../acmp/escrow/reservations.js';
+import type { Signer } from '../../acmp/identity/signer.js';
 import type { InvokeParams } from '../../acmp/messages.js';
 import type { AcmpCapability, EscrowVerifier } from '../../acmp/provider-types.js';
 import type { AcmpTaskRecord } from '../../acmp/task-store.js';
-import type { Signer } from '../../acmp/identity/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import { createEscrowClient, type EscrowClient } from './client.js';
+import { signingEscrowClient } from './signing-client.js';
 import { EscrowSettler } from './settler.js';
 import { createEscrowVerifier } from './verifier.js';
 
@@ -24,7 +25,10 @@ export interface ProviderEscrowOptions {
    */
   signer?: Signer;
   caCert?: string;
-  /** This provider's identity at the escrow agent (`agent:<name>`): what buyers bind their escrow to. */
+  /**
+   * This provider's identity at the escrow agent (`agent:<name>`), or its DID (Layer 7: then every claim
+   * is signed with the provider's key and the agent checks it): what buyers bind their escrow to.
+   */
   payeeId: string;
   /** How long after delivering the provider waits for a release before claiming (default 60 s). */
   claimDelayMs?: number;
@@ -44,6 +48,8 @@ export interface ProviderEscrowDeps {
   reservations: ReservationStore;
   capabilities: readonly AcmpCapability[];
   task: (taskId: string) => Promise<AcmpTaskRecord | undefined>;
+  /** The provider's Layer 7 signer: every request to the agent (claims, status reads) is signed with it. */
+  signer?: Signer | undefined;
   clock: Clock;
   logger: Logger;
 }
@@ -78,7 +84,7 @@ class AgentProviderEscrow implements ProviderEscrow {
 
   constructor(
     private readonly options: ResolvedEscrowOptions,
-    deps: ProviderEscrowDeps,
+    private readonly deps: ProviderEscrowDeps,
   ) {
     const { claimDelayMs } = options;
     const agent = (): Promise<EscrowClient> => this.agent();
@@ -118,15 +124,19 @@ class AgentProviderEscrow implements ProviderEscrow {
 
   /** Connected on first use (the agent may start after the provider); a failed connection is tried again. */
   private agent(): Promise<EscrowClient> {
+    const { signer, clock } = this.deps;
     this.connecting ??= createEscrowClient({
       agentUrl: this.options.agentUrl,
       token: this.options.token,
       ...(this.options.signer ? { signer: this.options.signer } : {}),
       caCert: this.options.caCert,
-    }).catch((error: unknown) => {
-      this.connecting = undefined;
-      throw error;
-    });
+    }).then(
+      (client) => (signer ? signingEscrowClient(client, signer, clock) : client),
+      (error: unknown) => {
+        this.connecting = undefined;
+        throw error;
+      },
+    );
     return this.connecting;
   }
 

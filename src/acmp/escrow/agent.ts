@@ -1,10 +1,12 @@
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { ANONYMOUS_IDENTITY } from '../../shared/identity.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
-import { sha256Jcs } from '../../shared/jcs.js';
 import type { JsonValue } from '../../shared/json.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
 import { AcmpError, type AcmpErrorObjectShape } from '../errors.js';
+import { payloadHashOf } from '../identity/envelope.js';
+import { createDidResolver } from '../identity/resolver.js';
+import type { DidResolver } from '../identity/verify.js';
 import { formatCu } from './amounts.js';
 import {
   DEFAULT_ESCROW_SETTINGS,
@@ -12,8 +14,10 @@ import {
   type EscrowMethod,
   type EscrowSettings,
 } from './constants.js';
+import { checkVerified, type VerifiedRequest } from './did-parties.js';
 import { escrowError, toEscrowErrorObject } from './errors.js';
 import { lockResult, persist, replay, toAnswer, type Done } from './outcomes.js';
+import { verifyBeforeLock } from './signed-requests.js';
 import { parseEscrowCommand, type EscrowCommand, type MutatingCommand } from './messages.js';
 import type { EscrowRecord } from './record.js';
 import {
@@ -51,6 +55,11 @@ export interface EscrowAgentOptions {
   store: EscrowStore;
   settings?: EscrowSettings;
   rail?: PayoutRail;
+  /**
+   * Resolves the DIDs of DID-bound escrows (Layer 7 §2.1; default: did:web and did:key with the
+   * defaults of {@link createDidResolver}): their claims and disputes are verified against them.
+   */
+  resolver?: DidResolver;
   clock?: Clock;
   ids?: IdSource;
   logger?: Logger;
@@ -70,6 +79,7 @@ export class EscrowAgent {
   readonly settings: EscrowSettings;
   private readonly store: EscrowStore;
   private readonly rail: PayoutRail;
+  private readonly resolver: DidResolver;
   private readonly clock: Clock;
   private readonly ids: IdSource;
   private readonly logger: Logger;
@@ -82,6 +92,7 @@ export class EscrowAgent {
     this.settings = options.settings ?? DEFAULT_ESCROW_SETTINGS;
     this.rail = options.rail ?? { pay: async (p, at) => void (await this.store.applyPayout(p.payoutId, at)) };
     this.clock = options.clock ?? systemClock;
+    this.resolver = options.resolver ?? createDidResolver({ clock: this.clock });
     this.ids = options.ids ?? systemIds;
     this.logger = options.logger ?? silentLogger;
   }
@@ -92,11 +103,19 @@ export class EscrowAgent {
       const command = parseEscrowCommand(method, params);
       // L4 §1: roles are bound to authenticated identities; an anonymous caller is never a party.
       if (caller.party === ANONYMOUS_IDENTITY) throw escrowError('notAuthorized', 'unauthenticated');
-      const hash = sha256Jcs(params);
+      // An op_ref's params are compared without their envelope: a retry signs anew (L4 §3, L7 §4).
+      const hash = payloadHashOf(params as object);
       const done =
         command.method === ESCROW_METHOD.lock
           ? await this.lock(caller, command, hash)
-          : await this.operate(caller, command, hash);
+          : await this.operate(caller, command, {
+              hash,
+              params: params as object,
+              verified: await verifyBeforeLock(
+                { store: this.store, resolver: this.resolver, now: this.clock.now() },
+                { caller, command, params: params as object },
+              ),
+            });
       this.announce(done.changed);
       await this.pay(done.payouts);
       return done.answer;
@@ -269,17 +288,20 @@ export class EscrowAgent {
   private async operate(
     caller: EscrowCaller,
     command: Exclude<EscrowCommand, { method: 'acmp/escrowLock' }>,
-    hash: string,
+    request: { hash: string; params: object; verified: VerifiedRequest | undefined },
   ): Promise<Done> {
     const now = this.clock.now();
+    const { hash, params, verified } = request;
     return this.store.transaction(async (tx) => {
       const record = await tx.escrow(command.escrowId);
       if (!record || record.tenant !== caller.tenant) throw escrowError('notFound');
-      authorize(record, command, caller.party);
+      checkVerified(record, { method: command.method, params, party: caller.party }, verified);
+      authorize(record, command, { party: caller.party, verified });
       const log = new TransitionLog(record);
       advance(log, now);
+      const context = { party: caller.party, now, settings: this.settings, verified };
       if (command.method === ESCROW_METHOD.status) {
-        const result = applyCommand(log, command, { party: caller.party, now, settings: this.settings });
+        const result = applyCommand(log, command, context);
         return { answer: { kind: 'result', result }, ...(await persist(tx, record, log)) };
       }
       const key: OpKey = {
@@ -291,7 +313,7 @@ export class EscrowAgent {
       };
       const stored = await tx.op(key);
       if (stored) return { answer: replay(stored, hash), ...(await persist(tx, record, log)) };
-      const outcome = this.attempt(log, command, { party: caller.party, now, settings: this.settings });
+      const outcome = this.attempt(log, command, context);
       const persisted = await persist(tx, record, log);
       await tx.putOp({ key, paramsHash: hash, outcome, escrowId: record.escrowId, at: now });
       return { answer: toAnswer(outcome), ...persisted };

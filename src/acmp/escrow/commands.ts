@@ -4,6 +4,7 @@ import type { JsonValue } from '../../shared/json.js';
 import { ACMP_CODE, AcmpError } from '../errors.js';
 import { formatCu } from './amounts.js';
 import type { EscrowSettings } from './constants.js';
+import { isDid, type VerifiedRequest } from './did-parties.js';
 import { escrowError } from './errors.js';
 import type { MutatingCommand } from './messages.js';
 import { remainingOf, type EscrowClaim, type EscrowRecord } from './record.js';
@@ -20,6 +21,8 @@ export interface CommandContext {
   readonly party: string;
   readonly now: number;
   readonly settings: EscrowSettings;
+  /** The request's Layer 7 envelope as verified against the escrow's DID party, kept as evidence. */
+  readonly verified?: VerifiedRequest | undefined;
 }
 
 type Command<M extends MutatingCommand['method']> = Extract<MutatingCommand, { method: M }>;
@@ -144,13 +147,19 @@ export function claim(
     proof: (c.proof ?? null) as JsonValue,
     filedAt: now,
     windowEndsAt: now + r.challengeWindowMs,
+    signed: context.verified?.signed ?? null,
   };
   log.step({
     kind: 'claim',
     actor: context.party,
     at: now,
     patch: { state: 'claimed', claim: pending, claimedTasks: [...r.claimedTasks, c.taskId] },
-    data: { amount_cu: formatCu(c.amount), task_id: c.taskId, proof: pending.proof },
+    data: {
+      amount_cu: formatCu(c.amount),
+      task_id: c.taskId,
+      proof: pending.proof,
+      ...(context.verified ? { signed: context.verified.signed } : {}),
+    },
   });
   return {
     escrow_id: r.escrowId,
@@ -176,6 +185,7 @@ export function dispute(
   const filed = {
     reason: c.reason,
     evidence: (c.evidence ?? null) as JsonValue,
+    signed: context.verified?.signed ?? null,
     filedAt: now,
     deadlineAt,
     claim: r.claim,
@@ -187,7 +197,11 @@ export function dispute(
     actor: context.party,
     at: now,
     patch: { state: 'disputed', dispute: filed },
-    data: { reason: c.reason, resolution_deadline_ms: deadlineAt },
+    data: {
+      reason: c.reason,
+      resolution_deadline_ms: deadlineAt,
+      ...(context.verified ? { signed: context.verified.signed } : {}),
+    },
   });
   return {
     escrow_id: r.escrowId,
@@ -215,11 +229,13 @@ export function windowOf(windowMs: number | undefined, settings: EscrowSettings)
 }
 
 /**
- * A payee must be an authenticated identity other than the buyer (docs/host.md identities).
+ * A payee must be an authenticated identity (docs/host.md identities) or a DID, other than the buyer.
  * @throws AcmpError -32602 `payee_invalid`.
  */
 export function checkPayee(payee: string, buyer: string): void {
-  if (!isIdentity(payee) || payee === ANONYMOUS_IDENTITY || payee.startsWith('legacy:') || payee === buyer) {
+  // Layer 7 §2: a payee may be a DID, which proves itself by signing its claims (docs/acmp-escrow.md).
+  const token = isIdentity(payee) && payee !== ANONYMOUS_IDENTITY && !payee.startsWith('legacy:');
+  if (!(token || isDid(payee)) || payee === buyer) {
     throw new AcmpError(ACMP_CODE.invalidParams, { reason: 'payee_invalid' });
   }
 }

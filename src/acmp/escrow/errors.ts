@@ -48,9 +48,12 @@ export function escrowError(
   return new AcmpError(spec.code, data, { message: spec.message });
 }
 
-/** Codes an escrow agent sends as they are: Layer 4 codes and the JSON-RPC request codes. */
+/**
+ * Codes an escrow agent sends as they are: Layer 4 codes, the JSON-RPC request codes, and the Layer 7 §7
+ * identity codes (cross-cutting: any endpoint that verifies signatures MAY return them).
+ */
 function passesThrough(code: number): boolean {
-  return BY_CODE.has(code) || (code <= -32600 && code >= -32603);
+  return BY_CODE.has(code) || (code <= -32600 && code >= -32603) || (code <= -36001 && code >= -36004);
 }
 
 /**

@@ -3,6 +3,7 @@ import { ACMP_CODE, AcmpError } from '../errors.js';
 import { canonicalJson } from '../../shared/jcs.js';
 import { parseCu } from './amounts.js';
 import { ESCROW_METHOD, type EscrowMethod } from './constants.js';
+import { isDid } from './did-parties.js';
 import { escrowError } from './errors.js';
 
 /*
@@ -25,6 +26,8 @@ const LockParamsSchema = z.looseObject({
   tier: z.string().max(64).optional(),
   payee_id: PartyId.nullable().optional(),
   challenge_window_ms: z.int().optional(),
+  /** Ours: the DID the buyer signs its disputes with (Layer 7 §4.1; docs/acmp-escrow.md "DID parties"). */
+  buyer_did: z.string().refine(isDid, 'must be a DID').optional(),
 });
 const BindParamsSchema = z.looseObject({
   op_ref: OpRef,
@@ -75,6 +78,7 @@ export type EscrowCommand =
       tier: string | null;
       payee: string | null;
       windowMs: number | undefined;
+      buyerDid: string | null;
     }
   | {
       method: typeof ESCROW_METHOD.bind;
@@ -130,6 +134,7 @@ export function parseEscrowCommand(method: EscrowMethod, params: unknown): Escro
         tier: p.tier ?? null,
         payee: p.payee_id ?? null,
         windowMs: p.challenge_window_ms,
+        buyerDid: p.buyer_did ?? null,
       };
     }
     case ESCROW_METHOD.bind: {

@@ -1,6 +1,7 @@
 import type { JsonValue } from '../../shared/json.js';
 import { formatCu } from './amounts.js';
 import type { DisputeDefault } from './constants.js';
+import { envelopeOf } from './did-parties.js';
 
 /** The four Layer 4 states [L4 §2]. */
 export type EscrowState = 'open' | 'claimed' | 'disputed' | 'closed';
@@ -12,6 +13,8 @@ export interface EscrowClaim {
   readonly proof: JsonValue | null;
   readonly filedAt: number;
   readonly windowEndsAt: number;
+  /** The claim params as received with the payee's Layer 7 envelope (a DID payee's claim); else null. */
+  readonly signed: JsonValue | null;
 }
 
 /** How a dispute ended: by the operator, or by the advertised default at its deadline (ours). */
@@ -26,6 +29,8 @@ export interface DisputeResolution {
 export interface EscrowDispute {
   readonly reason: string;
   readonly evidence: JsonValue | null;
+  /** The dispute params as received with the buyer's Layer 7 envelope (a DID buyer's dispute); else null. */
+  readonly signed: JsonValue | null;
   readonly filedAt: number;
   readonly deadlineAt: number;
   readonly claim: EscrowClaim;
@@ -43,7 +48,12 @@ export interface EscrowRecord {
   readonly tenant: string;
   /** The identity that locked it (L4 §1: the buyer role is the authenticated lock caller). */
   readonly buyer: string;
-  /** The bound payee identity; null while unbound. */
+  /**
+   * The buyer's DID (ours, docs/acmp-escrow.md "DID parties"): its authenticated identity when that is a
+   * DID, else the lock's `buyer_did`; its disputes MUST be signed with it (Layer 7 §4.1). Null otherwise.
+   */
+  readonly buyerDid: string | null;
+  /** The bound payee identity (a DID, Layer 7 §2, proves itself by signatures); null while unbound. */
   readonly payee: string | null;
   /** The A2A context of the escrow's task view. */
   readonly contextId: string;
@@ -89,7 +99,10 @@ export function nextDueOf(record: EscrowRecord): number | null {
   }
 }
 
-/** The status object [L4 §4.7] plus our fields (`challenge_window_ms`, `agreed_price_cu`, `expired`, `seq`). */
+/**
+ * The status object [L4 §4.7] plus our fields (`buyer_did`, `challenge_window_ms`, `agreed_price_cu`,
+ * `expired`, `seq`, and the Layer 7 envelope `sig` of a signed claim or dispute).
+ */
 export function encodeStatus(record: EscrowRecord): Record<string, JsonValue> {
   const claim = record.claim;
   const dispute = record.dispute;
@@ -101,6 +114,7 @@ export function encodeStatus(record: EscrowRecord): Record<string, JsonValue> {
     reclaimed_cu: formatCu(record.reclaimed),
     remaining_cu: formatCu(remainingOf(record)),
     payee_id: record.payee,
+    buyer_did: record.buyerDid,
     valid_until_ms: record.validUntil,
     claim: claim && encodeClaim(claim),
     dispute: dispute && {
@@ -109,6 +123,7 @@ export function encodeStatus(record: EscrowRecord): Record<string, JsonValue> {
       resolution_deadline_ms: dispute.deadlineAt,
       default_outcome: dispute.defaultOutcome,
       claim: encodeClaim(dispute.claim),
+      sig: envelopeOf(dispute.signed),
       resolution: dispute.resolution && {
         to_payee_cu: formatCu(dispute.resolution.toPayee),
         to_buyer_cu: formatCu(dispute.resolution.toBuyer),
@@ -124,5 +139,11 @@ export function encodeStatus(record: EscrowRecord): Record<string, JsonValue> {
 }
 
 function encodeClaim(claim: EscrowClaim): Record<string, JsonValue> {
-  return { amount_cu: formatCu(claim.amount), task_id: claim.taskId, window_ends_ms: claim.windowEndsAt };
+  return {
+    amount_cu: formatCu(claim.amount),
+    task_id: claim.taskId,
+    window_ends_ms: claim.windowEndsAt,
+    // Layer 7 §4.1: the payee's envelope over its claim, kept as evidence.
+    sig: envelopeOf(claim.signed),
+  };
 }

@@ -13,6 +13,7 @@ import {
   type CommandContext,
 } from './commands.js';
 import { ESCROW_METHOD, type EscrowSettings } from './constants.js';
+import { isDid, type VerifiedRequest } from './did-parties.js';
 import { escrowError } from './errors.js';
 import type { EscrowCommand, MutatingCommand } from './messages.js';
 import { encodeStatus, remainingOf, type EscrowClaim, type EscrowRecord } from './record.js';
@@ -45,10 +46,14 @@ export function openEscrow(lock: Lock, owner: NewEscrow, settings: EscrowSetting
   if (lock.validUntil <= owner.now)
     throw new AcmpError(ACMP_CODE.invalidParams, { reason: 'valid_until_past' });
   if (lock.payee !== null) checkPayee(lock.payee, owner.buyer);
+  // A buyer authenticated as a DID is that DID; it cannot name another (docs/acmp-escrow.md "DID parties").
+  if (isDid(owner.buyer) && lock.buyerDid !== null && lock.buyerDid !== owner.buyer)
+    throw new AcmpError(ACMP_CODE.invalidParams, { reason: 'buyer_did_mismatch' });
   return {
     escrowId: owner.escrowId,
     tenant: owner.tenant,
     buyer: owner.buyer,
+    buyerDid: isDid(owner.buyer) ? owner.buyer : lock.buyerDid,
     payee: lock.payee,
     contextId: owner.contextId,
     state: 'open',
@@ -72,12 +77,21 @@ export function openEscrow(lock: Lock, owner: NewEscrow, settings: EscrowSetting
 
 /**
  * Authority [L4 §1]: bind, release, reclaim and dispute only from the buyer; claim only from the bound
- * payee; status only from either. An anonymous caller is never a party.
+ * payee (a DID payee: the signer of a verified request); status only from either. An anonymous caller is
+ * never a party.
  * @throws AcmpError -35005.
  */
-export function authorize(record: EscrowRecord, command: EscrowCommand, party: string): void {
+export function authorize(
+  record: EscrowRecord,
+  command: EscrowCommand,
+  caller: { readonly party: string; readonly verified?: VerifiedRequest | undefined },
+): void {
+  const { party, verified } = caller;
   const isBuyer = party === record.buyer;
-  const isPayee = record.payee !== null && party === record.payee;
+  // Layer 7 §3/§4: a DID payee is whoever signs as that DID (checked against the bound DID, did-parties.ts).
+  const isPayee =
+    record.payee !== null &&
+    (party === record.payee || (isDid(record.payee) && verified?.did === record.payee));
   const allowed =
     party !== ANONYMOUS_IDENTITY &&
     (command.method === ESCROW_METHOD.claim

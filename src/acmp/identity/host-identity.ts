@@ -94,3 +94,28 @@ export function createKeyIdentity(keys: KeyRing): PartyIdentity & { readonly did
     signer: () => keys.signer((key) => didKeyOf(key.publicKey)),
   };
 }
+
+/** The identity of a fixed signer: its DID and that signer (a party whose key never rotates in process). */
+export function identityOfSigner(signer: Signer): PartyIdentity {
+  return { did: signer.did, signer: () => signer };
+}
+
+/**
+ * A {@link Signer} that always signs with the identity's newest key: what it reports (DID, method, alg)
+ * and the key that signs are read from `identity.signer()` at each use, so a key added to the ring signs
+ * from then on and a retired one signs nothing more (docs/acmp-identity.md "Where keys live").
+ */
+export function currentSignerOf(identity: PartyIdentity): Signer {
+  return {
+    get did() {
+      return identity.signer().did;
+    },
+    get verificationMethod() {
+      return identity.signer().verificationMethod;
+    },
+    get alg() {
+      return identity.signer().alg;
+    },
+    sign: (data, options) => identity.signer().sign(data, options),
+  };
+}

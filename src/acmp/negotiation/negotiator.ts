@@ -3,7 +3,9 @@ import { systemClock, type Clock } from '../../shared/clock.js';
 import { ACMP_CODE, AcmpError } from '../errors.js';
 import type { InvokeParams } from '../messages.js';
 import { estimateTokens, offeredProofs } from '../provider-checks.js';
+import type { Signer } from '../identity/signer.js';
 import type { AcmpCapability } from '../provider-types.js';
+import { withSignature } from '../signed.js';
 import type { TaskScope } from '../task-store.js';
 import type { Agreement, AgreementStore } from './agreement-store.js';
 import type { AcceptParams, Ack, Offer, OfferRequestParams } from './messages.js';
@@ -31,6 +33,8 @@ export interface NegotiationOptions {
    * the task is not a negotiation, `offerKey: null` when it ended without an agreement (session mode).
    */
   readonly references?: (taskId: string) => Promise<{ readonly offerKey: string | null } | undefined>;
+  /** Signs every offer issued (Layer 7 §4.1: binds the provider to its price); unsigned without it. */
+  readonly signer?: Signer;
   readonly clock?: Clock;
 }
 
@@ -274,7 +278,9 @@ export class Negotiator {
   private async issue(terms: OfferTerms): Promise<Offer> {
     const offerId = encodeOfferId(terms, await this.options.store.offerKey());
     const { buyer: _buyer, session: _session, ...visible } = terms;
-    return { offer_id: offerId, ...visible };
+    const offer: Offer = { offer_id: offerId, ...visible };
+    const { signer } = this.options;
+    return signer ? withSignature(offer, signer, { clock: this.clock }) : offer;
   }
 
   private window(requested: number): number {

@@ -5,6 +5,8 @@ import {
   type ProviderEscrow,
   type ProviderEscrowOptions,
 } from '../../a2a/escrow/provider-escrow.js';
+import { currentSignerOf, identityOfSigner, type PartyIdentity } from '../../acmp/identity/host-identity.js';
+import type { Signer } from '../../acmp/identity/signer.js';
 import type { ReservationStore } from '../../acmp/escrow/reservations.js';
 import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
 import { createAcmpProvider, type AcmpProviderOptions } from '../../acmp/provider.js';
@@ -105,13 +107,29 @@ class AcmpModule implements HostModule {
     if (store instanceof KyselyAcmpTaskStore) await store.open();
     const escrow = this.escrow(context, store);
     const { negotiation } = this.options;
+    // Layer 7 §4.1: offers of both modes are signed with the provider's key (the module's own, or the host's).
+    const signer = this.signerOf(context);
     const negotiating = negotiation
-      ? new AcmpNegotiation(context, negotiation === true ? {} : negotiation)
+      ? new AcmpNegotiation(context, {
+          ...(negotiation === true ? {} : negotiation),
+          ...(signer ? { signer } : {}),
+        })
       : undefined;
     const provider = this.provider(context, { store, escrow, negotiating });
     const sessions = await negotiating?.startSessions(this.options.capabilities);
     const binding = this.binding(context, provider, { escrow, sessions });
     return new RunningAcmpModule(context, { store, escrow, provider, sessions, binding });
+  }
+
+  /** The provider's Layer 7 identity: its own `signer` when given, else the host's key (docs/acmp-identity.md). */
+  private identityOf(context: ModuleContext): PartyIdentity | undefined {
+    return this.options.signer ? identityOfSigner(this.options.signer) : context.identity;
+  }
+
+  /** A signer over the newest key of {@link identityOf}. */
+  private signerOf(context: ModuleContext): Signer | undefined {
+    const identity = this.identityOf(context);
+    return identity && currentSignerOf(identity);
   }
 
   /** The provider's side of escrow, when an escrow agent is configured: checks escrows, claims costs. */
@@ -122,6 +140,7 @@ class AcmpModule implements HostModule {
       reservations: reservationStoreOf(context),
       capabilities: this.options.capabilities,
       task: (id) => store.get(id),
+      signer: this.signerOf(context),
       clock: context.clock,
       logger: context.logger,
     });
@@ -139,12 +158,13 @@ class AcmpModule implements HostModule {
     // The module's own options are not the provider's.
     const { required, negotiation, escrowAgent, ...providerOptions } = this.options;
     const { store, escrow, negotiating } = parts;
+    const identity = this.identityOf(context);
     return createAcmpProvider({
       ...providerOptions,
       ...(escrow ? { escrow: escrow.verifier } : {}),
       store,
       ...(negotiating ? { negotiation: negotiating.options } : {}),
-      ...(context.identity ? { identity: context.identity } : {}),
+      ...(identity ? { identity } : {}),
       clock: context.clock,
       ids: context.ids,
       logger: context.logger,
