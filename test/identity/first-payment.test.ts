@@ -7,6 +7,7 @@ import { createAcmpBuyer as pickAcmpBuyer } from '../../src/connect/acmp-buyer.j
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
+import { escrowHost, secret } from '../escrow/helpers.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import { didKeyIdentity, tamperingProxy } from '../helpers/identity.js';
 
@@ -80,6 +81,21 @@ describe('buyers challenge a provider before the first payment to it (Layer 7 §
     expect(sent(proxy.requests, 'acmp/accept')).toBe(0);
     // A failure is not remembered: each paying operation challenged again.
     expect(sent(proxy.requests, 'acmp/proveIdentity')).toBe(3);
+  });
+
+  it('A2A escrow: the lock goes through, the bind to the provider waits for the proof and is refused', async () => {
+    const { signer, did } = didKeyIdentity();
+    const host = await provider(signer);
+    const escrow = await escrowHost();
+    await escrow.credit('agent:buyer', '1');
+    const proxy = await tamperingProxy(host.url, replayAnswers);
+    const buyer = await createAcmpBuyer({
+      card: proxy.route(await fetchAgentCard(host.url)),
+      escrow: { agentUrl: escrow.host.url, token: secret('buyer') },
+    });
+    const escrowId = await buyer.escrow!.lock(0.01, Date.now() + 600_000);
+    expect((await codeOf(buyer.escrow!.bind(escrowId, did))).code).toBe(-36001);
+    expect(await buyer.escrow!.status(escrowId)).toMatchObject({ state: 'open', payee_id: null });
   });
 
   it("identityChallenge: 'off' pays without a challenge", async () => {
