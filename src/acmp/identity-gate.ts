@@ -67,6 +67,15 @@ export class FirstPaymentGate {
   }
 
   /**
+   * Counts a proof the buyer obtained itself (its `proveIdentity()`) when it is of the DID this gate
+   * expects, so the first payment needs no second challenge.
+   */
+  remember(proof: VerifiedSignature): VerifiedSignature {
+    if (proof.did === this.expectedDid) this.verified ??= proof;
+    return proof;
+  }
+
+  /**
    * Resolves once the provider has proved its DID (at once after the first success; at once when off).
    * @throws AcmpError -36001 `identity_proof_failed`, -36002; whatever the binding's call throws.
    */

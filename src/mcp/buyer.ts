@@ -179,12 +179,14 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
         { task_id: taskId, ...(callOptions?.reason !== undefined ? { reason: callOptions.reason } : {}) },
         { signal: callOptions?.signal },
       ),
-    proveIdentity: (check) =>
-      proveIdentity(ask, {
-        resolver: check.resolver,
-        expectedDid: check.expectedDid ?? capabilityObject.did,
-        signal: check.signal,
-      }),
+    proveIdentity: async (check) =>
+      gate.remember(
+        await proveIdentity(ask, {
+          resolver: check.resolver,
+          expectedDid: check.expectedDid ?? capabilityObject.did,
+          signal: check.signal,
+        }),
+      ),
     ...offerCalls(client, options, { capabilityObject, signatures, gate }),
     close: () => client.close(),
   };

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { fetchAgentCard } from '../../src/a2a/client.js';
 import { AcmpError } from '../../src/acmp/errors.js';
+import { createDidResolver } from '../../src/acmp/identity/resolver.js';
 import type { Signer } from '../../src/acmp/identity/signer.js';
 import { createAcmpBuyer as pickAcmpBuyer } from '../../src/connect/acmp-buyer.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
@@ -64,6 +65,11 @@ describe('buyers challenge a provider before the first payment to it (Layer 7 §
     await buyer.invoke(PAID);
     await buyer.invoke(PAID);
     expect(sent(proxy.requests, 'acmp/proveIdentity')).toBe(1);
+    // A proof the buyer asked for itself counts too.
+    const again = await createAcmpBuyer({ card: proxy.route(await fetchAgentCard(host.url)) });
+    await again.proveIdentity({ resolver: createDidResolver() });
+    await again.invoke(PAID);
+    expect(sent(proxy.requests, 'acmp/proveIdentity')).toBe(2);
     const first = proxy.requests.findIndex((r) => r.includes('acmp/proveIdentity'));
     expect(proxy.requests.findIndex((r) => r.includes('acmp/invoke'))).toBeGreaterThan(first);
   });

@@ -217,12 +217,13 @@ class A2AAcmpBuyer implements AcmpBuyer {
     return this.negotiator(this.withWallet(request), o);
   }
 
-  proveIdentity(options: IdentityCheckOptions): Promise<VerifiedSignature> {
-    return proveIdentity(this.ask, {
+  async proveIdentity(options: IdentityCheckOptions): Promise<VerifiedSignature> {
+    const proof = await proveIdentity(this.ask, {
       resolver: options.resolver,
       expectedDid: options.expectedDid ?? this.capabilityObject.did,
       signal: options.signal,
     });
+    return this.gate.remember(proof);
   }
 
   private async *streamPrepared(

@@ -53,7 +53,7 @@ export const identityScenario: DemoScenario = {
       await tamperedQuote(ctx, provider.url);
       const proof = await buyer.proveIdentity({ resolver });
       ctx.say(
-        `   acmp/proveIdentity with a fresh nonce → ${short(proof.did)} proved (the buyer does it before its first payment)`,
+        `   acmp/proveIdentity with a fresh nonce → ${short(proof.did)} proved (remembered: the buyer's first payment below needs no second challenge)`,
       );
       await signedClaim(ctx, { buyer, ledger }, { did, resolver });
     } finally {
