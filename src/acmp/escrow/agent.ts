@@ -17,6 +17,7 @@ import {
 import { checkVerified, type VerifiedRequest } from './did-parties.js';
 import { escrowError, toEscrowErrorObject } from './errors.js';
 import { lockResult, persist, replay, toAnswer, type Done } from './outcomes.js';
+import { logOf, registerPayout, routeHeld, type Unheld } from './payout-config.js';
 import { verifyBeforeLock } from './signed-requests.js';
 import { parseEscrowCommand, type EscrowCommand, type MutatingCommand } from './messages.js';
 import type { EscrowRecord } from './record.js';
@@ -28,7 +29,7 @@ import {
   resolveDispute,
   type CommandContext,
 } from './state-machine.js';
-import type { EscrowListQuery, EscrowParty, EscrowStore, OpKey, StoredOp } from './store.js';
+import type { EscrowListQuery, EscrowParty, EscrowStore, OpKey, PayoutConfig, StoredOp } from './store.js';
 import { TransitionLog, type Payout } from './transitions.js';
 
 /** Who calls: the authenticated identity from the credential (never self-reported, L4 §1) and its tenant. */
@@ -118,6 +119,8 @@ export class EscrowAgent {
             });
       this.announce(done.changed);
       await this.pay(done.payouts);
+      if (command.method === ESCROW_METHOD.claim && command.payout)
+        await this.unheld(await routeHeld(this.store, caller.tenant, caller.party, this.clock.now()));
       return done.answer;
     } catch (error) {
       if (!(error instanceof AcmpError))
@@ -136,7 +139,7 @@ export class EscrowAgent {
     const done = await this.store.transaction(async (tx) => {
       const record = await tx.escrow(escrowId);
       if (!record) throw escrowError('notFound');
-      const log = new TransitionLog(record);
+      const log = await logOf(tx, record);
       advance(log, now);
       resolveDispute(log, { toPayee, by: 'operator', actor: operator, at: now });
       return persist(tx, record, log);
@@ -144,6 +147,19 @@ export class EscrowAgent {
     this.announce(done.changed);
     await this.pay(done.payouts);
     return done.record;
+  }
+
+  /**
+   * Registers a party's payout list out of band (the operator, `escrow payout set`; L7 §6.4) and pays
+   * what it routes of the party's held payouts.
+   */
+  async setPayout(config: PayoutConfig): Promise<void> {
+    await this.unheld(await registerPayout(this.store, config));
+  }
+
+  private async unheld(done: Unheld): Promise<void> {
+    for (const record of done.changed) this.announce(record);
+    await this.pay(done.payouts);
   }
 
   /** Applies due time transitions (window ends, dispute deadlines, expiries) and pays pending payouts. */
@@ -172,7 +188,8 @@ export class EscrowAgent {
     if (!record) return undefined;
     const log = new TransitionLog(record);
     advance(log, this.clock.now());
-    return log.record;
+    // The payee's route is decided when the transition is stored (with its payout list), not in a view.
+    return { ...log.record, payeeRoute: record.payeeRoute };
   }
 
   /** The escrows of a party, newest change first. */
@@ -212,7 +229,7 @@ export class EscrowAgent {
         const done = await this.store.transaction(async (tx) => {
           const record = await tx.escrow(escrowId);
           if (!record) return { payouts: [], changed: undefined };
-          const log = new TransitionLog(record);
+          const log = await logOf(tx, record);
           advance(log, now);
           return persist(tx, record, log);
         });
@@ -297,7 +314,7 @@ export class EscrowAgent {
       if (!record || record.tenant !== caller.tenant) throw escrowError('notFound');
       checkVerified(record, { method: command.method, params, party: caller.party }, verified);
       authorize(record, command, { party: caller.party, verified });
-      const log = new TransitionLog(record);
+      const log = await logOf(tx, record);
       advance(log, now);
       const context = { party: caller.party, now, settings: this.settings, verified };
       if (command.method === ESCROW_METHOD.status) {
@@ -314,6 +331,15 @@ export class EscrowAgent {
       const stored = await tx.op(key);
       if (stored) return { answer: replay(stored, hash), ...(await persist(tx, record, log)) };
       const outcome = this.attempt(log, command, context);
+      // Ours (L7 §6.4): an accepted claim registers the payee's payout list, signed with it if a DID's.
+      if (command.method === ESCROW_METHOD.claim && command.payout && outcome.kind === 'result')
+        await tx.setPayoutConfig({
+          tenant: caller.tenant,
+          party: caller.party,
+          payout: command.payout,
+          setBy: 'party',
+          at: now,
+        });
       const persisted = await persist(tx, record, log);
       await tx.putOp({ key, paramsHash: hash, outcome, escrowId: record.escrowId, at: now });
       return { answer: toAnswer(outcome), ...persisted };

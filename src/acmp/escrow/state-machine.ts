@@ -70,6 +70,7 @@ export function openEscrow(lock: Lock, owner: NewEscrow, settings: EscrowSetting
     settled: false,
     expired: false,
     seq: 0,
+    payeeRoute: null,
     createdAt: owner.now,
     updatedAt: owner.now,
   };
@@ -205,7 +206,7 @@ export function applyCommand(
   context: CommandContext,
 ): Record<string, JsonValue> {
   const r = log.record;
-  if (command.method === ESCROW_METHOD.status) return encodeStatus(r);
+  if (command.method === ESCROW_METHOD.status) return encodeStatus(r, context.party);
   // L4 §5 -35004: an escrow that expired (and was auto-reclaimed) takes no further operation.
   if (r.expired) throw escrowError('expired');
   switch (command.method) {

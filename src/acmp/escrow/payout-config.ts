@@ -1,0 +1,70 @@
+import { persist } from './outcomes.js';
+import { routeOf } from './payout-route.js';
+import type { EscrowRecord } from './record.js';
+import type { EscrowStore, EscrowTx, PayoutConfig } from './store.js';
+import { TransitionLog, type Payout } from './transitions.js';
+
+/*
+ * A payee's payout configuration at work (Layer 7 §6.4, Layer 4 §7.1; docs/acmp-escrow.md "Payout
+ * configuration"): the transition log of an escrow routes its payee payouts by the payee's registered
+ * list, and a new list routes the payouts held for want of a supported rail.
+ */
+
+/** A transition log for a record held in `tx`, with its payee's registered payout list. */
+export async function logOf(tx: EscrowTx, record: EscrowRecord): Promise<TransitionLog> {
+  const config = record.payee === null ? undefined : await tx.payoutConfig(record.tenant, record.payee);
+  return new TransitionLog(record, config?.payout);
+}
+
+/** What routing held payouts did: the payouts now payable and the escrows whose record changed. */
+export interface Unheld {
+  readonly payouts: readonly Payout[];
+  readonly changed: readonly EscrowRecord[];
+}
+
+/** Registers (replaces) a party's payout list, then routes its held payouts by it. */
+export async function registerPayout(store: EscrowStore, config: PayoutConfig): Promise<Unheld> {
+  await store.transaction((tx) => tx.setPayoutConfig(config));
+  return routeHeld(store, config.tenant, config.party, config.at);
+}
+
+/**
+ * Routes `party`'s held payouts by its current payout list, one escrow per transaction (its record locked
+ * first, as every operation locks it): each routed payout is a `payout_routed` transition in the escrow's
+ * log and becomes payable; with still no supported rail nothing changes.
+ */
+export async function routeHeld(
+  store: EscrowStore,
+  tenant: string,
+  party: string,
+  at: number,
+): Promise<Unheld> {
+  const held = await store.transaction((tx) => tx.heldPayouts(tenant, party));
+  const payouts: Payout[] = [];
+  const changed: EscrowRecord[] = [];
+  for (const candidate of held) {
+    const done = await store.transaction(async (tx) => {
+      const record = await tx.escrow(candidate.escrowId);
+      const payout = (await tx.heldPayouts(tenant, party)).find((p) => p.payoutId === candidate.payoutId);
+      const config = await tx.payoutConfig(tenant, party);
+      const route = routeOf(party, config?.payout);
+      if (!record || !payout || !config || route.rail === null) return undefined;
+      const log = new TransitionLog(record);
+      log.step({
+        kind: 'payout_routed',
+        actor: config.setBy === 'operator' ? 'operator' : party,
+        at,
+        patch: { payeeRoute: route },
+        data: { payout_id: payout.payoutId, payee_payout: { ...route } },
+      });
+      const written = await persist(tx, record, log);
+      await tx.routePayout(payout.payoutId, route.account, route.source);
+      return { payout: { ...payout, account: route.account, route: route.source }, record: written.record };
+    });
+    if (done) {
+      payouts.push(done.payout);
+      changed.push(done.record);
+    }
+  }
+  return { payouts, changed };
+}
