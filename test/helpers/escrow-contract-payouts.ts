@@ -1,10 +1,17 @@
 import { expect, it } from 'vitest';
 import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
-import type { EscrowStore } from '../../src/acmp/escrow/store.js';
+import { registerPayout } from '../../src/acmp/escrow/payout-config.js';
+import type { EscrowStore, PayoutConfig } from '../../src/acmp/escrow/store.js';
 import { BUYER, EscrowHarness, escrowHarnessOf, nano, PAYEE, STRANGER } from './escrow-harness.js';
 import type { StoreUnderTest } from './store-harness.js';
 
 const M = ESCROW_METHOD;
+
+/** The operator's registration (`escrow payout set`), then the agent's tick that pays what it routed. */
+async function setPayout(h: EscrowHarness, config: PayoutConfig): Promise<void> {
+  await registerPayout(h.store, config);
+  await h.agent.tick();
+}
 const LEDGER = [{ rail: 'credit-ledger', account: 'acct_payee_savings' }];
 const SAVINGS = { tenant: '', party: 'acct_payee_savings' };
 const X402_ONLY = [{ rail: 'x402', network: 'base', asset: 'USDC', address: '0x9a1f' }];
@@ -66,7 +73,7 @@ export function escrowPayoutCases(t: StoreUnderTest<EscrowStore>): void {
 
   it('P3: a buyer release follows the registered list; a reclaim still pays the buyer identity', async () => {
     const h = await harness();
-    await h.agent.setPayout({ tenant: '', party: PAYEE.party, payout: LEDGER, setBy: 'operator', at: 1 });
+    await setPayout(h, { tenant: '', party: PAYEE.party, payout: LEDGER, setBy: 'operator', at: 1 });
     const id = await h.lock(0.004, { bind: true });
     await h.ok(BUYER, M.release, { op_ref: 'r1', escrow_id: id, amount_cu: 0.001, payee_id: PAYEE.party });
     await h.ok(BUYER, M.reclaim, { op_ref: 'k1', escrow_id: id });
@@ -90,14 +97,14 @@ export function escrowPayoutCases(t: StoreUnderTest<EscrowStore>): void {
     const totals = await h.store.totals();
     expect(totals.pending).toBe(nano('0.003'));
     expect(totals.balances + totals.remaining + totals.pending).toBe(totals.credits);
-    await h.agent.setPayout({
+    await setPayout(h, {
       tenant: '',
       party: PAYEE.party,
       payout: [...X402_ONLY, ...LEDGER],
       setBy: 'operator',
       at: 2,
     });
-    await h.agent.setPayout({ tenant: '', party: PAYEE.party, payout: LEDGER, setBy: 'operator', at: 3 });
+    await setPayout(h, { tenant: '', party: PAYEE.party, payout: LEDGER, setBy: 'operator', at: 3 });
     expect(await h.balance(SAVINGS)).toBe(nano('0.003'));
     expect(await h.status(id, PAYEE)).toMatchObject({
       payee_payout: { rail: 'credit-ledger', account: 'acct_payee_savings', source: 'configured' },

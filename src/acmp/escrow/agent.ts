@@ -17,7 +17,7 @@ import {
 import { checkVerified, type VerifiedRequest } from './did-parties.js';
 import { escrowError, toEscrowErrorObject } from './errors.js';
 import { lockResult, persist, replay, toAnswer, type Done } from './outcomes.js';
-import { logOf, registerPayout, routeHeld, type Unheld } from './payout-config.js';
+import { logOf, registerWithClaim, routeHeld } from './payout-config.js';
 import { verifyBeforeLock } from './signed-requests.js';
 import { parseEscrowCommand, type EscrowCommand, type MutatingCommand } from './messages.js';
 import type { EscrowRecord } from './record.js';
@@ -29,7 +29,7 @@ import {
   resolveDispute,
   type CommandContext,
 } from './state-machine.js';
-import type { EscrowListQuery, EscrowParty, EscrowStore, OpKey, PayoutConfig, StoredOp } from './store.js';
+import type { EscrowListQuery, EscrowParty, EscrowStore, OpKey, StoredOp } from './store.js';
 import { TransitionLog, type Payout } from './transitions.js';
 
 /** Who calls: the authenticated identity from the credential (never self-reported, L4 §1) and its tenant. */
@@ -119,8 +119,7 @@ export class EscrowAgent {
             });
       this.announce(done.changed);
       await this.pay(done.payouts);
-      if (command.method === ESCROW_METHOD.claim && command.payout)
-        await this.unheld(await routeHeld(this.store, caller.tenant, caller.party, this.clock.now()));
+      if (command.method === ESCROW_METHOD.claim && command.payout) await this.unheld(caller);
       return done.answer;
     } catch (error) {
       if (!(error instanceof AcmpError))
@@ -149,15 +148,9 @@ export class EscrowAgent {
     return done.record;
   }
 
-  /**
-   * Registers a party's payout list out of band (the operator, `escrow payout set`; L7 §6.4) and pays
-   * what it routes of the party's held payouts.
-   */
-  async setPayout(config: PayoutConfig): Promise<void> {
-    await this.unheld(await registerPayout(this.store, config));
-  }
-
-  private async unheld(done: Unheld): Promise<void> {
+  /** Routes a party's held payouts by its current payout list (L7 §6.4) and pays them. */
+  private async unheld(caller: EscrowCaller): Promise<void> {
+    const done = await routeHeld(this.store, caller, this.clock.now());
     for (const record of done.changed) this.announce(record);
     await this.pay(done.payouts);
   }
@@ -331,15 +324,7 @@ export class EscrowAgent {
       const stored = await tx.op(key);
       if (stored) return { answer: replay(stored, hash), ...(await persist(tx, record, log)) };
       const outcome = this.attempt(log, command, context);
-      // Ours (L7 §6.4): an accepted claim registers the payee's payout list, signed with it if a DID's.
-      if (command.method === ESCROW_METHOD.claim && command.payout && outcome.kind === 'result')
-        await tx.setPayoutConfig({
-          tenant: caller.tenant,
-          party: caller.party,
-          payout: command.payout,
-          setBy: 'party',
-          at: now,
-        });
+      await registerWithClaim(tx, { caller, command, outcome, at: now });
       const persisted = await persist(tx, record, log);
       await tx.putOp({ key, paramsHash: hash, outcome, escrowId: record.escrowId, at: now });
       return { answer: toAnswer(outcome), ...persisted };

@@ -1,7 +1,9 @@
 import { persist } from './outcomes.js';
 import { routeOf } from './payout-route.js';
 import type { EscrowRecord } from './record.js';
-import type { EscrowStore, EscrowTx, PayoutConfig } from './store.js';
+import { ESCROW_METHOD } from './constants.js';
+import type { MutatingCommand } from './messages.js';
+import type { EscrowStore, EscrowTx, PayoutConfig, StoredOp } from './store.js';
 import { TransitionLog, type Payout } from './transitions.js';
 
 /*
@@ -16,16 +18,45 @@ export async function logOf(tx: EscrowTx, record: EscrowRecord): Promise<Transit
   return new TransitionLog(record, config?.payout);
 }
 
+/** Whose payout list: a party (an authenticated caller) within its tenant. */
+export interface PayoutOwner {
+  readonly tenant: string;
+  readonly party: string;
+}
+
+/**
+ * Registers (replaces) a party's payout list out of band (the operator's `escrow payout set`), then
+ * routes its held payouts by it; the agent pays them on its next tick.
+ */
+export async function registerPayout(store: EscrowStore, config: PayoutConfig): Promise<Unheld> {
+  await store.transaction((tx) => tx.setPayoutConfig(config));
+  return routeHeld(store, config, config.at);
+}
+
 /** What routing held payouts did: the payouts now payable and the escrows whose record changed. */
 export interface Unheld {
   readonly payouts: readonly Payout[];
   readonly changed: readonly EscrowRecord[];
 }
 
-/** Registers (replaces) a party's payout list, then routes its held payouts by it. */
-export async function registerPayout(store: EscrowStore, config: PayoutConfig): Promise<Unheld> {
-  await store.transaction((tx) => tx.setPayoutConfig(config));
-  return routeHeld(store, config.tenant, config.party, config.at);
+/**
+ * Ours (L7 §6.4 leaves an in-band field [OPEN]): an accepted claim registers the payee's `payout` list, in
+ * the claim's transaction (so only the authenticated payee changes it; a DID payee's list is signed with
+ * the claim).
+ */
+export async function registerWithClaim(
+  tx: EscrowTx,
+  claim: { caller: PayoutOwner; command: MutatingCommand; outcome: StoredOp['outcome']; at: number },
+): Promise<void> {
+  const { caller, command, outcome, at } = claim;
+  if (command.method !== ESCROW_METHOD.claim || command.payout === null || outcome.kind !== 'result') return;
+  await tx.setPayoutConfig({
+    tenant: caller.tenant,
+    party: caller.party,
+    payout: command.payout,
+    setBy: 'party',
+    at,
+  });
 }
 
 /**
@@ -33,12 +64,8 @@ export async function registerPayout(store: EscrowStore, config: PayoutConfig): 
  * first, as every operation locks it): each routed payout is a `payout_routed` transition in the escrow's
  * log and becomes payable; with still no supported rail nothing changes.
  */
-export async function routeHeld(
-  store: EscrowStore,
-  tenant: string,
-  party: string,
-  at: number,
-): Promise<Unheld> {
+export async function routeHeld(store: EscrowStore, owner: PayoutOwner, at: number): Promise<Unheld> {
+  const { tenant, party } = owner;
   const held = await store.transaction((tx) => tx.heldPayouts(tenant, party));
   const payouts: Payout[] = [];
   const changed: EscrowRecord[] = [];
