@@ -127,6 +127,12 @@ export function escrowPayoutCases(t: StoreUnderTest<EscrowStore>): void {
     await h.agent.tick();
     expect(await h.balance(SAVINGS)).toBe(0n);
     expect(await h.balance(PAYEE)).toBe(nano('0.002'));
+    // The payee's own accepted claim does register it, for this escrow and the next.
+    const next = await claimed(h, { payout: LEDGER }, 0.001);
+    h.clock.advance(2_000);
+    await h.agent.tick();
+    expect(await h.status(next, PAYEE)).toMatchObject({ payee_payout: { source: 'configured' } });
+    expect(await h.balance(SAVINGS)).toBe(nano('0.001'));
     await h.expectConserved();
   });
 
