@@ -119,7 +119,7 @@ export class EscrowAgent {
             });
       this.announce(done.changed);
       await this.pay(done.payouts);
-      if (command.method === ESCROW_METHOD.claim && command.payout) await this.unheld(caller);
+      if (command.method === ESCROW_METHOD.claim && command.payout) await this.unheld(done.changed);
       return done.answer;
     } catch (error) {
       if (!(error instanceof AcmpError))
@@ -148,9 +148,9 @@ export class EscrowAgent {
     return done.record;
   }
 
-  /** Routes a party's held payouts by its current payout list (L7 §6.4) and pays them. */
-  private async unheld(caller: EscrowCaller): Promise<void> {
-    const done = await routeHeld(this.store, caller, this.clock.now());
+  /** After a claim registered its payee's payout list (L7 §6.4): routes the payee's held payouts, pays them. */
+  private async unheld(claimed: EscrowRecord | undefined): Promise<void> {
+    const done = await routeHeld(this.store, claimed, this.clock.now());
     for (const record of done.changed) this.announce(record);
     await this.pay(done.payouts);
   }
@@ -324,7 +324,7 @@ export class EscrowAgent {
       const stored = await tx.op(key);
       if (stored) return { answer: replay(stored, hash), ...(await persist(tx, record, log)) };
       const outcome = this.attempt(log, command, context);
-      await registerWithClaim(tx, { caller, command, outcome, at: now });
+      await registerWithClaim(tx, { record, command, outcome, at: now });
       const persisted = await persist(tx, record, log);
       await tx.putOp({ key, paramsHash: hash, outcome, escrowId: record.escrowId, at: now });
       return { answer: toAnswer(outcome), ...persisted };

@@ -18,19 +18,13 @@ export async function logOf(tx: EscrowTx, record: EscrowRecord): Promise<Transit
   return new TransitionLog(record, config?.payout);
 }
 
-/** Whose payout list: a party (an authenticated caller) within its tenant. */
-export interface PayoutOwner {
-  readonly tenant: string;
-  readonly party: string;
-}
-
 /**
- * Registers (replaces) a party's payout list out of band (the operator's `escrow payout set`), then
+ * Registers (replaces) a party's payout list out of band (the operator's `escrow payout <party> --file`), then
  * routes its held payouts by it; the agent pays them on its next tick.
  */
 export async function registerPayout(store: EscrowStore, config: PayoutConfig): Promise<Unheld> {
   await store.transaction((tx) => tx.setPayoutConfig(config));
-  return routeHeld(store, config, config.at);
+  return routeHeld(store, { tenant: config.tenant, payee: config.party }, config.at);
 }
 
 /** What routing held payouts did: the payouts now payable and the escrows whose record changed. */
@@ -40,23 +34,19 @@ export interface Unheld {
 }
 
 /**
- * Ours (L7 §6.4 leaves an in-band field [OPEN]): an accepted claim registers the payee's `payout` list, in
- * the claim's transaction (so only the authenticated payee changes it; a DID payee's list is signed with
- * the claim).
+ * Ours (L7 §6.4 leaves an in-band field [OPEN]): an accepted claim registers the `payout` list of the
+ * escrow's payee, in the claim's transaction. Only the payee's claim is accepted (its bearer identity, or
+ * for a DID payee its signature, which covers the list), so only the payee changes it.
  */
 export async function registerWithClaim(
   tx: EscrowTx,
-  claim: { caller: PayoutOwner; command: MutatingCommand; outcome: StoredOp['outcome']; at: number },
+  claim: { record: EscrowRecord; command: MutatingCommand; outcome: StoredOp['outcome']; at: number },
 ): Promise<void> {
-  const { caller, command, outcome, at } = claim;
+  const { record, command, outcome, at } = claim;
   if (command.method !== ESCROW_METHOD.claim || command.payout === null || outcome.kind !== 'result') return;
-  await tx.setPayoutConfig({
-    tenant: caller.tenant,
-    party: caller.party,
-    payout: command.payout,
-    setBy: 'party',
-    at,
-  });
+  if (record.payee === null) return;
+  const config = { tenant: record.tenant, party: record.payee, payout: command.payout, at };
+  await tx.setPayoutConfig({ ...config, setBy: 'party' });
 }
 
 /**
@@ -64,8 +54,13 @@ export async function registerWithClaim(
  * first, as every operation locks it): each routed payout is a `payout_routed` transition in the escrow's
  * log and becomes payable; with still no supported rail nothing changes.
  */
-export async function routeHeld(store: EscrowStore, owner: PayoutOwner, at: number): Promise<Unheld> {
-  const { tenant, party } = owner;
+export async function routeHeld(
+  store: EscrowStore,
+  owner: { readonly tenant: string; readonly payee: string | null } | undefined,
+  at: number,
+): Promise<Unheld> {
+  if (!owner?.payee) return { payouts: [], changed: [] };
+  const { tenant, payee: party } = owner;
   const held = await store.transaction((tx) => tx.heldPayouts(tenant, party));
   const payouts: Payout[] = [];
   const changed: EscrowRecord[] = [];
