@@ -8,7 +8,7 @@ import { ACMP_CODE, AcmpError } from '../errors.js';
  */
 
 /** The rails this agent pays on: its own credit ledger. */
-export const SUPPORTED_PAYOUT_RAILS: readonly string[] = ['credit-ledger'];
+const SUPPORTED_PAYOUT_RAILS: readonly string[] = ['credit-ledger'];
 
 /** One payout entry; `credit-ledger` names an account of this agent's ledger, other rails their own fields. */
 export type PayoutEntry = Readonly<Record<string, JsonValue>> & { readonly rail: string };
