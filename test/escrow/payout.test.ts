@@ -1,11 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EscrowClient } from '../../src/a2a/escrow/client.js';
 import { signingEscrowClient } from '../../src/a2a/escrow/signing-client.js';
+import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import type { BuyerEscrow } from '../../src/a2a/acmp/buyer-escrow.js';
 import { AcmpError } from '../../src/acmp/errors.js';
-import { cleanup } from '../helpers/host.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
+import { acmpModule } from '../../src/server/modules/acmp.js';
+import { cleanup, startTestHost } from '../helpers/host.js';
 import { didKeyIdentity } from '../helpers/identity.js';
 import { freshPgDatabase } from '../helpers/pg.js';
-import { escrowHost } from './helpers.js';
+import { escrowHost, secret } from './helpers.js';
 
 afterEach(cleanup);
 
@@ -99,5 +103,51 @@ describe('a DID payee registers its payout list with its signed claim (Layer 7 Â
 
   it.skipIf(!process.env.TEST_PG_URL)('on PostgreSQL: the same', async () => {
     await scenario(await freshPgDatabase());
+  });
+});
+
+describe('our provider sends its payout list with its claims', () => {
+  it('a silent buyer: the settler claims with the list, the window passes, the account it names is paid', async () => {
+    const escrow = await escrowHost({
+      module: { settings: { minChallengeWindowMs: 200, defaultChallengeWindowMs: 300 } },
+    });
+    await escrow.credit('agent:buyer', '1');
+    const provider = await startTestHost({
+      modules: [
+        acmpModule({
+          capabilities: demoCapabilities({ stepMs: 5 }),
+          escrowAgent: {
+            agentUrl: escrow.host.url,
+            token: secret('provider'),
+            payeeId: 'agent:provider',
+            claimDelayMs: 300,
+            settleEveryMs: 50,
+            payout: [{ rail: 'credit-ledger', account: 'acct_provider_ops' }],
+          },
+        }),
+      ],
+    });
+    const buyer = (await createAcmpBuyer({
+      agentUrl: provider.url,
+      escrow: { agentUrl: escrow.host.url, token: secret('buyer') },
+    })) as AcmpBuyer & { escrow: BuyerEscrow };
+    const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
+    await buyer.escrow.bind(escrowId, 'agent:provider');
+    const result = await buyer.invoke({
+      capability: 'sentiment-analysis',
+      input: { type: 'text', data: 'Revenue grew 12% YoY.' },
+      max_price_cu: 0.005,
+      proof_method: 'result-hash',
+      escrow_id: escrowId,
+    });
+    const cost = BigInt(Math.round(result.cost_cu * 1e9));
+    const start = Date.now();
+    while ((await escrow.ledger.balance('', 'acct_provider_ops')) !== cost) {
+      if (Date.now() - start > 8_000) throw new Error('the claim was not paid to the configured account');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(await escrow.ledger.balance('', 'agent:provider')).toBe(0n);
+    const totals = await escrow.ledger.totals();
+    expect(totals.balances + totals.remaining + totals.pending).toBe(totals.credits);
   });
 });
