@@ -270,6 +270,19 @@ describe('a2a-commerce escrow (party verbs over A2A, operator verbs on the datab
     expect(withAgent.find((m) => m.name === 'acmp')?.migrations?.map((s) => s.id)).toEqual([
       'acmp',
       'acmp_escrow',
-    ]);
+    ]); // --escrow-payout reads `wallet payout` output; a file without a valid list stops serve (usage error).
+    const dir = tempDir();
+    const agentFlags = { 'escrow-agent': 'https://escrow.example', 'escrow-payee': 'agent:provider' };
+    writeFileSync(
+      join(dir, 'ok.json'),
+      JSON.stringify({ payout: [{ rail: 'credit-ledger', account: 'a' }] }),
+    );
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ payout: [{ rail: 'credit-ledger' }] }));
+    expect(
+      modulesFromFlags({ ...agentFlags, 'escrow-payout': join(dir, 'ok.json') }, config, {}).length,
+    ).toBe(2);
+    expect(() =>
+      modulesFromFlags({ ...agentFlags, 'escrow-payout': join(dir, 'bad.json') }, config, {}),
+    ).toThrow(/expected \{"payout"/);
   });
 });
