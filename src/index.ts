@@ -47,6 +47,7 @@ export type {
 export { checkEnvelope, parseEnvelope } from './acpspec/validate.js';
 
 export type { BuyerCallPolicy } from './acmp/buyer.js';
+export type { IdentityChallengeMode, IdentityChallengePolicy } from './acmp/identity-gate.js';
 export {
   createAcmpBuyer,
   agentEndpoints,

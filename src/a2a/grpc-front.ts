@@ -8,6 +8,7 @@ import { silentLogger, type Logger } from '../shared/logger.js';
 import type { RequestLimiter } from '../shared/request-rate.js';
 import { ANONYMOUS_USER, BEARER_REFUSAL } from './bearer.js';
 import { callerVerifier, type CallerVerifier, type DidCallerPolicy } from './caller-auth.js';
+import { guardedService, type GrpcCall, type GrpcGuard } from './grpc-guard.js';
 import { forGrpc } from './grpc-handler.js';
 import { rateLimited } from './grpc-rate.js';
 import { inSdkScope } from './sdk-scope.js';
@@ -95,7 +96,7 @@ class GrpcFrontServer implements GrpcFront {
       Promise.resolve(this.users.get(call) ?? ANONYMOUS_USER);
     const requestHandler = forGrpc(options.handler);
     // Each call runs in the SDK scope (its diagnostics go to the JSON logger, as on HTTP), bearer check first.
-    const authenticate: Authenticate = (call, serve) =>
+    const authenticate: GrpcGuard = (call, serve) =>
       inSdkScope(this.logger, async () => {
         const refusal = (await this.authenticate(call)) ?? unreadable(call.request);
         if (!refusal) serve();
@@ -153,9 +154,7 @@ class GrpcFrontServer implements GrpcFront {
   }
 
   /** The bearer check of one call: its refusal, or `undefined` with the caller recorded for the handler. */
-  private async authenticate(
-    call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
-  ): Promise<grpc.ServiceError | undefined> {
+  private async authenticate(call: GrpcCall): Promise<grpc.ServiceError | undefined> {
     const header = call.metadata.get('authorization')[0];
     const check = await this.verify(typeof header === 'string' ? header : header?.toString('utf8'));
     if ('refused' in check) return unauthenticated(BEARER_REFUSAL[check.refused]);
@@ -181,53 +180,22 @@ class GrpcCaller implements User {
   }
 }
 
-function callerOf(
-  user: User,
-  call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
-): GrpcCaller {
+function callerOf(user: User, call: GrpcCall): GrpcCaller {
   const controller = new AbortController();
   call.once('cancelled', () => controller.abort());
   return new GrpcCaller(user, controller.signal);
 }
 
-/** Runs `serve` when the call is authenticated (the caller check may resolve a DID); resolves to the refusal otherwise. */
-type Authenticate = (
-  call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
-  serve: () => void,
-) => Promise<grpc.ServiceError | undefined>;
-
-/** Puts the bearer check in front of every method of an SDK service implementation. */
+/** Puts the bearer check (`authenticate`) in front of every method of an SDK service implementation. */
 function authenticated(
   definition: grpc.ServiceDefinition,
   implementation: grpc.UntypedServiceImplementation,
-  authenticate: Authenticate,
+  authenticate: GrpcGuard,
 ): grpc.UntypedServiceImplementation {
-  const guarded: grpc.UntypedServiceImplementation = {};
-  for (const [name, method] of Object.entries(definition)) {
-    const inner = implementation[name];
-    if (!inner) continue;
-    if (method.responseStream) {
-      const serve = inner as grpc.handleServerStreamingCall<unknown, unknown>;
-      guarded[name] = ((call: grpc.ServerWritableStream<unknown, unknown>) => {
-        void authenticate(call, () => serve(call)).then(
-          (refusal) => refusal && call.emit('error', refusal),
-          () => call.emit('error', unauthenticated(BEARER_REFUSAL.invalid)),
-        );
-      }) as grpc.handleServerStreamingCall<unknown, unknown>;
-    } else {
-      const serve = inner as grpc.handleUnaryCall<unknown, unknown>;
-      guarded[name] = ((
-        call: grpc.ServerUnaryCall<unknown, unknown>,
-        callback: grpc.sendUnaryData<unknown>,
-      ) => {
-        void authenticate(call, () => serve(call, callback)).then(
-          (refusal) => refusal && callback(refusal),
-          () => callback(unauthenticated(BEARER_REFUSAL.invalid)),
-        );
-      }) as grpc.handleUnaryCall<unknown, unknown>;
-    }
-  }
-  return guarded;
+  return guardedService(definition, implementation, {
+    guard: authenticate,
+    failure: () => unauthenticated(BEARER_REFUSAL.invalid),
+  });
 }
 
 /** UNAUTHENTICATED with a google.rpc.Status detail carrying our ErrorInfo, as the HTTP transports send it. */

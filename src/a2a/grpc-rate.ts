@@ -4,6 +4,7 @@ import type { BearerToken } from '../shared/identity.js';
 import type { Logger } from '../shared/logger.js';
 import { rateKeyOf, type RequestLimiter } from '../shared/request-rate.js';
 import { bearerVerifier } from './bearer.js';
+import { guardedService, type GrpcCall } from './grpc-guard.js';
 import { HOST_ERROR_DOMAIN } from './wire-errors.js';
 
 /** What {@link rateLimited} counts with. */
@@ -12,8 +13,6 @@ export interface GrpcRateOptions {
   readonly tokens: readonly BearerToken[];
   readonly logger: Logger;
 }
-
-type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>;
 
 /**
  * Puts the host's request rate in front of every method of a service (before the bearer check, as on
@@ -27,7 +26,7 @@ export function rateLimited(
   options: GrpcRateOptions,
 ): grpc.UntypedServiceImplementation {
   const verify = bearerVerifier(options.tokens);
-  const admit = async (call: AnyCall): Promise<grpc.ServiceError | undefined> => {
+  const admit = async (call: GrpcCall): Promise<grpc.ServiceError | undefined> => {
     const header = call.metadata.get('authorization')[0];
     const check = verify(typeof header === 'string' ? header : header?.toString('utf8'));
     const identity = 'user' in check && check.user.isAuthenticated ? check.user.userName : undefined;
@@ -42,32 +41,14 @@ export function rateLimited(
     });
     return resourceExhausted(Math.ceil(verdict.retryAfterMs / 1000));
   };
-  const guarded: grpc.UntypedServiceImplementation = {};
-  for (const [name, method] of Object.entries(definition)) {
-    const inner = implementation[name];
-    if (!inner) continue;
-    if (method.responseStream) {
-      const serve = inner as grpc.handleServerStreamingCall<unknown, unknown>;
-      guarded[name] = ((call: grpc.ServerWritableStream<unknown, unknown>) => {
-        void admit(call).then(
-          (refusal) => (refusal ? call.emit('error', refusal) : serve(call)),
-          () => call.emit('error', internal()),
-        );
-      }) as grpc.handleServerStreamingCall<unknown, unknown>;
-    } else {
-      const serve = inner as grpc.handleUnaryCall<unknown, unknown>;
-      guarded[name] = ((
-        call: grpc.ServerUnaryCall<unknown, unknown>,
-        callback: grpc.sendUnaryData<unknown>,
-      ) => {
-        void admit(call).then(
-          (refusal) => (refusal ? callback(refusal) : serve(call, callback)),
-          () => callback(internal()),
-        );
-      }) as grpc.handleUnaryCall<unknown, unknown>;
-    }
-  }
-  return guarded;
+  return guardedService(definition, implementation, {
+    guard: async (call, serve) => {
+      const refusal = await admit(call);
+      if (!refusal) serve();
+      return refusal;
+    },
+    failure: internal,
+  });
 }
 
 /** The address part of a grpc-js peer (`127.0.0.1:5000`, `[::1]:5000`, `ipv4:…`). */

@@ -16,6 +16,7 @@ import {
 } from './messages.js';
 import { SignatureCheck, type SignaturePolicy } from './signature-policy.js';
 import { nextOrAbort } from './watchdog.js';
+import type { IdentityChallengePolicy } from './identity-gate.js';
 
 export type { BuyerEvent, InvokeInput } from './buyer-call.js';
 
@@ -72,7 +73,8 @@ export interface AcmpBuyerOptions {
 export type BuyerCallPolicy = Pick<
   AcmpBuyerOptions,
   'retries' | 'retryDelayMs' | 'livenessWindowMs' | 'signatures'
->;
+> &
+  IdentityChallengePolicy;
 
 const CANCEL_WAIT_MS = 2000;
 

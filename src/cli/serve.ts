@@ -21,6 +21,8 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
   --tokens-file <path>   one name=secret a line, # comments; mode 600 (${ENV.tokensFile})
   --accept-did-callers   also accept callers identified by a JWT signed with their DID key (did:key,
                          did:web); their identity is the DID (${ENV.acceptDidCallers}; docs/host.md)
+  --did-private-hosts    resolve callers' did:web also at private and loopback addresses (default: public
+                         addresses only; ${ENV.didPrivateHosts})
   --tls-cert <file>      certificate (PEM) (${ENV.tlsCert})
   --tls-key <file>       private key (PEM) (${ENV.tlsKey})
   --tls-self-signed      self-signed localhost certificate in the data dir (${ENV.tlsSelfSigned}; the default)
@@ -50,6 +52,7 @@ const SERVE_OPTIONS = {
   token: { type: 'string', multiple: true },
   'tokens-file': { type: 'string' },
   'accept-did-callers': { type: 'boolean' },
+  'did-private-hosts': { type: 'boolean' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'tls-self-signed': { type: 'boolean' },

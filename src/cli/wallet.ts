@@ -4,7 +4,7 @@ import { walletEscrowClient } from '../a2a/escrow/wallet-client.js';
 import { formatCu } from '../acmp/escrow/amounts.js';
 import { openWallet, type OpenWallet } from '../connect/wallet.js';
 import { describeLimits } from '../wallet/limits.js';
-import type { AuditEntry, AuditKind } from '../wallet/store.js';
+import { AUDIT_KINDS, type AuditEntry, type AuditKind } from '../wallet/store.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
 
@@ -37,18 +37,7 @@ const OPTIONS = {
   ca: { type: 'string' },
 } as const;
 
-const KINDS: readonly AuditKind[] = [
-  'lock',
-  'bind',
-  'release',
-  'reclaim',
-  'claim',
-  'payout-received',
-  'denied',
-  'invoke',
-  'accept',
-  'dispute',
-];
+const KINDS: readonly AuditKind[] = AUDIT_KINDS;
 
 /** The wallet the flags or the environment name, opened; undefined when none is named. */
 export async function walletFromFlags(

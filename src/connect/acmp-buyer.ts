@@ -177,6 +177,7 @@ async function overMcp(options: PickAcmpBuyerOptions): Promise<PickedAcmpBuyer> 
     retryDelayMs: options.retryDelayMs,
     livenessWindowMs: options.livenessWindowMs,
     ...(options.signatures !== undefined ? { signatures: options.signatures } : {}),
+    ...(options.identityChallenge !== undefined ? { identityChallenge: options.identityChallenge } : {}),
   });
   return new McpPickedBuyer(buyer);
 }

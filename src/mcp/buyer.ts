@@ -27,6 +27,7 @@ import { boundedTaskIds, type IdSource } from '../shared/ids.js';
 import { L7_METHOD } from '../acmp/constants.js';
 import { SignatureCheck } from '../acmp/signature-policy.js';
 import { proveIdentity, type IdentityCheckOptions } from '../acmp/identity/prove-identity.js';
+import { FirstPaymentGate, gatedBuyerCore, type AskIdentity } from '../acmp/identity-gate.js';
 import type { VerifiedSignature } from '../acmp/identity/verify.js';
 import { acmpCapabilityOfMcp, MCP_PROTOCOL_VERSION } from './acmp-extension.js';
 import {
@@ -151,6 +152,23 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
     await client.close();
     throw error;
   }
+  const ask: AskIdentity = (params, o) =>
+    client.request({ method: L7_METHOD.proveIdentity, params }, RawResult, o).catch((error: unknown) => {
+      throw classify(error);
+    });
+  let gate: FirstPaymentGate;
+  try {
+    // Layer 7 §3: the provider proves its DID before the first payment to it, before the wallet is asked.
+    gate = new FirstPaymentGate(ask, {
+      mode: options.identityChallenge,
+      expectedDid: signatures.expectedDid,
+      resolver: options.signatures?.resolver,
+    });
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  core = gatedBuyerCore(core, gate);
   return {
     capabilityObject,
     era: client.getProtocolEra() === 'modern' ? 'modern' : 'legacy',
@@ -161,21 +179,15 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
         { task_id: taskId, ...(callOptions?.reason !== undefined ? { reason: callOptions.reason } : {}) },
         { signal: callOptions?.signal },
       ),
-    proveIdentity: (check) =>
-      proveIdentity(
-        (params, o) =>
-          client
-            .request({ method: L7_METHOD.proveIdentity, params }, RawResult, o)
-            .catch((error: unknown) => {
-              throw classify(error);
-            }),
-        {
+    proveIdentity: async (check) =>
+      gate.remember(
+        await proveIdentity(ask, {
           resolver: check.resolver,
           expectedDid: check.expectedDid ?? capabilityObject.did,
           signal: check.signal,
-        },
+        }),
       ),
-    ...offerCalls(client, options, { capabilityObject, signatures }),
+    ...offerCalls(client, options, { capabilityObject, signatures, gate }),
     close: () => client.close(),
   };
 }
@@ -184,9 +196,9 @@ export async function connectMcpAcmpBuyer(options: McpBuyerConnectOptions): Prom
 function offerCalls(
   client: Client,
   options: McpBuyerConnectOptions,
-  peer: { capabilityObject: CapabilityObject; signatures: SignatureCheck },
+  peer: { capabilityObject: CapabilityObject; signatures: SignatureCheck; gate: FirstPaymentGate },
 ): OfferCalls {
-  const { capabilityObject, signatures } = peer;
+  const { capabilityObject, signatures, gate } = peer;
   const calls: OfferCalls = {
     quote: async (params, callOptions) => {
       const offer = await requestNegotiation(
@@ -200,9 +212,16 @@ function offerCalls(
     accept: (params, callOptions) =>
       requestNegotiation(client, { method: L6_METHOD.accept, params, schema: AckSchema }, callOptions),
   };
-  return options.wallet
+  const paying = options.wallet
     ? walletOfferCalls(calls, options.wallet, providerOf(options, capabilityObject))
     : calls;
+  return {
+    quote: (params, o) => paying.quote(params, o),
+    async accept(params, o) {
+      await gate.beforePayment(o);
+      return paying.accept(params, o);
+    },
+  };
 }
 
 /** The provider as the wallet names it: its advertised `provider_id` (Layer 1 §4), else its endpoint. */

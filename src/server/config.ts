@@ -43,6 +43,8 @@ export interface HostConfig {
   connections: ConnectionLimits;
   /** Accept callers identified by a DID-signed token next to the static tokens (docs/host.md). */
   acceptDidCallers: boolean;
+  /** Resolve callers' did:web also at private and loopback addresses (off: public addresses only). */
+  didPrivateHosts: boolean;
   /** Limits per caller identity over every tenant and binding (src/server/caller-limits.ts). */
   limits: CallerLimits;
 }
@@ -68,6 +70,7 @@ export interface HostFlags extends ConnectionFlags, CallerLimitFlags {
   'identity-key'?: string;
   'allowed-host'?: string[];
   'accept-did-callers'?: boolean;
+  'did-private-hosts'?: boolean;
 }
 
 /** Environment variable for each setting (README's configuration table is generated from the same list). */
@@ -92,6 +95,7 @@ export const ENV = {
   allowedHosts: 'A2AC_ALLOWED_HOSTS',
   ...CONNECTION_ENV,
   acceptDidCallers: 'A2AC_ACCEPT_DID_CALLERS',
+  didPrivateHosts: 'A2AC_DID_PRIVATE_HOSTS',
 } as const;
 
 const DEFAULTS = {
@@ -171,6 +175,8 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
     connections: resolveConnectionLimits(flags, env),
     acceptDidCallers:
       flags['accept-did-callers'] ?? bool(ENV.acceptDidCallers, env[ENV.acceptDidCallers]) ?? false,
+    didPrivateHosts:
+      flags['did-private-hosts'] ?? bool(ENV.didPrivateHosts, env[ENV.didPrivateHosts]) ?? false,
     limits: resolveCallerLimits(flags, env),
   };
 }

@@ -126,7 +126,9 @@ class Host implements RunningHost {
   private didCallerPolicy(): DidCallerPolicy | undefined {
     if (!this.config.acceptDidCallers) return undefined;
     return {
-      resolver: this.setup.didResolver ?? createDidResolver({ clock: this.clock }),
+      resolver:
+        this.setup.didResolver ??
+        createDidResolver({ clock: this.clock, publicOnly: !this.config.didPrivateHosts }),
       replay: this.database
         ? new KyselyReplayCache(this.database, this.clock)
         : createMemoryReplayCache({ clock: this.clock }),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { LocalError } from '../shared/errors.js';
 import type { JsonValue } from '../shared/json.js';
 import { RATE_WINDOW_MS, type Breach, type Usage, type UsageScopes } from '../wallet/check.js';
+import { AUDIT_KINDS } from '../wallet/store.js';
 import type {
   Admission,
   AuditEntry,
@@ -239,18 +240,7 @@ const Text = z.string().nullable();
 const AuditRowSchema = z.object({
   wallet_id: z.string(),
   ts_ms: Num,
-  kind: z.enum([
-    'lock',
-    'bind',
-    'release',
-    'reclaim',
-    'claim',
-    'payout-received',
-    'denied',
-    'invoke',
-    'accept',
-    'dispute',
-  ]),
+  kind: z.enum(AUDIT_KINDS),
   amount: z.unknown(),
   tier: Text,
   counterparty: Text,

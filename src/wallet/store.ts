@@ -8,17 +8,19 @@ import type { Breach, UsageScopes } from './check.js';
  */
 
 /** The audit log's kinds: Layer 7 §6.3's, plus ours for invokes, accepts and disputes. */
-export type AuditKind =
-  | 'lock'
-  | 'bind'
-  | 'release'
-  | 'reclaim'
-  | 'claim'
-  | 'payout-received'
-  | 'denied'
-  | 'invoke'
-  | 'accept'
-  | 'dispute';
+export const AUDIT_KINDS = [
+  'lock',
+  'bind',
+  'release',
+  'reclaim',
+  'claim',
+  'payout-received',
+  'denied',
+  'invoke',
+  'accept',
+  'dispute',
+] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 /** One audit entry (Layer 7 §6.3 fields; amounts in nano-CU). Written once, never updated. */
 export interface AuditEntry {

@@ -15,8 +15,10 @@ afterEach(cleanup);
 describe.skipIf(!process.env.TEST_PG_URL)('several hosts on one PostgreSQL', () => {
   async function twoHosts() {
     const db = await freshPgDatabase();
+    // These tests are about the store deciding across hosts, not about liveness: a 1 s heartbeat keeps the
+    // buyer's window (3 ×) clear of a loaded machine's claim latency (a capped claim is a transaction).
     const modules = () => [
-      acmpModule({ capabilities: demoCapabilities({ stepMs: 50 }), heartbeatIntervalMs: 100 }),
+      acmpModule({ capabilities: demoCapabilities({ stepMs: 50 }), heartbeatIntervalMs: 1000 }),
     ];
     const a = await startTestHost({ flags: { db }, modules: modules(), migrate: true });
     const b = await startTestHost({ flags: { db }, modules: modules() });

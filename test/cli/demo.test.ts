@@ -8,7 +8,7 @@ describe('npm run demo (a2a-commerce demo)', () => {
     const io: CliIo = { out: (t) => out.push(t), err: () => {}, env: {} };
     expect(await runCli(['demo'], io)).toBe(0);
     const transcript = out.join('\n');
-    expect(transcript).toMatch(/demo finished: 7 scenarios passed/);
+    expect(transcript).toMatch(/demo finished: 8 scenarios passed/);
     expect(transcript).not.toMatch(/FAILED/);
     expect(transcript).toMatch(/acmp_error -33004 cancelled/);
     expect(transcript).toMatch(/over mcp: sentiment-analysis/);
@@ -18,5 +18,13 @@ describe('npm run demo (a2a-commerce demo)', () => {
     expect(transcript).toMatch(/auto-released/);
     expect(transcript).toMatch(/for 5000 tokens → not accepted: spend denied by the wallet: per_task_max_cu/);
     expect(transcript).toMatch(/purchases, then refused: spend denied by the wallet: rate_cu_per_hour/);
+    // Layer 7: a signed offer, the tampered one refused, the challenge, the signed claim kept as evidence.
+    expect(transcript).toMatch(/offer [\d.]+ CU, sig\.did did:key:z6Mk\w+…\w+ EdDSA: verified/);
+    expect(transcript).toMatch(/halves price_cu → refused: -36003 Signature invalid \(check payload_hash\)/);
+    expect(transcript).toMatch(/acmp\/proveIdentity with a fresh nonce → did:key:z6Mk\w+…\w+ proved/);
+    expect(transcript).toMatch(/acmp\/escrowClaim [\d.]+ CU accepted/);
+    expect(transcript).toMatch(
+      /escrowStatus claim\.sig: did did:key:z6Mk\w+…\w+, EdDSA, payload_hash sha256:[0-9a-f]{12}…; the claim kept verifies/,
+    );
   }, 60_000);
 });

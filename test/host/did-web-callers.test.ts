@@ -1,6 +1,6 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createDidResolver,
@@ -77,5 +77,27 @@ describe('callers identified by did:web (resolved over HTTPS)', () => {
       authorization: `Bearer ${token}`,
     });
     expect(res.status).toBe(401);
+  });
+
+  it("never reaches a private or loopback address for a caller's did:web unless --did-private-hosts", async () => {
+    let connections = 0;
+    const bait = createTcpServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => bait.listen(0, '127.0.0.1', resolve));
+    onCleanup(() => new Promise<void>((resolve) => bait.close(() => resolve())));
+    const did = didWebOf(`https://127.0.0.1:${(bait.address() as AddressInfo).port}`);
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const signer = createKeySigner({ did, verificationMethod: `${did}#key-1` }, privateKey);
+    const call = async (flags: Record<string, boolean>) => {
+      const host = await startTestHost({ flags: { 'accept-did-callers': true, ...flags } });
+      const token = await mintCallerToken(signer, { audience: host.url });
+      return postJson(`${host.url}/a2a/jsonrpc`, getTask, { ...V1, authorization: `Bearer ${token}` });
+    };
+    expect((await call({})).status).toBe(401);
+    expect(connections).toBe(0);
+    expect((await call({ 'did-private-hosts': true })).status).toBe(401);
+    expect(connections).toBe(1);
   });
 });

@@ -6,6 +6,7 @@ import { signingEscrowClient } from '../../src/a2a/escrow/signing-client.js';
 import { AcmpError } from '../../src/acmp/errors.js';
 import { createDidResolver } from '../../src/acmp/identity/resolver.js';
 import { verifyObject } from '../../src/acmp/identity/verify.js';
+import { signObject } from '../../src/acmp/identity/envelope.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { collectUntil, escrowHost, secret } from '../escrow/helpers.js';
@@ -193,6 +194,28 @@ describe.skipIf(!process.env.TEST_PG_URL)('DID-bound escrows on PostgreSQL', () 
     await provider.call('acmp/escrowClaim', claimOf(escrowId, taskId));
     expect(await buyer.escrow.status(escrowId)).toMatchObject({
       buyer_did: buyerId.did,
+      claim: { sig: { did: payee.did } },
+    });
+  });
+});
+
+describe('a DID payee\'s signed claim is its proof before payout (docs/acmp-escrow.md "DID parties")', () => {
+  it('a claim signed by the payee DID more than 5 minutes ago (held back, replayed) is -36003 created_ms; a fresh one is accepted', async () => {
+    const { escrow, funded, claimOf, payee, buyer } = await didParties();
+    const { escrowId, taskId } = await funded();
+    const provider = await escrow.client('provider');
+    const old = await signObject(claimOf(escrowId, taskId), payee.signer, {
+      clock: { now: () => Date.now() - 6 * 60_000 },
+    });
+    expect(await codeOf(provider.call('acmp/escrowClaim', old))).toEqual({
+      code: -36003,
+      data: { check: 'created_ms' },
+    });
+    expect(await buyer.escrow.status(escrowId)).toMatchObject({ state: 'open', claim: null });
+    const fresh = await signObject(claimOf(escrowId, taskId), payee.signer);
+    await provider.call('acmp/escrowClaim', fresh);
+    expect(await buyer.escrow.status(escrowId)).toMatchObject({
+      state: 'claimed',
       claim: { sig: { did: payee.did } },
     });
   });

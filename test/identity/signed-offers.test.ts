@@ -181,7 +181,17 @@ describe('what a buyer refuses (Layer 7 §3, §4; -36003)', () => {
     const impostor = didKeyIdentity();
     const expected = didKeyIdentity();
     const host = await provider(impostor.signer);
-    const buyer = await createAcmpBuyer({ agentUrl: host.url, signatures: { expectedDid: expected.did } });
+    // The challenge before the first payment (Layer 7 §3) refuses first; off, the result check does.
+    const challenging = await createAcmpBuyer({
+      agentUrl: host.url,
+      signatures: { expectedDid: expected.did },
+    });
+    expect(await codeOf(challenging.invoke(SENTIMENT))).toEqual({ code: -36001, data: { check: 'did' } });
+    const buyer = await createAcmpBuyer({
+      agentUrl: host.url,
+      signatures: { expectedDid: expected.did },
+      identityChallenge: 'off',
+    });
     expect(await codeOf(buyer.invoke(SENTIMENT))).toMatchObject({ code: -36003, data: { check: 'did' } });
     expect(await codeOf(buyer.quote({ capability: 'sentiment-analysis' }))).toMatchObject({
       code: -36003,
@@ -192,7 +202,11 @@ describe('what a buyer refuses (Layer 7 §3, §4; -36003)', () => {
   it('an unsigned result from a provider whose DID the buyer expects is refused; without a DID nothing is checked', async () => {
     const host = await provider();
     const { did } = didKeyIdentity();
-    const strict = await createAcmpBuyer({ agentUrl: host.url, signatures: { expectedDid: did } });
+    const strict = await createAcmpBuyer({
+      agentUrl: host.url,
+      signatures: { expectedDid: did },
+      identityChallenge: 'off',
+    });
     expect(await codeOf(strict.invoke(SENTIMENT))).toMatchObject({
       code: -36003,
       data: { reason: 'unsigned' },
@@ -200,6 +214,7 @@ describe('what a buyer refuses (Layer 7 §3, §4; -36003)', () => {
     const lenient = await createAcmpBuyer({
       agentUrl: host.url,
       signatures: { expectedDid: did, requireSignatures: false },
+      identityChallenge: 'off',
     });
     expect((await lenient.invoke(SENTIMENT)).cost_cu).toBeGreaterThan(0);
     const layer4Only = await createAcmpBuyer({ agentUrl: host.url });
@@ -212,6 +227,7 @@ describe('what a buyer refuses (Layer 7 §3, §4; -36003)', () => {
     const buyer = await connectMcpAcmpBuyer({
       endpoint: { url: `${host.url}/mcp` },
       signatures: { expectedDid: didKeyIdentity().did },
+      identityChallenge: 'off',
     });
     onCleanup(() => buyer.close());
     expect(await codeOf(buyer.invoke(SENTIMENT))).toMatchObject({ code: -36003, data: { check: 'did' } });

@@ -15,6 +15,10 @@ import {
 import { walletEscrowClient } from '../escrow/wallet-client.js';
 import type { Wallet } from '../../wallet/wallet.js';
 import { signingEscrowClient } from '../escrow/signing-client.js';
+import type { FirstPaymentGate } from '../../acmp/identity-gate.js';
+
+/** What a payment waits for first ({@link FirstPaymentGate}). */
+type PaymentGate = Pick<FirstPaymentGate, 'beforePayment'>;
 
 /** An escrow agent a provider accepts, and the provider's payee id there (its card's escrow profile). */
 export interface AcceptedEscrowAgent {
@@ -45,12 +49,25 @@ export class BuyerEscrow {
    * With a `signer` (Layer 7), each lock names its DID (`buyer_did`, ours), so its disputes are signed
    * evidence the agent checks (L7 §4.1); `client` is then the signing client ({@link connectBuyerEscrow}).
    */
+  private readonly signer: Signer | undefined;
+  private readonly gate: PaymentGate | undefined;
+
   constructor(
     client: EscrowClient,
     private readonly ids: IdSource = systemIds,
-    private readonly signer?: Signer,
+    party: { signer?: Signer | undefined; gate?: PaymentGate | undefined } = {},
   ) {
     this.client = client;
+    this.signer = party.signer;
+    this.gate = party.gate;
+  }
+
+  /**
+   * This escrow with its bind and release waiting for `gate` first (Layer 7 §3: the provider proves its
+   * DID before the first payment to it); the lock, a reclaim and a dispute move nothing to the payee.
+   */
+  gatedBy(gate: PaymentGate): BuyerEscrow {
+    return new BuyerEscrow(this.client, this.ids, { signer: this.signer, gate });
   }
 
   /** Locks `amountCu` until `validUntilMs` [L4 §4.1]; pass `opRef` to make a retry of this lock safe. */
@@ -70,11 +87,12 @@ export class BuyerEscrow {
   }
 
   /** Binds the escrow to the provider's payee id [L4 §4.2], optionally capping claims at the agreed price. */
-  bind(
+  async bind(
     escrowId: string,
     payeeId: string,
     options: { agreedPriceCu?: number; challengeWindowMs?: number } = {},
   ): Promise<Record<string, JsonValue>> {
+    await this.gate?.beforePayment();
     return this.client.call(ESCROW_METHOD.bind, {
       op_ref: `bind-${escrowId}`,
       escrow_id: escrowId,
@@ -96,6 +114,7 @@ export class BuyerEscrow {
     input: { output: Payload; input: Payload; proofMethod: string },
   ): Promise<Record<string, JsonValue>> {
     const { payeeId, result } = to;
+    await this.gate?.beforePayment();
     const check = verifyProof(result.proof, {
       method: input.proofMethod,
       output: input.output,
@@ -166,5 +185,7 @@ export async function connectBuyerEscrow(options: BuyerEscrowOptions): Promise<B
   const { signer, wallet } = options;
   const direct = await createEscrowClient(options);
   const signed = signer ? signingEscrowClient(direct, signer) : direct;
-  return new BuyerEscrow(wallet ? await walletEscrowClient(signed, wallet) : signed, options.ids, signer);
+  return new BuyerEscrow(wallet ? await walletEscrowClient(signed, wallet) : signed, options.ids, {
+    signer,
+  });
 }

@@ -14,6 +14,7 @@ import type { AcmpResult } from '../../acmp/messages.js';
 import { proveIdentity, type IdentityCheckOptions } from '../../acmp/identity/prove-identity.js';
 import type { VerifiedSignature } from '../../acmp/identity/verify.js';
 import { SignatureCheck } from '../../acmp/signature-policy.js';
+import { FirstPaymentGate, gatedBuyerCore } from '../../acmp/identity-gate.js';
 import { askIdentity } from './identity-client.js';
 import {
   createAcmpNegotiationClient,
@@ -122,6 +123,8 @@ class A2AAcmpBuyer implements AcmpBuyer {
   private readonly negotiator: AcmpBuyer['negotiate'];
   private readonly ask: Parameters<typeof proveIdentity>[0];
   private readonly withWallet: (request: BuyerNegotiation) => BuyerNegotiation;
+  private readonly gate: FirstPaymentGate;
+  readonly escrow: BuyerEscrow | undefined;
 
   constructor(
     peer: {
@@ -130,7 +133,7 @@ class A2AAcmpBuyer implements AcmpBuyer {
       client: Client;
     },
     options: AcmpBuyerConnectOptions & { ids: IdSource },
-    readonly escrow: BuyerEscrow | undefined,
+    escrow: BuyerEscrow | undefined,
   ) {
     const { card, capabilityObject, client } = peer;
     const ids = options.ids;
@@ -157,10 +160,18 @@ class A2AAcmpBuyer implements AcmpBuyer {
     });
     const { wallet } = options;
     const provider = walletNameOf(card, capabilityObject);
-    this.core = wallet ? walletBuyerCore(core, wallet, { counterparty: provider, ids }) : core;
     // Layer 7 §4.1: offers and results are checked against the DID of this card (or `expectedDid`) before
     // the wallet sees an accept.
     const signatures = new SignatureCheck(options.signatures ?? {}, capabilityObject);
+    // Layer 7 §3: the provider proves that DID before the first payment to it, before the wallet is asked.
+    this.gate = new FirstPaymentGate(this.ask, {
+      mode: options.identityChallenge,
+      expectedDid: signatures.expectedDid,
+      resolver: options.signatures?.resolver,
+    });
+    this.escrow = escrow?.gatedBy(this.gate);
+    const paying = wallet ? walletBuyerCore(core, wallet, { counterparty: provider, ids }) : core;
+    this.core = gatedBuyerCore(paying, this.gate);
     const flat = createAcmpNegotiationClient(client, { ids, signatures });
     const guarded = guardNegotiation(flat, wallet, provider);
     this.negotiation = guarded.flat;
@@ -193,20 +204,26 @@ class A2AAcmpBuyer implements AcmpBuyer {
     return this.negotiation.quote(...args);
   }
 
-  accept(...args: Parameters<AcmpNegotiationClient['accept']>): ReturnType<AcmpNegotiationClient['accept']> {
+  async accept(
+    ...args: Parameters<AcmpNegotiationClient['accept']>
+  ): ReturnType<AcmpNegotiationClient['accept']> {
+    await this.gate.beforePayment(args[1]);
     return this.negotiation.accept(...args);
   }
 
-  negotiate(request: BuyerNegotiation, o?: { signal?: AbortSignal }): Promise<NegotiatedAgreement> {
+  /** A negotiation ends in an acceptance, so the provider proves its DID before the first quote. */
+  async negotiate(request: BuyerNegotiation, o?: { signal?: AbortSignal }): Promise<NegotiatedAgreement> {
+    await this.gate.beforePayment(o);
     return this.negotiator(this.withWallet(request), o);
   }
 
-  proveIdentity(options: IdentityCheckOptions): Promise<VerifiedSignature> {
-    return proveIdentity(this.ask, {
+  async proveIdentity(options: IdentityCheckOptions): Promise<VerifiedSignature> {
+    const proof = await proveIdentity(this.ask, {
       resolver: options.resolver,
       expectedDid: options.expectedDid ?? this.capabilityObject.did,
       signal: options.signal,
     });
+    return this.gate.remember(proof);
   }
 
   private async *streamPrepared(

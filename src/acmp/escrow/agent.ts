@@ -93,7 +93,8 @@ export class EscrowAgent {
     this.settings = options.settings ?? DEFAULT_ESCROW_SETTINGS;
     this.rail = options.rail ?? { pay: async (p, at) => void (await this.store.applyPayout(p.payoutId, at)) };
     this.clock = options.clock ?? systemClock;
-    this.resolver = options.resolver ?? createDidResolver({ clock: this.clock });
+    // A party's DID is named by strangers: its did:web is fetched from public addresses only.
+    this.resolver = options.resolver ?? createDidResolver({ clock: this.clock, publicOnly: true });
     this.ids = options.ids ?? systemIds;
     this.logger = options.logger ?? silentLogger;
   }

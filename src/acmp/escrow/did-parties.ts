@@ -19,8 +19,15 @@ const DID_PATTERN = /^did:[a-z0-9]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._-]$/;
 /** The longest DID an escrow records. */
 const MAX_DID_LENGTH = 512;
 
-/** How old a signed status read may be (a captured one cannot be replayed later to read the escrow). */
-const SIGNED_READ_MAX_AGE_MS = 5 * 60_000;
+/**
+ * How far from the agent's clock a signed status read or claim may be: a captured read cannot be replayed
+ * later to read the escrow, and a claim is the DID payee's proof of key control before its payout (L7 §3;
+ * docs/acmp-escrow.md "DID parties"), so it must be fresh, not one held back and sent later.
+ */
+const SIGNED_REQUEST_MAX_AGE_MS = 5 * 60_000;
+
+/** The requests whose envelope must be fresh. */
+const FRESH: readonly EscrowMethod[] = [ESCROW_METHOD.status, ESCROW_METHOD.claim];
 
 /** Whether `value` is a DID. */
 export function isDid(value: string | null | undefined): value is string {
@@ -64,8 +71,8 @@ export interface VerifiedRequest {
  * Verifies the Layer 7 §4 envelope of a request to a DID-bound escrow against the bound DID (L7 §3: the
  * signer must be the bound party, never just any DID). Requests the escrow binds to no DID are not
  * checked (`undefined`).
- * @throws AcmpError -36003 (missing, bad or another DID's envelope; a signed read older than
- *   5 minutes), -36002 when the DID cannot be resolved.
+ * @throws AcmpError -36003 (missing, bad or another DID's envelope; a signed read or claim more than
+ *   5 minutes from the agent's clock, `created_ms`), -36002 when the DID cannot be resolved.
  */
 export async function verifyRequest(
   record: EscrowRecord | undefined,
@@ -82,8 +89,8 @@ export async function verifyRequest(
     ...(context.signal ? { signal: context.signal } : {}),
   });
   if (
-    request.method === ESCROW_METHOD.status &&
-    Math.abs(context.now - verified.createdMs) > SIGNED_READ_MAX_AGE_MS
+    FRESH.includes(request.method) &&
+    Math.abs(context.now - verified.createdMs) > SIGNED_REQUEST_MAX_AGE_MS
   )
     throw new AcmpError(ACMP_CODE.signatureInvalid, { check: 'created_ms' });
   return { did: verified.did, envelope: verified.envelope, signed: request.params as JsonValue };

@@ -1,6 +1,7 @@
 import { Resolver } from 'did-resolver';
 import { getResolver as keyDidMethod } from 'key-did-resolver';
 import { systemClock, type Clock } from '../../shared/clock.js';
+import { fetchPublicOnly } from '../../shared/public-fetch.js';
 import { ACMP_CODE, AcmpError } from '../errors.js';
 import { DidDocumentSchema, type DidDocument } from './did-document.js';
 import { webDidMethod } from './did-web.js';
@@ -19,6 +20,12 @@ const DEFAULT_MAX_DOCUMENT_BYTES = 64 * 1024;
 export interface DidResolverOptions {
   /** The fetch of did:web (default: the global fetch; `fetchTrusting(ca)` to trust a test CA). */
   readonly fetch?: typeof fetch;
+  /**
+   * Without a `fetch` of its own: resolve did:web only at public internet addresses (default false). Set
+   * by servers that resolve DIDs strangers name — DID callers, escrow parties — so that a `did:web`
+   * naming this host, its network or a metadata service is unresolvable (-36002) instead of fetched.
+   */
+  readonly publicOnly?: boolean;
   readonly timeoutMs?: number;
   /** How long a document is reused; 0 disables the cache. A retired key verifies at most this long. */
   readonly cacheTtlMs?: number;
@@ -57,7 +64,7 @@ class CachingDidResolver implements DidResolver {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_DID_TIMEOUT_MS;
     this.maxCached = options.maxCached ?? DEFAULT_MAX_CACHED;
     const web = webDidMethod({
-      fetch: options.fetch ?? fetch,
+      fetch: options.fetch ?? (options.publicOnly === true ? fetchPublicOnly : fetch),
       maxBytes: options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
     });
     this.resolver = new Resolver({ ...keyDidMethod(), ...web }, { cache: false });

@@ -157,7 +157,7 @@ interface Agent {
   tokens?: string[];
 }
 
-async function start(ctx: DemoContext, { name, modules, tokens = [] }: Agent): Promise<RunningHost> {
+export async function start(ctx: DemoContext, { name, modules, tokens = [] }: Agent): Promise<RunningHost> {
   const config = resolveHostConfig(
     {
       host: '127.0.0.1',
@@ -172,6 +172,6 @@ async function start(ctx: DemoContext, { name, modules, tokens = [] }: Agent): P
   return startHost(config, { modules });
 }
 
-function secretOf(token: string): string {
+export function secretOf(token: string): string {
   return token.slice(token.indexOf('=') + 1);
 }

@@ -4,6 +4,7 @@ import { acmpNegotiationScenario } from './acmp-negotiation.js';
 import { acpspecScenario } from './acpspec.js';
 import { escrowScenario } from './escrow.js';
 import { foundationScenario } from './foundation.js';
+import { identityScenario } from './identity.js';
 import { walletScenario } from './wallet.js';
 
 /** What a scenario gets: the host's URL, the CA to trust, and a transcript writer. */
@@ -27,5 +28,6 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   acmpNegotiationScenario,
   escrowScenario,
   walletScenario,
+  identityScenario,
   acpspecScenario,
 ];
