@@ -55,6 +55,9 @@ export function escrowPayoutCases(t: StoreUnderTest<EscrowStore>): void {
     // L4 §7.1: the buyer sees the rail, never the payee's account.
     const seen = await again.status(id, BUYER);
     expect(seen.payee_payout).toEqual({ rail: 'credit-ledger', source: 'configured' });
+    // The escrow's log records the list the claim registered, and the route its payout took.
+    const claimEvent = (await store.events(id)).find((e) => e.kind === 'claim');
+    expect(claimEvent?.data).toMatchObject({ payout: LEDGER });
     const released = (await store.events(id)).find((e) => e.kind === 'auto_release');
     expect(released?.data).toMatchObject({ payee_payout: { account: 'acct_payee_savings' } });
     await again.expectConserved();
@@ -80,6 +83,16 @@ export function escrowPayoutCases(t: StoreUnderTest<EscrowStore>): void {
     expect(await h.balance(SAVINGS)).toBe(nano('0.001'));
     expect(await h.balance(PAYEE)).toBe(0n);
     expect(await h.balance(BUYER)).toBe(nano('0.999'));
+    await h.expectConserved();
+  });
+
+  it('P3b: a release that binds an unbound escrow pays by the list of the payee it names', async () => {
+    const h = await harness();
+    await setPayout(h, { tenant: '', party: PAYEE.party, payout: LEDGER, setBy: 'operator', at: 1 });
+    const id = await h.lock(0.004);
+    await h.ok(BUYER, M.release, { op_ref: 'r1', escrow_id: id, amount_cu: 0.002, payee_id: PAYEE.party });
+    expect(await h.balance(SAVINGS)).toBe(nano('0.002'));
+    expect(await h.balance(PAYEE)).toBe(0n);
     await h.expectConserved();
   });
 

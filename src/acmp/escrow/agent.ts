@@ -308,7 +308,7 @@ export class EscrowAgent {
       if (!record || record.tenant !== caller.tenant) throw escrowError('notFound');
       checkVerified(record, { method: command.method, params, party: caller.party }, verified);
       authorize(record, command, { party: caller.party, verified });
-      const log = await logOf(tx, record);
+      const log = await logOf(tx, record, command);
       advance(log, now);
       const context = { party: caller.party, now, settings: this.settings, verified };
       if (command.method === ESCROW_METHOD.status) {

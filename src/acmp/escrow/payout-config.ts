@@ -12,10 +12,20 @@ import { TransitionLog, type Payout } from './transitions.js';
  * list, and a new list routes the payouts held for want of a supported rail.
  */
 
-/** A transition log for a record held in `tx`, with its payee's registered payout list. */
-export async function logOf(tx: EscrowTx, record: EscrowRecord): Promise<TransitionLog> {
-  const config = record.payee === null ? undefined : await tx.payoutConfig(record.tenant, record.payee);
-  return new TransitionLog(record, config?.payout);
+/**
+ * A transition log for a record held in `tx`, with its payee's registered payout list — or, for an unbound
+ * escrow, that of the payee a release names (a release binds it, L4 §4.3).
+ */
+export async function logOf(
+  tx: EscrowTx,
+  record: EscrowRecord,
+  command?: { readonly method: string; readonly payee?: string | null },
+): Promise<TransitionLog> {
+  const named = command?.method === ESCROW_METHOD.release ? command.payee : undefined;
+  const payee = record.payee ?? named ?? null;
+  if (payee === null) return new TransitionLog(record);
+  const config = await tx.payoutConfig(record.tenant, payee);
+  return new TransitionLog(record, config && { party: payee, payout: config.payout });
 }
 
 /**

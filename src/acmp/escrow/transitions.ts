@@ -57,7 +57,8 @@ export interface Transition {
 
 /**
  * Accumulates transitions of one record: each gets the next `seq`, its events and its payouts. The payee's
- * payouts follow `payeePayout`, its registered payout list (L7 §6.4; undefined: none registered).
+ * payouts follow `payeePayout`, the registered payout list of the party it names (L7 §6.4), when that
+ * party is the payee paid; otherwise the payee's identity account.
  */
 export class TransitionLog {
   private current: EscrowRecord;
@@ -66,7 +67,7 @@ export class TransitionLog {
 
   constructor(
     record: EscrowRecord,
-    private readonly payeePayout?: readonly PayoutEntry[],
+    private readonly payeePayout?: { readonly party: string; readonly payout: readonly PayoutEntry[] },
   ) {
     this.current = record;
   }
@@ -105,7 +106,8 @@ export class TransitionLog {
     if (to === 'buyer') return { account: this.current.buyer, route: 'identity' };
     const payee = this.current.payee;
     if (payee === null) throw new Error('payout to an unbound payee');
-    const payeeRoute = routeOf(payee, this.payeePayout);
+    const list = this.payeePayout?.party === payee ? this.payeePayout.payout : undefined;
+    const payeeRoute = routeOf(payee, list);
     this.current = { ...this.current, payeeRoute };
     if (payeeRoute.rail === null) return { account: payee, route: 'held' };
     return { account: payeeRoute.account, route: payeeRoute.source };
