@@ -7,10 +7,11 @@ import { migrateAll } from '../server/host-migrations.js';
 import { storageModules } from '../server/modules.js';
 import { openDatabase } from '../storage/database.js';
 import { KyselyEscrowStore } from '../storage/escrow-store-kysely.js';
+import { payoutVerb } from './escrow-payout.js';
 import { UsageError, type CliIo } from './io.js';
 
 /** The operator's verbs: they act on the escrow agent's database, never on the party wire. */
-export const OPERATOR_VERBS = ['credit', 'resolve', 'ledger'];
+export const OPERATOR_VERBS = ['credit', 'resolve', 'ledger', 'payout'];
 
 type Values = {
   db?: string;
@@ -19,6 +20,7 @@ type Values = {
   amount?: string;
   'to-payee'?: string;
   'op-ref'?: string;
+  file?: string;
 };
 
 /** One operator command: its verb, and its flags and positionals as `parseArgs` read them. */
@@ -29,9 +31,9 @@ export interface OperatorCall {
 }
 
 /**
- * `escrow credit|resolve|ledger`: funding an account (the credit-ledger rail's funding edge, L4 §7),
+ * `escrow credit|resolve|ledger|payout`: funding an account (the credit-ledger rail's funding edge, L4 §7),
  * resolving a dispute (our agent policy, docs/acmp-escrow.md "Disputes"), and the ledger totals with the
- * conservation check. Each runs in one transaction of the agent's store, beside a running agent.
+ * conservation check, and a party's payout list (L7 §6.4). Each runs in one transaction of the agent's store, beside a running agent.
  */
 export async function escrowOperator(call: OperatorCall, io: CliIo): Promise<number> {
   const { values } = call;
@@ -50,6 +52,8 @@ export async function escrowOperator(call: OperatorCall, io: CliIo): Promise<num
         return await credit(store, call, io);
       case 'resolve':
         return await resolve(store, call, io);
+      case 'payout':
+        return await payoutVerb(store, { file: values.file, positionals: call.positionals }, io);
       default:
         return await ledger(store, values, io);
     }
@@ -110,8 +114,9 @@ async function resolve(
  * (exit 1 if not).
  */
 async function ledger(store: KyselyEscrowStore, values: Values, io: CliIo): Promise<number> {
+  // Any ledger account may be read: a party's identity, or an account a payout list names (L7 §6.4).
   if (values.account !== undefined)
-    io.out(`${values.account}: ${formatCu(await store.balance('', identity(values.account)))} CU`);
+    io.out(`${values.account}: ${formatCu(await store.balance('', ledgerAccount(values.account)))} CU`);
   const t = await store.totals();
   const conserved = t.balances + t.remaining + t.pending === t.credits;
   io.out(
@@ -123,6 +128,11 @@ async function ledger(store: KyselyEscrowStore, values: Values, io: CliIo): Prom
 function identity(value: string | undefined): string {
   if (value === undefined || !isIdentity(value) || value === 'anonymous')
     throw new UsageError('--account must be an identity (agent:<name> or token:<32 hex>)');
+  return value;
+}
+
+function ledgerAccount(value: string): string {
+  if (value.trim() === '' || value.length > 200) throw new UsageError('--account must name a ledger account');
   return value;
 }
 

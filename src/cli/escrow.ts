@@ -7,6 +7,7 @@ import { escrowErrorSpec } from '../acmp/escrow/errors.js';
 import { systemIds } from '../shared/ids.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
 import { escrowOperator, OPERATOR_VERBS } from './escrow-operator.js';
+import { readPayoutFile } from './escrow-payout.js';
 import { walletFromFlags } from './wallet.js';
 import { UsageError, type CliIo } from './io.js';
 
@@ -15,7 +16,7 @@ export const ESCROW_USAGE = `Usage (a party, over A2A; the token's identity is t
   a2a-commerce escrow bind    <agent-url> <escrow-id> --payee <id> [--agreed-price <cu>] [--window-ms <ms>]
   a2a-commerce escrow release <agent-url> <escrow-id> --amount <cu> --payee <id> [--task-id <t>] [--proof <json>]
   a2a-commerce escrow reclaim <agent-url> <escrow-id> [--amount <cu>]
-  a2a-commerce escrow claim   <agent-url> <escrow-id> --amount <cu> --task-id <t> --proof <json>
+  a2a-commerce escrow claim   <agent-url> <escrow-id> --amount <cu> --task-id <t> --proof <json> [--payout <file>]
   a2a-commerce escrow dispute <agent-url> <escrow-id> --reason <text> [--evidence <json>]
   a2a-commerce escrow status  <agent-url> <escrow-id>
   a2a-commerce escrow watch   <agent-url> <escrow-id>      (one line per transition, until closed)
@@ -25,6 +26,7 @@ Usage (the operator, on the escrow agent's database: --db <url> | A2AC_DB, defau
   a2a-commerce escrow credit  --account <identity> --amount <cu> [--op-ref <r>]   (once per --op-ref)
   a2a-commerce escrow resolve <escrow-id> --to-payee <cu>   (the rest of the remaining balance to the buyer)
   a2a-commerce escrow ledger  [--account <identity>]
+  a2a-commerce escrow payout  <party> [--file <payout.json>]   (register the party's payout list, or show it)
 
 Mutating verbs send an op_ref (L4 §3): a generated one unless --op-ref is given; repeat a call that
 lost its answer with the same --op-ref to get the first outcome instead of a second operation.
@@ -48,6 +50,8 @@ const OPTIONS = {
   account: { type: 'string' },
   'to-payee': { type: 'string' },
   'wallet-limits': { type: 'string' },
+  file: { type: 'string' },
+  payout: { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof OPTIONS]?: string };
@@ -171,6 +175,8 @@ function paramsOf(method: EscrowMethod, v: Values, escrowId: string | undefined)
         amount_cu: cu(need('amount')),
         task_id: need('task-id'),
         proof: json(need('proof')),
+        // Ours (docs/acmp-escrow.md "Payout configuration"): the payee's payout list, e.g. `wallet payout`'s output.
+        ...optional('payout', 'payout', readPayoutFile),
       };
     case ESCROW_METHOD.dispute:
       return {

@@ -3,6 +3,7 @@ import type { DisputeDefault, EscrowSettings } from '../acmp/escrow/constants.js
 import type { HostConfig } from '../server/config.js';
 import type { HostModule } from '../server/module.js';
 import { MODULE_NAMES, selectModules, type ModuleName } from '../server/modules.js';
+import { readPayoutFile } from './escrow-payout.js';
 import { UsageError } from './io.js';
 
 /** The provider's bearer token at its escrow agent (never a flag: flags show in `ps`). */
@@ -16,7 +17,8 @@ export const SERVE_MODULE_USAGE = `  --modules <list>       modules to run, comm
   --escrow-agent <url>   the escrow agent the ACMP provider checks escrow_id at (token: ${ESCROW_TOKEN_ENV})
   --escrow-payee <id>    the provider's identity at that agent (e.g. agent:provider)
   --escrow-ca <pem>      CA certificate to trust for that agent
-  --escrow-claim-delay-ms <n>  wait this long for the buyer's release before claiming (default 60000)`;
+  --escrow-claim-delay-ms <n>  wait this long for the buyer's release before claiming (default 60000)
+  --escrow-payout <file> where to be paid, sent with claims (\`wallet payout\` output, docs/acmp-escrow.md §9.1)`;
 
 export const SERVE_MODULE_OPTIONS = {
   modules: { type: 'string' },
@@ -28,6 +30,7 @@ export const SERVE_MODULE_OPTIONS = {
   'escrow-payee': { type: 'string' },
   'escrow-ca': { type: 'string' },
   'escrow-claim-delay-ms': { type: 'string' },
+  'escrow-payout': { type: 'string' },
 } as const;
 
 type Flags = {
@@ -77,6 +80,7 @@ export function modulesFromFlags(
           ...(flags['escrow-claim-delay-ms'] === undefined
             ? {}
             : { claimDelayMs: ms('--escrow-claim-delay-ms', flags['escrow-claim-delay-ms']) }),
+          ...(flags['escrow-payout'] ? { payout: readPayoutFile(flags['escrow-payout']) } : {}),
         };
   return selectModules(config, {
     modules: [...modules],

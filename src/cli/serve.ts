@@ -90,6 +90,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'escrow-payee': payee,
     'escrow-ca': ca,
     'escrow-claim-delay-ms': claimDelay,
+    'escrow-payout': payout,
     ...flags
   } = rest;
   const moduleFlags = {
@@ -100,6 +101,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'escrow-payee': payee,
     'escrow-ca': ca,
     'escrow-claim-delay-ms': claimDelay,
+    'escrow-payout': payout,
   };
   const config = resolveHostConfig(flags, io.env);
   const logger = createJsonLogger({ level: config.logLevel, write: (line) => io.err(line) });

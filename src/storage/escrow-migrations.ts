@@ -13,6 +13,7 @@ export const ESCROW_OWNER_COLUMNS: readonly OwnerColumn[] = [
   { table: 'escrow_ops', column: 'party' },
   { table: 'escrow_payouts', column: 'account' },
   { table: 'escrow_credits', column: 'account' },
+  { table: 'escrow_payout_configs', column: 'party' },
 ];
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
@@ -147,6 +148,34 @@ const addBuyerDid: Migration = {
     await db.schema.alterTable('escrows').dropColumn('buyer_did').execute();
   },
 };
+/**
+ * Payout configuration (L7 §6.4, docs/acmp-escrow.md "Payout configuration"): each party's registered
+ * payout list, the route of each payout (`identity` for the rows before it, which is how they were
+ * paid), and the route of an escrow's payee payouts as its status shows it.
+ */
+const addPayoutConfig: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('escrow_payout_configs')
+      .addColumn('tenant', 'text', (c) => c.notNull())
+      .addColumn('party', 'text', (c) => c.notNull())
+      .addColumn('payout', 'text', (c) => c.notNull())
+      .addColumn('set_by', 'text', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('escrow_payout_configs_pk', ['tenant', 'party'])
+      .execute();
+    await db.schema
+      .alterTable('escrow_payouts')
+      .addColumn('route', 'text', (c) => c.notNull().defaultTo('identity'))
+      .execute();
+    await db.schema.alterTable('escrows').addColumn('payee_payout', 'text').execute();
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('escrows').dropColumn('payee_payout').execute();
+    await db.schema.alterTable('escrow_payouts').dropColumn('route').execute();
+    await db.schema.dropTable('escrow_payout_configs').execute();
+  },
+};
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** The `escrow` migration set (SQLite and PostgreSQL). */
@@ -156,5 +185,6 @@ export const escrowMigrations: MigrationSet = {
     '0001_escrow_tables': createTables,
     '0002_escrow_credits': createCredits,
     '0003_escrow_buyer_did': addBuyerDid,
+    '0004_escrow_payout_config': addPayoutConfig,
   },
 };

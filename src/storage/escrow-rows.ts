@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { EscrowRecord } from '../acmp/escrow/record.js';
-import type { StoredOp } from '../acmp/escrow/store.js';
+import { PayoutListSchema, type PayoutEntry } from '../acmp/escrow/payout-route.js';
+import type { PayoutConfig, StoredOp } from '../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
 import { ESCROW_METHODS } from '../acmp/escrow/constants.js';
 import { AcmpErrorObjectSchema } from '../acmp/messages.js';
@@ -8,7 +9,7 @@ import { LocalError } from '../shared/errors.js';
 
 /** The columns of an escrow row, in the order {@link decodeEscrowRow} reads them. */
 export const ESCROW_COLUMNS =
-  'escrow_id, tenant, buyer, buyer_did, payee, context_id, state, locked, released, reclaimed, valid_until, challenge_window_ms, agreed_price, tier, claim, dispute, claimed_tasks, settled, expired, seq, created_at, updated_at';
+  'escrow_id, tenant, buyer, buyer_did, payee, context_id, state, locked, released, reclaimed, valid_until, challenge_window_ms, agreed_price, tier, claim, dispute, claimed_tasks, settled, expired, seq, payee_payout, created_at, updated_at';
 
 /** PostgreSQL returns bigint as text; SQLite as number (every stored amount is ≤ 2⁵³ − 1, amounts.ts). */
 const Big = z.union([z.number().int(), z.string().regex(/^-?\d+$/), z.bigint()]).transform((v) => BigInt(v));
@@ -37,6 +38,15 @@ const DisputeJson = z.object({
     .nullable(),
 });
 
+const RouteJson = z.union([
+  z.object({
+    rail: z.literal('credit-ledger'),
+    account: z.string(),
+    source: z.enum(['identity', 'configured']),
+  }),
+  z.object({ rail: z.null(), held: z.literal('no_supported_rail') }),
+]);
+
 const EscrowRowSchema = z.object({
   escrow_id: z.string(),
   tenant: z.string(),
@@ -58,6 +68,7 @@ const EscrowRowSchema = z.object({
   settled: Bool,
   expired: Bool,
   seq: Int,
+  payee_payout: z.string().nullable(),
   created_at: Int,
   updated_at: Int,
 });
@@ -97,6 +108,7 @@ export function decodeEscrowRow(row: unknown): EscrowRecord {
     settled: r.settled,
     expired: r.expired,
     seq: r.seq,
+    payeeRoute: r.payee_payout === null ? null : json(RouteJson, r.payee_payout),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -153,6 +165,7 @@ const PayoutRowSchema = z.object({
   amount: Big,
   kind: z.enum(['release', 'auto_release', 'reclaim', 'expiry', 'resolution']),
   created_at: Int,
+  route: z.enum(['identity', 'configured', 'held']),
 });
 
 /** Decodes a row of `escrow_payouts`. */
@@ -168,6 +181,7 @@ export function decodePayoutRow(row: unknown): Payout {
     amount: r.amount,
     kind: r.kind,
     at: r.created_at,
+    route: r.route,
   };
 }
 
@@ -212,4 +226,26 @@ function json<T extends z.ZodType>(schema: T, text: string): z.infer<T> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new LocalError('INVALID_STATE', 'escrow JSON column is malformed');
   return parsed.data;
+}
+
+const PayoutConfigRowSchema = z.object({
+  tenant: z.string(),
+  party: z.string(),
+  payout: z.string(),
+  set_by: z.enum(['party', 'operator']),
+  at: Int,
+});
+
+/** Decodes a row of `escrow_payout_configs`. */
+export function decodePayoutConfigRow(row: unknown): PayoutConfig {
+  const parsed = PayoutConfigRowSchema.safeParse(row);
+  if (!parsed.success) throw new LocalError('INVALID_STATE', 'escrow_payout_configs row is malformed');
+  const r = parsed.data;
+  return {
+    tenant: r.tenant,
+    party: r.party,
+    payout: json(PayoutListSchema, r.payout) as PayoutEntry[],
+    setBy: r.set_by,
+    at: r.at,
+  };
 }

@@ -131,7 +131,7 @@ export class KyselyEscrowStore implements EscrowStore {
 
   async pendingPayouts(limit: number): Promise<Payout[]> {
     const { rows } = await this.run(
-      `SELECT * FROM escrow_payouts WHERE paid_at IS NULL ORDER BY created_at, payout_id LIMIT $1`,
+      `SELECT * FROM escrow_payouts WHERE paid_at IS NULL AND route <> 'held' ORDER BY created_at, payout_id LIMIT $1`,
       [limit],
     );
     return rows.map(decodePayoutRow);
@@ -141,7 +141,7 @@ export class KyselyEscrowStore implements EscrowStore {
     return this.withTx(async (db) => {
       // Marking paid and crediting commit together; the conditional UPDATE makes the payout happen once.
       const { rows } = await this.run(
-        `UPDATE escrow_payouts SET paid_at = $2 WHERE payout_id = $1 AND paid_at IS NULL RETURNING tenant, account, amount`,
+        `UPDATE escrow_payouts SET paid_at = $2 WHERE payout_id = $1 AND paid_at IS NULL AND route <> 'held' RETURNING tenant, account, amount`,
         [payoutId, at],
         db,
       );

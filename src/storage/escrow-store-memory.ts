@@ -10,6 +10,7 @@ import {
   type EscrowTx,
   type LedgerTotals,
   type OpKey,
+  type PayoutConfig,
   type StoredOp,
 } from '../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
@@ -40,6 +41,8 @@ export class MemoryEscrowStore implements EscrowStore {
   private readonly eventLog = new Map<string, EscrowEvent[]>();
   /** The deposits made under a reference, by tenant and reference. */
   private readonly deposits = new Map<string, { account: string; amount: bigint }>();
+  /** Registered payout lists, by tenant and party. */
+  private readonly payoutConfigs = new Map<string, PayoutConfig>();
   private readonly watchers = new KeyedWatchers();
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -55,6 +58,8 @@ export class MemoryEscrowStore implements EscrowStore {
     const ops = new Map<string, StoredOp>();
     const payouts: Payout[] = [];
     const events: EscrowEvent[] = [];
+    const configs = new Map<string, PayoutConfig>();
+    const routed = new Map<string, Pick<Payout, 'account' | 'route'>>();
     const tx: EscrowTx = {
       account: (tenant, account) =>
         Promise.resolve(
@@ -71,6 +76,21 @@ export class MemoryEscrowStore implements EscrowStore {
       putOp: (op) => Promise.resolve(void ops.set(opId(op.key), op)),
       addPayouts: (list) => Promise.resolve(void payouts.push(...list)),
       addEvents: (list) => Promise.resolve(void events.push(...list)),
+      payoutConfig: (tenant, party) => {
+        const id = accountId(tenant, party);
+        return Promise.resolve(configs.get(id) ?? this.payoutConfigs.get(id));
+      },
+      setPayoutConfig: (config) =>
+        Promise.resolve(void configs.set(accountId(config.tenant, config.party), config)),
+      heldPayouts: (tenant, party) =>
+        Promise.resolve(
+          [...this.payouts.values()]
+            .map((row) => row.payout)
+            .filter((p) => p.tenant === tenant && p.account === party && p.route === 'held')
+            .filter((p) => !routed.has(p.payoutId)),
+        ),
+      routePayout: (payoutId, account, route) =>
+        Promise.resolve(void routed.set(payoutId, { account, route })),
     };
     const result = await work(tx);
     for (const [id, balance] of balances) {
@@ -81,6 +101,12 @@ export class MemoryEscrowStore implements EscrowStore {
     for (const [id, op] of ops) this.ops.set(id, op);
     for (const payout of payouts)
       if (!this.payouts.has(payout.payoutId)) this.payouts.set(payout.payoutId, { payout, paidAt: null });
+    for (const [id, config] of configs) this.payoutConfigs.set(id, config);
+    for (const [id, change] of routed) {
+      const row = this.payouts.get(id);
+      if (row && row.paidAt === null && row.payout.route === 'held')
+        row.payout = { ...row.payout, ...change };
+    }
     for (const event of events)
       this.eventLog.set(event.escrowId, [...(this.eventLog.get(event.escrowId) ?? []), event]);
     for (const id of escrows.keys()) this.signal(id);
@@ -119,7 +145,7 @@ export class MemoryEscrowStore implements EscrowStore {
   pendingPayouts(limit: number): Promise<Payout[]> {
     return Promise.resolve(
       [...this.payouts.values()]
-        .filter((p) => p.paidAt === null)
+        .filter((p) => p.paidAt === null && p.payout.route !== 'held')
         .slice(0, limit)
         .map((p) => p.payout),
     );
@@ -128,7 +154,7 @@ export class MemoryEscrowStore implements EscrowStore {
   applyPayout(payoutId: string, at: number): Promise<boolean> {
     return this.transaction(() => {
       const row = this.payouts.get(payoutId);
-      if (!row || row.paidAt !== null) return Promise.resolve(false);
+      if (!row || row.paidAt !== null || row.payout.route === 'held') return Promise.resolve(false);
       row.paidAt = at;
       const id = accountId(row.payout.tenant, row.payout.account);
       const account = this.accounts.get(id) ?? { balance: 0n, credited: 0n };

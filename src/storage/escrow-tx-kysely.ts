@@ -1,8 +1,16 @@
 import { nextDueOf, type EscrowRecord } from '../acmp/escrow/record.js';
-import type { EscrowTx, OpKey, StoredOp } from '../acmp/escrow/store.js';
+import type { EscrowTx, OpKey, PayoutConfig, StoredOp } from '../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
 import type { SqlDialect } from './database.js';
-import { decodeBig, decodeEscrowRow, decodeOpRow, encodeJson, ESCROW_COLUMNS } from './escrow-rows.js';
+import {
+  decodeBig,
+  decodeEscrowRow,
+  decodeOpRow,
+  decodePayoutConfigRow,
+  decodePayoutRow,
+  encodeJson,
+  ESCROW_COLUMNS,
+} from './escrow-rows.js';
 
 /** Rows a statement returned. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -82,10 +90,40 @@ export class KyselyEscrowTx implements EscrowTx {
   async addPayouts(payouts: readonly Payout[]): Promise<void> {
     for (const p of payouts) {
       await this.run(
-        `INSERT INTO escrow_payouts (payout_id, escrow_id, tenant, account, amount, kind, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (payout_id) DO NOTHING`,
-        [p.payoutId, p.escrowId, p.tenant, p.account, p.amount, p.kind, p.at],
+        `INSERT INTO escrow_payouts (payout_id, escrow_id, tenant, account, amount, kind, created_at, route) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (payout_id) DO NOTHING`,
+        [p.payoutId, p.escrowId, p.tenant, p.account, p.amount, p.kind, p.at, p.route],
       );
     }
+  }
+
+  async payoutConfig(tenant: string, party: string): Promise<PayoutConfig | undefined> {
+    const { rows } = await this.run(
+      `SELECT * FROM escrow_payout_configs WHERE tenant = $1 AND party = $2${this.lock}`,
+      [tenant, party],
+    );
+    return rows[0] === undefined ? undefined : decodePayoutConfigRow(rows[0]);
+  }
+
+  async setPayoutConfig(c: PayoutConfig): Promise<void> {
+    await this.run(
+      `INSERT INTO escrow_payout_configs (tenant, party, payout, set_by, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant, party) DO UPDATE SET payout = excluded.payout, set_by = excluded.set_by, at = excluded.at`,
+      [c.tenant, c.party, JSON.stringify(c.payout), c.setBy, c.at],
+    );
+  }
+
+  async heldPayouts(tenant: string, party: string): Promise<Payout[]> {
+    const { rows } = await this.run(
+      `SELECT * FROM escrow_payouts WHERE tenant = $1 AND account = $2 AND route = 'held' AND paid_at IS NULL ORDER BY created_at, payout_id${this.lock}`,
+      [tenant, party],
+    );
+    return rows.map(decodePayoutRow);
+  }
+
+  async routePayout(payoutId: string, account: string, route: 'identity' | 'configured'): Promise<void> {
+    await this.run(
+      `UPDATE escrow_payouts SET account = $2, route = $3 WHERE payout_id = $1 AND route = 'held' AND paid_at IS NULL`,
+      [payoutId, account, route],
+    );
   }
 
   async addEvents(events: readonly EscrowEvent[]): Promise<void> {
@@ -146,6 +184,7 @@ function escrowValues(r: EscrowRecord): unknown[] {
     r.settled ? 1 : 0,
     r.expired ? 1 : 0,
     r.seq,
+    r.payeeRoute && JSON.stringify(r.payeeRoute),
     r.createdAt,
     r.updatedAt,
     nextDueOf(r),

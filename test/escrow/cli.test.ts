@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
@@ -129,6 +131,119 @@ describe('a2a-commerce escrow (party verbs over A2A, operator verbs on the datab
     expect(ledger.lines.join('\n')).toMatch(/credited 2 CU: conserved/);
   });
 
+  it('payout lists: the operator registers one from `wallet payout` output, a payee sends one with its claim; payouts land on the named account', async () => {
+    const dataDir = tempDir();
+    const host = await startTestHost({
+      dataDir,
+      modules: [escrowModule({ allowPlaintext: true })],
+      flags: { token: Object.values(TOKENS) },
+    });
+    const run = async (args: string[]) => {
+      const out = io();
+      const code = await runCli(args, out);
+      return { code, text: out.lines.join('\n'), err: out.errors.join('\n') };
+    };
+    const file = (name: string, value: unknown) => {
+      const path = join(dataDir, name);
+      writeFileSync(path, JSON.stringify(value));
+      return path;
+    };
+    const party = (token: Parameters<typeof secret>[0]) => ['--token', secret(token)];
+    await run(['escrow', 'credit', '--data-dir', dataDir, '--account', 'agent:buyer', '--amount', '1']);
+    const lockBound = async () => {
+      const locked = await run([
+        'escrow',
+        'lock',
+        host.url,
+        '--amount',
+        '0.01',
+        '--valid-for-ms',
+        '3600000',
+        '--payee',
+        'agent:provider',
+        ...party('buyer'),
+      ]);
+      return (JSON.parse(locked.text) as { escrow_id: string }).escrow_id;
+    };
+    const release = (id: string) =>
+      run([
+        'escrow',
+        'release',
+        host.url,
+        id,
+        '--amount',
+        '0.002',
+        '--payee',
+        'agent:provider',
+        ...party('buyer'),
+      ]);
+    // Out of band: the operator registers the payee's list (the form `wallet payout` prints).
+    const savings = file('savings.json', { payout: [{ rail: 'credit-ledger', account: 'acct_savings' }] });
+    expect(
+      await run(['escrow', 'payout', 'agent:provider', '--data-dir', dataDir, '--file', savings]),
+    ).toMatchObject({
+      code: 0,
+      text: expect.stringMatching(/registered the payout list of agent:provider/) as unknown,
+    });
+    expect(
+      JSON.parse((await run(['escrow', 'payout', 'agent:provider', '--data-dir', dataDir])).text),
+    ).toMatchObject({ payout: [{ account: 'acct_savings' }], set_by: 'operator' });
+    const first = await lockBound();
+    expect((await release(first)).code).toBe(0);
+    // In band: the payee's claim carries a new list, which its next payout follows.
+    const second = await lockBound();
+    const spending = file('spending.json', [
+      { rail: 'x402', network: 'base' },
+      { rail: 'credit-ledger', account: 'acct_spending' },
+    ]);
+    const claim = await run([
+      'escrow',
+      'claim',
+      host.url,
+      second,
+      '--amount',
+      '0.002',
+      '--task-id',
+      't',
+      '--proof',
+      '{}',
+      '--payout',
+      spending,
+      ...party('provider'),
+    ]);
+    expect(claim.code).toBe(0);
+    expect((await release(second)).code).toBe(0);
+    const status = await run(['escrow', 'status', host.url, second, ...party('provider')]);
+    expect(JSON.parse(status.text)).toMatchObject({
+      payee_payout: { rail: 'credit-ledger', account: 'acct_spending', source: 'configured' },
+    });
+    const buyerView = JSON.parse(
+      (await run(['escrow', 'status', host.url, second, ...party('buyer')])).text,
+    ) as { payee_payout: object };
+    expect(buyerView.payee_payout).toEqual({ rail: 'credit-ledger', source: 'configured' });
+    for (const [account, cu] of [
+      ['acct_savings', '0.002'],
+      ['acct_spending', '0.002'],
+      ['agent:provider', '0'],
+    ])
+      expect((await run(['escrow', 'ledger', '--data-dir', dataDir, '--account', account!])).text).toMatch(
+        new RegExp(`${account}: ${cu} CU[\\s\\S]*conserved`),
+      );
+    expect(
+      (
+        await run([
+          'escrow',
+          'payout',
+          'agent:provider',
+          '--data-dir',
+          dataDir,
+          '--file',
+          file('bad.json', { payout: [] }),
+        ])
+      ).code,
+    ).toBe(2);
+  });
+
   it('acmp invoke --escrow-id puts the escrow into the invoke params', () => {
     expect(
       invokeInputFromFlags({ capability: 'c', input: 'x', 'max-price': '0.005', 'escrow-id': 'esc_1' }),
@@ -155,6 +270,19 @@ describe('a2a-commerce escrow (party verbs over A2A, operator verbs on the datab
     expect(withAgent.find((m) => m.name === 'acmp')?.migrations?.map((s) => s.id)).toEqual([
       'acmp',
       'acmp_escrow',
-    ]);
+    ]); // --escrow-payout reads `wallet payout` output; a file without a valid list stops serve (usage error).
+    const dir = tempDir();
+    const agentFlags = { 'escrow-agent': 'https://escrow.example', 'escrow-payee': 'agent:provider' };
+    writeFileSync(
+      join(dir, 'ok.json'),
+      JSON.stringify({ payout: [{ rail: 'credit-ledger', account: 'a' }] }),
+    );
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ payout: [{ rail: 'credit-ledger' }] }));
+    expect(
+      modulesFromFlags({ ...agentFlags, 'escrow-payout': join(dir, 'ok.json') }, config, {}).length,
+    ).toBe(2);
+    expect(() =>
+      modulesFromFlags({ ...agentFlags, 'escrow-payout': join(dir, 'bad.json') }, config, {}),
+    ).toThrow(/expected \{"payout"/);
   });
 });

@@ -3,6 +3,7 @@ import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
 import type { EscrowStore } from '../../src/acmp/escrow/store.js';
 import { escrowDepositCases } from './escrow-contract-deposits.js';
 import { escrowDisputeCases } from './escrow-contract-disputes.js';
+import { escrowPayoutCases } from './escrow-contract-payouts.js';
 import { BUYER, EscrowHarness, escrowHarnessOf, nano, PAYEE, STRANGER } from './escrow-harness.js';
 import type { StoreUnderTest } from './store-harness.js';
 
@@ -232,4 +233,5 @@ export function escrowContract(t: StoreUnderTest<EscrowStore>): void {
 
   escrowDisputeCases(t);
   escrowDepositCases(t);
+  escrowPayoutCases(t);
 }

@@ -1,5 +1,6 @@
 import type { AgentExtension } from '@a2a-js/sdk';
 import { ESCROW_PROFILE_URI } from '../../acmp/escrow/constants.js';
+import type { PayoutEntry } from '../../acmp/escrow/payout-route.js';
 import type { ReservationStore } from '../../acmp/escrow/reservations.js';
 import type { Signer } from '../../acmp/identity/signer.js';
 import type { InvokeParams } from '../../acmp/messages.js';
@@ -34,6 +35,8 @@ export interface ProviderEscrowOptions {
   claimDelayMs?: number;
   /** How often the claims are looked after (default 1 s). */
   settleEveryMs?: number;
+  /** Where this provider wants to be paid (Layer 7 §6.4), sent with its claims (docs/acmp-escrow.md §9.1). */
+  payout?: readonly PayoutEntry[];
 }
 
 /** What the ACMP module gets: the verifier for the provider core, the card entry, and a stop. */
@@ -103,6 +106,7 @@ class AgentProviderEscrow implements ProviderEscrow {
       reservations: deps.reservations,
       task: deps.task,
       claimDelayMs,
+      ...(options.payout ? { payout: options.payout } : {}),
       clock: deps.clock,
       logger: deps.logger,
     });

@@ -1,6 +1,7 @@
 import { isAcmpError } from '../../acmp/errors.js';
 import { formatCu, parseCu, roundCu } from '../../acmp/escrow/amounts.js';
 import { ESCROW_METHOD } from '../../acmp/escrow/constants.js';
+import type { PayoutEntry } from '../../acmp/escrow/payout-route.js';
 import type { Reservation, ReservationStore } from '../../acmp/escrow/reservations.js';
 import type { AcmpTaskRecord } from '../../acmp/task-store.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
@@ -17,6 +18,12 @@ export interface EscrowSettlerOptions {
   /** The provider's task record (the outcome decides what is claimed). */
   task: (taskId: string) => Promise<AcmpTaskRecord | undefined>;
   claimDelayMs: number;
+  /**
+   * Where the provider wants to be paid (Layer 7 §6.4): sent with each claim (ours, docs/acmp-escrow.md
+   * §9.1), so the escrow agent pays that account. Kept fixed while claims may be retried: a retried
+   * op_ref with another list is an op_ref conflict.
+   */
+  payout?: readonly PayoutEntry[];
   /** A reservation whose task never appears in the store after this long is void (default 5 min). */
   orphanMs?: number;
   clock?: Clock;
@@ -122,6 +129,7 @@ export class EscrowSettler {
         amount_cu: formatCu(amount),
         task_id: r.taskId,
         proof: r.proof ?? {},
+        ...(this.options.payout ? { payout: [...this.options.payout] } : {}),
       });
       await reservations.update(r.escrowId, 'delivered', { state: 'claimed' });
     } catch (error) {

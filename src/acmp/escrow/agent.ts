@@ -17,6 +17,7 @@ import {
 import { checkVerified, type VerifiedRequest } from './did-parties.js';
 import { escrowError, toEscrowErrorObject } from './errors.js';
 import { lockResult, persist, replay, toAnswer, type Done } from './outcomes.js';
+import { logOf, registerWithClaim, routeHeld } from './payout-config.js';
 import { verifyBeforeLock } from './signed-requests.js';
 import { parseEscrowCommand, type EscrowCommand, type MutatingCommand } from './messages.js';
 import type { EscrowRecord } from './record.js';
@@ -119,6 +120,7 @@ export class EscrowAgent {
             });
       this.announce(done.changed);
       await this.pay(done.payouts);
+      if (command.method === ESCROW_METHOD.claim && command.payout) await this.unheld(done.changed);
       return done.answer;
     } catch (error) {
       if (!(error instanceof AcmpError))
@@ -137,7 +139,7 @@ export class EscrowAgent {
     const done = await this.store.transaction(async (tx) => {
       const record = await tx.escrow(escrowId);
       if (!record) throw escrowError('notFound');
-      const log = new TransitionLog(record);
+      const log = await logOf(tx, record);
       advance(log, now);
       resolveDispute(log, { toPayee, by: 'operator', actor: operator, at: now });
       return persist(tx, record, log);
@@ -145,6 +147,13 @@ export class EscrowAgent {
     this.announce(done.changed);
     await this.pay(done.payouts);
     return done.record;
+  }
+
+  /** After a claim registered its payee's payout list (L7 §6.4): routes the payee's held payouts, pays them. */
+  private async unheld(claimed: EscrowRecord | undefined): Promise<void> {
+    const done = await routeHeld(this.store, claimed, this.clock.now());
+    for (const record of done.changed) this.announce(record);
+    await this.pay(done.payouts);
   }
 
   /** Applies due time transitions (window ends, dispute deadlines, expiries) and pays pending payouts. */
@@ -173,7 +182,8 @@ export class EscrowAgent {
     if (!record) return undefined;
     const log = new TransitionLog(record);
     advance(log, this.clock.now());
-    return log.record;
+    // The payee's route is decided when the transition is stored (with its payout list), not in a view.
+    return { ...log.record, payeeRoute: record.payeeRoute };
   }
 
   /** The escrows of a party, newest change first. */
@@ -213,7 +223,7 @@ export class EscrowAgent {
         const done = await this.store.transaction(async (tx) => {
           const record = await tx.escrow(escrowId);
           if (!record) return { payouts: [], changed: undefined };
-          const log = new TransitionLog(record);
+          const log = await logOf(tx, record);
           advance(log, now);
           return persist(tx, record, log);
         });
@@ -298,7 +308,7 @@ export class EscrowAgent {
       if (!record || record.tenant !== caller.tenant) throw escrowError('notFound');
       checkVerified(record, { method: command.method, params, party: caller.party }, verified);
       authorize(record, command, { party: caller.party, verified });
-      const log = new TransitionLog(record);
+      const log = await logOf(tx, record, command);
       advance(log, now);
       const context = { party: caller.party, now, settings: this.settings, verified };
       if (command.method === ESCROW_METHOD.status) {
@@ -315,6 +325,7 @@ export class EscrowAgent {
       const stored = await tx.op(key);
       if (stored) return { answer: replay(stored, hash), ...(await persist(tx, record, log)) };
       const outcome = this.attempt(log, command, context);
+      await registerWithClaim(tx, { record, command, outcome, at: now });
       const persisted = await persist(tx, record, log);
       await tx.putOp({ key, paramsHash: hash, outcome, escrowId: record.escrowId, at: now });
       return { answer: toAnswer(outcome), ...persisted };

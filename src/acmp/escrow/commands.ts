@@ -159,6 +159,8 @@ export function claim(
       task_id: c.taskId,
       proof: pending.proof,
       ...(context.verified ? { signed: context.verified.signed } : {}),
+      // Ours (docs/acmp-escrow.md §9.1): the payout list this claim registers, in the escrow's log.
+      ...(c.payout ? { payout: [...c.payout] } : {}),
     },
   });
   return {

@@ -5,6 +5,7 @@ import { parseCu } from './amounts.js';
 import { ESCROW_METHOD, type EscrowMethod } from './constants.js';
 import { isDid } from './did-parties.js';
 import { escrowError } from './errors.js';
+import { parsePayoutList, type PayoutEntry } from './payout-route.js';
 
 /*
  * Zod schemas written from Layer 4 §4. Objects are loose (unknown fields pass, as in Layer 1); amounts are
@@ -56,6 +57,8 @@ const ClaimParamsSchema = z.looseObject({
   amount_cu: Cu,
   task_id: TaskId,
   proof: z.json(),
+  // Ours (L7 §6.4 leaves an in-band field [OPEN]): the payee's payout list, registered with its claim.
+  payout: z.unknown().optional(),
 });
 const DisputeParamsSchema = z.looseObject({
   op_ref: OpRef,
@@ -105,6 +108,8 @@ export type EscrowCommand =
       amount: bigint;
       taskId: string;
       proof: unknown;
+      /** Ours: the payee's payout list (L7 §6.4), registered when the claim is accepted; null without. */
+      payout: readonly PayoutEntry[] | null;
     }
   | {
       method: typeof ESCROW_METHOD.dispute;
@@ -179,6 +184,7 @@ export function parseEscrowCommand(method: EscrowMethod, params: unknown): Escro
         amount: amount(p.amount_cu, 'amount_cu'),
         taskId: p.task_id,
         proof: bounded(p.proof, 'proof'),
+        payout: p.payout === undefined ? null : parsePayoutList(p.payout),
       };
     }
     case ESCROW_METHOD.dispute: {

@@ -2,6 +2,7 @@ import type { JsonValue } from '../../shared/json.js';
 import { formatCu } from './amounts.js';
 import type { DisputeDefault } from './constants.js';
 import { envelopeOf } from './did-parties.js';
+import { encodeRoute, type PayeeRoute } from './payout-route.js';
 
 /** The four Layer 4 states [L4 §2]. */
 export type EscrowState = 'open' | 'claimed' | 'disputed' | 'closed';
@@ -76,6 +77,8 @@ export interface EscrowRecord {
   readonly expired: boolean;
   /** Number of transitions so far; transition ids derive from it. */
   readonly seq: number;
+  /** How the payee's last payout was routed (L7 §6.4, docs/acmp-escrow.md "Payout configuration"); null before. */
+  readonly payeeRoute: PayeeRoute | null;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
@@ -101,9 +104,10 @@ export function nextDueOf(record: EscrowRecord): number | null {
 
 /**
  * The status object [L4 §4.7] plus our fields (`buyer_did`, `challenge_window_ms`, `agreed_price_cu`,
- * `expired`, `seq`, and the Layer 7 envelope `sig` of a signed claim or dispute).
+ * `expired`, `seq`, the Layer 7 envelope `sig` of a signed claim or dispute, and `payee_payout`: the
+ * route of the payee's payouts, its account shown to the payee only, L4 §7.1).
  */
-export function encodeStatus(record: EscrowRecord): Record<string, JsonValue> {
+export function encodeStatus(record: EscrowRecord, viewer?: string): Record<string, JsonValue> {
   const claim = record.claim;
   const dispute = record.dispute;
   return {
@@ -135,6 +139,8 @@ export function encodeStatus(record: EscrowRecord): Record<string, JsonValue> {
     agreed_price_cu: record.agreedPrice === null ? null : formatCu(record.agreedPrice),
     expired: record.expired,
     seq: record.seq,
+    payee_payout:
+      record.payeeRoute && encodeRoute(record.payeeRoute, viewer !== undefined && viewer === record.payee),
   };
 }
 

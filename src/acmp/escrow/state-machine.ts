@@ -70,6 +70,7 @@ export function openEscrow(lock: Lock, owner: NewEscrow, settings: EscrowSetting
     settled: false,
     expired: false,
     seq: 0,
+    payeeRoute: null,
     createdAt: owner.now,
     updatedAt: owner.now,
   };
@@ -205,7 +206,8 @@ export function applyCommand(
   context: CommandContext,
 ): Record<string, JsonValue> {
   const r = log.record;
-  if (command.method === ESCROW_METHOD.status) return encodeStatus(r);
+  // The reader is the payee when its bearer identity is, or when it signed as the payee's DID (L7 §4).
+  if (command.method === ESCROW_METHOD.status) return encodeStatus(r, context.verified?.did ?? context.party);
   // L4 §5 -35004: an escrow that expired (and was auto-reclaimed) takes no further operation.
   if (r.expired) throw escrowError('expired');
   switch (command.method) {

@@ -3,6 +3,7 @@ import { LocalError } from '../../shared/errors.js';
 import type { JsonValue } from '../../shared/json.js';
 import { formatCu } from './amounts.js';
 import type { EscrowMethod } from './constants.js';
+import type { PayoutEntry } from './payout-route.js';
 import type { EscrowRecord } from './record.js';
 import type { EscrowEvent, Payout } from './transitions.js';
 
@@ -68,6 +69,16 @@ export function checkRepeatedDeposit(entry: CreditOnce, first: { account: string
   );
 }
 
+/** A party's registered payout list (L7 §6.4) and who set it last (docs/acmp-escrow.md "Payout configuration"). */
+export interface PayoutConfig {
+  readonly tenant: string;
+  readonly party: string;
+  readonly payout: readonly PayoutEntry[];
+  /** `party` (in band, with its claim) or `operator` (out of band, `escrow payout set`). */
+  readonly setBy: 'party' | 'operator';
+  readonly at: number;
+}
+
 /** A party of escrows (buyer or payee) within a tenant. */
 export interface EscrowParty {
   readonly tenant: string;
@@ -101,6 +112,14 @@ export interface EscrowTx {
   /** Records payouts as pending (the outbox the rail pays from, L4 §6: after the transition is durable). */
   addPayouts(payouts: readonly Payout[]): Promise<void>;
   addEvents(events: readonly EscrowEvent[]): Promise<void>;
+  /** A party's registered payout list, or undefined when it registered none. */
+  payoutConfig(tenant: string, party: string): Promise<PayoutConfig | undefined>;
+  /** Registers (replaces) a party's payout list. */
+  setPayoutConfig(config: PayoutConfig): Promise<void>;
+  /** The party's payouts held for want of a supported rail (route `held`), locked. */
+  heldPayouts(tenant: string, party: string): Promise<Payout[]>;
+  /** Routes a held payout to `account` (it becomes payable). */
+  routePayout(payoutId: string, account: string, route: Exclude<Payout['route'], 'held'>): Promise<void>;
 }
 
 /** The escrow agent's storage port (memory, SQLite, PostgreSQL). Amounts are nano-CU. */
@@ -112,10 +131,11 @@ export interface EscrowStore {
   list(party: EscrowParty, query: EscrowListQuery): Promise<{ records: EscrowRecord[]; total: number }>;
   /** Escrows whose next time transition is due at `now` (expiry, window end, dispute deadline). */
   due(now: number, limit: number): Promise<string[]>;
+  /** Payouts not yet paid and not held (held ones wait for a supported rail, {@link EscrowTx.routePayout}). */
   pendingPayouts(limit: number): Promise<Payout[]>;
   /**
    * The credit-ledger rail: credits the payout's account and marks it paid, atomically and at most once
-   * per payout id [L4 §7.1]. Returns false when it was already paid.
+   * per payout id [L4 §7.1]. Returns false when it was already paid (or is held).
    */
   applyPayout(payoutId: string, at: number): Promise<boolean>;
   /** Operator funding (not on the party wire): adds to an account's balance and its credit total. */

@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../shared/json.js';
+import { routeOf, type PayeeRoute, type PayoutEntry } from './payout-route.js';
 import type { EscrowRecord } from './record.js';
 
 /** Why value moves out of an escrow: the four exits of L4 §6 (release, auto-release, resolution, expiry) and reclaim. */
@@ -16,7 +17,15 @@ export interface Payout {
   readonly amount: bigint;
   readonly kind: PayoutKind;
   readonly at: number;
+  /**
+   * How it is paid (docs/acmp-escrow.md "Payout configuration"): to the recipient's identity account, to
+   * the account its payout list names, or held (not paid) while that list names no supported rail.
+   */
+  readonly route: PayoutRoute;
 }
+
+/** {@link Payout.route}. */
+export type PayoutRoute = 'identity' | 'configured' | 'held';
 
 /** One entry of an escrow's audit log: what happened, who did it, when. */
 export interface EscrowEvent {
@@ -46,13 +55,20 @@ export interface Transition {
   readonly pay?: readonly { to: 'buyer' | 'payee'; amount: bigint; kind: PayoutKind }[];
 }
 
-/** Accumulates transitions of one record: each gets the next `seq`, its events and its payouts. */
+/**
+ * Accumulates transitions of one record: each gets the next `seq`, its events and its payouts. The payee's
+ * payouts follow `payeePayout`, the registered payout list of the party it names (L7 §6.4), when that
+ * party is the payee paid; otherwise the payee's identity account.
+ */
 export class TransitionLog {
   private current: EscrowRecord;
   private readonly payoutList: Payout[] = [];
   private readonly eventList: EscrowEvent[] = [];
 
-  constructor(record: EscrowRecord) {
+  constructor(
+    record: EscrowRecord,
+    private readonly payeePayout?: { readonly party: string; readonly payout: readonly PayoutEntry[] },
+  ) {
     this.current = record;
   }
 
@@ -62,15 +78,15 @@ export class TransitionLog {
 
   /** Records one transition: the next `seq`, its event and its payouts. */
   step(transition: Transition): void {
-    const { kind, actor, at, patch, data, pay = [] } = transition;
+    const { kind, actor, at, patch, pay = [] } = transition;
+    let data = transition.data;
     const seq = this.current.seq + 1;
     this.current = { ...this.current, ...patch, seq, updatedAt: at };
     const { escrowId, tenant } = this.current;
-    this.eventList.push({ escrowId, seq, kind, actor, at, data });
     for (const p of pay) {
       if (p.amount <= 0n) continue;
-      const account = p.to === 'buyer' ? this.current.buyer : this.current.payee;
-      if (account === null) throw new Error('payout to an unbound payee');
+      const { account, route } = this.destination(p.to);
+      if (p.to === 'payee') data = { ...(data as object), payee_payout: routeData(this.current.payeeRoute) };
       this.payoutList.push({
         payoutId: `${escrowId}:${seq}:${p.to}`,
         escrowId,
@@ -79,11 +95,30 @@ export class TransitionLog {
         amount: p.amount,
         kind: p.kind,
         at,
+        route,
       });
     }
+    this.eventList.push({ escrowId, seq, kind, actor, at, data });
+  }
+
+  /** Where a payout to `to` goes; a payee payout records its route on the record (L7 §6.4). */
+  private destination(to: 'buyer' | 'payee'): { account: string; route: PayoutRoute } {
+    if (to === 'buyer') return { account: this.current.buyer, route: 'identity' };
+    const payee = this.current.payee;
+    if (payee === null) throw new Error('payout to an unbound payee');
+    const list = this.payeePayout?.party === payee ? this.payeePayout.payout : undefined;
+    const payeeRoute = routeOf(payee, list);
+    this.current = { ...this.current, payeeRoute };
+    if (payeeRoute.rail === null) return { account: payee, route: 'held' };
+    return { account: payeeRoute.account, route: payeeRoute.source };
   }
 
   result(): Transitions {
     return { record: this.current, payouts: [...this.payoutList], events: [...this.eventList] };
   }
+}
+
+function routeData(route: PayeeRoute | null): JsonValue {
+  if (route === null) return null;
+  return route.rail === null ? { rail: null, held: route.held } : { ...route };
 }
