@@ -261,6 +261,7 @@ export class LocalExecution implements TaskFeed {
 
   private broadcastChunk(chunk: Payload): void {
     this.chunks.push(chunk);
+    this.deps.metrics.acmpEvent('stream_chunk');
     for (const d of this.deliveries) d.chunk(chunk);
     if (this.flushQueued) return;
     this.flushQueued = true;
@@ -294,6 +295,7 @@ export class LocalExecution implements TaskFeed {
     const p =
       progress === undefined || !Number.isFinite(progress) ? undefined : Math.min(1, Math.max(0, progress));
     const d = typeof detail === 'string' ? detail : undefined;
+    this.deps.metrics.acmpEvent('heartbeat');
     for (const delivery of this.deliveries) delivery.heartbeat(p, d);
     // Followers on other hosts get it through the store's signals.
     this.deps.store.heartbeat(this.taskId, p, d);

@@ -154,6 +154,7 @@ class StoreBackedProvider implements AcmpProvider {
       hostId: this.hostId,
       clock: this.clock,
       logger: this.logger,
+      metrics: this.metrics,
       beatMs: Math.max(1, Math.floor(Math.min(intervalMs / 2, windowMs / 4))),
       windowMs,
       running: () => this.slots.running(),

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type express from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ESCROW_METHODS } from '../acmp/escrow/constants.js';
-import type { AcmpInvokeEnd, Metrics } from '../shared/metrics.js';
+import type { AcmpInvokeEnd, AcmpTaskEvent, Metrics } from '../shared/metrics.js';
 
 /** Where the host serves its metrics (docs/operations.md "Metrics"). */
 const METRICS_PATH = '/metrics';
@@ -108,6 +108,28 @@ function defineMetrics(registry: Registry) {
   };
 }
 
+/** One label-free counter per ACMP task event: each event is one increment, no label lookup. */
+function taskEventCounters(registry: Registry): Record<AcmpTaskEvent, Counter> {
+  const registers = [registry];
+  return {
+    stream_chunk: new Counter({
+      name: 'acmp_stream_chunks_total',
+      help: 'ACMP stream chunks produced by capability handlers on this host.',
+      registers,
+    }),
+    heartbeat: new Counter({
+      name: 'acmp_heartbeats_total',
+      help: 'ACMP heartbeats sent for tasks running on this host.',
+      registers,
+    }),
+    owner_lost_reap: new Counter({
+      name: 'acmp_owner_lost_reaps_total',
+      help: 'Abandoned ACMP tasks this host finished as -33003 owner_lost.',
+      registers,
+    }),
+  };
+}
+
 /**
  * The host's Prometheus metrics (prom-client) in a registry of its own, not the library's global one:
  * several hosts may run in one process.
@@ -127,6 +149,7 @@ export function createHostMetrics(): HostMetrics {
     ingestSeconds,
     escrow,
   } = defineMetrics(registry);
+  const events = taskEventCounters(registry);
   const requestOf = children((b, m, o) => requests.labels(b, m, o));
   const invokeOf = children((c, o) => invokes.labels(c, o));
   const billedOf = children((c) => billed.labels(c));
@@ -145,6 +168,7 @@ export function createHostMetrics(): HostMetrics {
       if (end.seconds !== undefined) invokeSecondsOf(end.capability).observe(end.seconds);
     },
     acmpRunning: (delta) => running.inc(delta),
+    acmpEvent: (event) => events[event].inc(),
     acpEnvelope: (kind, code, seconds) => {
       envelopeOf(kind, code === undefined ? 'accepted' : 'rejected').inc();
       if (code !== undefined) acpErrorOf(code).inc();

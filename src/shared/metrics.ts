@@ -15,11 +15,19 @@ export interface Metrics {
   acmpInvoke(end: AcmpInvokeEnd): void;
   /** A task started (`+1`) or ended (`-1`) running on this host. */
   acmpRunning(delta: 1 | -1): void;
+  /**
+   * One ACMP task event on this host: a stream chunk a handler produced (Layer 1 §3.4), a heartbeat sent
+   * (§3.6), or an abandoned task this host finished as -33003 `owner_lost`.
+   */
+  acmpEvent(event: AcmpTaskEvent): void;
   /** One ACPspec envelope ingested: its kind, `accepted` or `rejected`, the ACP error code, the time taken. */
   acpEnvelope(kind: string, code: string | undefined, seconds: number): void;
   /** One Layer 4 escrow request answered: its method and the ACMP error code (absent: it succeeded). */
   escrowOperation(method: string, code: number | undefined): void;
 }
+
+/** The ACMP task events {@link Metrics.acmpEvent} counts. */
+export type AcmpTaskEvent = 'stream_chunk' | 'heartbeat' | 'owner_lost_reap';
 
 /** One ended ACMP invoke, for {@link Metrics.acmpInvoke}. */
 export interface AcmpInvokeEnd {
@@ -35,6 +43,7 @@ export const NO_METRICS: Metrics = {
   request: () => undefined,
   acmpInvoke: () => undefined,
   acmpRunning: () => undefined,
+  acmpEvent: () => undefined,
   acpEnvelope: () => undefined,
   escrowOperation: () => undefined,
 };

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider-types.js';
 import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { anonymousState } from '../helpers/acp-builders.js';
@@ -55,6 +56,28 @@ describe('GET /metrics (docs/operations.md "Metrics")', () => {
     ).toBe(4);
     // No task id, caller or tenant is ever a label.
     expect(text).not.toMatch(/task_id|caller|tenant/);
+  });
+
+  it('counts stream chunks and heartbeats of the tasks a host runs', async () => {
+    const chunky: AcmpCapability = {
+      id: 'three-chunks',
+      price: 0.002,
+      async *handler(_input, ctx: HandlerContext) {
+        for (let i = 0; i < 3; i += 1) {
+          ctx.heartbeat(i / 3);
+          yield { type: 'text', data: `chunk ${i} ` };
+        }
+      },
+    };
+    const host = await acmpHost({ capabilities: [chunky], heartbeatIntervalMs: 60_000 });
+    const buyer = await createAcmpBuyer({ agentUrl: host.url });
+    await buyer.invoke({ capability: 'three-chunks', input: { type: 'text', data: 'x' } });
+
+    const text = await scrape(host.url);
+    expect(sample(text, 'acmp_stream_chunks_total')).toBe(3);
+    expect(sample(text, 'acmp_heartbeats_total')).toBe(3);
+    expect(sample(text, 'acmp_owner_lost_reaps_total')).toBe(0);
+    expect(sample(text, 'acmp_billed_cu_total', { capability: 'three-chunks' })).toBeCloseTo(0.002, 9);
   });
 
   it('counts ACPspec envelopes by kind and outcome, ACP error codes and the ingest latency', async () => {
