@@ -64,6 +64,7 @@ describe('GET /metrics (docs/operations.md "Metrics")', () => {
       price: 0.002,
       async *handler(_input, ctx: HandlerContext) {
         for (let i = 0; i < 3; i += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 1));
           ctx.heartbeat(i / 3);
           yield { type: 'text', data: `chunk ${i} ` };
         }
