@@ -150,6 +150,13 @@ export function createHostMetrics(): HostMetrics {
     escrow,
   } = defineMetrics(registry);
   const events = taskEventCounters(registry);
+  const negotiation = new Counter({
+    name: 'acmp_negotiation_steps_total',
+    help: 'Layer 6 negotiation steps answered: offer requests (offer) and accepts (agreement), by outcome.',
+    labelNames: ['step', 'outcome'],
+    registers: [registry],
+  });
+  const negotiationOf = children((s, o) => negotiation.labels(s, o));
   const requestOf = children((b, m, o) => requests.labels(b, m, o));
   const invokeOf = children((c, o) => invokes.labels(c, o));
   const billedOf = children((c) => billed.labels(c));
@@ -169,6 +176,7 @@ export function createHostMetrics(): HostMetrics {
     },
     acmpRunning: (delta) => running.inc(delta),
     acmpEvent: (event) => events[event].inc(),
+    negotiation: (step, code) => negotiationOf(step, code === undefined ? 'ok' : String(code)).inc(),
     acpEnvelope: (kind, code, seconds) => {
       envelopeOf(kind, code === undefined ? 'accepted' : 'rejected').inc();
       if (code !== undefined) acpErrorOf(code).inc();

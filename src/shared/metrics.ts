@@ -22,6 +22,8 @@ export interface Metrics {
   acmpEvent(event: AcmpTaskEvent): void;
   /** One ACPspec envelope ingested: its kind, `accepted` or `rejected`, the ACP error code, the time taken. */
   acpEnvelope(kind: string, code: string | undefined, seconds: number): void;
+  /** One Layer 6 offer request (`offer`) or accept (`agreement`) answered: the ACMP code, absent if it succeeded. */
+  negotiation(step: 'offer' | 'agreement', code: number | undefined): void;
   /** One Layer 4 escrow request answered: its method and the ACMP error code (absent: it succeeded). */
   escrowOperation(method: string, code: number | undefined): void;
 }
@@ -46,6 +48,7 @@ export const NO_METRICS: Metrics = {
   acmpEvent: () => undefined,
   acpEnvelope: () => undefined,
   escrowOperation: () => undefined,
+  negotiation: () => undefined,
 };
 
 /**

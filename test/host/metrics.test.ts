@@ -81,6 +81,21 @@ describe('GET /metrics (docs/operations.md "Metrics")', () => {
     expect(sample(text, 'acmp_billed_cu_total', { capability: 'three-chunks' })).toBeCloseTo(0.002, 9);
   });
 
+  it('counts Layer 6 offers and agreements by outcome', async () => {
+    const host = await acmpHost({ capabilities: [countingCapability('count-runs', 5)], negotiation: {} });
+    const buyer = await createAcmpBuyer({ agentUrl: host.url });
+    const offer = await buyer.quote({ capability: 'count-runs' });
+    await buyer.quote({ capability: 'count-runs' });
+    await buyer.accept({ offer_id: offer.offer_id });
+    const forged = await buyer.accept({ offer_id: 'not-an-offer' }).catch((e: unknown) => e);
+    expect(forged).toMatchObject({ code: -34001 });
+
+    const text = await scrape(host.url);
+    expect(sample(text, 'acmp_negotiation_steps_total', { step: 'offer', outcome: 'ok' })).toBe(2);
+    expect(sample(text, 'acmp_negotiation_steps_total', { step: 'agreement', outcome: 'ok' })).toBe(1);
+    expect(sample(text, 'acmp_negotiation_steps_total', { step: 'agreement', outcome: '-34001' })).toBe(1);
+  });
+
   it('counts ACPspec envelopes by kind and outcome, ACP error codes and the ingest latency', async () => {
     const host = await startAcpHost();
     const accepted = await postEnvelope(host, canonicalJson(freshSnapshot(txId('m'), anonymousState())));
