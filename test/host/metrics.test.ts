@@ -5,6 +5,7 @@ import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { anonymousState } from '../helpers/acp-builders.js';
 import { cleanup } from '../helpers/host.js';
+import { rawHttp } from '../helpers/sockets.js';
 import { acmpHost, countingCapability } from '../acmp/helpers.js';
 import { freshSnapshot, postEnvelope, startAcpHost, txId } from '../acpspec/helpers.js';
 import { escrowHost } from '../escrow/helpers.js';
@@ -149,5 +150,17 @@ describe('GET /metrics (docs/operations.md "Metrics")', () => {
     expect(wrong.status).toBe(401);
     for (let i = 0; i < 3; i += 1)
       await scrape(host.url, { headers: { authorization: 'Bearer scrape-secret-0123' } });
+    // The rate is on: a second ordinary request is refused, the scrapes above were never counted.
+    expect((await fetch(`${host.url}/.well-known/agent-card.json`)).status).toBe(200);
+    expect((await fetch(`${host.url}/.well-known/agent-card.json`)).status).toBe(429);
+    await scrape(host.url, { headers: { authorization: 'Bearer scrape-secret-0123' } });
+  });
+
+  it('passes the Host check like every route: a foreign Host is refused, its own name is served', async () => {
+    const host = await acmpHost();
+    const foreign = await rawHttp(`${host.url}/metrics`, { headers: { host: 'attacker.example' } });
+    expect(foreign.status).toBe(403);
+    const own = await rawHttp(`${host.url}/metrics`, { headers: { host: new URL(host.url).host } });
+    expect(own.status).toBe(200);
   });
 });
