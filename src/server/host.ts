@@ -269,6 +269,7 @@ class Host implements RunningHost {
         tls: this.tls,
         logger: this.logger,
         rate: this.rate,
+        metrics: this.metrics,
       },
     );
     this.grpc = front;

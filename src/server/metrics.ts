@@ -39,8 +39,8 @@ function defineMetrics(registry: Registry) {
   const counter = (name: string, help: string, labelNames: string[]): Counter =>
     new Counter({ name, help, labelNames, registers });
   const requests = counter(
-    'a2a_commerce_http_requests_total',
-    'HTTP requests answered, by binding, method and outcome.',
+    'a2a_commerce_requests_total',
+    'Requests answered (HTTP and gRPC), by binding, method and outcome.',
     ['binding', 'method', 'outcome'],
   );
   const invokes = counter(

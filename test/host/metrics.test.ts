@@ -53,7 +53,7 @@ describe('GET /metrics (docs/operations.md "Metrics")', () => {
     expect(sample(text, 'acmp_running_tasks')).toBe(0);
     expect(sample(text, 'acmp_invoke_duration_seconds_count', { capability: 'count-runs' })).toBe(3);
     expect(
-      sample(text, 'a2a_commerce_http_requests_total', { binding: 'jsonrpc', method: 'POST', outcome: 'ok' }),
+      sample(text, 'a2a_commerce_requests_total', { binding: 'jsonrpc', method: 'POST', outcome: 'ok' }),
     ).toBe(4);
     // No task id, caller or tenant is ever a label.
     expect(text).not.toMatch(/task_id|caller|tenant/);
@@ -110,7 +110,7 @@ describe('GET /metrics (docs/operations.md "Metrics")', () => {
     expect(sample(text, 'acp_errors_total', { code: 'ACP_SCHEMA_INVALID' })).toBe(1);
     expect(sample(text, 'acp_ingest_duration_seconds_count')).toBe(2);
     expect(
-      sample(text, 'a2a_commerce_http_requests_total', {
+      sample(text, 'a2a_commerce_requests_total', {
         binding: 'acp-http',
         method: 'POST',
         outcome: 'ok',
