@@ -1,3 +1,5 @@
+import type { Metrics } from '../shared/metrics.js';
+import { countedService } from './grpc-metrics.js';
 import { BinaryWriter } from '@bufbuild/protobuf/wire';
 import * as grpc from '@grpc/grpc-js';
 import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
@@ -43,6 +45,8 @@ export interface GrpcFrontOptions {
   logger?: Logger;
   /** The host's request rate per caller, shared with HTTP (src/a2a/grpc-rate.ts); absent: none. */
   rate?: RequestLimiter | undefined;
+  /** Counts every call by method and outcome (docs/operations.md "Metrics"); absent: none. */
+  metrics?: Metrics | undefined;
 }
 
 /** A listening gRPC front. */
@@ -105,7 +109,9 @@ class GrpcFrontServer implements GrpcFront {
     // The request rate runs before that, as on HTTP (docs/host.md "Limits per caller").
     const { rate, tokens } = options;
     const limit = (definition: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation) =>
-      rate ? rateLimited(definition, impl, { limiter: rate, tokens, logger }) : impl;
+      counted(definition, rate ? rateLimited(definition, impl, { limiter: rate, tokens, logger }) : impl);
+    const counted = (definition: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation) =>
+      options.metrics ? countedService(definition, impl, options.metrics) : impl;
     const v1 = readable(A2AService);
     const v03 = readable(LegacyA2AService);
     this.server.addService(

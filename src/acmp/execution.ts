@@ -1,3 +1,4 @@
+import type { Metrics } from '../shared/metrics.js';
 import { LocalError } from '../shared/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
@@ -39,6 +40,8 @@ export interface ExecutionDeps {
   readonly closing: AbortSignal;
   /** Signs the result before it is stored (Layer 7 §4.1); results stay unsigned without it. */
   readonly signing?: ResultSigning | undefined;
+  /** Counts the run and its end (docs/operations.md "Metrics"). */
+  readonly metrics: Metrics;
   /** Called once the outcome is stored and delivered. */
   readonly onDone: () => void;
 }
@@ -69,6 +72,8 @@ export class LocalExecution implements TaskFeed {
   private streamedByHandler = false;
   private settling: Promise<FinishedTaskRecord> | undefined;
   private final: FinishedTaskRecord | undefined;
+  /** When the handler started (`performance.now()`), for the invoke latency. */
+  private startedAt = 0;
   private unwatch: (() => void) | undefined;
   private markDone: () => void = () => {};
   /** Resolves once the outcome is stored and delivered. */
@@ -98,6 +103,8 @@ export class LocalExecution implements TaskFeed {
     if (heartbeatIntervalMs !== null)
       this.timers.push(setInterval(() => this.broadcastHeartbeat(), heartbeatIntervalMs));
     for (const t of this.timers) t.unref();
+    this.startedAt = performance.now();
+    this.deps.metrics.acmpRunning(1);
     // A cancel or a reaper elsewhere finishes the record: stop the work and deliver what it says.
     this.unwatch = store.watch(this.taskId, (signal) => {
       if ((signal.kind === 'finished' || signal.kind === 'resync') && !this.settling) void this.adopt();
@@ -214,9 +221,24 @@ export class LocalExecution implements TaskFeed {
     this.unwatch?.();
     for (const d of this.deliveries) d.finish(final);
     this.deliveries.clear();
+    this.count(final);
     this.deps.onDone();
     this.markDone();
     return final;
+  }
+
+  /** The run's end, in the host's metrics: its outcome, the CU its result billed, how long it ran. */
+  private count(final: FinishedTaskRecord): void {
+    const { metrics, params } = this.deps;
+    const outcome = final.outcome;
+    metrics.acmpRunning(-1);
+    metrics.acmpInvoke({
+      capability: params.capability,
+      seconds: (performance.now() - this.startedAt) / 1000,
+      ...(outcome.kind === 'result'
+        ? { outcome: 'result', costCu: outcome.result.cost_cu }
+        : { outcome: 'error', code: outcome.error.code }),
+    });
   }
 
   /** Writes the outcome; the record as stored wins (another host may have finished it first). */
@@ -239,6 +261,7 @@ export class LocalExecution implements TaskFeed {
 
   private broadcastChunk(chunk: Payload): void {
     this.chunks.push(chunk);
+    this.deps.metrics.acmpEvent('stream_chunk');
     for (const d of this.deliveries) d.chunk(chunk);
     if (this.flushQueued) return;
     this.flushQueued = true;
@@ -272,6 +295,7 @@ export class LocalExecution implements TaskFeed {
     const p =
       progress === undefined || !Number.isFinite(progress) ? undefined : Math.min(1, Math.max(0, progress));
     const d = typeof detail === 'string' ? detail : undefined;
+    this.deps.metrics.acmpEvent('heartbeat');
     for (const delivery of this.deliveries) delivery.heartbeat(p, d);
     // Followers on other hosts get it through the store's signals.
     this.deps.store.heartbeat(this.taskId, p, d);

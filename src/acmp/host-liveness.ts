@@ -1,3 +1,4 @@
+import type { Metrics } from '../shared/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
@@ -9,6 +10,8 @@ export interface HostLivenessDeps {
   readonly hostId: string;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Counts the tasks this host reaps (docs/operations.md "Metrics"). */
+  readonly metrics: Metrics;
   /** How often this host records that it is alive, and looks for abandoned tasks. */
   readonly beatMs: number;
   /** How long a host may stay silent before its running tasks count as abandoned. */
@@ -56,8 +59,9 @@ export class HostLiveness {
           end: 'completed',
           at: now,
         });
-        if (finished?.won)
-          logger.warn('acmp.task_owner_lost', { task_id: taskId, host: finished.record.hostId });
+        if (!finished?.won) continue;
+        logger.warn('acmp.task_owner_lost', { task_id: taskId, host: finished.record.hostId });
+        this.deps.metrics.acmpEvent('owner_lost_reap');
       }
       const running = this.deps.running();
       if (running.length > 0)

@@ -1,3 +1,4 @@
+import type { Metrics } from '../shared/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
@@ -173,6 +174,8 @@ export interface AcmpProviderOptions {
   clock?: Clock;
   ids?: IdSource;
   logger?: Logger;
+  /** Counts invokes, refusals, CU billed and running tasks (docs/operations.md "Metrics"); default: none. */
+  metrics?: Metrics;
 }
 
 /** A transport-free ACMP provider (Layer 1 §3). */

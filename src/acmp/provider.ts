@@ -1,3 +1,4 @@
+import { countRefusal, NO_METRICS, type Metrics } from '../shared/metrics.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { isStorableId } from '../shared/id-rules.js';
 import { systemIds } from '../shared/ids.js';
@@ -77,6 +78,7 @@ class StoreBackedProvider implements AcmpProvider {
   private readonly store: AcmpTaskStore;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly metrics: Metrics;
   private readonly outputStreaming: boolean;
   private readonly heartbeatIntervalMs: number | null;
   private readonly fallbackMs: number;
@@ -92,6 +94,7 @@ class StoreBackedProvider implements AcmpProvider {
   constructor(options: AcmpProviderOptions) {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
+    this.metrics = options.metrics ?? NO_METRICS;
     this.store = options.store ?? new MemoryAcmpTaskStore();
     this.outputStreaming = options.outputStreaming ?? true;
     this.heartbeatIntervalMs =
@@ -140,6 +143,7 @@ class StoreBackedProvider implements AcmpProvider {
       maxRunningTasks:
         options.maxRunningTasks === null ? undefined : (options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS),
       signing: this.signing,
+      metrics: this.metrics,
     });
     // Silent for two intervals (at least MIN_HOST_WINDOW_MS, so a busy event loop is not taken for a
     // dead host) = gone; beat at least four times per window. At the default 5 s heartbeat a dead owner's
@@ -150,6 +154,7 @@ class StoreBackedProvider implements AcmpProvider {
       hostId: this.hostId,
       clock: this.clock,
       logger: this.logger,
+      metrics: this.metrics,
       beatMs: Math.max(1, Math.floor(Math.min(intervalMs / 2, windowMs / 4))),
       windowMs,
       running: () => this.slots.running(),
@@ -165,7 +170,7 @@ class StoreBackedProvider implements AcmpProvider {
     try {
       checkFeatures(params, this.outputStreaming, options.canStream);
     } catch (error) {
-      return this.refused(error);
+      return this.refused(error, params.capability);
     }
     const entry = this.slots.entry(params.task_id);
     let slot = entry ? await entry.catch((error: unknown) => this.failedSlot(request, error)) : undefined;
@@ -175,10 +180,12 @@ class StoreBackedProvider implements AcmpProvider {
         .enter(params.task_id, () => this.admission.resolve(request))
         .catch((error: unknown) => this.failedSlot(request, error));
     }
-    if (slot.kind === 'refusal') return this.refused(slot.error);
+    if (slot.kind === 'refusal') return this.refused(slot.error, params.capability);
     // Layer 1 §3.1.1 and docs/acmp-core.md "Claim rules": only the same agent with the same params joins.
-    if (!sameScope(slot.record.scope, request.scope)) return this.refused(taskIdInUseError(params.task_id));
-    if (slot.record.paramsHash !== hash) return this.refused(reusedTaskIdError(params.task_id));
+    if (!sameScope(slot.record.scope, request.scope))
+      return this.refused(taskIdInUseError(params.task_id), params.capability);
+    if (slot.record.paramsHash !== hash)
+      return this.refused(reusedTaskIdError(params.task_id), params.capability);
     return signedAdmission(attachToSlot(slot, { ...options, stream: params.stream === true }), this.signing);
   }
 
@@ -324,8 +331,11 @@ class StoreBackedProvider implements AcmpProvider {
     return { kind: 'refusal', scope: request.scope, hash: request.invoke.hash, error };
   }
 
-  private refused(error: unknown): Admission {
+  /** A refusal before any task ran; counted under the capability when this provider serves it. */
+  private refused(error: unknown, capability?: string): Admission {
     if (!(error instanceof AcmpError)) this.logger.error('acmp.invoke_failed', errorFields(error));
-    return { kind: 'refused', error: toAcmpErrorObject(error) satisfies AcmpErrorObject };
+    const object = toAcmpErrorObject(error) satisfies AcmpErrorObject;
+    countRefusal(this.metrics, { capability, served: this.byId, code: object.code });
+    return { kind: 'refused', error: object };
   }
 }

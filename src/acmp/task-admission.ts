@@ -1,3 +1,4 @@
+import type { Metrics } from '../shared/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
@@ -29,6 +30,7 @@ export interface TaskAdmissionOptions {
   readonly maxRunningTasks?: number | undefined;
   /** Signs results (Layer 7 §4.1) when the provider has a signer. */
   readonly signing: ResultSigning | undefined;
+  readonly metrics: Metrics;
 }
 
 /** New work that passed its checks; `agreed` when it runs under an agreement it consumed. */
@@ -143,6 +145,7 @@ export class TaskAdmission {
       logger: this.options.logger,
       closing: this.options.closing,
       signing: this.options.signing,
+      metrics: this.options.metrics,
     });
   }
 }

@@ -1,3 +1,4 @@
+import { NO_METRICS, type Metrics } from '../shared/metrics.js';
 import { sleep } from '../shared/async.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { ANONYMOUS_IDENTITY } from '../shared/identity.js';
@@ -41,6 +42,8 @@ export interface AcpReceiverOptions {
   logger?: Logger;
   /** Approximate memory budget of the states held in memory (default 128 MiB). */
   stateCacheBytes?: number;
+  /** Counts envelopes by kind and outcome and the ingest latency (docs/operations.md "Metrics"). */
+  metrics?: Metrics;
 }
 
 /**
@@ -108,6 +111,7 @@ export class StoreBackedReceiver implements AcpReceiver {
   private readonly accepts: readonly Kind[];
   private readonly versions: readonly string[];
   private readonly logger: Logger;
+  private readonly metrics: Metrics;
   private readonly cache: HeldStateCache;
   /** Canonical texts of state subtrees by identity (states are never mutated). */
   private readonly memo = new WeakMap<object, string>();
@@ -118,6 +122,7 @@ export class StoreBackedReceiver implements AcpReceiver {
     this.accepts = options.accepts;
     this.versions = options.acceptedVersions ?? ACP_DEFAULT_ACCEPTED_VERSIONS;
     this.logger = options.logger ?? silentLogger;
+    this.metrics = options.metrics ?? NO_METRICS;
     this.cache = createHeldStateCache(options.stateCacheBytes ?? DEFAULT_CACHE_BYTES);
     this.commits = new TransitionCommitter({
       store: options.store,
@@ -131,6 +136,20 @@ export class StoreBackedReceiver implements AcpReceiver {
   }
 
   async ingest(raw: unknown, context: IngestContext): Promise<AcpAck> {
+    const started = performance.now();
+    const kind = kindLabel(raw);
+    try {
+      const ack = await this.ingestOnce(raw, context);
+      this.metrics.acpEnvelope(kind, undefined, (performance.now() - started) / 1000);
+      return ack;
+    } catch (error) {
+      const code = isAcpError(error) ? error.code : 'ACP_INTERNAL';
+      this.metrics.acpEnvelope(kind, code, (performance.now() - started) / 1000);
+      throw error;
+    }
+  }
+
+  private async ingestOnce(raw: unknown, context: IngestContext): Promise<AcpAck> {
     const envelope = parseEnvelope(raw);
     try {
       const inbound = this.admit(envelope, context);
@@ -357,4 +376,13 @@ function headDetails(head: TransactionHead | undefined): Record<string, string> 
   return head
     ? { head_envelope_id: head.headEnvelopeId, state_envelope_id: head.stateEnvelopeId }
     : undefined;
+}
+
+/**
+ * The envelope's kind as a metric label, told apart as the seed does (by `parent_envelope_id`), also for
+ * an envelope that fails validation; `other` for a body that is no JSON object (a bounded set).
+ */
+function kindLabel(raw: unknown): Kind | 'other' {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'other';
+  return 'parent_envelope_id' in raw ? 'delta' : 'snapshot';
 }

@@ -23,6 +23,8 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
                          did:web); their identity is the DID (${ENV.acceptDidCallers}; docs/host.md)
   --did-private-hosts    resolve callers' did:web also at private and loopback addresses (default: public
                          addresses only; ${ENV.didPrivateHosts})
+  --metrics-token <t>    a /metrics scrape must send "Authorization: Bearer <t>" (default: /metrics is open;
+                         ${ENV.metricsToken})
   --tls-cert <file>      certificate (PEM) (${ENV.tlsCert})
   --tls-key <file>       private key (PEM) (${ENV.tlsKey})
   --tls-self-signed      self-signed localhost certificate in the data dir (${ENV.tlsSelfSigned}; the default)
@@ -53,6 +55,7 @@ const SERVE_OPTIONS = {
   'tokens-file': { type: 'string' },
   'accept-did-callers': { type: 'boolean' },
   'did-private-hosts': { type: 'boolean' },
+  'metrics-token': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'tls-self-signed': { type: 'boolean' },

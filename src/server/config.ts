@@ -47,6 +47,8 @@ export interface HostConfig {
   didPrivateHosts: boolean;
   /** Limits per caller identity over every tenant and binding (src/server/caller-limits.ts). */
   limits: CallerLimits;
+  /** Bearer token a `/metrics` scrape must send (docs/operations.md "Metrics"); absent: open. */
+  metricsToken?: string | undefined;
 }
 
 /** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
@@ -71,6 +73,7 @@ export interface HostFlags extends ConnectionFlags, CallerLimitFlags {
   'allowed-host'?: string[];
   'accept-did-callers'?: boolean;
   'did-private-hosts'?: boolean;
+  'metrics-token'?: string;
 }
 
 /** Environment variable for each setting (README's configuration table is generated from the same list). */
@@ -96,6 +99,7 @@ export const ENV = {
   ...CONNECTION_ENV,
   acceptDidCallers: 'A2AC_ACCEPT_DID_CALLERS',
   didPrivateHosts: 'A2AC_DID_PRIVATE_HOSTS',
+  metricsToken: 'A2AC_METRICS_TOKEN',
 } as const;
 
 const DEFAULTS = {
@@ -177,6 +181,7 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
       flags['accept-did-callers'] ?? bool(ENV.acceptDidCallers, env[ENV.acceptDidCallers]) ?? false,
     didPrivateHosts:
       flags['did-private-hosts'] ?? bool(ENV.didPrivateHosts, env[ENV.didPrivateHosts]) ?? false,
+    metricsToken: pick(flags['metrics-token'], 'metricsToken'),
     limits: resolveCallerLimits(flags, env),
   };
 }

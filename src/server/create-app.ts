@@ -1,3 +1,4 @@
+import { mountMetrics, type HostMetrics } from './metrics.js';
 import express from 'express';
 import type { AgentCard, AgentExecutor } from '../a2a/binding.js';
 
@@ -11,6 +12,7 @@ import { mountA2A } from '../a2a/mount.js';
 import type { CommerceRequestHandler } from '../a2a/request-handler.js';
 import { requestRateGuard } from '../a2a/request-rate-guard.js';
 import type { WireShape } from '../a2a/wire-errors.js';
+import { ACP_HTTP_PREFIX } from '../acpspec/constants.js';
 import { MCP_PATH } from '../mcp/acmp-extension.js';
 import type { RequestLimiter } from '../shared/request-rate.js';
 import { routeSdkConsole } from '../a2a/sdk-scope.js';
@@ -71,6 +73,8 @@ export interface AppDeps {
   access?: HostAccess;
   /** The request rate per caller on every HTTP route (absent: none); the gRPC front shares it. */
   rate?: RequestLimiter | undefined;
+  /** `/metrics` and the request counts (src/server/metrics.ts); absent: no metrics. */
+  metrics?: { metrics: HostMetrics; token?: string | undefined };
 }
 
 export interface App {
@@ -96,6 +100,7 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(hostGuard(deps.access ?? LOCALHOST_ACCESS, logger));
+  if (deps.metrics) mountMetrics(app, { ...deps.metrics, bindingOf: (req) => routeOfRequest(req).binding });
   // After the Host check, before every route, authentication and body: the request rate per caller
   // (docs/host.md "Limits per caller").
   if (deps.rate)
@@ -144,6 +149,7 @@ function routeOfRequest(req: express.Request): { binding: string; shape: WireSha
   const path = req.path;
   if (path.startsWith(A2A_PATHS.jsonRpc)) return { binding: 'jsonrpc', shape: 'jsonrpc' };
   if (path.startsWith(MCP_PATH)) return { binding: 'mcp', shape: 'jsonrpc' };
+  if (path.startsWith(ACP_HTTP_PREFIX)) return { binding: 'acp-http', shape: 'rest' };
   return { binding: path.startsWith(A2A_PATHS.rest) ? 'rest' : 'http', shape: 'rest' };
 }
 

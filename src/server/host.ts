@@ -1,3 +1,4 @@
+import { createHostMetrics } from './metrics.js';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -109,6 +110,8 @@ class Host implements RunningHost {
   private didCallers: DidCallerPolicy | undefined;
   /** The request rate per caller, shared by HTTP and gRPC (docs/host.md "Limits per caller"). */
   private readonly rate: RequestLimiter | undefined;
+  /** This host's metrics, in a registry of its own (docs/operations.md "Metrics"). */
+  private readonly metrics = createHostMetrics();
 
   constructor(
     private readonly config: HostConfig,
@@ -190,6 +193,7 @@ class Host implements RunningHost {
       secure: this.setup.secure,
       baseUrl: () => this.url,
       stopping: this.stopping.signal,
+      metrics: this.metrics,
       ...(this.identity ? { identity: this.identity } : {}),
     };
     for (const m of this.modules) this.parts.push(await m.start(context));
@@ -228,6 +232,7 @@ class Host implements RunningHost {
       clock: this.clock,
       access: hostAccessOf(this.config),
       rate: this.rate,
+      metrics: { metrics: this.metrics, token: this.config.metricsToken },
     });
   }
 
@@ -264,6 +269,7 @@ class Host implements RunningHost {
         tls: this.tls,
         logger: this.logger,
         rate: this.rate,
+        metrics: this.metrics,
       },
     );
     this.grpc = front;

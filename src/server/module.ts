@@ -1,3 +1,4 @@
+import type { Metrics } from '../shared/metrics.js';
 import type { Readable, Writable } from 'node:stream';
 import type express from 'express';
 import type { Request, RequestHandler } from 'express';
@@ -28,6 +29,8 @@ export interface ModuleContext {
   readonly stopping: AbortSignal;
   /** The host's Layer 7 did:web identity, when its identity key file holds a key (docs/acmp-identity.md). */
   readonly identity?: WebIdentity;
+  /** The host's metrics (docs/operations.md "Metrics"); absent: nothing is counted. */
+  readonly metrics?: Metrics;
 }
 
 /** What the host gives a module's HTTP routes: its bearer authentication and body limit. */

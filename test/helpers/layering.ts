@@ -63,6 +63,8 @@ const SUB_LAYERS: { folder: string; also: string[] }[] = [
 const SDK_OWNERS: { prefix: string; layer: string }[] = [
   { prefix: '@a2a-js/sdk', layer: 'a2a' },
   { prefix: '@modelcontextprotocol/', layer: 'mcp' },
+  // The Prometheus client: only the host exposes metrics; cores report through src/shared/metrics.ts.
+  { prefix: 'prom-client', layer: 'server' },
 ];
 
 /** Every `.ts` file under `dir`, as paths relative to `root`. */

@@ -1,3 +1,4 @@
+import type { Metrics } from '../../shared/metrics.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { ANONYMOUS_IDENTITY } from '../../shared/identity.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
@@ -64,6 +65,8 @@ export interface EscrowAgentOptions {
   clock?: Clock;
   ids?: IdSource;
   logger?: Logger;
+  /** Counts requests by method and outcome (docs/operations.md "Metrics"). */
+  metrics?: Metrics;
   /** Called after a transition committed and before its payouts run (tests crash the process here). */
   beforePayout?: (payouts: readonly Payout[]) => void;
 }
@@ -101,6 +104,12 @@ export class EscrowAgent {
 
   /** Handles one Layer 4 request. Never throws: every failure is an error object safe to send. */
   async handle(caller: EscrowCaller, method: EscrowMethod, params: unknown): Promise<EscrowAnswer> {
+    const answer = await this.run(caller, method, params);
+    this.options.metrics?.escrowOperation(method, answer.kind === 'error' ? answer.error.code : undefined);
+    return answer;
+  }
+
+  private async run(caller: EscrowCaller, method: EscrowMethod, params: unknown): Promise<EscrowAnswer> {
     try {
       const command = parseEscrowCommand(method, params);
       // L4 §1: roles are bound to authenticated identities; an anonymous caller is never a party.

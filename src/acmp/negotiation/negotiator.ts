@@ -1,3 +1,4 @@
+import type { Metrics } from '../../shared/metrics.js';
 import { createHash } from 'node:crypto';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { ACMP_CODE, AcmpError } from '../errors.js';
@@ -36,6 +37,8 @@ export interface NegotiationOptions {
   /** Signs every offer issued (Layer 7 §4.1: binds the provider to its price); unsigned without it. */
   readonly signer?: Signer;
   readonly clock?: Clock;
+  /** Counts offers and accepts by outcome (docs/operations.md "Metrics"). */
+  readonly metrics?: Metrics;
 }
 
 /** What a revised offer of session mode may change (the counter terms, docs/acmp-negotiation.md). */
@@ -83,7 +86,11 @@ export class Negotiator {
    * `acmp/offerRequest` (L6 §2.1). In session mode the offer is bound to `session` (acceptable only there).
    * @throws AcmpError -33002 unknown capability, -33006 proof method not offered, -33001 above `max_price_cu`.
    */
-  async quote(params: OfferRequestParams, scope: TaskScope, session?: string): Promise<Offer> {
+  quote(params: OfferRequestParams, scope: TaskScope, session?: string): Promise<Offer> {
+    return this.counted('offer', this.offer(params, scope, session));
+  }
+
+  private async offer(params: OfferRequestParams, scope: TaskScope, session?: string): Promise<Offer> {
     const capability = this.capabilities.get(params.capability);
     if (!capability) throw new AcmpError(ACMP_CODE.capabilityNotFound, { capability: params.capability });
     if (params.proof_method !== undefined && !offeredProofs(capability).includes(params.proof_method)) {
@@ -155,7 +162,23 @@ export class Negotiator {
    * @throws AcmpError -34001 (not an offer of this provider for this caller and session), -34002 expired,
    *   -34003, -33005 `escrow_committed` when the escrow already backs another agreement.
    */
-  async accept(params: AcceptParams, scope: TaskScope, session?: string): Promise<Ack> {
+  accept(params: AcceptParams, scope: TaskScope, session?: string): Promise<Ack> {
+    return this.counted('agreement', this.agree(params, scope, session));
+  }
+
+  /** Counts one answered offer request or accept: `ok`, or the ACMP code it failed with. */
+  private async counted<T>(step: 'offer' | 'agreement', work: Promise<T>): Promise<T> {
+    try {
+      const value = await work;
+      this.options.metrics?.negotiation(step, undefined);
+      return value;
+    } catch (error) {
+      this.options.metrics?.negotiation(step, error instanceof AcmpError ? error.code : ACMP_CODE.internal);
+      throw error;
+    }
+  }
+
+  private async agree(params: AcceptParams, scope: TaskScope, session?: string): Promise<Ack> {
     const terms = decodeOfferId(params.offer_id, await this.options.store.offerKey());
     // An offer quoted for another agent is as unknown to this caller as a forged one (no existence leak).
     if (!terms || terms.buyer !== buyerDigest(scope) || terms.session !== session)

@@ -81,6 +81,7 @@ export class AcmpNegotiation {
       ...negotiatorOptions,
       store: stores.agreements,
       clock: context.clock,
+      ...(context.metrics ? { metrics: context.metrics } : {}),
       ...(stores.sessions ? { references: sessionReferences(stores.sessions) } : {}),
     };
   }

@@ -168,6 +168,7 @@ class AcmpModule implements HostModule {
       clock: context.clock,
       ids: context.ids,
       logger: context.logger,
+      ...(context.metrics ? { metrics: context.metrics } : {}),
     });
   }
 

@@ -82,6 +82,7 @@ class AcpModule implements HostModule {
       producer: options.producer,
       clock: context.clock,
       logger: context.logger,
+      ...(context.metrics ? { metrics: context.metrics } : {}),
       ...(options.stateIds ? { ids: options.stateIds } : {}),
     });
   }

@@ -77,6 +77,7 @@ class EscrowModule implements HostModule {
       clock: context.clock,
       ids: context.ids,
       logger: context.logger,
+      ...(context.metrics ? { metrics: context.metrics } : {}),
       beforePayout: this.options.beforePayout,
     });
     // Payouts left pending by a crash between a transition and its payout run now, once (L4 §6, §7.1).
