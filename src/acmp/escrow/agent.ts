@@ -2,9 +2,8 @@ import type { Metrics } from '../../shared/metrics.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { ANONYMOUS_IDENTITY } from '../../shared/identity.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
-import type { JsonValue } from '../../shared/json.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
-import { AcmpError, type AcmpErrorObjectShape } from '../errors.js';
+import { AcmpError } from '../errors.js';
 import { payloadHashOf } from '../identity/envelope.js';
 import { createDidResolver } from '../identity/resolver.js';
 import type { DidResolver } from '../identity/verify.js';
@@ -32,25 +31,9 @@ import {
 } from './state-machine.js';
 import type { EscrowListQuery, EscrowParty, EscrowStore, OpKey, StoredOp } from './store.js';
 import { TransitionLog, type Payout } from './transitions.js';
+import type { EscrowAnswer, EscrowCaller, PayoutRail } from './agent-types.js';
 
-/** Who calls: the authenticated identity from the credential (never self-reported, L4 §1) and its tenant. */
-export interface EscrowCaller {
-  readonly tenant: string;
-  readonly party: string;
-}
-
-/** The answer to one Layer 4 request: its result, or its error object (already safe for the wire). */
-export type EscrowAnswer =
-  | { readonly kind: 'result'; readonly result: Record<string, JsonValue> }
-  | { readonly kind: 'error'; readonly error: AcmpErrorObjectShape };
-
-/**
- * Where payouts go (the L4 §7 payout rail). `pay` MUST be idempotent by `payoutId`. The default is the
- * agent's own credit ledger ({@link EscrowStore.applyPayout}).
- */
-export interface PayoutRail {
-  pay(payout: Payout, at: number): Promise<void>;
-}
+export type { EscrowAnswer, EscrowCaller, PayoutRail } from './agent-types.js';
 
 /** Options of {@link createEscrowAgent}. */
 export interface EscrowAgentOptions {
