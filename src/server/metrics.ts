@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import type express from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { bearerVerifier } from '../a2a/bearer.js';
 import { ESCROW_METHODS } from '../acmp/escrow/constants.js';
 import type { AcmpInvokeEnd, AcmpTaskEvent, Metrics } from '../shared/metrics.js';
 
@@ -93,6 +93,11 @@ function defineMetrics(registry: Registry) {
     ['method', 'outcome'],
   );
 
+  const negotiation = counter(
+    'acmp_negotiation_steps_total',
+    'Layer 6 negotiation steps answered: offer requests (offer) and accepts (agreement), by outcome.',
+    ['step', 'outcome'],
+  );
   return {
     requests,
     invokes,
@@ -105,6 +110,7 @@ function defineMetrics(registry: Registry) {
     consent,
     ingestSeconds,
     escrow,
+    negotiation,
   };
 }
 
@@ -136,35 +142,17 @@ function taskEventCounters(registry: Registry): Record<AcmpTaskEvent, Counter> {
  */
 export function createHostMetrics(): HostMetrics {
   const registry = new Registry();
-  const {
-    requests,
-    invokes,
-    billed,
-    acmpErrors,
-    running,
-    invokeSeconds,
-    envelopes,
-    acpErrors,
-    consent,
-    ingestSeconds,
-    escrow,
-  } = defineMetrics(registry);
+  const m = defineMetrics(registry);
   const events = taskEventCounters(registry);
-  const negotiation = new Counter({
-    name: 'acmp_negotiation_steps_total',
-    help: 'Layer 6 negotiation steps answered: offer requests (offer) and accepts (agreement), by outcome.',
-    labelNames: ['step', 'outcome'],
-    registers: [registry],
-  });
-  const negotiationOf = children((s, o) => negotiation.labels(s, o));
-  const requestOf = children((b, m, o) => requests.labels(b, m, o));
-  const invokeOf = children((c, o) => invokes.labels(c, o));
-  const billedOf = children((c) => billed.labels(c));
-  const acmpErrorOf = children((c) => acmpErrors.labels(c));
-  const invokeSecondsOf = children((c) => invokeSeconds.labels(c));
-  const envelopeOf = children((k, o) => envelopes.labels(k, o));
-  const acpErrorOf = children((c) => acpErrors.labels(c));
-  const escrowOf = children((m, o) => escrow.labels(m, o));
+  const negotiationOf = children((s, o) => m.negotiation.labels(s, o));
+  const requestOf = children((b, x, o) => m.requests.labels(b, x, o));
+  const invokeOf = children((c, o) => m.invokes.labels(c, o));
+  const billedOf = children((c) => m.billed.labels(c));
+  const acmpErrorOf = children((c) => m.acmpErrors.labels(c));
+  const invokeSecondsOf = children((c) => m.invokeSeconds.labels(c));
+  const envelopeOf = children((k, o) => m.envelopes.labels(k, o));
+  const acpErrorOf = children((c) => m.acpErrors.labels(c));
+  const escrowOf = children((x, o) => m.escrow.labels(x, o));
   return {
     registry,
     request: (binding, method, outcome) => requestOf(binding, method, outcome).inc(),
@@ -174,14 +162,14 @@ export function createHostMetrics(): HostMetrics {
       if (end.costCu !== undefined && end.costCu > 0) billedOf(end.capability).inc(end.costCu);
       if (end.seconds !== undefined) invokeSecondsOf(end.capability).observe(end.seconds);
     },
-    acmpRunning: (delta) => running.inc(delta),
+    acmpRunning: (delta) => m.running.inc(delta),
     acmpEvent: (event) => events[event].inc(),
     negotiation: (step, code) => negotiationOf(step, code === undefined ? 'ok' : String(code)).inc(),
     acpEnvelope: (kind, code, seconds) => {
       envelopeOf(kind, code === undefined ? 'accepted' : 'rejected').inc();
       if (code !== undefined) acpErrorOf(code).inc();
-      if (code === CONSENT_REFUSED) consent.inc();
-      ingestSeconds.observe(seconds);
+      if (code === CONSENT_REFUSED) m.consent.inc();
+      m.ingestSeconds.observe(seconds);
     },
     escrowOperation: (method, code) =>
       escrowOf(
@@ -215,8 +203,10 @@ export function mountMetrics(
   options: { metrics: HostMetrics; token?: string | undefined; bindingOf: (req: express.Request) => string },
 ): void {
   const { metrics, token } = options;
+  // The bearer check of every RPC (SHA-256 digests compared in constant time), with the one scrape token.
+  const verify = token === undefined ? undefined : bearerVerifier([{ identity: 'metrics', secret: token }]);
   app.get(METRICS_PATH, (req, res, next) => {
-    if (token !== undefined && !sameToken(req.header('authorization'), token)) {
+    if (verify && 'refused' in verify(req.header('authorization'))) {
       res.set('www-authenticate', 'Bearer realm="metrics"');
       res
         .status(401)
@@ -235,13 +225,4 @@ export function mountMetrics(
     res.on('finish', () => metrics.request(binding, method, outcomeOf(res.statusCode)));
     next();
   });
-}
-
-/** Whether an `Authorization` header carries the metrics token (compared in constant time). */
-function sameToken(header: string | undefined, token: string): boolean {
-  const match = /^Bearer (.+)$/i.exec(header ?? '');
-  if (!match?.[1]) return false;
-  const given = Buffer.from(match[1], 'utf8');
-  const expected = Buffer.from(token, 'utf8');
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { a2aTaskIds } from '../../src/a2a/acmp/buyer.js';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../../src/acmp/constants.js';
+import { AcmpError } from '../../src/acmp/errors.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider-types.js';
 import { acmpModule, type AcmpModuleOptions } from '../../src/server/modules/acmp.js';
@@ -311,4 +312,17 @@ export function tickerCapability(
 /** Raw `acmp/cancel` over SendMessage, on the task (Layer 1 §3.7). */
 export function cancelMessage(taskId: string, reason = 'buyer changed its mind'): Record<string, unknown> {
   return acmpMessage({ acmp_method: 'acmp/cancel', params: { task_id: taskId, reason } });
+}
+
+/** The code and data of the ACMP error `work` fails with; fails the test when it succeeds or throws anything else. */
+export async function codeOf(
+  work: Promise<unknown>,
+): Promise<{ code: number; data: Record<string, unknown> }> {
+  try {
+    await work;
+  } catch (error) {
+    if (error instanceof AcmpError) return { code: error.code, data: error.data as Record<string, unknown> };
+    throw error;
+  }
+  throw new Error('expected an ACMP error');
 }

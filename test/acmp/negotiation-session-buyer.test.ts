@@ -2,13 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { negotiateBest } from '../../src/a2a/acmp/fan-out.js';
 import type { OfferContext } from '../../src/a2a/acmp/session-client.js';
-import { AcmpError } from '../../src/acmp/errors.js';
 import type { Offer } from '../../src/acmp/negotiation/messages.js';
 import type { AcmpCapability } from '../../src/acmp/provider-types.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { isLocalError } from '../../src/shared/errors.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
-import { countingCapability } from './helpers.js';
+import { codeOf, countingCapability } from './helpers.js';
 import {
   A,
   B,
@@ -29,16 +28,6 @@ afterEach(cleanup);
 const buyerFor = (url: string, token = A): Promise<AcmpBuyer> =>
   createAcmpBuyer({ agentUrl: url, token, retries: 0 });
 const input = { type: 'text', data: 'x' };
-
-async function codeOf(work: Promise<unknown>): Promise<{ code: number; data: Record<string, unknown> }> {
-  try {
-    await work;
-  } catch (error) {
-    if (error instanceof AcmpError) return { code: error.code, data: error.data as Record<string, unknown> };
-    throw error;
-  }
-  throw new Error('expected an ACMP error');
-}
 
 describe('buyer.negotiate in session mode, then invoke under the agreement (design §4.3, §4.5)', () => {
   it('N2/I1: counters, accepts, and the invoke (referenceTaskIds + escrow, same context) is charged the revised price once; a second is -33005', async () => {

@@ -7,7 +7,7 @@ import type { AcmpCapability } from '../../src/acmp/provider-types.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';
-import { countingCapability, newTaskId } from './helpers.js';
+import { codeOf, countingCapability, newTaskId } from './helpers.js';
 
 afterEach(cleanup);
 
@@ -47,16 +47,6 @@ async function negotiatingHost(options: { clock?: Clock; db?: string; migrate?: 
 
 const buyerFor = (url: string, token: string): Promise<AcmpBuyer> =>
   createAcmpBuyer({ agentUrl: url, token, retries: 0 });
-
-async function codeOf(work: Promise<unknown>): Promise<{ code: number; data: Record<string, unknown> }> {
-  try {
-    await work;
-  } catch (error) {
-    if (error instanceof AcmpError) return { code: error.code, data: error.data as Record<string, unknown> };
-    throw error;
-  }
-  throw new Error('expected an ACMP error');
-}
 
 describe('Layer 6 flat negotiation over A2A (docs/acmp-negotiation.md)', () => {
   it('advertises acmp/offerRequest and acmp/accept in the capability object', async () => {

@@ -18,6 +18,13 @@ function io(): CliIo & { out: (t: string) => void; lines: string[]; errors: stri
   return { lines, errors, out: (t) => lines.push(t), err: (t) => errors.push(t), env: {} };
 }
 
+/** Runs one CLI command and collects what it printed. */
+async function run(args: string[]) {
+  const out = io();
+  const code = await runCli(args, out);
+  return { code, text: out.lines.join('\n'), err: out.errors.join('\n') };
+}
+
 describe('a2a-commerce escrow (party verbs over A2A, operator verbs on the database)', () => {
   it('credits, locks, binds, releases, reads status and checks the ledger', async () => {
     const dataDir = tempDir();
@@ -26,11 +33,6 @@ describe('a2a-commerce escrow (party verbs over A2A, operator verbs on the datab
       modules: [escrowModule({ allowPlaintext: true })],
       flags: { token: Object.values(TOKENS) },
     });
-    const run = async (args: string[]) => {
-      const out = io();
-      const code = await runCli(args, out);
-      return { code, text: out.lines.join('\n'), err: out.errors.join('\n') };
-    };
     expect(
       (await run(['escrow', 'credit', '--data-dir', dataDir, '--account', 'agent:buyer', '--amount', '1']))
         .text,
@@ -104,26 +106,22 @@ describe('a2a-commerce escrow (party verbs over A2A, operator verbs on the datab
 
   it('credit --op-ref credits once: a repeat says nothing changed, another amount is refused (CONFLICT)', async () => {
     const dataDir = tempDir();
-    const run = async (args: string[]) => {
-      const out = io();
-      const code = await runCli(['escrow', 'credit', '--data-dir', dataDir, ...args], out);
-      return { code, text: out.lines.join('\n'), err: out.errors.join('\n') };
-    };
+    const credit = (args: string[]) => run(['escrow', 'credit', '--data-dir', dataDir, ...args]);
     const deposit = ['--account', 'agent:buyer', '--amount', '2', '--op-ref', 'bank-0001'];
-    expect(await run(deposit)).toMatchObject({
+    expect(await credit(deposit)).toMatchObject({
       code: 0,
       text: 'credited agent:buyer under op-ref bank-0001: balance 2 CU',
     });
-    expect(await run(deposit)).toMatchObject({
+    expect(await credit(deposit)).toMatchObject({
       code: 0,
       text: 'already credited agent:buyer under op-ref bank-0001 (nothing changed): balance 2 CU',
     });
-    const other = await run(['--account', 'agent:buyer', '--amount', '3', '--op-ref', 'bank-0001']);
+    const other = await credit(['--account', 'agent:buyer', '--amount', '3', '--op-ref', 'bank-0001']);
     expect(other.code).toBe(1);
     expect(other.err).toBe(
       'error (CONFLICT): reference bank-0001 was already used for a deposit of 2 CU to agent:buyer',
     );
-    expect((await run(['--account', 'agent:buyer', '--amount', '1', '--op-ref', ' '])).code).toBe(2);
+    expect((await credit(['--account', 'agent:buyer', '--amount', '1', '--op-ref', ' '])).code).toBe(2);
     const ledger = io();
     expect(
       await runCli(['escrow', 'ledger', '--data-dir', dataDir, '--account', 'agent:buyer'], ledger),
@@ -138,11 +136,6 @@ describe('a2a-commerce escrow (party verbs over A2A, operator verbs on the datab
       modules: [escrowModule({ allowPlaintext: true })],
       flags: { token: Object.values(TOKENS) },
     });
-    const run = async (args: string[]) => {
-      const out = io();
-      const code = await runCli(args, out);
-      return { code, text: out.lines.join('\n'), err: out.errors.join('\n') };
-    };
     const file = (name: string, value: unknown) => {
       const path = join(dataDir, name);
       writeFileSync(path, JSON.stringify(value));

@@ -3,7 +3,7 @@ import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/acmp/buyer-escrow.js';
 import type { EscrowClient } from '../../src/a2a/escrow/client.js';
 import { signingEscrowClient } from '../../src/a2a/escrow/signing-client.js';
-import { AcmpError } from '../../src/acmp/errors.js';
+import { codeOf } from '../acmp/helpers.js';
 import { createDidResolver } from '../../src/acmp/identity/resolver.js';
 import { verifyObject } from '../../src/acmp/identity/verify.js';
 import { signObject } from '../../src/acmp/identity/envelope.js';
@@ -17,16 +17,6 @@ import { freshPgDatabase } from '../helpers/pg.js';
 afterEach(cleanup);
 
 const INPUT = { type: 'text', data: 'Revenue grew 12% YoY.' };
-
-async function codeOf(work: Promise<unknown>): Promise<{ code: number; data: Record<string, unknown> }> {
-  try {
-    await work;
-  } catch (error) {
-    if (error instanceof AcmpError) return { code: error.code, data: error.data as Record<string, unknown> };
-    throw error;
-  }
-  throw new Error('expected an ACMP error');
-}
 
 async function eventually(check: () => Promise<boolean>, timeoutMs = 8_000): Promise<void> {
   const start = Date.now();

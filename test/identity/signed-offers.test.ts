@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { fetchAgentCard } from '../../src/a2a/client.js';
-import { AcmpError } from '../../src/acmp/errors.js';
+import { codeOf } from '../acmp/helpers.js';
 import { createDidResolver } from '../../src/acmp/identity/resolver.js';
 import type { Signer } from '../../src/acmp/identity/signer.js';
 import { verifyObject } from '../../src/acmp/identity/verify.js';
@@ -36,16 +36,6 @@ async function provider(signer?: Signer, flags: HostFlags = {}) {
       }),
     ],
   });
-}
-
-async function codeOf(work: Promise<unknown>): Promise<{ code: number; data: Record<string, unknown> }> {
-  try {
-    await work;
-  } catch (error) {
-    if (error instanceof AcmpError) return { code: error.code, data: error.data as Record<string, unknown> };
-    throw error;
-  }
-  throw new Error('expected an ACMP error');
 }
 
 type Json = Record<string, unknown>;

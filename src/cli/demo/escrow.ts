@@ -2,7 +2,7 @@ import { createAcmpBuyer, type AcmpBuyer } from '../../a2a/acmp/buyer.js';
 import type { BuyerEscrow } from '../../a2a/acmp/buyer-escrow.js';
 import { demoCapabilities } from '../../demo/capabilities.js';
 import { formatCu } from '../../acmp/escrow/amounts.js';
-import type { Payload } from '../../acmp/messages.js';
+import type { AcmpResult, Payload } from '../../acmp/messages.js';
 import { resolveHostConfig } from '../../server/config.js';
 import { startHost, type RunningHost } from '../../server/host.js';
 import type { HostModule } from '../../server/module.js';
@@ -90,16 +90,8 @@ async function fastPath(
   buyer: AcmpBuyer & { escrow: BuyerEscrow },
   payee: string,
 ): Promise<void> {
-  const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
-  await buyer.escrow.bind(escrowId, payee, { agreedPriceCu: 0.005 });
+  const { escrowId, result } = await invokeUnderEscrow(buyer, payee, { bind: { agreedPriceCu: 0.005 } });
   ctx.say(`   acmp/escrowLock 0.005 CU → ${escrowId}; acmp/escrowBind → ${payee}`);
-  const result = await buyer.invoke({
-    capability: 'sentiment-analysis',
-    input: INPUT,
-    max_price_cu: 0.005,
-    proof_method: 'result-hash',
-    escrow_id: escrowId,
-  });
   ctx.say(`   acmp/invoke with escrow_id → ${JSON.stringify(result.output?.data)} for ${result.cost_cu} CU`);
   expectThat(result.output !== undefined, 'the result to carry an output');
   await buyer.escrow.releaseFor(
@@ -122,15 +114,7 @@ async function silentBuyer(
   buyer: AcmpBuyer & { escrow: BuyerEscrow },
   payee: string,
 ): Promise<void> {
-  const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
-  await buyer.escrow.bind(escrowId, payee);
-  const result = await buyer.invoke({
-    capability: 'sentiment-analysis',
-    input: INPUT,
-    max_price_cu: 0.005,
-    proof_method: 'result-hash',
-    escrow_id: escrowId,
-  });
+  const { escrowId, result } = await invokeUnderEscrow(buyer, payee);
   ctx.say(
     `   silent buyer: invoke for ${result.cost_cu} CU on ${escrowId}, no release; following the escrow task…`,
   );
@@ -147,6 +131,24 @@ async function silentBuyer(
   ctx.say(
     `   the provider claimed with its proof, the window passed, the agent auto-released; the buyer reclaims ${JSON.stringify(rest.reclaimed_cu)} CU`,
   );
+}
+
+/** Locks 0.005 CU for an hour, binds it to `payee` and invokes the demo capability under it (L4 §4.1–§4.2). */
+export async function invokeUnderEscrow(
+  buyer: AcmpBuyer & { escrow: BuyerEscrow },
+  payee: string,
+  options: { lock?: { challengeWindowMs?: number }; bind?: { agreedPriceCu?: number } } = {},
+): Promise<{ escrowId: string; result: AcmpResult }> {
+  const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000, options.lock);
+  await buyer.escrow.bind(escrowId, payee, options.bind);
+  const result = await buyer.invoke({
+    capability: 'sentiment-analysis',
+    input: INPUT,
+    max_price_cu: 0.005,
+    proof_method: 'result-hash',
+    escrow_id: escrowId,
+  });
+  return { escrowId, result };
 }
 
 /** One of the scenario's agents: a host of its own, with its SQLite file under the demo's data directory. */

@@ -12,14 +12,13 @@ import { demoCapabilities } from '../../demo/capabilities.js';
 import type { RunningHost } from '../../server/host.js';
 import { acmpModule } from '../../server/modules/acmp.js';
 import { escrowModule } from '../../server/modules/escrow.js';
-import { secretOf, start } from './escrow.js';
+import { invokeUnderEscrow, secretOf, start } from './escrow.js';
 import { expectThat } from './expect.js';
 import type { DemoContext, DemoScenario } from './scenarios.js';
 import { startTamperProxy } from './tamper-proxy.js';
 
 const BUYER_TOKEN = 'buyer=demo-buyer-secret-0123456789';
 const PROVIDER_TOKEN = 'provider=demo-provider-secret-0123456789';
-const INPUT = { type: 'text', data: 'Margins improved in every region thanks to strong demand.' };
 
 /** `did:key:z6Mk…` shortened for the transcript. */
 const short = (did: string) => `${did.slice(0, 16)}…${did.slice(-4)}`;
@@ -144,15 +143,7 @@ async function signedClaim(
   const { buyer, ledger } = parties;
   const payee = buyer.escrowAgents[0]?.payeeId;
   expectThat(payee === expected.did, "the provider's payee id at the escrow agent to be its DID");
-  const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000, { challengeWindowMs: 60_000 });
-  await buyer.escrow.bind(escrowId, payee);
-  const result = await buyer.invoke({
-    capability: 'sentiment-analysis',
-    input: INPUT,
-    max_price_cu: 0.005,
-    proof_method: 'result-hash',
-    escrow_id: escrowId,
-  });
+  const { escrowId, result } = await invokeUnderEscrow(buyer, payee, { lock: { challengeWindowMs: 60_000 } });
   const stop = new AbortController();
   let claim: Record<string, unknown> | undefined;
   for await (const status of buyer.escrow.watch(escrowId, { signal: stop.signal })) {
