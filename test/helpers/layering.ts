@@ -34,6 +34,8 @@ const ALLOWED: Record<string, string[]> = {
   storage: ['shared', 'acmp', 'acpspec', 'wallet', 'storage'],
   connect: ['shared', 'acmp', 'wallet', 'a2a', 'mcp', 'storage', 'connect'],
   server: ['shared', 'acmp', 'acpspec', 'wallet', 'a2a', 'mcp', 'http', 'storage', 'demo', 'server'],
+  // The conformance kit: a black-box client of remote agents over every binding (docs/conformance.md).
+  conform: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'conform'],
   cli: [
     'shared',
     'acmp',
@@ -44,6 +46,7 @@ const ALLOWED: Record<string, string[]> = {
     'http',
     'storage',
     'connect',
+    'conform',
     'demo',
     'server',
     'cli',
