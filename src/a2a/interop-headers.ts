@@ -61,7 +61,7 @@ function mediaTypeOf(value: string | undefined): string {
  * client reads (the SDK's own choice, a2a+json always, fails clients and the official TCK that expect
  * application/json). v0.3 (which has no a2a+json): application/json.
  */
-export function answerMediaType(req: Request, shape: WireShape): string {
+function answerMediaType(req: Request, shape: WireShape): string {
   if (shape !== 'rest' || wireOf(req) !== 'v1') return JSON_MEDIA_TYPE;
   if (mediaTypeOf(req.header('content-type')) === A2A_MEDIA_TYPE && req.accepts(A2A_MEDIA_TYPE))
     return A2A_MEDIA_TYPE;
