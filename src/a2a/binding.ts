@@ -6,7 +6,7 @@ import type {
   StreamResponse,
   Task,
 } from '@a2a-js/sdk';
-import type { PushNotificationSender, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import type { AgentExecutor, PushNotificationSender, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { InboundMessage } from './part-codec.js';
 import type { TaskViewSource } from './task-views.js';
 
@@ -73,6 +73,15 @@ export interface A2ABinding {
   close?(): Promise<void>;
 }
 
+/**
+ * An executor for the plain A2A messages no binding claims (a host module's, e.g. the TCK's), with the
+ * skills it adds to the card. The SDK's DefaultRequestHandler keeps its tasks.
+ */
+export interface PlainExecutor {
+  readonly executor: AgentExecutor;
+  readonly skills: readonly AgentSkill[];
+}
+
 /** SDK types the host's upper layers name (they import them from here, never from the SDK). */
-export type { AgentCard, Task } from '@a2a-js/sdk';
+export type { AgentCard, AgentSkill, Task } from '@a2a-js/sdk';
 export type { AgentExecutor } from '@a2a-js/sdk/server';

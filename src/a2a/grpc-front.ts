@@ -12,6 +12,7 @@ import { ANONYMOUS_USER, BEARER_REFUSAL } from './bearer.js';
 import { callerVerifier, type CallerVerifier, type DidCallerPolicy } from './caller-auth.js';
 import { guardedService, type GrpcCall, type GrpcGuard } from './grpc-guard.js';
 import { forGrpc } from './grpc-handler.js';
+import { acceptLegacyExtensions } from './interop-headers.js';
 import { rateLimited } from './grpc-rate.js';
 import { inSdkScope } from './sdk-scope.js';
 import { HealthService, HealthStatus } from './grpc-health.js';
@@ -161,6 +162,7 @@ class GrpcFrontServer implements GrpcFront {
 
   /** The bearer check of one call: its refusal, or `undefined` with the caller recorded for the handler. */
   private async authenticate(call: GrpcCall): Promise<grpc.ServiceError | undefined> {
+    acceptLegacyExtensions(call.metadata);
     const header = call.metadata.get('authorization')[0];
     const check = await this.verify(typeof header === 'string' ? header : header?.toString('utf8'));
     if ('refused' in check) return unauthenticated(BEARER_REFUSAL[check.refused]);

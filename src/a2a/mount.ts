@@ -14,6 +14,7 @@ import { A2A_PATHS, CARD_MAX_AGE_S } from './agent-card.js';
 import type { A2ABinding } from './binding.js';
 import type { DidCallerPolicy } from './caller-auth.js';
 import { bearerAuth, normalizeInbound, userFromRequest } from './http-front.js';
+import { jsonMediaTypes, legacyExtensionsHeader } from './interop-headers.js';
 import { jsonBody } from './json-body.js';
 import { AllowListPushSender } from './push-policy.js';
 import { jsonRpcEdge, restEdge } from './request-edge.js';
@@ -92,8 +93,11 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
   // The edge (docs/host.md "Bad input"): auth, then the body, the request object and its params are
   // checked before the SDK reads them; the SDK runs inside a scope that routes its diagnostics.
   const sdkHandler = observedHandler(handler);
+  // First the interop spellings (docs/host.md "Interop"), so refusals are answered in the same media type.
   app.use(
     A2A_PATHS.jsonRpc,
+    legacyExtensionsHeader(),
+    jsonMediaTypes('jsonrpc'),
     bearerAuth(options.tokens, 'jsonrpc', options.didCallers),
     ...jsonBody(options.bodyLimitBytes, 'jsonrpc'),
     jsonRpcEdge(),
@@ -104,6 +108,8 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
   );
   app.use(
     A2A_PATHS.rest,
+    legacyExtensionsHeader(),
+    jsonMediaTypes('rest'),
     bearerAuth(options.tokens, 'rest', options.didCallers),
     ...jsonBody(options.bodyLimitBytes, 'rest'),
     restEdge(),

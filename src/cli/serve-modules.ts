@@ -8,8 +8,11 @@ import { UsageError } from './io.js';
 
 /** The provider's bearer token at its escrow agent (never a flag: flags show in `ps`). */
 const ESCROW_TOKEN_ENV = 'A2AC_ESCROW_TOKEN';
+/** The A2A TCK's own variable (seconds), read as the TCK's SUT_REQUIREMENTS.md asks of the agent. */
+const TCK_TIMEOUT_ENV = 'TCK_STREAMING_TIMEOUT';
 
 export const SERVE_MODULE_USAGE = `  --modules <list>       modules to run, comma-separated: ${MODULE_NAMES.join(', ')} (default acmp,acpspec)
+                         (tck: the official A2A TCK's messageId prefixes, opt-in; ${TCK_TIMEOUT_ENV} in seconds)
   --escrow               also run the escrow agent (ACMP Layer 4, docs/acmp-escrow.md)
   --escrow-window-ms <n> the escrow agent's default challenge window (default 86400000)
   --escrow-dispute-deadline-ms <n>  how long a dispute may stay open (default 604800000)
@@ -82,11 +85,21 @@ export function modulesFromFlags(
             : { claimDelayMs: ms('--escrow-claim-delay-ms', flags['escrow-claim-delay-ms']) }),
           ...(flags['escrow-payout'] ? { payout: readPayoutFile(flags['escrow-payout']) } : {}),
         };
+  const tckTimeout = env[TCK_TIMEOUT_ENV];
   return selectModules(config, {
     modules: [...modules],
     escrowSettings: settings,
     ...(escrowAgent ? { escrowAgent } : {}),
+    ...(modules.has('tck') && tckTimeout
+      ? { tckStreamingTimeoutMs: seconds(TCK_TIMEOUT_ENV, tckTimeout) }
+      : {}),
   });
+}
+
+function seconds(name: string, value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0)
+    throw new UsageError(`${name} must be a positive number of seconds`);
+  return Math.round(Number(value) * 1000);
 }
 
 function ms(flag: string, value: string): number {

@@ -1,9 +1,9 @@
 import { mountMetrics, type HostMetrics } from './metrics.js';
 import express from 'express';
-import type { AgentCard, AgentExecutor } from '../a2a/binding.js';
+import type { AgentCard, AgentExecutor, AgentSkill } from '../a2a/binding.js';
 
 import { A2A_PATHS, buildAgentCard } from '../a2a/agent-card.js';
-import type { A2ABinding } from '../a2a/binding.js';
+import type { A2ABinding, PlainExecutor } from '../a2a/binding.js';
 import type { DidCallerPolicy } from '../a2a/caller-auth.js';
 import { signAgentCard } from '../a2a/card-signature.js';
 import { EchoExecutor } from '../a2a/echo-executor.js';
@@ -20,6 +20,7 @@ import type { SdkStores } from '../a2a/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { Signer } from '../acmp/identity/index.js';
 import type { BearerToken } from '../shared/identity.js';
+import { LocalError } from '../shared/errors.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import type { DidDocument } from '../acmp/identity/did-document.js';
 import { WELL_KNOWN_DID_PATH } from '../acmp/identity/did-web.js';
@@ -91,7 +92,8 @@ export function createApp(deps: AppDeps): App {
   const logger = deps.logger ?? silentLogger;
   const parts = deps.parts ?? [];
   const bindings = parts.map((p) => p.binding).filter((b): b is A2ABinding => b !== undefined);
-  const cards = new AgentCardCache(deps, bindings);
+  const plain = plainExecutorOf(parts);
+  const cards = new AgentCardCache(deps, bindings, plain?.skills ?? []);
   const card = (): AgentCard => cards.current().card;
 
   // The SDK takes no logger: inside A2A requests its console lines go to ours (src/a2a/sdk-scope.ts).
@@ -117,7 +119,7 @@ export function createApp(deps: AppDeps): App {
     servedCard: () => cards.served(),
     cardChangedAt: () => cards.current().changedAt,
     bindings,
-    executor: deps.executor ?? new EchoExecutor(),
+    executor: deps.executor ?? plain?.executor ?? new EchoExecutor(),
     taskStore: deps.stores.taskStore,
     pushStore: deps.stores.pushStore,
     tokens: deps.tokens,
@@ -131,6 +133,20 @@ export function createApp(deps: AppDeps): App {
   });
   app.use(errorMiddleware((err, res) => answerError(err, res, logger)));
   return { app, handler, card };
+}
+
+/**
+ * The one module executor for plain A2A messages, if a module brings one.
+ * @throws LocalError `CONFIG_INVALID` when two modules do: which would answer plain A2A is then unclear.
+ */
+function plainExecutorOf(parts: readonly ModuleParts[]): PlainExecutor | undefined {
+  const plain = parts.flatMap((p) => (p.plainExecutor ? [p.plainExecutor] : []));
+  if (plain.length > 1)
+    throw new LocalError(
+      'CONFIG_INVALID',
+      'Only one module may serve the plain A2A messages no binding claims',
+    );
+  return plain[0];
 }
 
 /** How long verifiers may keep the DID document (docs/acmp-identity.md "Revocation latency"). */
@@ -170,6 +186,7 @@ class AgentCardCache {
       'baseUrl' | 'grpcUrl' | 'identity' | 'clock' | 'tokens' | 'pushAllow' | 'didCallers' | 'signer'
     >,
     private readonly bindings: readonly A2ABinding[],
+    private readonly plainSkills: readonly AgentSkill[],
   ) {
     this.clock = deps.clock ?? systemClock;
   }
@@ -203,7 +220,7 @@ class AgentCardCache {
       baseUrl: url,
       grpcUrl,
       extensions: this.bindings.flatMap((b) => [b.extension, ...(b.extraExtensions ?? [])]),
-      skills: this.bindings.flatMap((b) => b.skills),
+      skills: [...this.bindings.flatMap((b) => b.skills), ...this.plainSkills],
       bearer: this.deps.tokens.length > 0,
       didCallers: this.deps.didCallers !== undefined,
       pushNotifications: (this.deps.pushAllow ?? []).length > 0,

@@ -2,7 +2,7 @@ import type { Metrics } from '../shared/metrics.js';
 import type { Readable, Writable } from 'node:stream';
 import type express from 'express';
 import type { Request, RequestHandler } from 'express';
-import type { A2ABinding } from '../a2a/binding.js';
+import type { A2ABinding, PlainExecutor } from '../a2a/binding.js';
 import type { WebIdentity } from '../acmp/identity/host-identity.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
@@ -61,6 +61,11 @@ export interface StdioSession {
 export interface ModuleParts {
   /** Its A2A binding: card extension, skills, message routing. */
   binding?: A2ABinding;
+  /**
+   * The executor for plain A2A messages no binding claims (default: the host's echo executor); at most
+   * one started module may bring one.
+   */
+  plainExecutor?: PlainExecutor;
   /** Plain HTTP(S) routes (e.g. ACPspec over HTTPS, schemas), mounted before the A2A routes. */
   mountHttp?(app: express.Express, guards: HttpGuards): void;
   /** Serves the module's MCP methods over one stdio connection. */

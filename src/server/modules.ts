@@ -7,6 +7,7 @@ import type { HostModule } from './module.js';
 import { acmpModule } from './modules/acmp.js';
 import { acpModule } from './modules/acpspec.js';
 import { escrowModule } from './modules/escrow.js';
+import { tckModule } from './modules/tck.js';
 
 /** The agent id the default host writes on its ACPspec snapshots. */
 export const DEFAULT_ACP_PRODUCER = { agent_id: 'agent:a2a-commerce-dealer', role: 'dealer_agent' } as const;
@@ -20,7 +21,7 @@ export function defaultModules(config: HostConfig): HostModule[] {
 }
 
 /** The modules a host can run. */
-export const MODULE_NAMES = ['acmp', 'acpspec', 'escrow'] as const;
+export const MODULE_NAMES = ['acmp', 'acpspec', 'escrow', 'tck'] as const;
 export type ModuleName = (typeof MODULE_NAMES)[number];
 
 /** Which modules `serve` runs, and how. */
@@ -30,6 +31,8 @@ export interface ModuleSelection {
   readonly escrowAgent?: ProviderEscrowOptions;
   /** The escrow agent's advertised policy. */
   readonly escrowSettings?: Partial<EscrowSettings>;
+  /** The A2A TCK's `TCK_STREAMING_TIMEOUT` for the `tck` module (docs/conformance.md). */
+  readonly tckStreamingTimeoutMs?: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -62,6 +65,15 @@ export function selectModules(config: HostConfig, selection: ModuleSelection): H
     );
   }
   if (wanted.has('acpspec')) modules.push(acpModule({ producer: { ...DEFAULT_ACP_PRODUCER } }));
+  // Opt-in only (never in defaultModules): plain A2A messages then get the A2A TCK's prefix behaviour.
+  if (wanted.has('tck'))
+    modules.push(
+      tckModule(
+        selection.tckStreamingTimeoutMs === undefined
+          ? {}
+          : { streamingTimeoutMs: selection.tckStreamingTimeoutMs },
+      ),
+    );
   return modules;
 }
 
