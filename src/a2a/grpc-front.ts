@@ -14,7 +14,7 @@ import { guardedService, type GrpcCall, type GrpcGuard } from './grpc-guard.js';
 import { forGrpc } from './grpc-handler.js';
 import { rateLimited } from './grpc-rate.js';
 import { inSdkScope } from './sdk-scope.js';
-import { HealthService, HealthStatus } from './grpc-health.js';
+import { HealthService, HealthStatus, type ReadinessSource } from './grpc-health.js';
 import {
   grpcCredentials,
   grpcServerOptions,
@@ -47,6 +47,8 @@ export interface GrpcFrontOptions {
   rate?: RequestLimiter | undefined;
   /** Counts every call by method and outcome (docs/operations.md "Metrics"); absent: none. */
   metrics?: Metrics | undefined;
+  /** The host's readiness: health answers NOT_SERVING while it is not ready; absent: SERVING until close. */
+  readiness?: ReadinessSource | undefined;
 }
 
 /** A listening gRPC front. */
@@ -80,7 +82,7 @@ export async function startGrpcFront(
 
 /** The gRPC server behind {@link startGrpcFront}: the A2A services behind the bearer check, and health. */
 class GrpcFrontServer implements GrpcFront {
-  readonly health = new HealthStatus([GRPC_SERVICE_NAMES.v1, GRPC_SERVICE_NAMES.v03]);
+  readonly health: HealthStatus;
   private readonly server: grpc.Server;
   private readonly verify: CallerVerifier;
   /** The caller of each authenticated call, for the SDK's user builder. */
@@ -91,6 +93,7 @@ class GrpcFrontServer implements GrpcFront {
     private readonly options: GrpcFrontOptions,
     private readonly logger: Logger,
   ) {
+    this.health = new HealthStatus([GRPC_SERVICE_NAMES.v1, GRPC_SERVICE_NAMES.v03], options.readiness);
     this.server = new grpc.Server({
       'grpc.max_receive_message_length': options.maxMessageBytes,
       ...grpcServerOptions(options.limits),
