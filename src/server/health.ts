@@ -6,7 +6,7 @@ import type { ListenState } from '../storage/listen-connections.js';
 import type { MigrationSet } from '../storage/migrations.js';
 
 /** Where the host answers liveness and readiness probes (docs/operations.md "Health, readiness and shutdown"). */
-export const HEALTH_PATHS = { live: '/healthz', ready: '/readyz' } as const;
+const HEALTH_PATHS = { live: '/healthz', ready: '/readyz' } as const;
 
 /** The database as the readiness check found it. */
 export type DatabaseState = 'ok' | 'unreachable' | 'not_migrated';
