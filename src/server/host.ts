@@ -310,7 +310,9 @@ class Host implements RunningHost {
     const { drainDelayMs, graceMs } = this.config.shutdown;
     this.logger.info('host.draining', { drainDelayMs, graceMs });
     this.readiness?.startDraining();
-    await sleep(drainDelayMs, { signal: this.closing.signal }).catch(() => undefined);
+    // Without a delay new work is refused from this very call on: a request already on its way is
+    // refused too, not admitted because a zero-length timer had not fired yet.
+    if (drainDelayMs > 0) await sleep(drainDelayMs, { signal: this.closing.signal }).catch(() => undefined);
     this.logger.info('host.refusing_new_work', { graceMs });
     // One part failing to drain must not keep the others from it.
     await Promise.all(this.parts.map(async (part) => part.drain?.(graceMs).catch(() => undefined)));
