@@ -15,7 +15,7 @@ import { forGrpc } from './grpc-handler.js';
 import { acceptLegacyExtensions } from './interop-headers.js';
 import { rateLimited } from './grpc-rate.js';
 import { inSdkScope } from './sdk-scope.js';
-import { HealthService, HealthStatus } from './grpc-health.js';
+import { HealthService, HealthStatus, type ReadinessSource } from './grpc-health.js';
 import {
   grpcCredentials,
   grpcServerOptions,
@@ -48,6 +48,8 @@ export interface GrpcFrontOptions {
   rate?: RequestLimiter | undefined;
   /** Counts every call by method and outcome (docs/operations.md "Metrics"); absent: none. */
   metrics?: Metrics | undefined;
+  /** The host's readiness: health answers NOT_SERVING while it is not ready; absent: SERVING until close. */
+  readiness?: ReadinessSource | undefined;
 }
 
 /** A listening gRPC front. */
@@ -81,7 +83,7 @@ export async function startGrpcFront(
 
 /** The gRPC server behind {@link startGrpcFront}: the A2A services behind the bearer check, and health. */
 class GrpcFrontServer implements GrpcFront {
-  readonly health = new HealthStatus([GRPC_SERVICE_NAMES.v1, GRPC_SERVICE_NAMES.v03]);
+  readonly health: HealthStatus;
   private readonly server: grpc.Server;
   private readonly verify: CallerVerifier;
   /** The caller of each authenticated call, for the SDK's user builder. */
@@ -92,6 +94,7 @@ class GrpcFrontServer implements GrpcFront {
     private readonly options: GrpcFrontOptions,
     private readonly logger: Logger,
   ) {
+    this.health = new HealthStatus([GRPC_SERVICE_NAMES.v1, GRPC_SERVICE_NAMES.v03], options.readiness);
     this.server = new grpc.Server({
       'grpc.max_receive_message_length': options.maxMessageBytes,
       ...grpcServerOptions(options.limits),

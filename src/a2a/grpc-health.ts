@@ -66,10 +66,25 @@ export const HealthService = {
 } satisfies grpc.ServiceDefinition;
 
 /**
+ * The host's readiness as gRPC health reads it (src/server/health.ts `Readiness`): whether it is ready
+ * now, and a call on every change.
+ */
+export interface ReadinessSource {
+  ready(): Promise<boolean>;
+  onChange(follower: (ready: boolean) => void): () => void;
+}
+
+/** How often open watches re-check the readiness (its database check is cached for as long). */
+const WATCH_POLL_MS = 1000;
+
+/**
  * Serving status per service name (`''` is the server as a whole). `Check` of an unknown name is
  * NOT_FOUND; `Watch` sends the current status, then every change, and SERVICE_UNKNOWN for an unknown name
- * (as the protocol asks). {@link shutdown} turns everything NOT_SERVING and ends the watches, so a mesh
- * stops routing before the server stops accepting.
+ * (as the protocol asks). With a readiness source every service is NOT_SERVING while the host is not
+ * ready (database, LISTEN, draining: docs/operations.md "Health, readiness and shutdown"); `Check` asks
+ * it afresh, open watches are told each change and re-check it every second. {@link shutdown} turns
+ * everything NOT_SERVING for good and ends the watches, so a mesh stops routing before the server stops
+ * accepting.
  */
 export class HealthStatus {
   private readonly statuses = new Map<string, ServingStatus>();
@@ -77,18 +92,29 @@ export class HealthStatus {
     service: string;
     call: grpc.ServerWritableStream<HealthCheckRequest, HealthCheckResponse>;
   }>();
+  private ready = true;
+  private stopped = false;
+  private poll: NodeJS.Timeout | undefined;
+  private readonly unfollow: (() => void) | undefined;
 
-  constructor(services: readonly string[]) {
+  constructor(
+    services: readonly string[],
+    private readonly readiness?: ReadinessSource,
+  ) {
     for (const s of ['', ...services]) this.statuses.set(s, SERVING_STATUS.SERVING);
+    this.unfollow = readiness?.onChange((ready) => this.follow(ready));
   }
 
   set(service: string, status: ServingStatus): void {
     this.statuses.set(service, status);
-    for (const w of this.watchers) if (w.service === service) w.call.write({ status });
+    this.notify(service);
   }
 
-  /** Every service NOT_SERVING; open watches get that status and end. */
+  /** Every service NOT_SERVING for good; open watches get that status and end. */
   shutdown(): void {
+    this.stopped = true;
+    this.unfollow?.();
+    this.stopPolling();
     for (const service of this.statuses.keys()) this.set(service, SERVING_STATUS.NOT_SERVING);
     for (const w of this.watchers) w.call.end();
     this.watchers.clear();
@@ -96,16 +122,66 @@ export class HealthStatus {
 
   implementation(): grpc.UntypedServiceImplementation {
     const check: grpc.handleUnaryCall<HealthCheckRequest, HealthCheckResponse> = (call, callback) => {
-      const status = this.statuses.get(call.request.service);
-      if (status === undefined) callback({ code: grpc.status.NOT_FOUND, details: 'unknown service' });
-      else callback(null, { status });
+      if (!this.statuses.has(call.request.service)) {
+        callback({ code: grpc.status.NOT_FOUND, details: 'unknown service' });
+        return;
+      }
+      const asked = this.readiness ? this.readiness.ready() : Promise.resolve(true);
+      void asked.then(
+        (ready) => {
+          this.follow(ready);
+          callback(null, { status: this.statusOf(call.request.service) ?? SERVING_STATUS.UNKNOWN });
+        },
+        () => callback(null, { status: SERVING_STATUS.NOT_SERVING }),
+      );
     };
     const watch: grpc.handleServerStreamingCall<HealthCheckRequest, HealthCheckResponse> = (call) => {
       const watcher = { service: call.request.service, call };
-      call.write({ status: this.statuses.get(watcher.service) ?? SERVING_STATUS.SERVICE_UNKNOWN });
+      call.write({ status: this.statusOf(watcher.service) ?? SERVING_STATUS.SERVICE_UNKNOWN });
       this.watchers.add(watcher);
-      call.once('cancelled', () => this.watchers.delete(watcher));
+      this.startPolling();
+      call.once('cancelled', () => {
+        this.watchers.delete(watcher);
+        if (this.watchers.size === 0) this.stopPolling();
+      });
     };
     return { check, watch };
+  }
+
+  /** The status a service answers: its own, NOT_SERVING while the host is not ready. */
+  private statusOf(service: string): ServingStatus | undefined {
+    const own = this.statuses.get(service);
+    if (own === undefined || this.stopped) return own;
+    return this.ready ? own : SERVING_STATUS.NOT_SERVING;
+  }
+
+  private follow(ready: boolean): void {
+    if (ready === this.ready) return;
+    this.ready = ready;
+    for (const service of this.statuses.keys()) this.notify(service);
+  }
+
+  private notify(service: string): void {
+    const status = this.statusOf(service);
+    if (status === undefined) return;
+    for (const w of this.watchers) if (w.service === service) w.call.write({ status });
+  }
+
+  /** While watches are open, asks the readiness every second, so a lost database reaches them too. */
+  private startPolling(): void {
+    if (!this.readiness || this.poll || this.stopped) return;
+    const readiness = this.readiness;
+    this.poll = setInterval(() => {
+      readiness.ready().then(
+        (ready) => this.follow(ready),
+        () => this.follow(false),
+      );
+    }, WATCH_POLL_MS);
+    this.poll.unref();
+  }
+
+  private stopPolling(): void {
+    clearInterval(this.poll);
+    this.poll = undefined;
   }
 }

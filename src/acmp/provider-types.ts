@@ -239,7 +239,11 @@ export interface AcmpProvider {
   cancel(rawParams: unknown, options?: { scope?: TaskScope }): Promise<{ found: boolean }>;
   /** The stored outcome of a finished task (any scope; for in-process callers and tests). */
   outcome(taskId: string): Promise<TaskOutcome | undefined>;
-  /** Waits (at most `graceMs`) for the tasks running on this host to end and their outcome to be stored. */
+  /**
+   * Stops taking new work (a new task is refused -33099 `draining`; stored tasks are still joined and
+   * replayed), then waits at most `graceMs` for the tasks running on this host to end and their outcome
+   * to be stored.
+   */
   drain(graceMs: number): Promise<void>;
   /** Fails running local tasks with -33099 (stored), retires this host and stops timers. */
   close(): Promise<void>;

@@ -73,6 +73,8 @@ export class TaskAdmission {
    */
   private async checkNewTask(request: AdmitRequest): Promise<CheckedTask> {
     const { params } = request.invoke;
+    // Once the slots drain, new work is refused; stored tasks are still joined and replayed.
+    if (this.options.slots.draining) throw drainingRefusal(params.task_id);
     const negotiator = this.options.negotiator;
     // L6 §4: an invoke under an agreement runs on its terms (docs/acmp-negotiation.md).
     const agreement = await negotiator?.agreementFor(params, request.scope, request.references);
@@ -148,4 +150,17 @@ export class TaskAdmission {
       metrics: this.options.metrics,
     });
   }
+}
+
+/**
+ * The refusal of new work while the host drains before it stops: -33099 with `data.reason` `draining`
+ * (Layer 1 §3.3 has no code for an unavailable provider; docs/operations.md "Health, readiness and
+ * shutdown"). Retryable: nothing was stored, so the same invoke (same task_id) runs on another host.
+ */
+function drainingRefusal(taskId: string): AcmpError {
+  return new AcmpError(
+    ACMP_CODE.internal,
+    { reason: 'draining', task_id: taskId },
+    { message: 'Host is shutting down: retry on another host' },
+  );
 }

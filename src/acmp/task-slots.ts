@@ -40,8 +40,14 @@ export class TaskSlots {
   private readonly local = new Map<string, LocalEntry>();
   private readonly executions = new Map<string, LocalExecution>();
   private readonly follows = new Set<RemoteFeed>();
+  private drainingNow = false;
 
   constructor(private readonly options: TaskSlotsOptions) {}
+
+  /** True once {@link drain} was called: no new work is to start here (the host is stopping). */
+  get draining(): boolean {
+    return this.drainingNow;
+  }
 
   /** The slot of a task id with an entry here (pending while it is being resolved). */
   entry(taskId: string): Promise<Slot> | undefined {
@@ -104,8 +110,9 @@ export class TaskSlots {
     return [...this.executions.keys()];
   }
 
-  /** Waits for the running executions to end, at most `graceMs`. */
+  /** Marks the slots {@link draining} and waits for the running executions to end, at most `graceMs`. */
   async drain(graceMs: number): Promise<void> {
+    this.drainingNow = true;
     const running = [...this.executions.values()].map((e) => e.done);
     if (running.length === 0) return;
     let timer: NodeJS.Timeout | undefined;

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { createJsonLogger } from '../shared/logger.js';
 import { LIMIT_ENV } from '../server/caller-limits.js';
 import { ENV, resolveHostConfig } from '../server/config.js';
+import { DEFAULT_SHUTDOWN } from '../server/shutdown-config.js';
 import { startHost } from '../server/host.js';
 import { UsageError, type CliIo } from './io.js';
 import { SERVE_CONNECTION_OPTIONS, SERVE_CONNECTION_USAGE } from './serve-connections.js';
@@ -42,6 +43,9 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
   --rate-window <s>      the rate's window in seconds (${LIMIT_ENV.rateWindow}, default 60)
   --log-level <level>    debug|info|warn|error|silent (${ENV.logLevel}, default info)
   --migrate              apply PostgreSQL migrations on start (SQLite always migrates itself)
+  --drain-delay-ms <n>   on SIGTERM, answer /readyz 503 (gRPC health NOT_SERVING) this long before new
+                         work is refused (${ENV.drainDelayMs}, default ${DEFAULT_SHUTDOWN.drainDelayMs}; Kubernetes: 5000)
+  --shutdown-grace-ms <n>  then let running tasks finish this long before closing (${ENV.graceMs}, default ${DEFAULT_SHUTDOWN.graceMs})
 ${SERVE_CONNECTION_USAGE}
 ${SERVE_MODULE_USAGE}`;
 
@@ -71,11 +75,17 @@ const SERVE_OPTIONS = {
   'rate-window': { type: 'string' },
   'log-level': { type: 'string' },
   migrate: { type: 'boolean' },
+  'drain-delay-ms': { type: 'string' },
+  'shutdown-grace-ms': { type: 'string' },
   ...SERVE_CONNECTION_OPTIONS,
   ...SERVE_MODULE_OPTIONS,
 } as const;
 
-/** `a2a-commerce serve`: runs the host until SIGINT/SIGTERM. */
+/**
+ * `a2a-commerce serve`: runs the host until SIGINT/SIGTERM, then drains it (not-ready, the drain delay,
+ * running tasks finish within the grace) and closes it; exits 0 (docs/operations.md "Health, readiness and
+ * shutdown").
+ */
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -123,6 +133,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     process.once('SIGTERM', stop);
   });
   logger.info('host.stopping');
+  await host.drain();
   await host.close();
+  logger.info('host.stopped');
   return 0;
 }

@@ -10,6 +10,7 @@ import {
   type ConnectionLimits,
 } from './connection-config.js';
 import { resolveCallerLimits, type CallerLimitFlags, type CallerLimits } from './caller-limits.js';
+import { resolveShutdown, SHUTDOWN_ENV, type ShutdownConfig, type ShutdownFlags } from './shutdown-config.js';
 
 /** How the host serves TLS. */
 export type TlsConfig =
@@ -49,10 +50,12 @@ export interface HostConfig {
   limits: CallerLimits;
   /** Bearer token a `/metrics` scrape must send (docs/operations.md "Metrics"); absent: open. */
   metricsToken?: string | undefined;
+  /** How the host stops: drain delay and grace (src/server/shutdown-config.ts). */
+  shutdown: ShutdownConfig;
 }
 
 /** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
-export interface HostFlags extends ConnectionFlags, CallerLimitFlags {
+export interface HostFlags extends ConnectionFlags, CallerLimitFlags, ShutdownFlags {
   host?: string;
   port?: string;
   'grpc-port'?: string;
@@ -100,6 +103,7 @@ export const ENV = {
   acceptDidCallers: 'A2AC_ACCEPT_DID_CALLERS',
   didPrivateHosts: 'A2AC_DID_PRIVATE_HOSTS',
   metricsToken: 'A2AC_METRICS_TOKEN',
+  ...SHUTDOWN_ENV,
 } as const;
 
 const DEFAULTS = {
@@ -183,6 +187,7 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
       flags['did-private-hosts'] ?? bool(ENV.didPrivateHosts, env[ENV.didPrivateHosts]) ?? false,
     metricsToken: pick(flags['metrics-token'], 'metricsToken'),
     limits: resolveCallerLimits(flags, env),
+    shutdown: resolveShutdown(flags, env),
   };
 }
 

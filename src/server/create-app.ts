@@ -1,4 +1,5 @@
 import { mountMetrics, type HostMetrics } from './metrics.js';
+import { mountHealth, type Readiness } from './health.js';
 import express from 'express';
 import type { AgentCard, AgentExecutor, AgentSkill } from '../a2a/binding.js';
 
@@ -76,6 +77,8 @@ export interface AppDeps {
   rate?: RequestLimiter | undefined;
   /** `/metrics` and the request counts (src/server/metrics.ts); absent: no metrics. */
   metrics?: { metrics: HostMetrics; token?: string | undefined };
+  /** `/healthz` and `/readyz` (src/server/health.ts); absent: no probes. */
+  readiness?: Readiness | undefined;
 }
 
 export interface App {
@@ -102,6 +105,8 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(hostGuard(deps.access ?? LOCALHOST_ACCESS, logger));
+  // Probes next: never rate-limited, authenticated or counted as requests.
+  if (deps.readiness) mountHealth(app, deps.readiness);
   if (deps.metrics) mountMetrics(app, { ...deps.metrics, bindingOf: (req) => routeOfRequest(req).binding });
   // After the Host check, before every route, authentication and body: the request rate per caller
   // (docs/host.md "Limits per caller").

@@ -39,7 +39,7 @@ export async function migrateAll(database: Database, modules: readonly HostModul
  * The migration sets, in order: the SDK stores' tables, the owners in them, the spent caller tokens
  * (docs/acmp-identity.md "Callers identified by DID"), then every module's.
  */
-function migrationSetsOf(modules: readonly HostModule[]): MigrationSet[] {
+export function migrationSetsOf(modules: readonly HostModule[]): MigrationSet[] {
   return [
     ...SDK_STORE_MIGRATIONS,
     sdkOwnerMigrations,

@@ -14,13 +14,15 @@ import {
   type Signer,
 } from '../acmp/identity/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
-import { LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { createRequestLimiter, type RequestLimiter } from '../shared/request-rate.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { KyselyReplayCache } from '../storage/replay-cache-kysely.js';
-import { prepareDatabase } from './host-migrations.js';
+import { migrationSetsOf, prepareDatabase } from './host-migrations.js';
+import { Readiness } from './health.js';
+import { closeHttpServer, listen } from './host-server.js';
+import { sleep } from '../shared/async.js';
 import { createWebIdentity, type WebIdentity } from '../acmp/identity/host-identity.js';
 import { openKeyRing } from '../acmp/identity/key-ring.js';
 import { capConnections } from '../shared/connection-cap.js';
@@ -41,6 +43,15 @@ export interface RunningHost {
   readonly grpcUrl: string | undefined;
   readonly database: Database | undefined;
   readonly tls: TlsMaterial | undefined;
+  /**
+   * Drains before a stop (docs/operations.md "Health, readiness and shutdown"): turns not-ready at once
+   * (`/readyz` 503, gRPC health NOT_SERVING), waits `shutdown.drainDelayMs` so balancers see it, then
+   * refuses new ACMP invokes (-33099 `draining`) and waits at most `shutdown.graceMs` for running tasks to
+   * finish and their answers to be sent. Everything else is still answered until {@link close}. Calling
+   * it again returns the same drain.
+   */
+  drain(): Promise<void>;
+  /** Stops serving and closes everything; after {@link drain} (awaited first when under way) it closes gently. */
   close(): Promise<void>;
 }
 
@@ -62,6 +73,8 @@ export interface StartHostOptions {
 }
 
 const DEFAULT_GRPC_GRACE_MS = 5000;
+/** After a drain: how long connections still open may finish their responses before they are cut. */
+const CLOSE_AFTER_DRAIN_MS = 1000;
 
 /**
  * Checks what it can before it listens, so a host that says "listening" can serve: the modules accept
@@ -103,6 +116,8 @@ class Host implements RunningHost {
   private readonly modules: readonly HostModule[];
   private readonly parts: ModuleParts[] = [];
   private readonly stopping = new AbortController();
+  /** Aborted by close(): a drain delay still under way ends at once. */
+  private readonly closing = new AbortController();
   private server: Server | undefined;
   private grpc: GrpcFront | undefined;
   private identity: WebIdentity | undefined;
@@ -112,6 +127,9 @@ class Host implements RunningHost {
   private readonly rate: RequestLimiter | undefined;
   /** This host's metrics, in a registry of its own (docs/operations.md "Metrics"). */
   private readonly metrics = createHostMetrics();
+  /** `/readyz` and gRPC health (src/server/health.ts); set once the database is open. */
+  private readiness: Readiness | undefined;
+  private draining: Promise<void> | undefined;
 
   constructor(
     private readonly config: HostConfig,
@@ -148,6 +166,11 @@ class Host implements RunningHost {
     const created = pathsThisStartMayCreate(this.config);
     try {
       await this.openDatabase();
+      this.readiness = new Readiness({
+        database: this.database,
+        migrations: migrationSetsOf(this.modules),
+        clock: this.clock,
+      });
       this.didCallers = this.didCallerPolicy();
       await this.startModules();
       const { app, handler } = this.createApp();
@@ -233,6 +256,7 @@ class Host implements RunningHost {
       access: hostAccessOf(this.config),
       rate: this.rate,
       metrics: { metrics: this.metrics, token: this.config.metricsToken },
+      readiness: this.readiness,
     });
   }
 
@@ -270,25 +294,45 @@ class Host implements RunningHost {
         logger: this.logger,
         rate: this.rate,
         metrics: this.metrics,
+        readiness: this.readiness,
       },
     );
     this.grpc = front;
     this.grpcUrl = grpcAddressOf(this.config, front.port);
   }
 
+  drain(): Promise<void> {
+    this.draining ??= this.runDrain();
+    return this.draining;
+  }
+
+  private async runDrain(): Promise<void> {
+    const { drainDelayMs, graceMs } = this.config.shutdown;
+    this.logger.info('host.draining', { drainDelayMs, graceMs });
+    this.readiness?.startDraining();
+    // Without a delay new work is refused from this very call on: a request already on its way is
+    // refused too, not admitted because a zero-length timer had not fired yet.
+    if (drainDelayMs > 0) await sleep(drainDelayMs, { signal: this.closing.signal }).catch(() => undefined);
+    this.logger.info('host.refusing_new_work', { graceMs });
+    // One part failing to drain must not keep the others from it.
+    await Promise.all(this.parts.map(async (part) => part.drain?.(graceMs).catch(() => undefined)));
+    this.logger.info('host.drained');
+  }
+
   /** Stops serving, then closes the modules' parts (last started first) and the database. */
   async close(): Promise<void> {
+    const drained = this.draining !== undefined;
+    this.closing.abort();
+    await this.draining;
     // Modules learn the host is stopping (connections closed now detach instead of cancelling).
     this.stopping.abort();
     // gRPC first: health turns NOT_SERVING and calls in flight get their grace while the bindings still run.
-    const grpcClosed = this.grpc?.close(this.setup.grpcGraceMs ?? DEFAULT_GRPC_GRACE_MS);
-    const server = this.server;
-    if (server?.listening) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-    }
+    const grpcGraceMs = drained ? CLOSE_AFTER_DRAIN_MS : (this.setup.grpcGraceMs ?? DEFAULT_GRPC_GRACE_MS);
+    const grpcClosed = this.grpc?.close(grpcGraceMs);
+    // After a drain, responses under way may end (each closes its connection); without one, cut at once.
+    if (this.server) await closeHttpServer(this.server, drained ? CLOSE_AFTER_DRAIN_MS : 0);
     await grpcClosed;
+    this.readiness?.close();
     try {
       for (const part of [...this.parts].reverse()) {
         // One part failing to close must not keep the others, or the database, open.
@@ -297,33 +341,6 @@ class Host implements RunningHost {
     } finally {
       await this.database?.close();
     }
-  }
-}
-
-/** Listens on the configured address. @throws LocalError `CONFIG_INVALID` saying why the address cannot be used. */
-async function listen(server: Server, config: HostConfig): Promise<void> {
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (cause) {
-    const code = (cause as { code?: unknown }).code;
-    const where = `${config.host}:${config.port}`;
-    const fix =
-      code === 'EADDRINUSE'
-        ? `another process listens there: stop it, or choose another --port (--port 0 picks a free one)`
-        : code === 'EACCES'
-          ? `ports below 1024 need privileges: choose --port 8443 or another above 1023`
-          : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
-            ? `--host ${config.host} is not an address of this machine: use 127.0.0.1, 0.0.0.0 or one of its addresses`
-            : `check --host and --port`;
-    throw new LocalError('CONFIG_INVALID', `cannot listen on ${where} (${String(code ?? cause)}): ${fix}`, {
-      cause,
-    });
   }
 }
 

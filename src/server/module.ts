@@ -70,6 +70,12 @@ export interface ModuleParts {
   mountHttp?(app: express.Express, guards: HttpGuards): void;
   /** Serves the module's MCP methods over one stdio connection. */
   serveStdio?(connection: StdioConnection): StdioSession;
+  /**
+   * Stops taking new long-running work and waits, at most `graceMs`, for the work running here to finish
+   * and its answers to be sent (the host drains before it stops; docs/operations.md "Health, readiness
+   * and shutdown"). Requests about work already taken are still answered.
+   */
+  drain?(graceMs: number): Promise<void>;
   close?(): Promise<void>;
 }
 

@@ -79,7 +79,10 @@ export class KyselySessionStore implements SessionStore {
   private readonly dialect: SqlDialect;
   private readonly signals: RowSignals;
 
-  constructor(database: Pick<Database, 'db' | 'dialect' | 'url'>, options: { logger?: Logger } = {}) {
+  constructor(
+    database: Pick<Database, 'db' | 'dialect' | 'url' | 'listens'>,
+    options: { logger?: Logger } = {},
+  ) {
     this.db = database.db;
     this.dialect = database.dialect;
     this.signals = new RowSignals(database, { channel: SESSION_SIGNAL_CHANNEL, logger: options.logger });

@@ -45,7 +45,10 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
   private readonly listener: PgListener | undefined;
   private readonly logger: Logger;
 
-  constructor(database: Pick<Database, 'db' | 'dialect' | 'url'>, options: { logger?: Logger } = {}) {
+  constructor(
+    database: Pick<Database, 'db' | 'dialect' | 'url' | 'listens'>,
+    options: { logger?: Logger } = {},
+  ) {
     this.db = database.db;
     this.dialect = database.dialect;
     this.logger = options.logger ?? silentLogger;
@@ -54,6 +57,7 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
         url: database.url,
         channel: ACMP_SIGNAL_CHANNEL,
         logger: this.logger,
+        connections: database.listens,
         onPayload: (payload) => {
           const signal = decodeSignal(payload);
           if (signal) this.hub.emit(signal);

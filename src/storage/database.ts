@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { LocalError } from '../shared/errors.js';
+import { ListenConnections } from './listen-connections.js';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 
 /** The SQL dialects we run on. */
@@ -27,6 +28,8 @@ export interface Database {
    * (`db.connection().execute(…)`), or its statements could land inside another store's open transaction.
    */
   readonly sqlite?: BetterSqlite3.Database;
+  /** The LISTEN connections stores open on it (PostgreSQL only), for the host's readiness. */
+  readonly listens?: ListenConnections;
   close(): Promise<void>;
 }
 
@@ -114,7 +117,14 @@ export function openDatabase(options: DatabaseOptions): Database {
     // query opens a new one, so the event is only reported.
     pool.on('error', (error) => options.onIdleError?.(error));
     const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', url, location: redactUrl(url), close: () => db.destroy() };
+    return {
+      db,
+      dialect: 'postgres',
+      url,
+      location: redactUrl(url),
+      listens: new ListenConnections(),
+      close: () => db.destroy(),
+    };
   }
   const file = target.file;
   const sqlite = openSqlite(file);

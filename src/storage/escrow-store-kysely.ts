@@ -43,7 +43,10 @@ export class KyselyEscrowStore implements EscrowStore {
   private readonly dialect: SqlDialect;
   private readonly signals: RowSignals;
 
-  constructor(database: Pick<Database, 'db' | 'dialect' | 'url'>, options: { logger?: Logger } = {}) {
+  constructor(
+    database: Pick<Database, 'db' | 'dialect' | 'url' | 'listens'>,
+    options: { logger?: Logger } = {},
+  ) {
     this.db = database.db;
     this.dialect = database.dialect;
     this.signals = new RowSignals(database, { channel: ESCROW_SIGNAL_CHANNEL, logger: options.logger });

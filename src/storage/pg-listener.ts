@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import type { ListenConnections, ListenTracker } from './listen-connections.js';
 
 /** Options of {@link PgListener}. */
 export interface PgListenerOptions {
@@ -9,7 +10,12 @@ export interface PgListenerOptions {
   /** Called after a lost connection was re-established: notifications may have been missed meanwhile. */
   readonly onResync: () => void;
   readonly logger?: Logger;
+  /** Where the connection reports whether it listens (the host's readiness); absent: nobody asks. */
+  readonly connections?: ListenConnections | undefined;
 }
+
+/** The `application_name` of listen connections, so operators find them in `pg_stat_activity`. */
+export const LISTEN_APPLICATION_NAME = 'a2a-commerce listen';
 
 const RETRY_MS = [100, 500, 1_000, 2_000];
 /** The wait between attempts once the ones above are used up. */
@@ -26,6 +32,7 @@ export class PgListener {
   private attempt = 0;
   private retry: NodeJS.Timeout | undefined;
   private readonly logger: Logger;
+  private tracker: ListenTracker | undefined;
 
   constructor(private readonly options: PgListenerOptions) {
     this.logger = options.logger ?? silentLogger;
@@ -33,11 +40,13 @@ export class PgListener {
 
   /** Connects and listens; resolves once notifications flow (or the first attempt failed and retries). */
   async start(): Promise<void> {
+    this.tracker ??= this.options.connections?.track();
     await this.connect();
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.tracker?.closed();
     clearTimeout(this.retry);
     const client = this.client;
     this.client = undefined;
@@ -46,7 +55,10 @@ export class PgListener {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.options.url });
+    const client = new pg.Client({
+      connectionString: this.options.url,
+      application_name: LISTEN_APPLICATION_NAME,
+    });
     client.on('notification', (message) => {
       if (message.channel === this.options.channel && message.payload !== undefined)
         this.options.onPayload(message.payload);
@@ -61,6 +73,7 @@ export class PgListener {
         return;
       }
       this.client = client;
+      this.tracker?.up();
       if (this.attempt > 0) this.options.onResync();
       this.attempt = 0;
     } catch (error) {
@@ -72,6 +85,7 @@ export class PgListener {
   private lost(client: pg.Client, error: unknown): void {
     if (this.closed || (this.client !== undefined && this.client !== client)) return;
     if (this.client === client) this.client = undefined;
+    this.tracker?.down();
     if (this.retry) return;
     if (error !== undefined) this.logger.warn('db.listen_connection_lost', errorFields(error));
     const wait = RETRY_MS[this.attempt] ?? LAST_RETRY_MS;

@@ -13,7 +13,7 @@ export class RowSignals {
   private readonly listener: PgListener | undefined;
 
   constructor(
-    database: Pick<Database, 'dialect' | 'url'>,
+    database: Pick<Database, 'dialect' | 'url' | 'listens'>,
     options: { channel: string; logger?: Logger | undefined },
   ) {
     if (database.dialect === 'postgres') {
@@ -21,6 +21,7 @@ export class RowSignals {
         url: database.url,
         channel: options.channel,
         logger: options.logger ?? silentLogger,
+        connections: database.listens,
         onPayload: (key) => this.signal(key),
         onResync: () => this.watchers.keys().forEach((key) => this.signal(key)),
       });

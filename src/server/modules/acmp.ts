@@ -194,6 +194,8 @@ class AcmpModule implements HostModule {
 class RunningAcmpModule implements ModuleParts {
   readonly binding: AcmpBinding;
   private endpoint: AcmpMcpEndpoint | undefined;
+  /** Set once {@link drain} ran: close() then waits no second grace. */
+  private drained = false;
 
   constructor(
     private readonly context: ModuleContext,
@@ -213,14 +215,24 @@ class RunningAcmpModule implements ModuleParts {
   }
 
   /**
+   * New invokes are refused (-33099 `draining`) on every binding; running ones get `graceMs` to finish,
+   * and the A2A calls waiting for them to send their answers.
+   */
+  async drain(graceMs: number): Promise<void> {
+    await Promise.all([this.held.provider.drain(graceMs), this.binding.drain(graceMs)]);
+    this.drained = true;
+  }
+
+  /**
    * Graceful stop: running invokes get a grace period to finish (their results are stored and replayed to
-   * retries); what still runs then ends as -33099 and is saved before the database closes.
+   * retries) unless {@link drain} gave them one already; what still runs then ends as -33099 and is saved
+   * before the database closes.
    */
   async close(): Promise<void> {
     const { escrow, provider, sessions, store } = this.held;
     await this.endpoint?.close();
     await escrow?.stop();
-    await provider.drain(SHUTDOWN_GRACE_MS);
+    await provider.drain(this.drained ? 0 : SHUTDOWN_GRACE_MS);
     await provider.close();
     await this.binding.drain(FINAL_SAVE_MS);
     await sessions?.service.close();
