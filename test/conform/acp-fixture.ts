@@ -21,6 +21,8 @@ export type AcpBreakage =
   | 'card-emits-empty'
   | 'kind-undeclared'
   | 'two-envelopes-accepted'
+  | 'split-accepted'
+  | 'flattened-accepted'
   | 'https-bytes';
 
 const RECEIVER_BREAKAGES: readonly string[] = [
@@ -36,22 +38,44 @@ function receiverBreakage(breakage: AcpBreakage): ReceiverBreakage | undefined {
   return RECEIVER_BREAKAGES.includes(breakage) ? (breakage as ReceiverBreakage) : undefined;
 }
 
-/** A lenient receiver's reading of a message: every data part (and the metadata) merged into one envelope. */
-function merged(message: InboundMessage): InboundMessage {
-  const data: Record<string, unknown> = { ...message.metadata };
-  for (const part of message.parts) {
-    const value: unknown =
-      part.kind === 'data' ? (Array.isArray(part.data) ? (part.data as unknown[])[0] : part.data) : undefined;
-    if (isJsonObject(value)) Object.assign(data, value);
-  }
+/** The lenient readings of a message, one per breakage of seed 001 "One Envelope, One DataPart". */
+const LENIENT: Partial<Record<AcpBreakage, (message: InboundMessage) => InboundMessage>> = {
+  // The first envelope of an array is taken.
+  'two-envelopes-accepted': (message) => ({
+    ...message,
+    parts: message.parts.map((p) =>
+      p.kind === 'data' && Array.isArray(p.data) ? { ...p, data: (p.data as unknown[])[0] } : p,
+    ),
+  }),
+  // Every data part is merged into one envelope (two envelopes: the last wins; a split one: joined).
+  'split-accepted': (message) =>
+    message.parts.length < 2
+      ? message
+      : withData(
+          message,
+          message.parts.reduce<Record<string, unknown>>((all, p) => ({ ...all, ...dataOf(p) }), {}),
+        ),
+  // Header fields in the metadata are merged into the part's envelope.
+  'flattened-accepted': (message) =>
+    message.parts.length === 1 && Object.keys(message.metadata ?? {}).length > 0
+      ? withData(message, { ...message.metadata, ...dataOf(message.parts[0]) })
+      : message,
+};
+
+function dataOf(part: InboundPart | undefined): Record<string, unknown> {
+  return part?.kind === 'data' && isJsonObject(part.data) ? part.data : {};
+}
+
+function withData(message: InboundMessage, data: Record<string, unknown>): InboundMessage {
   const part: InboundPart = { kind: 'data', data, mediaType: ACP_MEDIA_TYPE, metadata: undefined };
   return { ...message, parts: [part], metadata: undefined };
 }
 
 /** The binding with its card params or its message reading broken; everything else delegated. */
 function brokenBinding(binding: A2ABinding, breakage: AcpBreakage): A2ABinding {
+  const lenient = LENIENT[breakage];
   const read = (call: BindingCall): BindingCall =>
-    breakage === 'two-envelopes-accepted' ? { ...call, message: merged(call.message) } : call;
+    lenient ? { ...call, message: lenient(call.message) } : call;
   return {
     id: binding.id,
     skills: binding.skills,

@@ -12,11 +12,15 @@ const CLEARTEXT: HostFlags = { 'no-tls': true, 'no-personal-data': true };
 const both = (rule: string): string[] => [`acpspec-a2a-${rule}`, `acpspec-https-${rule}`];
 
 /** Each breakage and the checks it must fail — those of its rule, on every binding it reaches, and no other. */
-const CASES: readonly { breakage: AcpBreakage; fails: string[]; flags?: HostFlags }[] = [
+const ONE_PART = 'acpspec-a2a-one-envelope-one-part';
+
+const CASES: readonly { breakage: AcpBreakage; fails: string[]; flags?: HostFlags; evidence?: RegExp }[] = [
   { breakage: 'card-emits-empty', fails: ['acpspec-card-params'] },
   { breakage: 'schema-url-404', fails: ['acpspec-schema-url'] },
   { breakage: 'kind-undeclared', fails: both('kinds-honoured') },
-  { breakage: 'two-envelopes-accepted', fails: ['acpspec-a2a-one-envelope-one-part'] },
+  { breakage: 'two-envelopes-accepted', fails: [ONE_PART], evidence: /^two envelopes in one data part/ },
+  { breakage: 'split-accepted', fails: [ONE_PART], evidence: /^two envelopes in two data parts/ },
+  { breakage: 'flattened-accepted', fails: [ONE_PART], evidence: /^an envelope's header flattened/ },
   { breakage: 'partial-ingest', fails: both('invalid-rejected-whole') },
   { breakage: 'parent-unknown-miscoded', fails: both('parent-unknown') },
   { breakage: 'state-delta', fails: both('state-snapshot') },
@@ -27,7 +31,7 @@ const CASES: readonly { breakage: AcpBreakage; fails: string[]; flags?: HostFlag
 ];
 
 describe('each ACPspec check can fail (a fixture agent breaks one rule at a time)', () => {
-  it.each(CASES)('$breakage fails exactly $fails', async ({ breakage, fails, flags }) => {
+  it.each(CASES)('$breakage fails exactly $fails', async ({ breakage, fails, flags, evidence }) => {
     // A fresh host per breakage: each is its own agent.
     const host = await startTestHost({
       flags: { 'no-tls': false, ...(flags ?? TLS) },
@@ -39,6 +43,6 @@ describe('each ACPspec check can fail (a fixture agent breaks one rule at a time
       await conformContext(host.url, { caCert: host.tls?.cert }),
     );
     expect(idsWith(outcomes, 'fail').sort()).toEqual([...fails].sort());
-    for (const id of fails) expect(outcomes.get(id)?.evidence).toBeTruthy();
+    for (const id of fails) expect(outcomes.get(id)?.evidence).toMatch(evidence ?? /./);
   });
 });

@@ -12,6 +12,13 @@ export function acpExtensionOf(card: unknown): Record<string, unknown> | undefin
   return isJsonObject(entry) ? entry : undefined;
 }
 
+/** The card's ACPspec extension entry; skips the check when there is none (the agent does not serve ACPspec). */
+export function needAcpExtension(ctx: ConformContext): Record<string, unknown> {
+  const extension = acpExtensionOf(ctx.card);
+  need(extension !== undefined, `the card lists no ${ACP_EXTENSION_URI} extension: ACPspec is not served`);
+  return extension;
+}
+
 /** `value` as a list of envelope kinds, or undefined when it is not a non-empty list of distinct kinds. */
 export function kindsOf(value: unknown): Kind[] | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined;
@@ -33,8 +40,7 @@ export interface AcpDeclared {
  * `acpspec-card-params`' failure), or when the version is not the one the kit's sample envelopes are.
  */
 export function declaredOf(ctx: ConformContext): AcpDeclared {
-  const extension = acpExtensionOf(ctx.card);
-  need(extension !== undefined, `the card lists no ${ACP_EXTENSION_URI} extension: ACPspec is not served`);
+  const extension = needAcpExtension(ctx);
   const params = isJsonObject(extension['params']) ? extension['params'] : {};
   const accepts = kindsOf(params['accepts']);
   const version = params['acp_version'];

@@ -1,8 +1,7 @@
-import { ACP_EXTENSION_URI } from '../../acpspec/constants.js';
 import { isJsonObject } from '../../shared/json.js';
 import type { Check } from '../check.js';
-import { acpExtensionOf, kindsOf } from './card.js';
-import { broken, need, steps } from './outcome.js';
+import { kindsOf, needAcpExtension } from './card.js';
+import { broken, steps } from './outcome.js';
 
 /** What is wrong with the four values of the card's ACPspec params (empty: nothing). */
 function paramIssues(params: Record<string, unknown>): string[] {
@@ -32,11 +31,7 @@ export const cardParamsCheck: Check = {
   spec: 'seed 001 "Declaring Support in the Agent Card"',
   run: (ctx) =>
     steps(async () => {
-      const extension = acpExtensionOf(ctx.card);
-      need(
-        extension !== undefined,
-        `the card lists no ${ACP_EXTENSION_URI} extension: ACPspec is not served`,
-      );
+      const extension = needAcpExtension(ctx);
       const params = extension['params'];
       if (!isJsonObject(params)) broken('the ACPspec extension has no params object');
       const issues = paramIssues(params);

@@ -5,7 +5,7 @@ import { ACP_VERSION } from '../../acpspec/constants.js';
 import { fetchTrusting } from '../../shared/fetch.js';
 import { isJsonObject } from '../../shared/json.js';
 import type { Check, ConformContext } from '../check.js';
-import { acpExtensionOf } from './card.js';
+import { needAcpExtension } from './card.js';
 import { broken, clip, need, rule, steps } from './outcome.js';
 import { freshTransactionId, snapshotOf } from './samples.js';
 
@@ -57,7 +57,7 @@ export const schemaUrlCheck: Check = {
   spec: 'seed 001 "Declaring Support in the Agent Card" (schema_url must resolve)',
   run: (ctx) =>
     steps(async () => {
-      const raw = acpExtensionOf(ctx.card)?.['params'];
+      const raw = needAcpExtension(ctx)['params'];
       const params = isJsonObject(raw) ? raw : {};
       const url = params['schema_url'];
       need(typeof url === 'string' && URL.canParse(url), 'no usable schema_url (see acpspec-card-params)');
