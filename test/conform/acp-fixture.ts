@@ -27,6 +27,7 @@ export type AcpBreakage =
 
 const RECEIVER_BREAKAGES: readonly string[] = [
   'partial-ingest',
+  'partial-snapshot',
   'parent-unknown-miscoded',
   'state-delta',
   'consent-upgrade',

@@ -3,7 +3,7 @@ import { acpspecChecks } from '../../src/conform/acpspec/index.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { cleanup, startTestHost, tempDir } from '../helpers/host.js';
 import { brokenAcpModule, type AcpBreakage } from './acp-fixture.js';
-import { conformContext, idsWith, runChecks } from './context.js';
+import { conformContext, idsWith, runChecks } from './acp-context.js';
 
 afterEach(cleanup);
 
@@ -21,7 +21,8 @@ const CASES: readonly { breakage: AcpBreakage; fails: string[]; flags?: HostFlag
   { breakage: 'two-envelopes-accepted', fails: [ONE_PART], evidence: /^two envelopes in one data part/ },
   { breakage: 'split-accepted', fails: [ONE_PART], evidence: /^two envelopes in two data parts/ },
   { breakage: 'flattened-accepted', fails: [ONE_PART], evidence: /^an envelope's header flattened/ },
-  { breakage: 'partial-ingest', fails: both('invalid-rejected-whole') },
+  { breakage: 'partial-ingest', fails: both('invalid-rejected-whole'), evidence: /^a delta whose last/ },
+  { breakage: 'partial-snapshot', fails: both('invalid-rejected-whole'), evidence: /^a schema-invalid/ },
   { breakage: 'parent-unknown-miscoded', fails: both('parent-unknown') },
   { breakage: 'state-delta', fails: both('state-snapshot') },
   { breakage: 'consent-upgrade', fails: both('consent-no-upgrade') },

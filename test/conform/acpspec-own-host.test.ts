@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { acpspecChecks } from '../../src/conform/acpspec/index.js';
 import { startAcpHost } from '../acpspec/helpers.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
-import { conformContext, idsWith, runChecks } from './context.js';
+import { conformContext, idsWith, runChecks } from './acp-context.js';
 
 afterAll(cleanup);
 

@@ -7,6 +7,7 @@ import { canonicalBytes } from '../../src/shared/jcs.js';
 /** The rule breakages the receiver wrapper knows (the binding-level ones live in acp-fixture.ts). */
 export type ReceiverBreakage =
   | 'partial-ingest'
+  | 'partial-snapshot'
   | 'parent-unknown-miscoded'
   | 'state-delta'
   | 'consent-upgrade'
@@ -19,6 +20,8 @@ type State = Awaited<ReturnType<AcpReceiver['state']>>;
  * A real receiver wrapped to break one ACPspec rule, as a buggy implementation would, on both bindings
  * (the A2A binding and the HTTPS routes both call it):
  * - `partial-ingest`: a delta whose patch fails is ingested up to the operation before the failing one;
+ * - `partial-snapshot`: a schema-invalid snapshot is ingested with its `vehicles` (where the kit puts the
+ *   fault) kept as held;
  * - `parent-unknown-miscoded`: an unknown parent is answered `ACP_PATCH_FAILED`;
  * - `state-delta`: the state request answers a delta (a patch replacing `/transaction`);
  * - `consent-upgrade`: the consent of the last inbound snapshot replaces the held one, conflicts unrecorded;
@@ -50,6 +53,8 @@ export class MisbehavingReceiver implements AcpReceiver {
         throw new AcpError('ACP_PATCH_FAILED');
       if (this.breakage === 'partial-ingest' && isAcpError(error, 'ACP_PATCH_FAILED'))
         await this.ingestPrefix(envelope as { patch?: unknown[] }, channel);
+      if (this.breakage === 'partial-snapshot' && isAcpError(error, 'ACP_SCHEMA_INVALID'))
+        await this.ingestValidPart(envelope as SnapshotEnvelope, channel);
       throw error;
     }
   }
@@ -64,6 +69,14 @@ export class MisbehavingReceiver implements AcpReceiver {
       );
       if (applied) return;
     }
+  }
+
+  /** The snapshot with the held vehicles instead of its own (where the kit's invalid snapshot is invalid). */
+  private async ingestValidPart(snapshot: SnapshotEnvelope, context: IngestContext): Promise<void> {
+    const held = await this.inner.state(snapshot.transaction_id).catch(() => undefined);
+    if (held === undefined) return;
+    const part = { ...snapshot, envelope_id: newEnvelopeId(), vehicles: held.envelope.vehicles };
+    await this.inner.ingest(part, context).catch(() => undefined);
   }
 
   async state(transactionId: string, options?: CallerContext): Promise<State> {

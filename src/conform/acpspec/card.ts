@@ -4,7 +4,7 @@ import type { ConformContext } from '../check.js';
 import { need } from './outcome.js';
 
 /** The card's ACPspec extension entry, or undefined when the card lists none (seed 001 "Declaring Support"). */
-export function acpExtensionOf(card: unknown): Record<string, unknown> | undefined {
+function acpExtensionOf(card: unknown): Record<string, unknown> | undefined {
   const capabilities = isJsonObject(card) ? card['capabilities'] : undefined;
   const extensions = isJsonObject(capabilities) ? capabilities['extensions'] : undefined;
   if (!Array.isArray(extensions)) return undefined;
