@@ -16,11 +16,29 @@ export type CardInterface = Card['supportedInterfaces'][number];
 
 const cards = new WeakMap<ConformContext, Promise<Card>>();
 
+/** `promise`, or a rejection once `ms` have passed (the SDK's card resolver takes no signal). */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
 /** The agent's card as the SDK reads it (fetched once per context; the raw JSON is `ctx.card`). */
 export function sdkCardOf(ctx: ConformContext): Promise<Card> {
   let card = cards.get(ctx);
   if (card === undefined) {
-    card = fetchAgentCard(ctx.url, ctx.caCert === undefined ? {} : { caCert: ctx.caCert });
+    const fetching = fetchAgentCard(ctx.url, ctx.caCert === undefined ? {} : { caCert: ctx.caCert });
+    card = within(fetching, ctx.timeoutMs, 'fetching the agent card');
     cards.set(ctx, card);
   }
   return card;
