@@ -27,6 +27,11 @@ export interface ConformContext {
   readonly maxSpendCu: number;
   /** A bearer token to present, when the agent asks for one. */
   readonly token?: string | undefined;
+  /**
+   * An extra CA certificate (PEM) to trust, for an agent with a self-signed certificate (`--ca <pem>`);
+   * absent: the system roots only.
+   */
+  readonly caCert?: string | undefined;
   /** Refuse to wait longer than this per network step. */
   readonly timeoutMs: number;
   /** Reserves `cu` of the budget for a check that spends; false when the budget cannot cover it. */
@@ -42,6 +47,11 @@ export interface Check {
   readonly title: string;
   /** The spec line it enforces, e.g. `seed 000 §1.2` or `Layer 1 §3.6`. */
   readonly spec: string;
+  /**
+   * True when the check writes to the agent under test (e.g. ACPspec envelopes under a fresh transaction
+   * id). Such a check may cost nothing and still run with `--max-spend 0`; the report says it writes.
+   */
+  readonly writes?: boolean;
   /** Runs the check; must not throw for a non-conforming agent (a thrown error is reported as `fail`). */
   run(ctx: ConformContext): Promise<CheckOutcome>;
 }
