@@ -10,6 +10,12 @@ import {
   type ConnectionLimits,
 } from './connection-config.js';
 import { resolveCallerLimits, type CallerLimitFlags, type CallerLimits } from './caller-limits.js';
+import {
+  RETENTION_ENV,
+  resolveRetention,
+  type RetentionConfig,
+  type RetentionFlags,
+} from './retention-config.js';
 
 /** How the host serves TLS. */
 export type TlsConfig =
@@ -49,10 +55,12 @@ export interface HostConfig {
   limits: CallerLimits;
   /** Bearer token a `/metrics` scrape must send (docs/operations.md "Metrics"); absent: open. */
   metricsToken?: string | undefined;
+  /** Retention of ended work (src/server/retention-config.ts; docs/operations.md "Retention"). */
+  retention: RetentionConfig;
 }
 
 /** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
-export interface HostFlags extends ConnectionFlags, CallerLimitFlags {
+export interface HostFlags extends ConnectionFlags, CallerLimitFlags, RetentionFlags {
   host?: string;
   port?: string;
   'grpc-port'?: string;
@@ -100,6 +108,7 @@ export const ENV = {
   acceptDidCallers: 'A2AC_ACCEPT_DID_CALLERS',
   didPrivateHosts: 'A2AC_DID_PRIVATE_HOSTS',
   metricsToken: 'A2AC_METRICS_TOKEN',
+  ...RETENTION_ENV,
 } as const;
 
 const DEFAULTS = {
@@ -183,6 +192,7 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
       flags['did-private-hosts'] ?? bool(ENV.didPrivateHosts, env[ENV.didPrivateHosts]) ?? false,
     metricsToken: pick(flags['metrics-token'], 'metricsToken'),
     limits: resolveCallerLimits(flags, env),
+    retention: resolveRetention(flags, env),
   };
 }
 

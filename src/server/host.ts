@@ -21,6 +21,7 @@ import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { KyselyReplayCache } from '../storage/replay-cache-kysely.js';
 import { prepareDatabase } from './host-migrations.js';
+import { BackgroundPruner, hostPruner } from './background-pruner.js';
 import { createWebIdentity, type WebIdentity } from '../acmp/identity/host-identity.js';
 import { openKeyRing } from '../acmp/identity/key-ring.js';
 import { capConnections } from '../shared/connection-cap.js';
@@ -112,6 +113,8 @@ class Host implements RunningHost {
   private readonly rate: RequestLimiter | undefined;
   /** This host's metrics, in a registry of its own (docs/operations.md "Metrics"). */
   private readonly metrics = createHostMetrics();
+  /** Retention in the background (docs/operations.md "Retention"); none on memory stores. */
+  private pruner: BackgroundPruner | undefined;
 
   constructor(
     private readonly config: HostConfig,
@@ -150,6 +153,7 @@ class Host implements RunningHost {
       await this.openDatabase();
       this.didCallers = this.didCallerPolicy();
       await this.startModules();
+      this.startPruner();
       const { app, handler } = this.createApp();
       await this.listen(app);
       await this.startGrpc(handler);
@@ -180,6 +184,19 @@ class Host implements RunningHost {
       this.modules,
       database.dialect === 'sqlite' || this.setup.migrate === true,
     );
+  }
+
+  /** Starts pruning ended work in the background, when the host has a database and an interval. */
+  private startPruner(): void {
+    const { retention } = this.config;
+    if (!this.database || retention.intervalMs === null) return;
+    const pruner = hostPruner(this.database, retention, this.clock);
+    this.pruner = new BackgroundPruner(pruner, {
+      intervalMs: retention.intervalMs,
+      logger: this.logger,
+      clock: this.clock,
+    });
+    this.pruner.start();
   }
 
   /** Starts each module in order with the host's context; its parts are closed in reverse by close(). */
@@ -289,6 +306,7 @@ class Host implements RunningHost {
       await closed;
     }
     await grpcClosed;
+    await this.pruner?.stop();
     try {
       for (const part of [...this.parts].reverse()) {
         // One part failing to close must not keep the others, or the database, open.
