@@ -148,3 +148,34 @@ export async function taskRow(
     SELECT state, request, outcome, pruned_at FROM acmp_tasks WHERE task_id = ${id}`.execute(database.db);
   return rows[0];
 }
+
+/**
+ * Many finished tasks at once (a multi-row INSERT per 200), each with `chunks` chunks, finished at `at`:
+ * the backlog a pruner works through while the host serves.
+ */
+export async function seedFinishedTasks(
+  database: Database,
+  batch: { prefix: string; count: number; chunks: number; at: number },
+): Promise<void> {
+  const outcome = JSON.stringify(RESULT);
+  for (let from = 0; from < batch.count; from += 200) {
+    const ids = Array.from(
+      { length: Math.min(200, batch.count - from) },
+      (_, i) => `${batch.prefix}-${from + i}`,
+    );
+    await sql`INSERT INTO acmp_tasks (task_id, tenant, agent, params_hash, context_id, request, host_id, state, created_at, deadline_at, updated_at, chunk_count, outcome, end_state, finished_at)
+      VALUES ${sql.join(
+        ids.map(
+          (id) =>
+            sql`(${id}, '', 'agent:a', ${`sha256:${id}`}, 'ctx', '{}', 'h', 'finished', ${batch.at}, ${batch.at}, ${batch.at}, ${batch.chunks}, ${outcome}, 'completed', ${batch.at})`,
+        ),
+      )}`.execute(database.db);
+    if (batch.chunks === 0) continue;
+    const chunks = ids.flatMap((id) =>
+      Array.from({ length: batch.chunks }, (_, seq) => sql`(${id}, ${seq}, '{"type":"text","data":"c"}')`),
+    );
+    await sql`INSERT INTO acmp_task_chunks (task_id, seq, chunk) VALUES ${sql.join(chunks)}`.execute(
+      database.db,
+    );
+  }
+}
