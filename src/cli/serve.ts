@@ -6,6 +6,7 @@ import { startHost } from '../server/host.js';
 import { UsageError, type CliIo } from './io.js';
 import { SERVE_CONNECTION_OPTIONS, SERVE_CONNECTION_USAGE } from './serve-connections.js';
 import { modulesFromFlags, SERVE_MODULE_OPTIONS, SERVE_MODULE_USAGE } from './serve-modules.js';
+import { SERVE_RETENTION_OPTIONS, SERVE_RETENTION_USAGE } from './serve-retention.js';
 
 export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
 
@@ -43,6 +44,7 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
   --log-level <level>    debug|info|warn|error|silent (${ENV.logLevel}, default info)
   --migrate              apply PostgreSQL migrations on start (SQLite always migrates itself)
 ${SERVE_CONNECTION_USAGE}
+${SERVE_RETENTION_USAGE}
 ${SERVE_MODULE_USAGE}`;
 
 const SERVE_OPTIONS = {
@@ -72,6 +74,7 @@ const SERVE_OPTIONS = {
   'log-level': { type: 'string' },
   migrate: { type: 'boolean' },
   ...SERVE_CONNECTION_OPTIONS,
+  ...SERVE_RETENTION_OPTIONS,
   ...SERVE_MODULE_OPTIONS,
 } as const;
 
