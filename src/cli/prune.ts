@@ -20,7 +20,7 @@ Escrow records, wallet ledgers, ACPspec events and audit logs are never pruned.
   --dry-run           count what would go, table by table; change nothing
   --older-than <age>  prune tasks, sessions and A2A tasks that ended longer ago than this (7d, 36h; at
                       least 1h). Default: the host's ages (A2AC_RETAIN_TASKS, A2AC_RETAIN_SESSIONS, 7d).
-                      Task ids are kept A2AC_RETAIN_TASK_IDS (30d), never less than <age>
+                      Pruned task ids are forgotten A2AC_RETAIN_TASK_IDS (30d) after their pruning
   --db <url>          the database (A2AC_DB)
   --data-dir <dir>    the data directory of the default SQLite file (A2AC_DATA_DIR, default .data)
 
@@ -36,16 +36,12 @@ const LABELS: Record<PruneKind, string> = {
   a2a_push_configs: 'push-notification configs of those tasks',
 };
 
-/** The ages of a prune: the host's, or `--older-than` for every ended kind (task ids at least as long). */
+/** The ages of a prune: the host's, or `--older-than` for every ended kind but task ids (counted from their pruning). */
 function retentionOf(olderThan: string | undefined, env: CliIo['env']): RetentionConfig {
   const retention = resolveRetention({}, env);
   if (olderThan === undefined) return retention;
   const age = parseDuration('--older-than', olderThan, [3_600_000, 3650 * 86_400_000]);
-  const ids = retention.ages.taskIdsMs;
-  return {
-    ...retention,
-    ages: { tasksMs: age, sessionsMs: age, taskIdsMs: ids === null ? null : Math.max(ids, age) },
-  };
+  return { ...retention, ages: { ...retention.ages, tasksMs: age, sessionsMs: age } };
 }
 
 /** `a2a-commerce prune`. */

@@ -13,8 +13,8 @@ export const SERVE_RETENTION_OPTIONS = {
 /** The usage lines of {@link SERVE_RETENTION_OPTIONS}. */
 export const SERVE_RETENTION_USAGE = `  --retain-tasks <age>   finished ACMP tasks keep their result and chunks, ended A2A tasks their row, this
                          long (${E.retainTasks}, default 7d; off = forever; at least 1h)
-  --retain-task-ids <age>  a pruned ACMP task id is refused (-32602 task_pruned), not run again, until
-                         this long after it ended (${E.retainTaskIds}, default 30d; off = forever)
+  --retain-task-ids <age>  a pruned ACMP task id is refused (-32602 task_pruned), not run again, for
+                         this long after its result was pruned (${E.retainTaskIds}, default 30d; off = forever)
   --retain-sessions <age>  ended negotiation sessions (${E.retainSessions}, default 7d; off = forever)
   --prune-interval <d>   prune in the background this often (${E.pruneInterval}, default 10m; off = only
                          'a2a-commerce prune'); one pass at a time over every host on PostgreSQL

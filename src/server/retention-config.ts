@@ -86,8 +86,8 @@ function whole(name: string, value: string, [min, max]: readonly [number, number
 }
 
 /**
- * The retention settings: flag, then environment variable, then default. Task ids are kept at least as
- * long as task results (a shorter setting is refused: an id must outlive the result it replays).
+ * The retention settings: flag, then environment variable, then default. The task-ids age counts from
+ * the pruning of the result, so an id always outlives the result it replays.
  * @throws LocalError `CONFIG_INVALID` naming the flag.
  */
 export function resolveRetention(
@@ -109,8 +109,6 @@ export function resolveRetention(
     taskIdsMs: age('retain-task-ids', 'retainTaskIds', DEFAULT_RETENTION.ages.taskIdsMs),
     sessionsMs: age('retain-sessions', 'retainSessions', DEFAULT_RETENTION.ages.sessionsMs),
   };
-  if (ages.taskIdsMs !== null && ages.tasksMs !== null && ages.taskIdsMs < ages.tasksMs)
-    fail('--retain-task-ids must be at least --retain-tasks (a task id outlives the result it replays)');
   const interval = pick(flags['prune-interval'], 'pruneInterval');
   const batch = pick(flags['prune-batch'], 'pruneBatch');
   const pauseMs = pick(flags['prune-pause'], 'prunePause');

@@ -33,7 +33,7 @@ export async function migratedDatabase(url: string): Promise<Database> {
   return database;
 }
 
-export const DEFAULT_AGES: RetentionAges = { tasksMs: 7 * DAY, taskIdsMs: 30 * DAY, sessionsMs: 7 * DAY };
+const DEFAULT_AGES: RetentionAges = { tasksMs: 7 * DAY, taskIdsMs: 30 * DAY, sessionsMs: 7 * DAY };
 
 /** A pruner at {@link NOW} (or `now`), small batches and no pause unless told. */
 export function pruner(

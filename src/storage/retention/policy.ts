@@ -6,7 +6,10 @@
 export interface RetentionAges {
   /** Finished ACMP tasks' results and chunks, and ended A2A tasks of the SDK's store. */
   readonly tasksMs: number | null;
-  /** The row an ACMP task id keeps after its result was pruned (the idempotency key, Layer 1 §3.1.1). */
+  /**
+   * The row an ACMP task id keeps after its result was pruned (the idempotency key, Layer 1 §3.1.1),
+   * counted from that pruning.
+   */
   readonly taskIdsMs: number | null;
   /** Ended negotiation sessions (accepted, expired, canceled). */
   readonly sessionsMs: number | null;
