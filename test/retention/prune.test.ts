@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PRUNED_TASK_OUTCOME } from '../../src/acmp/pruned-task.js';
 import { cleanup } from '../helpers/cleanup.js';
@@ -10,6 +11,7 @@ import {
   RETENTION_VARIANTS,
   rowCounts,
   seedReservation,
+  seedFinishedTasks,
   seedSdkTask,
   seedSession,
   seedTask,
@@ -134,5 +136,22 @@ describe.each(RETENTION_VARIANTS)('retention on $name', ({ url }) => {
     const ages = { tasksMs: null, taskIdsMs: null, sessionsMs: null };
     expect((await pruner(database, { ages }).prune()).counts).toEqual([]);
     expect((await taskRow(database, 'old'))?.pruned_at).toBeNull();
+  });
+
+  it('stopped halfway, leaves no pruned task with chunks; the next pass finishes the work', async () => {
+    const database = await migratedDatabase(await url());
+    await seedFinishedTasks(database, { prefix: 'old', count: 12, chunks: 5, at: NOW - 8 * DAY });
+    const stop = new AbortController();
+    const slow = { batchSize: 3, pauseMs: 15 };
+    const first = pruner(database, { batching: slow }).prune({ signal: stop.signal, wait: true });
+    setTimeout(() => stop.abort(), 40);
+    const partial = byKind((await first).counts);
+    expect(partial.task_results).toBeLessThan(12);
+    const { rows } = await sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM acmp_task_chunks c
+      JOIN acmp_tasks t ON t.task_id = c.task_id WHERE t.pruned_at IS NOT NULL`.execute(database.db);
+    expect(Number(rows[0]?.n)).toBe(0);
+    const rest = byKind((await pruner(database).prune()).counts);
+    expect((partial.task_results ?? 0) + (rest.task_results ?? 0)).toBe(12);
+    expect((partial.task_chunks ?? 0) + (rest.task_chunks ?? 0)).toBe(60);
   });
 });
