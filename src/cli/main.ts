@@ -8,6 +8,7 @@ import { KEYS_USAGE, keys } from './keys.js';
 import { UsageError, type CliIo } from './io.js';
 import { MCP_STDIO_USAGE, mcpStdio } from './mcp-stdio.js';
 import { MIGRATE_USAGE, migrate } from './migrate.js';
+import { PRUNE_USAGE, prune } from './prune.js';
 import { REASSIGN_USAGE, reassign } from './reassign.js';
 import { SERVE_USAGE, serve } from './serve.js';
 import { WALLET_USAGE, wallet } from './wallet.js';
@@ -23,6 +24,11 @@ const VERBS: Record<string, Verb> = {
   },
   card: { run: card, usage: CARD_USAGE, summary: 'fetch, check and print an agent card' },
   migrate: { run: migrate, usage: MIGRATE_USAGE, summary: 'apply database migrations (PostgreSQL, SQLite)' },
+  prune: {
+    run: prune,
+    usage: PRUNE_USAGE,
+    summary: 'remove ended tasks and sessions past their retention age (--dry-run: count only)',
+  },
   keys: { run: keys, usage: KEYS_USAGE, summary: 'Layer 7 identity keys: new, list, retire' },
   reassign: { run: reassign, usage: REASSIGN_USAGE, summary: "give one caller identity's data to another" },
   acmp: {

@@ -7,6 +7,7 @@ import { startHost } from '../server/host.js';
 import { UsageError, type CliIo } from './io.js';
 import { SERVE_CONNECTION_OPTIONS, SERVE_CONNECTION_USAGE } from './serve-connections.js';
 import { modulesFromFlags, SERVE_MODULE_OPTIONS, SERVE_MODULE_USAGE } from './serve-modules.js';
+import { SERVE_RETENTION_OPTIONS, SERVE_RETENTION_USAGE } from './serve-retention.js';
 
 export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
 
@@ -47,6 +48,7 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
                          work is refused (${ENV.drainDelayMs}, default ${DEFAULT_SHUTDOWN.drainDelayMs}; Kubernetes: 5000)
   --shutdown-grace-ms <n>  then let running tasks finish this long before closing (${ENV.graceMs}, default ${DEFAULT_SHUTDOWN.graceMs})
 ${SERVE_CONNECTION_USAGE}
+${SERVE_RETENTION_USAGE}
 ${SERVE_MODULE_USAGE}`;
 
 const SERVE_OPTIONS = {
@@ -78,6 +80,7 @@ const SERVE_OPTIONS = {
   'drain-delay-ms': { type: 'string' },
   'shutdown-grace-ms': { type: 'string' },
   ...SERVE_CONNECTION_OPTIONS,
+  ...SERVE_RETENTION_OPTIONS,
   ...SERVE_MODULE_OPTIONS,
 } as const;
 

@@ -11,6 +11,12 @@ import {
 } from './connection-config.js';
 import { resolveCallerLimits, type CallerLimitFlags, type CallerLimits } from './caller-limits.js';
 import { resolveShutdown, SHUTDOWN_ENV, type ShutdownConfig, type ShutdownFlags } from './shutdown-config.js';
+import {
+  RETENTION_ENV,
+  resolveRetention,
+  type RetentionConfig,
+  type RetentionFlags,
+} from './retention-config.js';
 
 /** How the host serves TLS. */
 export type TlsConfig =
@@ -52,10 +58,12 @@ export interface HostConfig {
   metricsToken?: string | undefined;
   /** How the host stops: drain delay and grace (src/server/shutdown-config.ts). */
   shutdown: ShutdownConfig;
+  /** Retention of ended work (src/server/retention-config.ts; docs/operations.md "Retention"). */
+  retention: RetentionConfig;
 }
 
 /** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
-export interface HostFlags extends ConnectionFlags, CallerLimitFlags, ShutdownFlags {
+export interface HostFlags extends ConnectionFlags, CallerLimitFlags, ShutdownFlags, RetentionFlags {
   host?: string;
   port?: string;
   'grpc-port'?: string;
@@ -104,6 +112,7 @@ export const ENV = {
   didPrivateHosts: 'A2AC_DID_PRIVATE_HOSTS',
   metricsToken: 'A2AC_METRICS_TOKEN',
   ...SHUTDOWN_ENV,
+  ...RETENTION_ENV,
 } as const;
 
 const DEFAULTS = {
@@ -188,6 +197,7 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
     metricsToken: pick(flags['metrics-token'], 'metricsToken'),
     limits: resolveCallerLimits(flags, env),
     shutdown: resolveShutdown(flags, env),
+    retention: resolveRetention(flags, env),
   };
 }
 

@@ -5,7 +5,11 @@ import type { Database } from '../storage/database.js';
 import { migrateSets, type MigrationSet } from '../storage/migrations.js';
 import { ownerIdentityMigration, type OwnerColumn } from '../storage/owner-columns.js';
 import { callerTokenMigrations } from '../storage/replay-cache-kysely.js';
-import { sdkIdMigrations, sdkStoreMigrations } from '../storage/sdk-store-migrations.js';
+import {
+  sdkIdMigrations,
+  sdkRetentionMigrations,
+  sdkStoreMigrations,
+} from '../storage/sdk-store-migrations.js';
 import type { HostModule } from './module.js';
 
 /** The host's migrations: the SDK stores' tables, ours on them, and every module's (docs/host.md "Migrations"). */
@@ -44,6 +48,7 @@ export function migrationSetsOf(modules: readonly HostModule[]): MigrationSet[] 
     ...SDK_STORE_MIGRATIONS,
     sdkOwnerMigrations,
     sdkIdMigrations(SDK_STORE_TABLES),
+    sdkRetentionMigrations(SDK_STORE_TABLES),
     callerTokenMigrations,
     ...modules.flatMap((m) => m.migrations ?? []),
   ];

@@ -23,6 +23,7 @@ import { migrationSetsOf, prepareDatabase } from './host-migrations.js';
 import { Readiness } from './health.js';
 import { closeHttpServer, listen } from './host-server.js';
 import { sleep } from '../shared/async.js';
+import { BackgroundPruner, hostPruner } from './background-pruner.js';
 import { createWebIdentity, type WebIdentity } from '../acmp/identity/host-identity.js';
 import { openKeyRing } from '../acmp/identity/key-ring.js';
 import { capConnections } from '../shared/connection-cap.js';
@@ -130,6 +131,8 @@ class Host implements RunningHost {
   /** `/readyz` and gRPC health (src/server/health.ts); set once the database is open. */
   private readiness: Readiness | undefined;
   private draining: Promise<void> | undefined;
+  /** Retention in the background (docs/operations.md "Retention"); none on memory stores. */
+  private pruner: BackgroundPruner | undefined;
 
   constructor(
     private readonly config: HostConfig,
@@ -173,6 +176,7 @@ class Host implements RunningHost {
       });
       this.didCallers = this.didCallerPolicy();
       await this.startModules();
+      this.startPruner();
       const { app, handler } = this.createApp();
       await this.listen(app);
       await this.startGrpc(handler);
@@ -203,6 +207,19 @@ class Host implements RunningHost {
       this.modules,
       database.dialect === 'sqlite' || this.setup.migrate === true,
     );
+  }
+
+  /** Starts pruning ended work in the background, when the host has a database and an interval. */
+  private startPruner(): void {
+    const { retention } = this.config;
+    if (!this.database || retention.intervalMs === null) return;
+    const pruner = hostPruner(this.database, retention, this.clock);
+    this.pruner = new BackgroundPruner(pruner, {
+      intervalMs: retention.intervalMs,
+      logger: this.logger,
+      clock: this.clock,
+    });
+    this.pruner.start();
   }
 
   /** Starts each module in order with the host's context; its parts are closed in reverse by close(). */
@@ -333,6 +350,7 @@ class Host implements RunningHost {
     if (this.server) await closeHttpServer(this.server, drained ? CLOSE_AFTER_DRAIN_MS : 0);
     await grpcClosed;
     this.readiness?.close();
+    await this.pruner?.stop();
     try {
       for (const part of [...this.parts].reverse()) {
         // One part failing to close must not keep the others, or the database, open.

@@ -176,6 +176,26 @@ const callerLimitIndexes: Migration = {
       .execute();
   },
 };
+/**
+ * Retention (docs/operations.md "Retention"): `pruned_at` marks a task whose result and chunks were
+ * pruned (its row stays as the key of its task id); the indexes let the pruner find finished tasks and
+ * ended sessions by age without scanning the tables.
+ */
+const retention: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('acmp_tasks').addColumn('pruned_at', 'bigint').execute();
+    await db.schema
+      .createIndex('acmp_tasks_retention')
+      .on('acmp_tasks')
+      .columns(['pruned_at', 'finished_at'])
+      .execute();
+    await db.schema
+      .createIndex('acmp_sessions_retention')
+      .on('acmp_sessions')
+      .columns(['phase', 'updated_at'])
+      .execute();
+  },
+};
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** The `acmp` migration set (SQLite and PostgreSQL). */
@@ -192,5 +212,6 @@ export const acmpMigrations: MigrationSet = {
     '0004_agreements': agreementsMigration,
     '0005_sessions': sessionsMigration,
     '0006_caller_limit_indexes': callerLimitIndexes,
+    '0007_retention': retention,
   },
 };

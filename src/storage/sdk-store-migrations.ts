@@ -109,7 +109,28 @@ function widenIds(tables: SdkStoreTables): Migration {
   };
 }
 
+/**
+ * An index on the SDK's task rows by state and last update, so the pruner finds ended tasks by age
+ * (docs/operations.md "Retention") without scanning the table.
+ */
+function retentionIndex(tables: SdkStoreTables): Migration {
+  return {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema
+        .createIndex(`${tables.tasks}_a2ac_retention_idx`)
+        .on(tables.tasks)
+        .columns(['status_state', 'status_last_updated'])
+        .execute();
+    },
+  };
+}
+
 /* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** Our retention index on the SDK's task table (ledger `a2ac_sdk_retention_migrations`). */
+export function sdkRetentionMigrations(tables: SdkStoreTables): MigrationSet {
+  return { id: 'sdk_retention', migrations: { '0001_tasks_ended_index': retentionIndex(tables) } };
+}
 
 /**
  * Our own migrations of the SDK's tables, after the SDK's (in our ledger `a2ac_sdk_ids_migrations`, so

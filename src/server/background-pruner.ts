@@ -1,0 +1,85 @@
+import { SDK_STORE_TABLES } from '../a2a/sdk-stores.js';
+import type { Clock } from '../shared/clock.js';
+import { errorFields, type Logger } from '../shared/logger.js';
+import type { Database } from '../storage/database.js';
+import type { PruneCount } from '../storage/retention/policy.js';
+import { Pruner } from '../storage/retention/pruner.js';
+import type { RetentionConfig } from './retention-config.js';
+
+/** The first pass comes this long after start at most (sooner with a shorter interval). */
+const FIRST_PASS_MS = 60_000;
+
+/** The host's pruner over its database (the SDK's task tables included). */
+export function hostPruner(
+  database: Pick<Database, 'db' | 'dialect' | 'url'>,
+  retention: RetentionConfig,
+  clock: Clock,
+): Pruner {
+  return new Pruner(database, {
+    ages: retention.ages,
+    batching: retention.batching,
+    sdkTables: SDK_STORE_TABLES,
+    clock,
+  });
+}
+
+/**
+ * Runs a retention pass every `intervalMs` in the background of a host (docs/operations.md "Retention"):
+ * one pass at a time, timers that do not keep the process alive, a failed pass logged and retried at the
+ * next interval. Stopping aborts the pass between two statements and waits for it.
+ */
+export class BackgroundPruner {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private readonly stopping = new AbortController();
+
+  constructor(
+    private readonly pruner: Pruner,
+    private readonly options: { readonly intervalMs: number; readonly logger: Logger; readonly clock: Clock },
+  ) {}
+
+  start(): void {
+    this.schedule(Math.min(this.options.intervalMs, FIRST_PASS_MS));
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopping.signal.aborted) return;
+    this.timer = setTimeout(() => {
+      this.running = this.pass().finally(() => {
+        this.running = undefined;
+        this.schedule(this.options.intervalMs);
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async pass(): Promise<void> {
+    const { logger, clock } = this.options;
+    const started = clock.now();
+    try {
+      const run = await this.pruner.prune({ signal: this.stopping.signal });
+      if (!run.ran) {
+        logger.debug('retention.skipped', { reason: 'another pruner holds the lock' });
+        return;
+      }
+      const removed = run.counts.filter((c) => c.rows > 0);
+      if (removed.length > 0)
+        logger.info('retention.pruned', { ...countFields(removed), duration_ms: clock.now() - started });
+    } catch (error) {
+      logger.warn('retention.prune_failed', errorFields(error));
+    }
+  }
+}
+
+/** The counts of a pass as log fields, one per kind (`task_results: 1200`, …). */
+function countFields(counts: readonly PruneCount[]): Record<string, number> {
+  const fields: Record<string, number> = {};
+  for (const c of counts) fields[c.kind] = (fields[c.kind] ?? 0) + c.rows;
+  return fields;
+}
