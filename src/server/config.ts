@@ -10,6 +10,12 @@ import {
   type ConnectionLimits,
 } from './connection-config.js';
 import { resolveCallerLimits, type CallerLimitFlags, type CallerLimits } from './caller-limits.js';
+import {
+  METRICS_ENV,
+  resolveMetricsConfig,
+  type MetricsConfig,
+  type MetricsFlags,
+} from './metrics-config.js';
 
 /** How the host serves TLS. */
 export type TlsConfig =
@@ -47,12 +53,12 @@ export interface HostConfig {
   didPrivateHosts: boolean;
   /** Limits per caller identity over every tenant and binding (src/server/caller-limits.ts). */
   limits: CallerLimits;
-  /** Bearer token a `/metrics` scrape must send (docs/operations.md "Metrics"); absent: open. */
-  metricsToken?: string | undefined;
+  /** The scrape token, the metrics port and the process metrics (docs/operations.md "Metrics"). */
+  metrics: MetricsConfig;
 }
 
 /** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
-export interface HostFlags extends ConnectionFlags, CallerLimitFlags {
+export interface HostFlags extends ConnectionFlags, CallerLimitFlags, MetricsFlags {
   host?: string;
   port?: string;
   'grpc-port'?: string;
@@ -73,7 +79,6 @@ export interface HostFlags extends ConnectionFlags, CallerLimitFlags {
   'allowed-host'?: string[];
   'accept-did-callers'?: boolean;
   'did-private-hosts'?: boolean;
-  'metrics-token'?: string;
 }
 
 /** Environment variable for each setting (README's configuration table is generated from the same list). */
@@ -99,7 +104,7 @@ export const ENV = {
   ...CONNECTION_ENV,
   acceptDidCallers: 'A2AC_ACCEPT_DID_CALLERS',
   didPrivateHosts: 'A2AC_DID_PRIVATE_HOSTS',
-  metricsToken: 'A2AC_METRICS_TOKEN',
+  ...METRICS_ENV,
 } as const;
 
 const DEFAULTS = {
@@ -161,9 +166,11 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
   if (publicUrl !== undefined && !/^https?:\/\/[^/]+$/.test(publicUrl))
     fail('public URL must be scheme://host[:port] with no path');
   const bodyLimit = pick(flags['body-limit'], 'bodyLimit');
+  const host = pick(flags.host, 'host') ?? DEFAULTS.host;
+  const portNumber = port === undefined ? DEFAULTS.port : integer('port', port, PORT_RANGE);
   return {
-    host: pick(flags.host, 'host') ?? DEFAULTS.host,
-    port: port === undefined ? DEFAULTS.port : integer('port', port, PORT_RANGE),
+    host,
+    port: portNumber,
     grpcPort: grpcPort === undefined ? undefined : integer('gRPC port', grpcPort, PORT_RANGE),
     dataDir: pick(flags['data-dir'], 'dataDir') ?? DEFAULTS.dataDir,
     db: pick(flags.db, 'db'),
@@ -181,7 +188,7 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
       flags['accept-did-callers'] ?? bool(ENV.acceptDidCallers, env[ENV.acceptDidCallers]) ?? false,
     didPrivateHosts:
       flags['did-private-hosts'] ?? bool(ENV.didPrivateHosts, env[ENV.didPrivateHosts]) ?? false,
-    metricsToken: pick(flags['metrics-token'], 'metricsToken'),
+    metrics: resolveMetricsConfig(flags, env, { host, port: portNumber }),
     limits: resolveCallerLimits(flags, env),
   };
 }

@@ -1,4 +1,5 @@
-import { createHostMetrics } from './metrics.js';
+import { createHostMetrics, type HostMetrics } from './metrics.js';
+import { listenMetrics, type MetricsListener } from './metrics-listener.js';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -39,6 +40,8 @@ export interface RunningHost {
   readonly url: string;
   /** The gRPC interface's `host:port` (what the card lists and gRPC clients dial); undefined without gRPC. */
   readonly grpcUrl: string | undefined;
+  /** The metrics port's scrape URL (`--metrics-port`); undefined when `/metrics` is on the main port. */
+  readonly metricsUrl: string | undefined;
   readonly database: Database | undefined;
   readonly tls: TlsMaterial | undefined;
   close(): Promise<void>;
@@ -55,6 +58,11 @@ export interface StartHostOptions {
   migrate?: boolean;
   /** How long gRPC calls in flight may run on after close() before they are cancelled (default 5 s). */
   grpcGraceMs?: number;
+  /**
+   * `none`: the cores report to the no-op metrics and nothing serves `/metrics` (the benchmark's
+   * baseline); default `prometheus` (docs/operations.md "Metrics").
+   */
+  metrics?: 'prometheus' | 'none';
   /** Signs the agent card (A2A §8.4) instead of the host's own key (its identity key file, when it holds one). */
   signer?: Signer;
   /** Resolves the DIDs of callers (with `acceptDidCallers`); default: did:key and did:web over HTTPS. */
@@ -96,6 +104,7 @@ interface HostSetup extends StartHostOptions {
 class Host implements RunningHost {
   url: string;
   grpcUrl: string | undefined;
+  metricsUrl: string | undefined;
   database: Database | undefined;
   readonly tls: TlsMaterial | undefined;
   private readonly logger: Logger;
@@ -110,8 +119,9 @@ class Host implements RunningHost {
   private didCallers: DidCallerPolicy | undefined;
   /** The request rate per caller, shared by HTTP and gRPC (docs/host.md "Limits per caller"). */
   private readonly rate: RequestLimiter | undefined;
-  /** This host's metrics, in a registry of its own (docs/operations.md "Metrics"). */
-  private readonly metrics = createHostMetrics();
+  /** This host's metrics, in a registry of its own (docs/operations.md "Metrics"); none when off. */
+  private readonly metrics: HostMetrics | undefined;
+  private metricsPort: MetricsListener | undefined;
 
   constructor(
     private readonly config: HostConfig,
@@ -123,6 +133,8 @@ class Host implements RunningHost {
     this.clock = setup.clock ?? systemClock;
     this.modules = setup.modules ?? [];
     this.rate = config.limits.rate && createRequestLimiter(config.limits.rate);
+    this.metrics =
+      setup.metrics === 'none' ? undefined : createHostMetrics({ process: config.metrics.process });
   }
 
   /** Callers identified by DID, when accepted: spent tokens in the database (shared by hosts on it). */
@@ -153,9 +165,11 @@ class Host implements RunningHost {
       const { app, handler } = this.createApp();
       await this.listen(app);
       await this.startGrpc(handler);
+      await this.startMetricsPort();
       this.logger.info('host.listening', {
         url: this.url,
         grpc: this.grpcUrl,
+        metrics: this.metricsUrl,
         store: this.database?.dialect ?? 'memory',
         tls: this.tls !== undefined,
       });
@@ -193,7 +207,7 @@ class Host implements RunningHost {
       secure: this.setup.secure,
       baseUrl: () => this.url,
       stopping: this.stopping.signal,
-      metrics: this.metrics,
+      ...(this.metrics ? { metrics: this.metrics } : {}),
       ...(this.identity ? { identity: this.identity } : {}),
     };
     for (const m of this.modules) this.parts.push(await m.start(context));
@@ -232,7 +246,13 @@ class Host implements RunningHost {
       clock: this.clock,
       access: hostAccessOf(this.config),
       rate: this.rate,
-      metrics: { metrics: this.metrics, token: this.config.metricsToken },
+      ...(this.metrics && {
+        metrics: {
+          metrics: this.metrics,
+          token: this.config.metrics.token,
+          serve: this.config.metrics.port === undefined,
+        },
+      }),
     });
   }
 
@@ -276,6 +296,13 @@ class Host implements RunningHost {
     this.grpcUrl = grpcAddressOf(this.config, front.port);
   }
 
+  /** `/metrics` on a plain-HTTP port of its own, when configured (docs/operations.md "Metrics"). */
+  private async startMetricsPort(): Promise<void> {
+    if (this.config.metrics.port === undefined || !this.metrics) return;
+    this.metricsPort = await listenMetrics(this.config, { metrics: this.metrics, logger: this.logger });
+    this.metricsUrl = this.metricsPort.url;
+  }
+
   /** Stops serving, then closes the modules' parts (last started first) and the database. */
   async close(): Promise<void> {
     // Modules learn the host is stopping (connections closed now detach instead of cancelling).
@@ -289,6 +316,7 @@ class Host implements RunningHost {
       await closed;
     }
     await grpcClosed;
+    await this.metricsPort?.close();
     try {
       for (const part of [...this.parts].reverse()) {
         // One part failing to close must not keep the others, or the database, open.

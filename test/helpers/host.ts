@@ -57,7 +57,15 @@ export async function startTestHost(
     await host.close();
   };
   onCleanup(close);
-  return { url: host.url, grpcUrl: host.grpcUrl, database: host.database, tls: host.tls, close, config };
+  return {
+    url: host.url,
+    grpcUrl: host.grpcUrl,
+    metricsUrl: host.metricsUrl,
+    database: host.database,
+    tls: host.tls,
+    close,
+    config,
+  };
 }
 
 /** POSTs a JSON body and returns status, headers and parsed body. */
