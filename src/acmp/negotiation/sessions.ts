@@ -54,7 +54,7 @@ export interface SessionServiceOptions extends SessionOptions {
   readonly clock?: Clock;
   readonly ids?: IdSource;
   readonly logger?: Logger;
-  /** Counts sessions opened and ended, and reads the open ones (docs/operations.md "Metrics"). */
+  /** Counts sessions opened and ended (docs/operations.md "Metrics"). */
   readonly metrics?: Metrics;
 }
 
@@ -104,11 +104,8 @@ export class NegotiationSessions {
     };
   }
 
-  /** Starts the expiry sweep; from then on the metrics read the open sessions from the store. */
+  /** Starts the expiry sweep. */
   start(): void {
-    this.options.metrics?.readGauge('negotiation_sessions_open', () =>
-      this.store.countOpen(this.clock.now()),
-    );
     this.sweeper ??= setInterval(() => void this.sweep(), this.options.sweepMs ?? 1_000);
     this.sweeper.unref();
   }

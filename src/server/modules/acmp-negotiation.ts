@@ -89,6 +89,11 @@ export class AcmpNegotiation {
     if (this.sessionStore instanceof KyselySessionStore) await this.sessionStore.open();
     const service = this.sessionService(this.sessionStore, limits, capabilities);
     service.start();
+    // The open sessions, read from the store at each scrape (docs/operations.md "Metrics").
+    const store = this.sessionStore;
+    this.context.metrics?.readGauge('negotiation_sessions_open', () =>
+      store.countOpen(this.context.clock.now()),
+    );
     const binding = new AcmpSessionBinding({
       sessions: service,
       ids: this.context.ids,
