@@ -98,8 +98,14 @@ describe.skipIf(!process.env.TEST_PG_URL)(
         expect(seconds).toBeGreaterThan(0);
         expect(seconds).toBeLessThan(10);
       }
-      // Each host times only its own probes: the session host has no escrow listener.
+      // Each host times only its own probes: the session host has no escrow listener, and a second host
+      // on the same channel hears the first one's probes without timing them (nor the first its).
       expect(sample(await scrape(host.url), `${lag}_count`, { channel: 'escrow_signals' })).toBe(0);
+      const second = (await sessionHost({ db, migrate: false })).host;
+      const channel = { channel: 'acmp_task_signals' };
+      await scrapeUntil(second.url, { name: `${lag}_count`, labels: channel, value: 1 });
+      expect(sample(await scrape(second.url), `${lag}_count`, channel)).toBe(1);
+      expect(sample(await scrape(host.url), `${lag}_count`, channel)).toBe(1);
     });
   },
 );
