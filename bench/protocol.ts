@@ -10,6 +10,8 @@ export type ServerSpec =
       acp: boolean;
       heartbeats: boolean;
       tls: boolean;
+      /** `false`: the cores report to the no-op metrics and nothing serves /metrics (default on). */
+      metrics?: boolean;
     };
 
 export type ParentToServer = { type: 'stats'; gc?: boolean } | { type: 'close' };

@@ -409,6 +409,19 @@ async function sqliteGroup(rep: number): Promise<void> {
       ]);
     },
   );
+  // Metrics overhead: two servers with the same history, one reporting to Prometheus (store commit
+  // timings included, which only SQLite and PostgreSQL stores make), one to the no-op metrics.
+  await withServers(
+    { met: ours({ store: 'sqlite' }), nomet: ours({ store: 'sqlite', metrics: false }) },
+    async ({ met, nomet }) => {
+      const invoke = (key: string, label: string, server: ServerProc) => () =>
+        measure(key, 'sqlite', label, server, { kind: 'acmp-invoke' }, 16, counts.c16 / 2);
+      await interleaved(rep, [
+        invoke('metrics-on-invoke-c16', 'ours: ACMP invoke, SQLite, Prometheus metrics, c16', met),
+        invoke('metrics-off-invoke-c16', 'ours: ACMP invoke, SQLite, no-op metrics, c16', nomet),
+      ]);
+    },
+  );
 }
 
 async function pgReachable(): Promise<boolean> {
@@ -594,6 +607,15 @@ async function main(): Promise<void> {
     {
       label: 'server CPU per op, A2A / MCP ACMP invoke, c16',
       value: results.ratio('invoke-c16', 'mcp-invoke-c16', (m) => m.cpuUsPerOp),
+    },
+    {
+      label: 'ACMP invoke, Prometheus metrics / no-op metrics, SQLite, c16',
+      value: results.ratio('metrics-on-invoke-c16', 'metrics-off-invoke-c16'),
+      target: { text: '≥ 0.97 (within noise)', met: (v) => v >= 0.97 },
+    },
+    {
+      label: 'server CPU per op, no-op / Prometheus metrics, SQLite, c16',
+      value: results.ratio('metrics-off-invoke-c16', 'metrics-on-invoke-c16', (m) => m.cpuUsPerOp),
     },
     {
       label: 'ACMP invoke / baseline task path, SQLite, c16',

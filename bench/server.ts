@@ -75,7 +75,7 @@ async function start(
     },
     {},
   );
-  const host = await startHost(config, { modules });
+  const host = await startHost(config, { modules, metrics: spec.metrics === false ? 'none' : 'prometheus' });
   return {
     url: host.url,
     grpcUrl: host.grpcUrl,

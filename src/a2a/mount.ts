@@ -10,6 +10,7 @@ import {
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import type { BearerToken } from '../shared/identity.js';
 import { errorFields, type Logger } from '../shared/logger.js';
+import type { Metrics } from '../shared/metrics.js';
 import { A2A_PATHS, CARD_MAX_AGE_S } from './agent-card.js';
 import type { A2ABinding } from './binding.js';
 import type { DidCallerPolicy } from './caller-auth.js';
@@ -41,6 +42,8 @@ export interface MountA2AOptions {
   /** Origins push-notification webhooks may target; empty = push notifications off. */
   pushAllow?: readonly string[];
   logger: Logger;
+  /** Counts push deliveries by outcome (docs/operations.md "Metrics"); absent: none. */
+  metrics?: Metrics | undefined;
 }
 
 /**
@@ -56,7 +59,10 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
   const taskStore = views.length > 0 ? new ViewingTaskStore(options.taskStore, views) : options.taskStore;
   const pushSender =
     (options.pushAllow ?? []).length > 0
-      ? new AllowListPushSender(options.pushStore, options.pushAllow ?? [], { logger: options.logger })
+      ? new AllowListPushSender(options.pushStore, options.pushAllow ?? [], {
+          logger: options.logger,
+          ...(options.metrics ? { metrics: options.metrics } : {}),
+        })
       : undefined;
   const handler = new CommerceRequestHandler({
     cardSource: options.card,

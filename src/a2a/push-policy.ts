@@ -10,6 +10,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { NO_METRICS, type Metrics, type PushOutcome } from '../shared/metrics.js';
 
 /**
  * Push notifications behind an allow-list of webhook origins (A2A §4.3: a webhook URL is a request the host
@@ -61,6 +62,8 @@ export interface AllowListPushSenderOptions {
   /** Per-delivery timeout (default 5 s). */
   timeoutMs?: number;
   logger?: Logger;
+  /** Counts each delivery by outcome (docs/operations.md "Metrics"); default: none. */
+  metrics?: Metrics;
 }
 
 const DEFAULT_TIMEOUT_MS = 5_000;
@@ -84,6 +87,7 @@ export class AllowListPushSender implements PushNotificationSender {
   ]);
   private readonly timeoutMs: number;
   private readonly logger: Logger;
+  private readonly metrics: Metrics;
 
   constructor(
     private readonly store: PushNotificationStore,
@@ -92,6 +96,7 @@ export class AllowListPushSender implements PushNotificationSender {
   ) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.logger = options.logger ?? silentLogger;
+    this.metrics = options.metrics ?? NO_METRICS;
   }
 
   async send(streamResponse: StreamResponse, context: ServerCallContext, task?: Task): Promise<void> {
@@ -117,16 +122,24 @@ export class AllowListPushSender implements PushNotificationSender {
     return configs.map((config) => ({ config, wireVersion: context.requestedVersion }));
   }
 
-  /** Posts one update of task `taskId` to one stored config, when its origin is still allowed. */
+  /** Delivers one update to one stored config and counts how that ended. */
   private async deliver(
     stored: StoredPushNotificationConfig,
     update: { streamResponse: StreamResponse; taskId: string; task: Task | undefined },
   ): Promise<void> {
+    this.metrics.pushDelivery(await this.post(stored, update));
+  }
+
+  /** Posts one update of task `taskId` to one stored config, when its origin is still allowed. */
+  private async post(
+    stored: StoredPushNotificationConfig,
+    update: { streamResponse: StreamResponse; taskId: string; task: Task | undefined },
+  ): Promise<PushOutcome> {
     const { streamResponse, taskId, task } = update;
     const { config, wireVersion } = stored;
     if (!webhookAllowed(config.url, this.allow)) {
       this.logger.warn('push.refused', { taskId, reason: 'origin_not_allowed' });
-      return;
+      return 'origin_refused';
     }
     try {
       const serializer = this.serializers.get(wireVersion) ?? this.v1Serializer;
@@ -145,11 +158,14 @@ export class AllowListPushSender implements PushNotificationSender {
           reason: 'redirect_not_followed',
           status: response.status,
         });
-      } else if (!response.ok) {
-        this.logger.warn('push.delivery_failed', { taskId, status: response.status });
+        return 'redirect_refused';
       }
+      if (response.ok) return 'delivered';
+      this.logger.warn('push.delivery_failed', { taskId, status: response.status });
+      return 'http_error';
     } catch (error) {
       this.logger.warn('push.delivery_failed', { taskId, ...errorFields(error) });
+      return 'failed';
     }
   }
 }

@@ -1,7 +1,8 @@
 import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
 import { canonicalJson } from '../shared/jcs.js';
-import type { Kind } from './constants.js';
+import type { Metrics } from '../shared/metrics.js';
+import { ACP_EVENT_TYPES, type Kind } from './constants.js';
 import type { ConsentEventDraft } from './consent.js';
 import {
   buildSnapshot,
@@ -32,6 +33,8 @@ export interface CommitContext {
   header: { acp_version: string; producer: Producer };
   /** Canonical texts of state subtrees by identity (states are never mutated). */
   memo: WeakMap<object, string>;
+  /** Counts the consent conflicts a commit recorded (docs/operations.md "Metrics"); absent: none. */
+  metrics?: Metrics;
 }
 
 /** The inbound envelope as the pipeline has read it. */
@@ -102,6 +105,10 @@ export class TransitionCommitter {
     const result = await this.context.store.commit(this.ingestCommit(inbound, prepared));
     if (!result.ok) return undefined;
     this.remember(inbound, prepared, result.version);
+    // Counted once committed: a commit that lost its race records nothing, its retry counts.
+    for (const draft of transition.drafts)
+      if (draft.type === ACP_EVENT_TYPES.consentConflict)
+        this.context.metrics?.acpConsentConflict(String(draft.data.scope));
     return {
       envelope_id: inbound.envelope.envelope_id,
       transaction_id: inbound.envelope.transaction_id,

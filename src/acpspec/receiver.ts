@@ -42,7 +42,7 @@ export interface AcpReceiverOptions {
   logger?: Logger;
   /** Approximate memory budget of the states held in memory (default 128 MiB). */
   stateCacheBytes?: number;
-  /** Counts envelopes by kind and outcome and the ingest latency (docs/operations.md "Metrics"). */
+  /** Counts envelopes by kind and outcome, consent conflicts and the ingest latency (docs/operations.md "Metrics"). */
   metrics?: Metrics;
 }
 
@@ -132,6 +132,7 @@ export class StoreBackedReceiver implements AcpReceiver {
       receiverAgentId: options.receiverAgentId,
       header: { acp_version: ACP_VERSION, producer: options.producer },
       memo: this.memo,
+      metrics: this.metrics,
     });
   }
 

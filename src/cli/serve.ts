@@ -27,6 +27,10 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
                          addresses only; ${ENV.didPrivateHosts})
   --metrics-token <t>    a /metrics scrape must send "Authorization: Bearer <t>" (default: /metrics is open;
                          ${ENV.metricsToken})
+  --metrics-port <n>     serve /metrics on this plain-HTTP port instead of the main one, 0 for any free one
+                         (${ENV.metricsPort}; default: on the main port)
+  --metrics-host <addr>  the metrics port's address (${ENV.metricsHost}, default: --host)
+  --no-process-metrics   leave process_* and nodejs_* out of /metrics (${ENV.processMetrics}=false)
   --tls-cert <file>      certificate (PEM) (${ENV.tlsCert})
   --tls-key <file>       private key (PEM) (${ENV.tlsKey})
   --tls-self-signed      self-signed localhost certificate in the data dir (${ENV.tlsSelfSigned}; the default)
@@ -62,6 +66,9 @@ const SERVE_OPTIONS = {
   'accept-did-callers': { type: 'boolean' },
   'did-private-hosts': { type: 'boolean' },
   'metrics-token': { type: 'string' },
+  'metrics-port': { type: 'string' },
+  'metrics-host': { type: 'string' },
+  'no-process-metrics': { type: 'boolean' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'tls-self-signed': { type: 'boolean' },
@@ -125,6 +132,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const host = await startHost(config, { modules: selected, logger, migrate });
   io.out(`a2a-commerce listening on ${host.url} (card: ${host.url}/.well-known/agent-card.json)`);
   if (host.grpcUrl) io.out(`a2a-commerce serving gRPC on ${host.grpcUrl}${host.tls ? ' (TLS)' : ''}`);
+  if (host.metricsUrl) io.out(`a2a-commerce serving metrics on ${host.metricsUrl}`);
   if (config.tls.mode === 'self-signed') {
     io.out(
       `  self-signed certificate: clients trust it with --data-dir ${config.dataDir}, e.g. a2a-commerce card ${host.url} --data-dir ${config.dataDir}`,

@@ -23,6 +23,22 @@ export function hostPruner(
   });
 }
 
+/** Starts pruning ended work in the background, when the host has a database and an interval. */
+export function startBackgroundPruner(
+  database: Pick<Database, 'db' | 'dialect' | 'url'> | undefined,
+  retention: RetentionConfig,
+  host: { readonly logger: Logger; readonly clock: Clock },
+): BackgroundPruner | undefined {
+  if (!database || retention.intervalMs === null) return undefined;
+  const pruner = new BackgroundPruner(hostPruner(database, retention, host.clock), {
+    intervalMs: retention.intervalMs,
+    logger: host.logger,
+    clock: host.clock,
+  });
+  pruner.start();
+  return pruner;
+}
+
 /**
  * Runs a retention pass every `intervalMs` in the background of a host (docs/operations.md "Retention"):
  * one pass at a time, timers that do not keep the process alive, a failed pass logged and retried at the

@@ -17,6 +17,12 @@ import {
   type RetentionConfig,
   type RetentionFlags,
 } from './retention-config.js';
+import {
+  METRICS_ENV,
+  resolveMetricsConfig,
+  type MetricsConfig,
+  type MetricsFlags,
+} from './metrics-config.js';
 
 /** How the host serves TLS. */
 export type TlsConfig =
@@ -54,8 +60,8 @@ export interface HostConfig {
   didPrivateHosts: boolean;
   /** Limits per caller identity over every tenant and binding (src/server/caller-limits.ts). */
   limits: CallerLimits;
-  /** Bearer token a `/metrics` scrape must send (docs/operations.md "Metrics"); absent: open. */
-  metricsToken?: string | undefined;
+  /** The scrape token, the metrics port and the process metrics (docs/operations.md "Metrics"). */
+  metrics: MetricsConfig;
   /** How the host stops: drain delay and grace (src/server/shutdown-config.ts). */
   shutdown: ShutdownConfig;
   /** Retention of ended work (src/server/retention-config.ts; docs/operations.md "Retention"). */
@@ -63,7 +69,8 @@ export interface HostConfig {
 }
 
 /** Flag values as the CLI parsed them (all optional; env and defaults fill the rest). */
-export interface HostFlags extends ConnectionFlags, CallerLimitFlags, ShutdownFlags, RetentionFlags {
+export interface HostFlags
+  extends ConnectionFlags, CallerLimitFlags, MetricsFlags, ShutdownFlags, RetentionFlags {
   host?: string;
   port?: string;
   'grpc-port'?: string;
@@ -84,7 +91,6 @@ export interface HostFlags extends ConnectionFlags, CallerLimitFlags, ShutdownFl
   'allowed-host'?: string[];
   'accept-did-callers'?: boolean;
   'did-private-hosts'?: boolean;
-  'metrics-token'?: string;
 }
 
 /** Environment variable for each setting (README's configuration table is generated from the same list). */
@@ -110,7 +116,7 @@ export const ENV = {
   ...CONNECTION_ENV,
   acceptDidCallers: 'A2AC_ACCEPT_DID_CALLERS',
   didPrivateHosts: 'A2AC_DID_PRIVATE_HOSTS',
-  metricsToken: 'A2AC_METRICS_TOKEN',
+  ...METRICS_ENV,
   ...SHUTDOWN_ENV,
   ...RETENTION_ENV,
 } as const;
@@ -174,9 +180,11 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
   if (publicUrl !== undefined && !/^https?:\/\/[^/]+$/.test(publicUrl))
     fail('public URL must be scheme://host[:port] with no path');
   const bodyLimit = pick(flags['body-limit'], 'bodyLimit');
+  const host = pick(flags.host, 'host') ?? DEFAULTS.host;
+  const portNumber = port === undefined ? DEFAULTS.port : integer('port', port, PORT_RANGE);
   return {
-    host: pick(flags.host, 'host') ?? DEFAULTS.host,
-    port: port === undefined ? DEFAULTS.port : integer('port', port, PORT_RANGE),
+    host,
+    port: portNumber,
     grpcPort: grpcPort === undefined ? undefined : integer('gRPC port', grpcPort, PORT_RANGE),
     dataDir: pick(flags['data-dir'], 'dataDir') ?? DEFAULTS.dataDir,
     db: pick(flags.db, 'db'),
@@ -194,7 +202,7 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
       flags['accept-did-callers'] ?? bool(ENV.acceptDidCallers, env[ENV.acceptDidCallers]) ?? false,
     didPrivateHosts:
       flags['did-private-hosts'] ?? bool(ENV.didPrivateHosts, env[ENV.didPrivateHosts]) ?? false,
-    metricsToken: pick(flags['metrics-token'], 'metricsToken'),
+    metrics: resolveMetricsConfig(flags, env, { host, port: portNumber }),
     limits: resolveCallerLimits(flags, env),
     shutdown: resolveShutdown(flags, env),
     retention: resolveRetention(flags, env),

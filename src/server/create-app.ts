@@ -76,7 +76,7 @@ export interface AppDeps {
   /** The request rate per caller on every HTTP route (absent: none); the gRPC front shares it. */
   rate?: RequestLimiter | undefined;
   /** `/metrics` and the request counts (src/server/metrics.ts); absent: no metrics. */
-  metrics?: { metrics: HostMetrics; token?: string | undefined };
+  metrics?: { metrics: HostMetrics; token?: string | undefined; serve?: boolean };
   /** `/healthz` and `/readyz` (src/server/health.ts); absent: no probes. */
   readiness?: Readiness | undefined;
 }
@@ -132,6 +132,7 @@ export function createApp(deps: AppDeps): App {
     bodyLimitBytes: deps.bodyLimitBytes,
     pushAllow: deps.pushAllow,
     logger,
+    metrics: deps.metrics?.metrics,
   });
   app.use((_req, res) => {
     res.status(404).json({ error: { code: 404, status: 'NOT_FOUND', message: 'Not found' } });

@@ -1,4 +1,5 @@
-import { createHostMetrics } from './metrics.js';
+import { createHostMetrics, type HostMetrics } from './metrics.js';
+import { listenMetrics, type MetricsListener } from './metrics-listener.js';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -23,7 +24,7 @@ import { migrationSetsOf, prepareDatabase } from './host-migrations.js';
 import { Readiness } from './health.js';
 import { closeHttpServer, listen } from './host-server.js';
 import { sleep } from '../shared/async.js';
-import { BackgroundPruner, hostPruner } from './background-pruner.js';
+import { startBackgroundPruner, type BackgroundPruner } from './background-pruner.js';
 import { createWebIdentity, type WebIdentity } from '../acmp/identity/host-identity.js';
 import { openKeyRing } from '../acmp/identity/key-ring.js';
 import { capConnections } from '../shared/connection-cap.js';
@@ -34,7 +35,7 @@ import { baseUrlOf, grpcAddressOf, isSecureHost } from './host-address.js';
 import { httpServerOptions } from './http-limits.js';
 import type { HostModule, ModuleContext, ModuleParts } from './module.js';
 import { pathsThisStartMayCreate, removeQuietly } from './start-paths.js';
-import { readTlsFiles, selfSignedCertificate, type SelfSigned, type TlsMaterial } from './tls.js';
+import { loadTls, type SelfSigned, type TlsMaterial } from './tls.js';
 
 /** A running host. */
 export interface RunningHost {
@@ -42,6 +43,8 @@ export interface RunningHost {
   readonly url: string;
   /** The gRPC interface's `host:port` (what the card lists and gRPC clients dial); undefined without gRPC. */
   readonly grpcUrl: string | undefined;
+  /** The metrics port's scrape URL (`--metrics-port`); undefined when `/metrics` is on the main port. */
+  readonly metricsUrl: string | undefined;
   readonly database: Database | undefined;
   readonly tls: TlsMaterial | undefined;
   /**
@@ -67,6 +70,11 @@ export interface StartHostOptions {
   migrate?: boolean;
   /** How long gRPC calls in flight may run on after close() before they are cancelled (default 5 s). */
   grpcGraceMs?: number;
+  /**
+   * `none`: the cores report to the no-op metrics and nothing serves `/metrics` (the benchmark's
+   * baseline); default `prometheus` (docs/operations.md "Metrics").
+   */
+  metrics?: 'prometheus' | 'none';
   /** Signs the agent card (A2A §8.4) instead of the host's own key (its identity key file, when it holds one). */
   signer?: Signer;
   /** Resolves the DIDs of callers (with `acceptDidCallers`); default: did:key and did:web over HTTPS. */
@@ -90,7 +98,7 @@ const CLOSE_AFTER_DRAIN_MS = 1000;
 export async function startHost(config: HostConfig, options: StartHostOptions = {}): Promise<RunningHost> {
   const secure = isSecureHost(config);
   for (const m of options.modules ?? []) m.check?.({ secure, noPersonalData: config.noPersonalData });
-  const tls = await loadTls(config);
+  const tls = await loadTls(config.tls, config.dataDir);
   const host = new Host(config, { ...options, secure, tls });
   await host.start();
   return host;
@@ -110,6 +118,7 @@ interface HostSetup extends StartHostOptions {
 class Host implements RunningHost {
   url: string;
   grpcUrl: string | undefined;
+  metricsUrl: string | undefined;
   database: Database | undefined;
   readonly tls: TlsMaterial | undefined;
   private readonly logger: Logger;
@@ -126,8 +135,9 @@ class Host implements RunningHost {
   private didCallers: DidCallerPolicy | undefined;
   /** The request rate per caller, shared by HTTP and gRPC (docs/host.md "Limits per caller"). */
   private readonly rate: RequestLimiter | undefined;
-  /** This host's metrics, in a registry of its own (docs/operations.md "Metrics"). */
-  private readonly metrics = createHostMetrics();
+  /** This host's metrics, in a registry of its own (docs/operations.md "Metrics"); none when off. */
+  private readonly metrics: HostMetrics | undefined;
+  private metricsPort: MetricsListener | undefined;
   /** `/readyz` and gRPC health (src/server/health.ts); set once the database is open. */
   private readiness: Readiness | undefined;
   private draining: Promise<void> | undefined;
@@ -144,6 +154,8 @@ class Host implements RunningHost {
     this.clock = setup.clock ?? systemClock;
     this.modules = setup.modules ?? [];
     this.rate = config.limits.rate && createRequestLimiter(config.limits.rate);
+    this.metrics =
+      setup.metrics === 'none' ? undefined : createHostMetrics({ process: config.metrics.process });
   }
 
   /** Callers identified by DID, when accepted: spent tokens in the database (shared by hosts on it). */
@@ -176,13 +188,18 @@ class Host implements RunningHost {
       });
       this.didCallers = this.didCallerPolicy();
       await this.startModules();
-      this.startPruner();
+      this.pruner = startBackgroundPruner(this.database, this.config.retention, {
+        logger: this.logger,
+        clock: this.clock,
+      });
       const { app, handler } = this.createApp();
       await this.listen(app);
       await this.startGrpc(handler);
+      await this.startMetricsPort();
       this.logger.info('host.listening', {
         url: this.url,
         grpc: this.grpcUrl,
+        metrics: this.metricsUrl,
         store: this.database?.dialect ?? 'memory',
         tls: this.tls !== undefined,
       });
@@ -209,19 +226,6 @@ class Host implements RunningHost {
     );
   }
 
-  /** Starts pruning ended work in the background, when the host has a database and an interval. */
-  private startPruner(): void {
-    const { retention } = this.config;
-    if (!this.database || retention.intervalMs === null) return;
-    const pruner = hostPruner(this.database, retention, this.clock);
-    this.pruner = new BackgroundPruner(pruner, {
-      intervalMs: retention.intervalMs,
-      logger: this.logger,
-      clock: this.clock,
-    });
-    this.pruner.start();
-  }
-
   /** Starts each module in order with the host's context; its parts are closed in reverse by close(). */
   private async startModules(): Promise<void> {
     this.identity = this.openIdentity();
@@ -233,7 +237,7 @@ class Host implements RunningHost {
       secure: this.setup.secure,
       baseUrl: () => this.url,
       stopping: this.stopping.signal,
-      metrics: this.metrics,
+      ...(this.metrics ? { metrics: this.metrics } : {}),
       ...(this.identity ? { identity: this.identity } : {}),
     };
     for (const m of this.modules) this.parts.push(await m.start(context));
@@ -272,7 +276,13 @@ class Host implements RunningHost {
       clock: this.clock,
       access: hostAccessOf(this.config),
       rate: this.rate,
-      metrics: { metrics: this.metrics, token: this.config.metricsToken },
+      ...(this.metrics && {
+        metrics: {
+          metrics: this.metrics,
+          token: this.config.metrics.token,
+          serve: this.config.metrics.port === undefined,
+        },
+      }),
       readiness: this.readiness,
     });
   }
@@ -336,6 +346,13 @@ class Host implements RunningHost {
     this.logger.info('host.drained');
   }
 
+  /** `/metrics` on a plain-HTTP port of its own, when configured (docs/operations.md "Metrics"). */
+  private async startMetricsPort(): Promise<void> {
+    if (this.config.metrics.port === undefined || !this.metrics) return;
+    this.metricsPort = await listenMetrics(this.config, { metrics: this.metrics, logger: this.logger });
+    this.metricsUrl = this.metricsPort.url;
+  }
+
   /** Stops serving, then closes the modules' parts (last started first) and the database. */
   async close(): Promise<void> {
     const drained = this.draining !== undefined;
@@ -351,6 +368,7 @@ class Host implements RunningHost {
     await grpcClosed;
     this.readiness?.close();
     await this.pruner?.stop();
+    await this.metricsPort?.close();
     try {
       for (const part of [...this.parts].reverse()) {
         // One part failing to close must not keep the others, or the database, open.
@@ -359,19 +377,5 @@ class Host implements RunningHost {
     } finally {
       await this.database?.close();
     }
-  }
-}
-
-/** The TLS material, checked; a new self-signed pair is saved only once the host listens. */
-async function loadTls(config: HostConfig): Promise<SelfSigned | undefined> {
-  switch (config.tls.mode) {
-    case 'off':
-      return undefined;
-    case 'files': {
-      const material = readTlsFiles(config.tls.cert, config.tls.key);
-      return { material, save: () => undefined };
-    }
-    case 'self-signed':
-      return selfSignedCertificate(config.dataDir);
   }
 }

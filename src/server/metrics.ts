@@ -1,15 +1,14 @@
 import type express from 'express';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { bearerVerifier } from '../a2a/bearer.js';
 import { ESCROW_METHODS } from '../acmp/escrow/constants.js';
-import type { AcmpInvokeEnd, AcmpTaskEvent, Metrics } from '../shared/metrics.js';
+import { PAYOUT_KINDS } from '../acmp/escrow/transitions.js';
+import { ACP_CONSENT_SCOPES } from '../acpspec/constants.js';
+import type { AcmpInvokeEnd, Metrics, StoredGauge } from '../shared/metrics.js';
+import { defineMetrics, storedGauges, taskEventCounters } from './metrics-families.js';
 
 /** Where the host serves its metrics (docs/operations.md "Metrics"). */
-const METRICS_PATH = '/metrics';
-
-/** Latency buckets in seconds: from a cached answer to a long-running capability. */
-const INVOKE_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
-const INGEST_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+export const METRICS_PATH = '/metrics';
 
 /** The ACPspec code of a consent refusal (ACPspec consent rules), counted on its own too. */
 const CONSENT_REFUSED = 'ACP_CONSENT_REQUIRED';
@@ -17,6 +16,8 @@ const CONSENT_REFUSED = 'ACP_CONSENT_REQUIRED';
 /** A host's metrics: the {@link Metrics} the cores report to, over one registry of its own. */
 export interface HostMetrics extends Metrics {
   readonly registry: Registry;
+  /** The exposition text of a scrape: the host's registry, and the process metrics when they are on. */
+  scrape(): Promise<string>;
 }
 
 /**
@@ -33,117 +34,47 @@ function children<T>(make: (...values: string[]) => T): (...values: string[]) =>
   };
 }
 
-/** The metric families of one registry (the table in docs/operations.md "Metrics"). */
-function defineMetrics(registry: Registry) {
-  const registers = [registry];
-  const counter = (name: string, help: string, labelNames: string[]): Counter =>
-    new Counter({ name, help, labelNames, registers });
-  const requests = counter(
-    'a2a_commerce_requests_total',
-    'Requests answered (HTTP and gRPC), by binding, method and outcome.',
-    ['binding', 'method', 'outcome'],
-  );
-  const invokes = counter(
-    'acmp_invokes_total',
-    'ACMP invokes ended, by capability and outcome (result, error, refused).',
-    ['capability', 'outcome'],
-  );
-  const billed = counter(
-    'acmp_billed_cu_total',
-    'Compute units billed by results (cost_cu), by capability.',
-    ['capability'],
-  );
-  const acmpErrors = counter(
-    'acmp_errors_total',
-    'ACMP errors answered (task errors and refusals), by ACMP code.',
-    ['code'],
-  );
-  const running = new Gauge({
-    name: 'acmp_running_tasks',
-    help: 'ACMP tasks running on this host.',
-    registers,
-  });
-  const invokeSeconds = new Histogram({
-    name: 'acmp_invoke_duration_seconds',
-    help: 'How long ACMP tasks ran, from start to stored outcome.',
-    labelNames: ['capability'],
-    buckets: INVOKE_BUCKETS_S,
-    registers,
-  });
-  const envelopes = counter(
-    'acp_envelopes_total',
-    'ACPspec envelopes ingested, by kind and outcome (accepted, rejected).',
-    ['kind', 'outcome'],
-  );
-  const acpErrors = counter('acp_errors_total', 'ACPspec envelopes refused, by ACP error code.', ['code']);
-  const consent = new Counter({
-    name: 'acp_consent_refusals_total',
-    help: 'ACPspec envelopes refused for missing consent.',
-    registers,
-  });
-  const ingestSeconds = new Histogram({
-    name: 'acp_ingest_duration_seconds',
-    help: 'How long ACPspec ingests took, accepted or refused.',
-    buckets: INGEST_BUCKETS_S,
-    registers,
-  });
-  const escrow = counter(
-    'acmp_escrow_operations_total',
-    'Layer 4 escrow requests answered, by method and outcome (ok or the ACMP code).',
-    ['method', 'outcome'],
-  );
-
-  const negotiation = counter(
-    'acmp_negotiation_steps_total',
-    'Layer 6 negotiation steps answered: offer requests (offer) and accepts (agreement), by outcome.',
-    ['step', 'outcome'],
-  );
-  return {
-    requests,
-    invokes,
-    billed,
-    acmpErrors,
-    running,
-    invokeSeconds,
-    envelopes,
-    acpErrors,
-    consent,
-    ingestSeconds,
-    escrow,
-    negotiation,
-  };
+/** A label value from a fixed set, anything else `other`. */
+function bounded(values: ReadonlySet<string>, value: string): string {
+  return values.has(value) ? value : 'other';
 }
 
-/** One label-free counter per ACMP task event: each event is one increment, no label lookup. */
-function taskEventCounters(registry: Registry): Record<AcmpTaskEvent, Counter> {
-  const registers = [registry];
-  return {
-    stream_chunk: new Counter({
-      name: 'acmp_stream_chunks_total',
-      help: 'ACMP stream chunks produced by capability handlers on this host.',
-      registers,
-    }),
-    heartbeat: new Counter({
-      name: 'acmp_heartbeats_total',
-      help: 'ACMP heartbeats sent for tasks running on this host.',
-      registers,
-    }),
-    owner_lost_reap: new Counter({
-      name: 'acmp_owner_lost_reaps_total',
-      help: 'Abandoned ACMP tasks this host finished as -33003 owner_lost.',
-      registers,
-    }),
-  };
+/**
+ * The process metrics (`process_*`, `nodejs_*`): collected once per process, in a registry of their own
+ * that every host with them on adds to its scrape — several hosts in one process never start the
+ * collectors (timers, GC observers) twice, and report the same figures, which are the process's.
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/** Escrow methods counted by name (Layer 4 §4); anything else counts as `other`. */
+const ESCROW_METHOD_NAMES: ReadonlySet<string> = new Set(ESCROW_METHODS);
+const PAYOUT_KIND_NAMES: ReadonlySet<string> = new Set(PAYOUT_KINDS);
+const CONSENT_SCOPE_NAMES: ReadonlySet<string> = new Set(ACP_CONSENT_SCOPES);
+
+/** Options of {@link createHostMetrics}. */
+export interface HostMetricsOptions {
+  /** Add the process metrics (`process_*`, `nodejs_*`) to every scrape. */
+  readonly process?: boolean;
 }
 
 /**
  * The host's Prometheus metrics (prom-client) in a registry of its own, not the library's global one:
  * several hosts may run in one process.
  */
-export function createHostMetrics(): HostMetrics {
+export function createHostMetrics(options: HostMetricsOptions = {}): HostMetrics {
   const registry = new Registry();
   const m = defineMetrics(registry);
   const events = taskEventCounters(registry);
+  const readers = new Map<StoredGauge, () => Promise<number>>();
+  storedGauges(registry, readers);
+  const scraped = options.process ? Registry.merge([registry, processMetrics()]) : registry;
   const negotiationOf = children((s, o) => m.negotiation.labels(s, o));
   const requestOf = children((b, x, o) => m.requests.labels(b, x, o));
   const invokeOf = children((c, o) => m.invokes.labels(c, o));
@@ -153,8 +84,15 @@ export function createHostMetrics(): HostMetrics {
   const envelopeOf = children((k, o) => m.envelopes.labels(k, o));
   const acpErrorOf = children((c) => m.acpErrors.labels(c));
   const escrowOf = children((x, o) => m.escrow.labels(x, o));
+  const releasedOf = children((k) => m.released.labels(k));
+  const sessionEndOf = children((o) => m.sessionsEnded.labels(o));
+  const conflictOf = children((s) => m.conflicts.labels(s));
+  const pushOf = children((o) => m.push.labels(o));
+  const commitOf = children((o) => m.commitSeconds.labels(o));
+  const lagOf = children((c) => m.notifyLag.labels(c));
   return {
     registry,
+    scrape: () => scraped.metrics(),
     request: (binding, method, outcome) => requestOf(binding, method, outcome).inc(),
     acmpInvoke: (end: AcmpInvokeEnd) => {
       invokeOf(end.capability, end.outcome).inc();
@@ -165,17 +103,25 @@ export function createHostMetrics(): HostMetrics {
     acmpRunning: (delta) => m.running.inc(delta),
     acmpEvent: (event) => events[event].inc(),
     negotiation: (step, code) => negotiationOf(step, code === undefined ? 'ok' : String(code)).inc(),
+    negotiationSession: (event) => (event === 'opened' ? m.sessionsOpened.inc() : sessionEndOf(event).inc()),
     acpEnvelope: (kind, code, seconds) => {
       envelopeOf(kind, code === undefined ? 'accepted' : 'rejected').inc();
       if (code !== undefined) acpErrorOf(code).inc();
       if (code === CONSENT_REFUSED) m.consent.inc();
       m.ingestSeconds.observe(seconds);
     },
+    acpConsentConflict: (scope) => conflictOf(bounded(CONSENT_SCOPE_NAMES, scope)).inc(),
     escrowOperation: (method, code) =>
-      escrowOf(
-        ESCROW_METHOD_NAMES.has(method) ? method : 'other',
-        code === undefined ? 'ok' : String(code),
-      ).inc(),
+      escrowOf(bounded(ESCROW_METHOD_NAMES, method), code === undefined ? 'ok' : String(code)).inc(),
+    escrowFunds: (flow, cu) => {
+      if (!(cu > 0)) return;
+      if (flow === 'locked') m.locked.inc(cu);
+      else releasedOf(bounded(PAYOUT_KIND_NAMES, flow)).inc(cu);
+    },
+    pushDelivery: (outcome) => pushOf(outcome).inc(),
+    storeCommit: (operation, seconds) => commitOf(operation).observe(seconds),
+    pgNotificationLag: (channel, seconds) => lagOf(channel).observe(seconds),
+    readGauge: (gauge, read) => void readers.set(gauge, read),
   };
 }
 
@@ -187,25 +133,17 @@ function outcomeOf(status: number): string {
   return status >= 400 ? 'client_error' : 'ok';
 }
 
-/** Escrow methods counted by name (Layer 4 §4); anything else counts as `other`. */
-const ESCROW_METHOD_NAMES: ReadonlySet<string> = new Set(ESCROW_METHODS);
-
 /** HTTP methods counted by name; anything else counts as `other`. */
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
 /**
- * Serves `GET /metrics` (the Prometheus text format) and counts every other request once answered.
- * Mounted after the Host/Origin check and before the request rate, so a scrape is never rate-limited.
- * With a `token`, a scrape must send `Authorization: Bearer <token>`, else 401.
+ * The `GET /metrics` handler: the Prometheus text format of a scrape. With a `token`, a scrape must send
+ * `Authorization: Bearer <token>`, else 401 with no metric in the body.
  */
-export function mountMetrics(
-  app: express.Express,
-  options: { metrics: HostMetrics; token?: string | undefined; bindingOf: (req: express.Request) => string },
-): void {
-  const { metrics, token } = options;
+export function scrapeHandler(metrics: HostMetrics, token: string | undefined): express.RequestHandler {
   // The bearer check of every RPC (SHA-256 digests compared in constant time), with the one scrape token.
   const verify = token === undefined ? undefined : bearerVerifier([{ identity: 'metrics', secret: token }]);
-  app.get(METRICS_PATH, (req, res, next) => {
+  return (req, res, next) => {
     if (verify && 'refused' in verify(req.header('authorization'))) {
       res.set('www-authenticate', 'Bearer realm="metrics"');
       res
@@ -213,11 +151,29 @@ export function mountMetrics(
         .json({ error: { code: 401, status: 'UNAUTHENTICATED', message: 'Metrics token required' } });
       return;
     }
-    metrics.registry.metrics().then((text) => {
+    metrics.scrape().then((text) => {
       res.set('cache-control', 'no-store');
       res.type(metrics.registry.contentType).send(text);
     }, next);
-  });
+  };
+}
+
+/**
+ * Counts every request once answered and, unless the metrics have a port of their own (`serve: false`),
+ * serves `GET /metrics` ({@link scrapeHandler}). Mounted after the Host/Origin check and before the
+ * request rate, so a scrape is never rate-limited.
+ */
+export function mountMetrics(
+  app: express.Express,
+  options: {
+    metrics: HostMetrics;
+    token?: string | undefined;
+    serve?: boolean;
+    bindingOf: (req: express.Request) => string;
+  },
+): void {
+  const { metrics } = options;
+  if (options.serve !== false) app.get(METRICS_PATH, scrapeHandler(metrics, options.token));
   app.use((req, res, next) => {
     // Read now: routers mounted at a path rewrite `req.url` while they handle the request.
     const binding = options.bindingOf(req);

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { LocalError } from '../shared/errors.js';
+import type { TlsConfig } from './config.js';
 
 /** PEM material for an HTTPS server. */
 export interface TlsMaterial {
@@ -123,4 +124,18 @@ export function readTlsFiles(certPath: string, keyPath: string): TlsMaterial {
     );
   }
   return { cert, key };
+}
+
+/** The TLS material, checked; a new self-signed pair is saved only once the host listens. */
+export async function loadTls(tls: TlsConfig, dataDir: string): Promise<SelfSigned | undefined> {
+  switch (tls.mode) {
+    case 'off':
+      return undefined;
+    case 'files': {
+      const material = readTlsFiles(tls.cert, tls.key);
+      return { material, save: () => undefined };
+    }
+    case 'self-signed':
+      return selfSignedCertificate(dataDir);
+  }
 }

@@ -11,6 +11,7 @@ import type { CreateOutcome, SessionListQuery, SessionStore } from '../acmp/nego
 import type { TaskScope } from '../acmp/task-store.js';
 import { LocalError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import type { Metrics } from '../shared/metrics.js';
 import type { Database, SqlDialect } from './database.js';
 import { RowSignals } from './row-signals.js';
 
@@ -81,11 +82,11 @@ export class KyselySessionStore implements SessionStore {
 
   constructor(
     database: Pick<Database, 'db' | 'dialect' | 'url' | 'listens'>,
-    options: { logger?: Logger } = {},
+    options: { logger?: Logger; metrics?: Metrics } = {},
   ) {
     this.db = database.db;
     this.dialect = database.dialect;
-    this.signals = new RowSignals(database, { channel: SESSION_SIGNAL_CHANNEL, logger: options.logger });
+    this.signals = new RowSignals(database, { channel: SESSION_SIGNAL_CHANNEL, ...options });
   }
 
   /** Opens the notification connection (PostgreSQL); call before serving. */
@@ -185,6 +186,12 @@ export class KyselySessionStore implements SessionStore {
       params,
     );
     return rows.map(decode);
+  }
+
+  async countOpen(now: number): Promise<number> {
+    // The cap's own count (open sessions have a due time, terminal ones none), on the due_at index.
+    const { rows } = await this.run(`SELECT COUNT(*) AS open FROM acmp_sessions WHERE due_at >= $1`, [now]);
+    return Number((rows[0] as { open?: unknown } | undefined)?.open ?? 0);
   }
 
   async list(

@@ -121,6 +121,17 @@ storeContract('SessionStore contract', backends, (t) => {
     expect((await t.store.due(4_000, 1_000)).map((s) => s.id)).toContain(due.id);
   });
 
+  it('counts the sessions open at a time over every caller: not yet due, not ended', async () => {
+    const open = session({}, 5_000);
+    const other = session({ scope: B }, 5_000);
+    const ended = session({}, 5_000);
+    for (const s of [open, other, ended]) await t.store.create(s, 8, 2_000);
+    await t.store.update(sessionTransition.ended(ended, { kind: 'canceled', at: 2_000 }));
+    expect(await t.store.countOpen(4_000)).toBe(2);
+    // Past the standing offers' validity they are due: no longer open, though not yet swept.
+    expect(await t.store.countOpen(5_001)).toBe(0);
+  });
+
   it("lists a caller's sessions newest first, paged, filtered by phase and context", async () => {
     const scope = { tenant: 't-list', agent: `agent:list-${++counter}` };
     const made = [1_000, 2_000, 3_000].map((at) => session({ scope, updatedAt: at, createdAt: at }));

@@ -14,9 +14,10 @@ import type {
   TaskSignal,
 } from '../acmp/task-store.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { NO_METRICS, timedCommit, type Metrics } from '../shared/metrics.js';
 import { decodeChunk, decodeTaskRow, encodeSignal, decodeSignal, TASK_COLUMNS } from './acmp-task-rows.js';
 import type { Database, SqlDialect } from './database.js';
-import { PgListener } from './pg-listener.js';
+import { lagProbe, PgListener } from './pg-listener.js';
 import { compileSql } from './sql-text.js';
 
 export { ACMP_OWNER_COLUMNS, acmpMigrations } from './acmp-migrations.js';
@@ -44,14 +45,16 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
   private readonly hub = new SignalHub();
   private readonly listener: PgListener | undefined;
   private readonly logger: Logger;
+  private readonly metrics: Metrics;
 
   constructor(
     database: Pick<Database, 'db' | 'dialect' | 'url' | 'listens'>,
-    options: { logger?: Logger } = {},
+    options: { logger?: Logger; metrics?: Metrics } = {},
   ) {
     this.db = database.db;
     this.dialect = database.dialect;
     this.logger = options.logger ?? silentLogger;
+    this.metrics = options.metrics ?? NO_METRICS;
     if (this.dialect === 'postgres') {
       this.listener = new PgListener({
         url: database.url,
@@ -63,6 +66,7 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
           if (signal) this.hub.emit(signal);
         },
         onResync: () => this.hub.resync(),
+        ...lagProbe(this.db, ACMP_SIGNAL_CHANNEL, options.metrics),
       });
     }
   }
@@ -91,14 +95,15 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     ];
     const columns =
       'task_id, tenant, agent, params_hash, context_id, request, host_id, state, created_at, deadline_at, updated_at, chunk_count';
-    const inserted =
+    // One commit: the insert (capped: its count, under the caller's lock on PostgreSQL).
+    const inserted = await timedCommit(this.metrics, 'acmp_claim', () =>
       maxRunning === undefined
-        ? await this.run(
+        ? this.run(
             `INSERT INTO acmp_tasks (${columns})
              VALUES ($1, $2, $3, $4, $5, $6, $7, 'running', $8, $9, $10, 0) ON CONFLICT (task_id) DO NOTHING`,
             values,
           )
-        : await this.callerSerial(task.scope.agent, (db) =>
+        : this.callerSerial(task.scope.agent, (db) =>
             this.run(
               `INSERT INTO acmp_tasks (${columns})
                SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, 'running', $8::bigint, $9::bigint, $10::bigint, 0
@@ -107,7 +112,8 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
               [...values, task.scope.agent, maxRunning],
               db,
             ),
-          );
+          ),
+    );
     if (Number(inserted.numAffectedRows ?? 0n) === 1) return { claimed: true };
     // Scope and params hash never change once inserted, so this read decides as the insert would have.
     const existing = await this.get(task.taskId);
@@ -159,26 +165,40 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
       hostId,
       from,
     ];
+    const write = { guard, values, params, signal: encodeSignal({ kind: 'chunks', taskId, count }) };
+    const moved = await timedCommit(this.metrics, 'acmp_chunks', () => this.writeChunks(write));
+    if (moved && this.dialect !== 'postgres') this.hub.emit({ kind: 'chunks', taskId, count });
+    return moved;
+  }
+
+  /** The guarded write of {@link appendChunks} in one commit (on PostgreSQL with its NOTIFY). */
+  private async writeChunks(write: {
+    guard: string;
+    values: string;
+    params: unknown[];
+    signal: string;
+  }): Promise<boolean> {
+    const { guard, values, params } = write;
+    // The chunk placeholders, then count, host and `from`: the signal's is the next one.
+    const signalAt = params.length + 1;
     if (this.dialect === 'postgres') {
       // One statement: the guard, the chunk rows and the signal commit together or not at all.
       const { rows } = await this.run(
         `WITH guard AS (${guard}),
          fresh (task_id, seq, chunk) AS (VALUES ${values}),
          added AS (INSERT INTO acmp_task_chunks (task_id, seq, chunk) SELECT f.task_id, f.seq, f.chunk FROM fresh f, guard RETURNING 1)
-         SELECT pg_notify('${ACMP_SIGNAL_CHANNEL}', $${n + 5}) FROM guard`,
-        [...params, encodeSignal({ kind: 'chunks', taskId, count })],
+         SELECT pg_notify('${ACMP_SIGNAL_CHANNEL}', $${signalAt}) FROM guard`,
+        [...params, write.signal],
       );
       return rows.length === 1;
     }
-    const moved = await this.db.transaction().execute(async (trx) => {
+    return this.db.transaction().execute(async (trx) => {
       if ((await trx.executeQuery(compileSql('sqlite', guard, params))).rows.length !== 1) return false;
       await trx.executeQuery(
         compileSql('sqlite', `INSERT INTO acmp_task_chunks (task_id, seq, chunk) VALUES ${values}`, params),
       );
       return true;
     });
-    if (moved) this.hub.emit({ kind: 'chunks', taskId, count });
-    return moved;
   }
 
   async finish(
@@ -190,13 +210,14 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     const params: unknown[] = [JSON.stringify(finish.outcome), finish.end, finish.at, taskId];
     if (finish.hostId !== undefined) params.push(finish.hostId);
     const signal = encodeSignal({ kind: 'finished', taskId });
-    const { rows } =
+    const { rows } = await timedCommit(this.metrics, 'acmp_outcome', () =>
       this.dialect === 'postgres'
-        ? await this.run(
+        ? this.run(
             `WITH done AS (${update}) SELECT done.*, pg_notify('${ACMP_SIGNAL_CHANNEL}', $${params.length + 1}) AS signal FROM done`,
             [...params, signal],
           )
-        : await this.run(update, params);
+        : this.run(update, params),
+    );
     if (rows[0] !== undefined) {
       if (this.dialect !== 'postgres') this.hub.emit({ kind: 'finished', taskId });
       return { won: true, record: decodeTaskRow(rows[0], finish.outcome) };

@@ -13,6 +13,7 @@ import type {
   TransactionStore,
 } from '../acpspec/transaction-store.js';
 import { LocalError } from '../shared/errors.js';
+import { NO_METRICS, timedCommit, type Metrics } from '../shared/metrics.js';
 import { writeBatch } from './acp-batch-write.js';
 import { AcpStatements, type EnvelopeIdRow, type HeadRow } from './acp-sql.js';
 import { ENVELOPE_ID_ROLES } from './acp-tables.js';
@@ -36,6 +37,8 @@ export interface KyselyTransactionStoreOptions {
    * directly, holding Kysely's connection (see SqliteTransactions).
    */
   sqlite?: BetterSqlite3.Database | undefined;
+  /** Times each group commit (one observation per batch, docs/operations.md "Metrics"). */
+  metrics?: Metrics | undefined;
 }
 
 /** A runner of the store's statements on a Kysely instance or transaction. */
@@ -62,11 +65,13 @@ export class KyselyTransactionStore implements TransactionStore {
     this.statements = statements;
     this.run = runOn(db);
     const sqlite = options.sqlite === undefined ? undefined : new SqliteTransactions(db, options.sqlite);
-    const write =
+    const metrics = options.metrics ?? NO_METRICS;
+    const commit =
       sqlite === undefined
         ? (batch: readonly IngestCommit[]) =>
             db.transaction().execute((trx) => writeBatch({ statements, run: runOn(trx) }, batch))
         : (batch: readonly IngestCommit[]) => sqlite.execute((run) => writeBatch({ statements, run }, batch));
+    const write = (batch: readonly IngestCommit[]) => timedCommit(metrics, 'acp_ingest', () => commit(batch));
     this.committer = new GroupCommitter(write, (commit) => commit.transactionId, {
       maxBatch: options.groupCommit?.maxBatch ?? 32,
       lanes: options.groupCommit?.lanes ?? 1,

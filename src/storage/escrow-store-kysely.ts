@@ -14,6 +14,7 @@ import {
 import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
 import { ESCROW_SIGNAL_CHANNEL, KyselyEscrowTx, type Rows } from './escrow-tx-kysely.js';
 import type { Logger } from '../shared/logger.js';
+import { NO_METRICS, timedCommit, type Metrics } from '../shared/metrics.js';
 import type { Database, SqlDialect } from './database.js';
 import {
   decodeBig,
@@ -42,14 +43,16 @@ export class KyselyEscrowStore implements EscrowStore {
   private readonly db: Db;
   private readonly dialect: SqlDialect;
   private readonly signals: RowSignals;
+  private readonly metrics: Metrics;
 
   constructor(
     database: Pick<Database, 'db' | 'dialect' | 'url' | 'listens'>,
-    options: { logger?: Logger } = {},
+    options: { logger?: Logger; metrics?: Metrics } = {},
   ) {
     this.db = database.db;
     this.dialect = database.dialect;
-    this.signals = new RowSignals(database, { channel: ESCROW_SIGNAL_CHANNEL, logger: options.logger });
+    this.metrics = options.metrics ?? NO_METRICS;
+    this.signals = new RowSignals(database, { channel: ESCROW_SIGNAL_CHANNEL, ...options });
   }
 
   async open(): Promise<void> {
@@ -67,10 +70,10 @@ export class KyselyEscrowStore implements EscrowStore {
   /** Runs `work` on one connection inside one transaction, then signals the escrows it changed. */
   private async withTx<T>(work: (db: Db, changed: Set<string>) => Promise<T>): Promise<T> {
     const changed = new Set<string>();
-    const result =
+    const result = await timedCommit(this.metrics, 'escrow', () =>
       this.dialect === 'postgres'
-        ? await this.db.transaction().execute((trx) => work(trx, changed))
-        : await this.db.connection().execute(async (conn) => {
+        ? this.db.transaction().execute((trx) => work(trx, changed))
+        : this.db.connection().execute(async (conn) => {
             await conn.executeQuery(compileSql('sqlite', 'BEGIN IMMEDIATE', []));
             try {
               const value = await work(conn, changed);
@@ -80,7 +83,8 @@ export class KyselyEscrowStore implements EscrowStore {
               await conn.executeQuery(compileSql('sqlite', 'ROLLBACK', [])).catch(() => undefined);
               throw error;
             }
-          });
+          }),
+    );
     for (const id of changed) this.signal(id);
     return result;
   }
@@ -209,6 +213,11 @@ export class KyselyEscrowStore implements EscrowStore {
       remaining: await one(`SELECT SUM(locked - released - reclaimed) AS v FROM escrows`),
       pending: await one(`SELECT SUM(amount) AS v FROM escrow_payouts WHERE paid_at IS NULL`),
     };
+  }
+
+  async held(): Promise<bigint> {
+    const { rows } = await this.run(`SELECT SUM(locked - released - reclaimed) AS v FROM escrows`, []);
+    return decodeBig((rows[0] as { v?: unknown } | undefined)?.v);
   }
 
   async events(escrowId: string): Promise<EscrowEvent[]> {

@@ -208,6 +208,10 @@ export class MemoryEscrowStore implements EscrowStore {
     });
   }
 
+  held(): Promise<bigint> {
+    return Promise.resolve([...this.escrows.values()].map(remainingOf).reduce((a, b) => a + b, 0n));
+  }
+
   events(escrowId: string): Promise<EscrowEvent[]> {
     return Promise.resolve([...(this.eventLog.get(escrowId) ?? [])]);
   }

@@ -1,7 +1,8 @@
 import { KeyedWatchers } from '../shared/keyed-watchers.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import type { Database } from './database.js';
-import { PgListener } from './pg-listener.js';
+import type { Metrics } from '../shared/metrics.js';
+import { lagProbe, PgListener } from './pg-listener.js';
 
 /**
  * Change signals of one store's rows, by key: in process on every dialect, and across hosts on
@@ -13,8 +14,8 @@ export class RowSignals {
   private readonly listener: PgListener | undefined;
 
   constructor(
-    database: Pick<Database, 'dialect' | 'url' | 'listens'>,
-    options: { channel: string; logger?: Logger | undefined },
+    database: Pick<Database, 'db' | 'dialect' | 'url' | 'listens'>,
+    options: { channel: string; logger?: Logger | undefined; metrics?: Metrics | undefined },
   ) {
     if (database.dialect === 'postgres') {
       this.listener = new PgListener({
@@ -24,6 +25,7 @@ export class RowSignals {
         connections: database.listens,
         onPayload: (key) => this.signal(key),
         onResync: () => this.watchers.keys().forEach((key) => this.signal(key)),
+        ...lagProbe(database.db, options.channel, options.metrics),
       });
     }
   }

@@ -129,6 +129,8 @@ export class EscrowHarness {
     const totals = await this.store.totals();
     expect(totals.pending).toBe(0n);
     expect(totals.balances + totals.remaining + totals.pending).toBe(totals.credits);
+    // What the metrics read as CU held is the ledger's remaining (docs/operations.md "Metrics").
+    expect(await this.store.held()).toBe(totals.remaining);
   }
 }
 

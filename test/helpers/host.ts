@@ -60,6 +60,7 @@ export async function startTestHost(
   return {
     url: host.url,
     grpcUrl: host.grpcUrl,
+    metricsUrl: host.metricsUrl,
     database: host.database,
     tls: host.tls,
     drain: () => host.drain(),

@@ -9,30 +9,9 @@ import { rawHttp } from '../helpers/sockets.js';
 import { acmpHost, countingCapability } from '../acmp/helpers.js';
 import { freshSnapshot, postEnvelope, startAcpHost, txId } from '../acpspec/helpers.js';
 import { escrowHost } from '../escrow/helpers.js';
+import { sample, scrape } from '../helpers/metrics.js';
 
 afterEach(cleanup);
-
-/** The value of one sample of the exposition text, by its name and exact label set (0 when absent). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const wanted = Object.entries(labels)
-    .map(([k, v]) => `${k}="${v}"`)
-    .sort()
-    .join(',');
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const got = (match[2] ?? '').split(',').filter(Boolean).sort().join(',');
-    if (got === wanted) return Number(match[3]);
-  }
-  return 0;
-}
-
-async function scrape(url: string, init: RequestInit = {}, fetcher: typeof fetch = fetch): Promise<string> {
-  const res = await fetcher(`${url}/metrics`, init);
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-  return res.text();
-}
 
 describe('GET /metrics (docs/operations.md "Metrics")', () => {
   it('counts ACMP invokes, CU billed, refusals by code, running tasks and requests after a known workload', async () => {

@@ -16,18 +16,18 @@ import {
 } from './constants.js';
 import { checkVerified, type VerifiedRequest } from './did-parties.js';
 import { escrowError, toEscrowErrorObject } from './errors.js';
-import { lockResult, persist, replay, toAnswer, type Done } from './outcomes.js';
+import { countFunds, lockResult, persist, replay, toAnswer, type Done } from './outcomes.js';
 import { logOf, registerWithClaim, routeHeld } from './payout-config.js';
 import { verifyBeforeLock } from './signed-requests.js';
-import { parseEscrowCommand, type EscrowCommand, type MutatingCommand } from './messages.js';
+import { parseEscrowCommand, type EscrowCommand } from './messages.js';
 import type { EscrowRecord } from './record.js';
 import {
   advance,
   applyCommand,
+  attemptCommand,
   authorize,
   openEscrow,
   resolveDispute,
-  type CommandContext,
 } from './state-machine.js';
 import type { EscrowListQuery, EscrowParty, EscrowStore, OpKey, StoredOp } from './store.js';
 import { TransitionLog, type Payout } from './transitions.js';
@@ -48,14 +48,11 @@ export interface EscrowAgentOptions {
   clock?: Clock;
   ids?: IdSource;
   logger?: Logger;
-  /** Counts requests by method and outcome (docs/operations.md "Metrics"). */
+  /** Counts requests by method and outcome and CU moved, reads CU held (docs/operations.md "Metrics"). */
   metrics?: Metrics;
   /** Called after a transition committed and before its payouts run (tests crash the process here). */
   beforePayout?: (payouts: readonly Payout[]) => void;
 }
-
-/** Outcomes the agent remembers per op_ref [L4 §3]: those that depend on the escrow's or account's state. */
-const REPLAYED_CODES = new Set([-35002, -35003, -35004, -35006]);
 
 /**
  * A transport-free Layer 4 escrow agent over one {@link EscrowStore}: each operation is one transaction
@@ -110,7 +107,7 @@ export class EscrowAgent {
                 { caller, command, params: params as object },
               ),
             });
-      this.announce(done.changed);
+      this.afterCommit(done, command.method === ESCROW_METHOD.lock ? command.amount : 0n);
       await this.pay(done.payouts);
       if (command.method === ESCROW_METHOD.claim && command.payout) await this.unheld(done.changed);
       return done.answer;
@@ -136,7 +133,7 @@ export class EscrowAgent {
       resolveDispute(log, { toPayee, by: 'operator', actor: operator, at: now });
       return persist(tx, record, log);
     });
-    this.announce(done.changed);
+    this.afterCommit(done);
     await this.pay(done.payouts);
     return done.record;
   }
@@ -196,6 +193,12 @@ export class EscrowAgent {
     return () => this.committed.delete(listener);
   }
 
+  /** After a transaction committed: its change is announced and the CU it moved counted. */
+  private afterCommit(done: Pick<Done, 'changed' | 'payouts'>, locked = 0n): void {
+    this.announce(done.changed);
+    countFunds(this.options.metrics, done, locked);
+  }
+
   private announce(record: EscrowRecord | undefined): void {
     if (!record) return;
     this.logger.info('escrow.changed', { escrow_id: record.escrowId, state: record.state, seq: record.seq });
@@ -219,7 +222,7 @@ export class EscrowAgent {
           advance(log, now);
           return persist(tx, record, log);
         });
-        this.announce(done.changed);
+        this.afterCommit(done);
         await this.pay(done.payouts);
       } catch (error) {
         // One escrow's failure must not hold up the others' deadlines.
@@ -316,27 +319,12 @@ export class EscrowAgent {
       };
       const stored = await tx.op(key);
       if (stored) return { answer: replay(stored, hash), ...(await persist(tx, record, log)) };
-      const outcome = this.attempt(log, command, context);
+      const outcome = attemptCommand(log, command, context);
       await registerWithClaim(tx, { record, command, outcome, at: now });
       const persisted = await persist(tx, record, log);
       await tx.putOp({ key, paramsHash: hash, outcome, escrowId: record.escrowId, at: now });
       return { answer: toAnswer(outcome), ...persisted };
     });
-  }
-
-  /** Applies a command; a state-dependent refusal becomes the remembered outcome, anything else rolls back. */
-  private attempt(
-    log: TransitionLog,
-    command: MutatingCommand,
-    context: CommandContext,
-  ): StoredOp['outcome'] {
-    try {
-      return { kind: 'result', result: applyCommand(log, command, context) };
-    } catch (error) {
-      if (error instanceof AcmpError && REPLAYED_CODES.has(error.code))
-        return { kind: 'error', error: error.toObject() };
-      throw error;
-    }
   }
 
   /** Runs payouts after their transition committed; a failure leaves them pending for the next tick. */

@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../shared/json.js';
+import type { Metrics } from '../../shared/metrics.js';
 import type { EscrowAnswer } from './agent.js';
 import { formatCu } from './amounts.js';
 import { escrowError } from './errors.js';
@@ -50,4 +51,19 @@ export function lockResult(record: EscrowRecord): Record<string, JsonValue> {
     challenge_window_ms: record.challengeWindowMs,
     payee_id: record.payee,
   };
+}
+
+/**
+ * Counts the CU a committed transaction moved (docs/operations.md "Metrics"): `locked` into escrow (a
+ * lock that created its escrow), each new payout out of it by kind. Held payouts routed later were
+ * counted when the transition that made them committed.
+ */
+export function countFunds(
+  metrics: Metrics | undefined,
+  done: Pick<Done, 'changed' | 'payouts'>,
+  locked: bigint,
+): void {
+  if (!metrics) return;
+  if (locked > 0n && done.changed) metrics.escrowFunds('locked', formatCu(locked));
+  for (const payout of done.payouts) metrics.escrowFunds(payout.kind, formatCu(payout.amount));
 }

@@ -17,6 +17,7 @@ import { isDid, type VerifiedRequest } from './did-parties.js';
 import { escrowError } from './errors.js';
 import type { EscrowCommand, MutatingCommand } from './messages.js';
 import { encodeStatus, remainingOf, type EscrowClaim, type EscrowRecord } from './record.js';
+import type { StoredOp } from './store.js';
 import { TransitionLog } from './transitions.js';
 
 export type { CommandContext } from './commands.js';
@@ -223,5 +224,26 @@ export function applyCommand(
       return claim(log, command, context);
     case ESCROW_METHOD.dispute:
       return dispute(log, command, context);
+  }
+}
+
+/** Outcomes the agent remembers per op_ref [L4 §3]: those that depend on the escrow's or account's state. */
+const REPLAYED_CODES = new Set([-35002, -35003, -35004, -35006]);
+
+/**
+ * Applies a command; a state-dependent refusal becomes the remembered outcome, anything else is thrown
+ * (the transaction rolls back).
+ */
+export function attemptCommand(
+  log: TransitionLog,
+  command: MutatingCommand,
+  context: CommandContext,
+): StoredOp['outcome'] {
+  try {
+    return { kind: 'result', result: applyCommand(log, command, context) };
+  } catch (error) {
+    if (error instanceof AcmpError && REPLAYED_CODES.has(error.code))
+      return { kind: 'error', error: error.toObject() };
+    throw error;
   }
 }

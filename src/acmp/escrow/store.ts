@@ -148,6 +148,8 @@ export interface EscrowStore {
   creditOnce(entry: CreditOnce): Promise<CreditOutcome>;
   balance(tenant: string, account: string): Promise<bigint>;
   totals(): Promise<LedgerTotals>;
+  /** Σ remaining of every escrow: the value held in escrow now (for the metrics). */
+  held(): Promise<bigint>;
   events(escrowId: string): Promise<EscrowEvent[]>;
   /**
    * Tells `listener` when the escrow changed: after each committed transaction that wrote it, in this

@@ -3,7 +3,8 @@ import { routeOf, type PayeeRoute, type PayoutEntry } from './payout-route.js';
 import type { EscrowRecord } from './record.js';
 
 /** Why value moves out of an escrow: the four exits of L4 §6 (release, auto-release, resolution, expiry) and reclaim. */
-export type PayoutKind = 'release' | 'auto_release' | 'reclaim' | 'expiry' | 'resolution';
+export const PAYOUT_KINDS = ['release', 'auto_release', 'reclaim', 'expiry', 'resolution'] as const;
+export type PayoutKind = (typeof PAYOUT_KINDS)[number];
 
 /**
  * One payout of one transition [L4 §7.1]: keyed by the transition id (`<escrow_id>:<seq>`) and recipient

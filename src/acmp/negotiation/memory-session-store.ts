@@ -48,6 +48,10 @@ export class MemorySessionStore implements SessionStore {
     return Promise.resolve(due.slice(0, limit));
   }
 
+  countOpen(now: number): Promise<number> {
+    return Promise.resolve([...this.sessions.values()].filter((s) => (dueAt(s) ?? -Infinity) >= now).length);
+  }
+
   list(
     scope: TaskScope,
     query: SessionListQuery,

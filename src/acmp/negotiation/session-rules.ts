@@ -1,3 +1,4 @@
+import { errorFields, type Logger } from '../../shared/logger.js';
 import { ACMP_CODE, AcmpError } from '../errors.js';
 import type { TaskScope } from '../task-store.js';
 import type { AcceptParams, CounterOfferParams, OfferRequestParams } from './messages.js';
@@ -85,4 +86,16 @@ export function judgeResume(session: NegotiationSession, request: ResumeRequest)
 
 function invalid(reason: string): SessionOutcome {
   return { kind: 'refused', error: new AcmpError(ACMP_CODE.invalidParams, { reason }) };
+}
+
+/** A session message refused: an ACMP error as it is, anything else -32603 with its cause logged. */
+export function refused(error: unknown, logger?: Logger): SessionOutcome {
+  if (error instanceof AcmpError) {
+    // A refusal made of a capability's own error (a price that cannot be quoted): the cause is logged.
+    if (error.cause !== undefined)
+      logger?.warn('acmp.session_refused', { code: error.code, ...errorFields(error.cause) });
+    return { kind: 'refused', error };
+  }
+  logger?.error('acmp.session_failed', errorFields(error));
+  return { kind: 'refused', error: new AcmpError(ACMP_CODE.internal) };
 }

@@ -1,4 +1,5 @@
 import type { TaskScope } from '../task-store.js';
+import type { NegotiationOptions } from './negotiator.js';
 import type { NegotiationSession, SessionPhase } from './session.js';
 
 /** Filters and page of {@link SessionStore.list}; the order is `updatedAt` then `id`, both descending. */
@@ -39,8 +40,22 @@ export interface SessionStore {
   update(next: NegotiationSession): Promise<boolean>;
   /** Open sessions due before `now` (for the expiry sweep), at most `limit`, of one caller when `scope` is given. */
   due(now: number, limit: number, scope?: TaskScope): Promise<NegotiationSession[]>;
+  /** How many sessions are open at `now` (open phase, not yet due), over every caller (for the metrics). */
+  countOpen(now: number): Promise<number>;
   list(scope: TaskScope, query: SessionListQuery): Promise<{ sessions: NegotiationSession[]; total: number }>;
   /** Calls `listener` whenever the session may have changed (also after lost signals); returns the unwatch. */
   watch(id: string, listener: () => void): () => void;
   close?(): Promise<void>;
+}
+
+/**
+ * The negotiator's resolver of an invoke's `referenceTaskIds` over a session store: a session names its
+ * agreement (`offerKey: null` when it ended without one). Any scope: the negotiator refuses another
+ * caller's agreement with -32602 `agreement_foreign`.
+ */
+export function sessionReferences(store: SessionStore): NonNullable<NegotiationOptions['references']> {
+  return async (taskId) => {
+    const session = await store.get(taskId);
+    return session && { offerKey: session.agreementKey ?? null };
+  };
 }

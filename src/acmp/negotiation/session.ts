@@ -130,6 +130,11 @@ export function isOpen(session: NegotiationSession): boolean {
   return OPEN_PHASES.includes(session.phase);
 }
 
+/** Whether a session in `phase` has ended (accepted, expired or canceled). */
+export function isEnded(phase: SessionPhase): phase is 'accepted' | 'expired' | 'canceled' {
+  return !OPEN_PHASES.includes(phase);
+}
+
 /** How long an acceptance in progress may outlive its session before the expiry settles it. */
 const ACCEPT_GRACE_MS = 5_000;
 

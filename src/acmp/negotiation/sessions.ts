@@ -1,15 +1,17 @@
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
+import type { Metrics } from '../../shared/metrics.js';
 import { ACMP_CODE, AcmpError } from '../errors.js';
 import { sameScope } from '../provider-checks.js';
 import type { AcmpCapability } from '../provider-types.js';
 import type { TaskScope } from '../task-store.js';
 import type { AcceptParams, CounterOfferParams } from './messages.js';
-import type { NegotiationOptions, Negotiator } from './negotiator.js';
+import type { Negotiator } from './negotiator.js';
 import {
   ackReplyOf,
   expiryAt,
+  isEnded,
   openedSession,
   sessionTransition,
   type NegotiationSession,
@@ -19,6 +21,7 @@ import {
 import { concedeToFloor, DEFAULT_COUNTER_TERMS, type CounterPolicy } from './session-policy.js';
 import {
   judgeResume,
+  refused,
   sessionRefusal,
   type OpenRequest,
   type ResumeRequest,
@@ -51,6 +54,8 @@ export interface SessionServiceOptions extends SessionOptions {
   readonly clock?: Clock;
   readonly ids?: IdSource;
   readonly logger?: Logger;
+  /** Counts sessions opened and ended (docs/operations.md "Metrics"). */
+  readonly metrics?: Metrics;
 }
 
 /** Resume attempts before a session that keeps changing under us is answered `not_your_turn`. */
@@ -148,6 +153,7 @@ export class NegotiationSessions {
     const created = await this.store.create(session, this.maxOpenSessions, now);
     switch (created.kind) {
       case 'created':
+        this.options.metrics?.negotiationSession('opened');
         return { kind: 'session', session };
       case 'exists':
         return this.replayOpen(created.existing, request);
@@ -183,7 +189,7 @@ export class NegotiationSessions {
       const phase = request.call.method === 'counter' ? 'quoting' : 'accepting';
       const begun = sessionTransition.begin(session, { phase, turn }, now);
       // Lost the race: judge again on the version that won.
-      if (!(await this.store.update(begun))) continue;
+      if (!(await this.write(begun))) continue;
       return request.call.method === 'counter'
         ? this.answerCounter(begun, request.call.params)
         : this.finishAccept(begun, request.call.params);
@@ -203,7 +209,7 @@ export class NegotiationSessions {
       if (session.phase !== 'offer' && session.phase !== 'quoting')
         return { kind: 'not_cancelable', session };
       const ended = sessionTransition.ended(session, { kind: 'canceled', at: this.clock.now() });
-      if (await this.store.update(ended)) return { kind: 'canceled', session: ended };
+      if (await this.write(ended)) return { kind: 'canceled', session: ended };
     }
     const session = await this.get(id, scope);
     return session ? { kind: 'not_cancelable', session } : { kind: 'unknown' };
@@ -286,16 +292,26 @@ export class NegotiationSessions {
     }
   }
 
+  /**
+   * Every change of a session, by compare-and-set: the one place a session is known to have ended (the
+   * write that moved it to a terminal phase won), so each end counts once however many hosts race.
+   */
+  private async write(next: NegotiationSession): Promise<boolean> {
+    const won = await this.store.update(next);
+    if (won && isEnded(next.phase)) this.options.metrics?.negotiationSession(next.phase);
+    return won;
+  }
+
   /** Writes the answer; if the session moved meanwhile (expired, canceled), shows it as it stands. */
   private async settle(next: NegotiationSession): Promise<SessionOutcome> {
-    if (await this.store.update(next)) return { kind: 'session', session: next };
+    if (await this.write(next)) return { kind: 'session', session: next };
     const current = await this.store.get(next.id);
     return current ? { kind: 'session', session: current } : { kind: 'not_found' };
   }
 
   /** The pending turn was refused: the session goes back to its standing offer. */
   private async undo(session: NegotiationSession, error: unknown): Promise<SessionOutcome> {
-    await this.store.update(sessionTransition.restore(session, this.clock.now()));
+    await this.write(sessionTransition.restore(session, this.clock.now()));
     return refused(error, this.logger);
   }
 
@@ -315,7 +331,7 @@ export class NegotiationSessions {
           end.at,
         )
       : sessionTransition.ended(session, end);
-    if (await this.store.update(next)) return next;
+    if (await this.write(next)) return next;
     return (await this.store.get(session.id)) ?? next;
   }
 
@@ -338,27 +354,4 @@ export class NegotiationSessions {
       this.sweeping = false;
     }
   }
-}
-
-/**
- * The negotiator's resolver of an invoke's `referenceTaskIds` over a session store: a session names its
- * agreement (`offerKey: null` when it ended without one). Any scope: the negotiator refuses another
- * caller's agreement with -32602 `agreement_foreign`.
- */
-export function sessionReferences(store: SessionStore): NonNullable<NegotiationOptions['references']> {
-  return async (taskId) => {
-    const session = await store.get(taskId);
-    return session && { offerKey: session.agreementKey ?? null };
-  };
-}
-
-function refused(error: unknown, logger?: Logger): SessionOutcome {
-  if (error instanceof AcmpError) {
-    // A refusal made of a capability's own error (a price that cannot be quoted): the cause is logged.
-    if (error.cause !== undefined)
-      logger?.warn('acmp.session_refused', { code: error.code, ...errorFields(error.cause) });
-    return { kind: 'refused', error };
-  }
-  logger?.error('acmp.session_failed', errorFields(error));
-  return { kind: 'refused', error: new AcmpError(ACMP_CODE.internal) };
 }

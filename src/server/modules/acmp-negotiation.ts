@@ -4,12 +4,8 @@ import type { AgreementStore } from '../../acmp/negotiation/agreement-store.js';
 import { MemoryAgreementStore } from '../../acmp/negotiation/memory-agreement-store.js';
 import { MemorySessionStore } from '../../acmp/negotiation/memory-session-store.js';
 import { Negotiator, type NegotiationOptions } from '../../acmp/negotiation/negotiator.js';
-import type { SessionStore } from '../../acmp/negotiation/session-store.js';
-import {
-  NegotiationSessions,
-  sessionReferences,
-  type SessionOptions,
-} from '../../acmp/negotiation/sessions.js';
+import { sessionReferences, type SessionStore } from '../../acmp/negotiation/session-store.js';
+import { NegotiationSessions, type SessionOptions } from '../../acmp/negotiation/sessions.js';
 import { KyselyAgreementStore } from '../../storage/acmp-agreement-store-kysely.js';
 import { KyselySessionStore } from '../../storage/acmp-session-store-kysely.js';
 import type { ModuleContext } from '../module.js';
@@ -44,13 +40,13 @@ export interface NegotiationStores {
  * survive restarts and are shared by every host on it), in memory otherwise.
  */
 export function negotiationStoresOf(
-  context: Pick<ModuleContext, 'database' | 'logger'>,
+  context: Pick<ModuleContext, 'database' | 'logger' | 'metrics'>,
   withSessions: boolean,
 ): NegotiationStores {
-  const { database, logger } = context;
+  const { database, logger, metrics } = context;
   const sessions = withSessions
     ? database
-      ? new KyselySessionStore(database, { logger })
+      ? new KyselySessionStore(database, { logger, ...(metrics ? { metrics } : {}) })
       : new MemorySessionStore()
     : undefined;
   const agreements = database ? new KyselyAgreementStore(database) : new MemoryAgreementStore();
@@ -93,6 +89,11 @@ export class AcmpNegotiation {
     if (this.sessionStore instanceof KyselySessionStore) await this.sessionStore.open();
     const service = this.sessionService(this.sessionStore, limits, capabilities);
     service.start();
+    // The open sessions, read from the store at each scrape (docs/operations.md "Metrics").
+    const store = this.sessionStore;
+    this.context.metrics?.readGauge('negotiation_sessions_open', () =>
+      store.countOpen(this.context.clock.now()),
+    );
     const binding = new AcmpSessionBinding({
       sessions: service,
       ids: this.context.ids,
@@ -117,6 +118,7 @@ export class AcmpNegotiation {
       clock: this.context.clock,
       ids: this.context.ids,
       logger: this.context.logger,
+      ...(this.context.metrics ? { metrics: this.context.metrics } : {}),
     });
   }
 }

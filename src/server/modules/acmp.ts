@@ -68,10 +68,13 @@ export function acmpModule(options: AcmpModuleOptions): HostModule {
 
 /** The ACMP task store for the host's dialect: over the host database when there is one, in memory otherwise. */
 export function acmpTaskStoreOf(
-  context: Pick<ModuleContext, 'database' | 'logger'>,
+  context: Pick<ModuleContext, 'database' | 'logger' | 'metrics'>,
 ): KyselyAcmpTaskStore | MemoryAcmpTaskStore {
   return context.database
-    ? new KyselyAcmpTaskStore(context.database, { logger: context.logger })
+    ? new KyselyAcmpTaskStore(context.database, {
+        logger: context.logger,
+        ...(context.metrics ? { metrics: context.metrics } : {}),
+      })
     : new MemoryAcmpTaskStore();
 }
 

@@ -44,8 +44,10 @@ export function acpModule(options: AcpModuleOptions): HostModule {
 type AcpModuleSettings = AcpModuleOptions & Required<Pick<AcpModuleOptions, 'accepts' | 'emits'>>;
 
 /** The transaction store for the host's dialect: over the host database when there is one, in memory otherwise. */
-function acpTransactionStoreOf(context: Pick<ModuleContext, 'database'>): TransactionStore {
-  return context.database ? createKyselyTransactionStore(context.database) : new MemoryTransactionStore();
+function acpTransactionStoreOf(context: Pick<ModuleContext, 'database' | 'metrics'>): TransactionStore {
+  return context.database
+    ? createKyselyTransactionStore(context.database, { metrics: context.metrics })
+    : new MemoryTransactionStore();
 }
 
 /** The ACPspec module: its tables, the TLS check, and the receiver and binding each start builds. */

@@ -1,5 +1,6 @@
 import type { A2ABinding } from '../../a2a/binding.js';
 import { createEscrowBinding } from '../../a2a/escrow/binding.js';
+import { formatCu } from '../../acmp/escrow/amounts.js';
 import { createEscrowAgent, type EscrowAgent, type EscrowAgentOptions } from '../../acmp/escrow/agent.js';
 import {
   checkEscrowSettings,
@@ -42,9 +43,12 @@ export function escrowModule(options: EscrowModuleOptions = {}): HostModule {
 }
 
 /** The escrow store for the host's dialect: over the host database when there is one, in memory otherwise. */
-function escrowStoreOf(context: Pick<ModuleContext, 'database' | 'logger'>): EscrowStore {
+function escrowStoreOf(context: Pick<ModuleContext, 'database' | 'logger' | 'metrics'>): EscrowStore {
   return context.database
-    ? new KyselyEscrowStore(context.database, { logger: context.logger })
+    ? new KyselyEscrowStore(context.database, {
+        logger: context.logger,
+        ...(context.metrics ? { metrics: context.metrics } : {}),
+      })
     : new MemoryEscrowStore();
 }
 
@@ -83,6 +87,8 @@ class EscrowModule implements HostModule {
     // Payouts left pending by a crash between a transition and its payout run now, once (L4 §6, §7.1).
     await agent.tick();
     agent.start(this.options.tickMs ?? 1_000);
+    // The CU held now, read from the store at each scrape (docs/operations.md "Metrics").
+    context.metrics?.readGauge('escrow_held_cu', async () => formatCu(await store.held()));
     const binding = createEscrowBinding({ agent, required: this.options.required, ids: context.ids });
     return new RunningEscrowModule(store, agent, binding);
   }
