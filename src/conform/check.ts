@@ -29,6 +29,12 @@ export interface ConformContext {
   readonly token?: string | undefined;
   /** Refuse to wait longer than this per network step. */
   readonly timeoutMs: number;
+  /** The fetch every HTTP step uses (trusting the operator's CA); the global fetch when absent. */
+  readonly fetch?: typeof fetch | undefined;
+  /** An extra CA certificate (PEM) to trust, for clients that open their own connections. */
+  readonly caCert?: string | undefined;
+  /** The ACMP capability the spending checks invoke (`--capability`); default: the card's first with an example. */
+  readonly acmpCapability?: string | undefined;
   /** Reserves `cu` of the budget for a check that spends; false when the budget cannot cover it. */
   reserve(cu: number): boolean;
 }
