@@ -80,9 +80,9 @@ async function pipeEvents(
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  target: string,
-  rewrites: Rewrites,
+  hop: { target: string; self: () => string; rewrites: Rewrites },
 ): Promise<void> {
+  const { target, rewrites } = hop;
   const path = req.url ?? '/';
   let body = await readAll(req);
   const json = body ? parse(body) : undefined;
@@ -99,17 +99,21 @@ async function handle(
     res.writeHead(answer.status, headers);
     return pipeEvents(answer.body, res, (event) => respond(event, path));
   }
-  const text = await answer.text();
+  let text = await answer.text();
+  const isCard = path.startsWith('/.well-known/');
+  // The card names the proxy's origin, so every call the kit makes passes through it.
+  if (isCard) text = text.replaceAll(new URL(target).origin, hop.self());
   let parsed = parse(text);
-  if (parsed && path.startsWith('/.well-known/') && rewrites.card) parsed = rewrites.card(parsed);
+  if (parsed && isCard) parsed = rewrites.card ? rewrites.card(parsed) : parsed;
   else if (parsed) parsed = respond(parsed, path);
   res.writeHead(answer.status, headers).end(parsed ? JSON.stringify(parsed) : text);
 }
 
 /** Starts a rewriting proxy in front of `target` (plain HTTP); closed by the tests' cleanup. */
 export async function startRewriteProxy(target: string, rewrites: Rewrites): Promise<{ url: string }> {
+  let self = '';
   const server = createServer((req, res) => {
-    handle(req, res, target, rewrites).catch(() => {
+    handle(req, res, { target, self: () => self, rewrites }).catch(() => {
       if (!res.headersSent) res.writeHead(502);
       res.end();
     });
@@ -122,5 +126,6 @@ export async function startRewriteProxy(target: string, rewrites: Rewrites): Pro
         server.close(() => resolve());
       }),
   );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  self = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url: self };
 }
