@@ -64,7 +64,7 @@ const BINDING_EXTENSION: Record<ConformBinding, string | undefined> = {
 };
 
 /** The checks `only` selects. @throws LocalError CONFIG_INVALID naming an unknown id. */
-export function selectChecks(
+function selectChecks(
   checks: readonly Check[],
   only: readonly string[] | undefined,
 ): readonly Check[] {

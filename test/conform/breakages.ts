@@ -234,10 +234,7 @@ export const BREAKAGES: readonly Breakage[] = [
     rewrites: {
       response: (body, path) => {
         if (path.startsWith('/mcp'))
-          walk(
-            body,
-            (o) => isObject(o['org.a2agora/acmp']) && ((o['org.a2agora/acmp']).version = '9.9.9'),
-          );
+          walk(body, (o) => isObject(o['org.a2agora/acmp']) && (o['org.a2agora/acmp'].version = '9.9.9'));
         return body;
       },
     },

@@ -11,7 +11,7 @@ import { startRewriteProxy, type Rewrites } from './rewrite-proxy.js';
  */
 
 /** Heartbeat interval of the fixture host; the kit's liveness window is 3 × this. */
-export const HEARTBEAT_MS = 200;
+const HEARTBEAT_MS = 200;
 /** Steps of a tick run, and their length: a run outlives several heartbeat intervals. */
 const STEPS = 6;
 const STEP_MS = 200;

@@ -31,7 +31,7 @@ const obj = (value: unknown): Json | undefined => (isJsonObject(value) ? value :
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** The result object of a JSON-RPC frame (`{task}`, `{message}`, `{statusUpdate}`, …), if any. */
-export function resultOf(frame: WireFrame): Json | undefined {
+function resultOf(frame: WireFrame): Json | undefined {
   return obj(frame.body.result);
 }
 
@@ -46,7 +46,7 @@ export function taskOf(frame: WireFrame): { id?: string; state?: string; object:
 }
 
 /** Every message of a frame: a direct reply, a task's status message and history, an update's message. */
-export function messagesOf(frame: WireFrame): SeenMessage[] {
+function messagesOf(frame: WireFrame): SeenMessage[] {
   const result = resultOf(frame);
   const seen: SeenMessage[] = [];
   const direct = obj(result?.message);
