@@ -64,10 +64,7 @@ const BINDING_EXTENSION: Record<ConformBinding, string | undefined> = {
 };
 
 /** The checks `only` selects. @throws LocalError CONFIG_INVALID naming an unknown id. */
-function selectChecks(
-  checks: readonly Check[],
-  only: readonly string[] | undefined,
-): readonly Check[] {
+function selectChecks(checks: readonly Check[], only: readonly string[] | undefined): readonly Check[] {
   if (!only || only.length === 0) return checks;
   const known = new Set(checks.map((c) => c.id));
   const unknown = only.filter((id) => !known.has(id));

@@ -110,20 +110,22 @@ const cancelLost: Rewrites = {
   },
 };
 
-/** Turns every answer carrying acmp_error into a failed task. */
+/** Turns every answer carrying acmp_error into a failed task (JSON-RPC `{result}` or bare REST bodies). */
 const failedTask: Rewrites['response'] = (body) => {
-  const result = body.result;
-  if (!isObject(result) || !JSON.stringify(result).includes('"acmp_error"')) return body;
+  const wrapped = isObject(body.result);
+  const result = wrapped ? (body.result as Json) : body;
+  if (!JSON.stringify(result).includes('"acmp_error"')) return body;
+  let out = result;
   if (isObject(result.message)) {
     let id = '';
     walk(result.message, (o) => isObject(o.acmp_error) && (id = String((o.acmp_error.data as Json).task_id)));
     const message = { ...result.message, taskId: id };
-    return { ...body, result: { task: { id, status: { state: 'TASK_STATE_FAILED', message } } } };
-  }
-  walk(result, (o) => {
-    if (typeof o.state === 'string') o.state = 'TASK_STATE_FAILED';
-  });
-  return body;
+    out = { task: { id, status: { state: 'TASK_STATE_FAILED', message } } };
+  } else
+    walk(result, (o) => {
+      if (typeof o.state === 'string') o.state = 'TASK_STATE_FAILED';
+    });
+  return wrapped ? { ...body, result: out } : out;
 };
 
 export const BREAKAGES: readonly Breakage[] = [

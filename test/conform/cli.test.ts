@@ -35,7 +35,7 @@ describe('a2a-commerce conform: exit codes (docs/conformance.md "Exit codes")', 
     const io = capture();
     expect(await runCli(['conform', agent.url, '--only', CARD_CHECKS], io)).toBe(1);
     expect(io.stdout.join('\n')).toMatch(
-      /FAIL {2}acmp-a2a-budget-exceeded[^\n]*\n {8}↳ acmp_error code -33099, expected -33001/,
+      /FAIL {2}acmp-a2a-budget-exceeded[^\n]*\n {8}↳ \[JSONRPC\] acmp_error code -33099, expected -33001; \[HTTP\+JSON\] acmp_error code -33099/,
     );
   });
 
@@ -96,7 +96,7 @@ describe('a2a-commerce conform: --json and --junit (docs/conformance.md "Output 
     expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ')).toBe(true);
     expect(xml.match(/<testcase /g)).toHaveLength(4);
     expect(xml).toMatch(
-      /<testcase name="acmp-a2a-proof" classname="acmp-a2a"[^>]*>\n {6}<skipped message="needs 0.001 CU/,
+      /<testcase name="acmp-a2a-proof" classname="acmp-a2a"[^>]*>\n {6}<skipped message="\[JSONRPC\] needs 0.001 CU/,
     );
     expect(xml).toContain('<testsuite name="acmp-a2a" tests="4" failures="0" errors="0" skipped="1"');
   });

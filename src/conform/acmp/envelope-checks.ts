@@ -3,7 +3,8 @@ import { isJsonObject } from '../../shared/json.js';
 import { fail, pass, skip, type Check, type CheckOutcome, type ConformContext } from '../check.js';
 import { acmpParts, brief, mediaTypeOf, type SeenPart } from './inspect.js';
 import { refusalProbe, streamProbe } from './probes.js';
-import type { WireExchange } from './wire.js';
+import { overTransports, type WireCheck } from './transports.js';
+import type { WireExchange, WireTransport } from './wire.js';
 
 /**
  * The envelope rules of seed 000 §1, judged on every ACMP part the agent sent or echoed: the -33001
@@ -13,20 +14,23 @@ import type { WireExchange } from './wire.js';
 type Json = Record<string, unknown>;
 
 /** The exchanges the envelope checks judge, with a note when the paid one could not run. */
-async function judged(ctx: ConformContext): Promise<{ exchanges: WireExchange[]; note?: string } | string> {
-  const refusal = await refusalProbe(ctx);
+async function judged(
+  ctx: ConformContext,
+  t: WireTransport,
+): Promise<{ exchanges: WireExchange[]; note?: string } | string> {
+  const refusal = await refusalProbe(ctx, t);
   if (typeof refusal === 'string') return refusal;
-  const stream = await streamProbe(ctx);
+  const stream = await streamProbe(ctx, t);
   if (typeof stream === 'string') return { exchanges: [refusal.exchange], note: `refusal only (${stream})` };
   return { exchanges: [refusal.exchange, stream.exchange] };
 }
 
 /** A check over every ACMP part: `problem` says what is wrong with one part, or nothing. */
-function partCheck(meta: Omit<Check, 'run'>, problem: (part: SeenPart) => string | undefined): Check {
+function partCheck(meta: Omit<Check, 'run'>, problem: (part: SeenPart) => string | undefined): WireCheck {
   return {
     ...meta,
-    run: async (ctx): Promise<CheckOutcome> => {
-      const seen = await judged(ctx);
+    run: async (ctx, t): Promise<CheckOutcome> => {
+      const seen = await judged(ctx, t);
       if (typeof seen === 'string') return skip(seen);
       const parts = acmpParts(seen.exchanges);
       if (parts.length === 0) return fail('the agent answered no ACMP data part at all');
@@ -139,13 +143,13 @@ function hoisted(value: unknown, depth = 0): string[] {
   ]);
 }
 
-const nothingHoisted: Check = {
+const nothingHoisted: WireCheck = {
   id: 'acmp-a2a-no-metadata',
   binding: 'acmp-a2a',
   title: 'No ACMP field is hoisted into Message.metadata (or the task metadata)',
   spec: 'seed 000 §1 (line 46), §3.1 (line 85)',
-  run: async (ctx) => {
-    const seen = await judged(ctx);
+  run: async (ctx, t) => {
+    const seen = await judged(ctx, t);
     if (typeof seen === 'string') return skip(seen);
     const found = acmpParts(seen.exchanges).flatMap((p) =>
       hoisted(p.message.message.metadata).map((k) => `${p.message.where} Message.metadata.${k}`),
@@ -162,4 +166,6 @@ const nothingHoisted: Check = {
 };
 
 /** The envelope checks, in report order. */
-export const envelopeChecks: readonly Check[] = [mediaType, rootKeys, taskIdAgrees, nothingHoisted];
+export const envelopeChecks: readonly Check[] = [mediaType, rootKeys, taskIdAgrees, nothingHoisted].map(
+  overTransports,
+);

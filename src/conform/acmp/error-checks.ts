@@ -5,7 +5,8 @@ import { brief, finalAnswer, taskOf } from './inspect.js';
 import { invokePlan } from './plan.js';
 import { cancelProbe, refusalProbe, sendInvoke, TINY_PRICE_CU, type InvokeProbe } from './probes.js';
 import { freshTaskId } from './plan.js';
-import type { WireExchange } from './wire.js';
+import { overTransports, type WireCheck } from './transports.js';
+import type { WireExchange, WireTransport } from './wire.js';
 
 /**
  * The Layer 1 §3.3 codes the kit provokes without spending — every one is a refusal before any work —
@@ -31,43 +32,44 @@ function expectCode(probe: InvokeProbe, code: number): CheckOutcome {
 /** A refusal probe with some params changed, or the reason it cannot run. */
 async function refusedWith(
   ctx: ConformContext,
+  t: WireTransport,
   extra: Record<string, unknown>,
 ): Promise<InvokeProbe | string> {
-  const plan = invokePlan(ctx);
+  const plan = invokePlan(ctx, t);
   if (typeof plan === 'string') return plan;
   const params = { task_id: freshTaskId(), capability: plan.capability, input: plan.input, ...extra };
   return sendInvoke(ctx, plan, { max_price_cu: TINY_PRICE_CU, ...params });
 }
 
-const budgetExceeded: Check = {
+const budgetExceeded: WireCheck = {
   id: 'acmp-a2a-budget-exceeded',
   binding: 'acmp-a2a',
   title: `An invoke whose max_price_cu (${TINY_PRICE_CU}) is below the price is refused with -33001`,
   spec: 'Layer 1 §3.1 (max_price_cu), §3.3 (-33001)',
-  run: async (ctx) => {
-    const probe = await refusalProbe(ctx);
+  run: async (ctx, t) => {
+    const probe = await refusalProbe(ctx, t);
     return typeof probe === 'string' ? skip(probe) : expectCode(probe, ACMP_CODE.budgetExceeded);
   },
 };
 
-const capabilityNotFound: Check = {
+const capabilityNotFound: WireCheck = {
   id: 'acmp-a2a-capability-not-found',
   binding: 'acmp-a2a',
   title: 'An invoke of a capability the agent does not offer is refused with -33002',
   spec: 'Layer 1 §3.3 (-33002)',
-  run: async (ctx) => {
-    const probe = await refusedWith(ctx, { capability: `conform-no-such-capability-${freshTaskId()}` });
+  run: async (ctx, t) => {
+    const probe = await refusedWith(ctx, t, { capability: `conform-no-such-capability-${freshTaskId()}` });
     return typeof probe === 'string' ? skip(probe) : expectCode(probe, ACMP_CODE.capabilityNotFound);
   },
 };
 
-const featureUnsupported: Check = {
+const featureUnsupported: WireCheck = {
   id: 'acmp-a2a-input-stream-refused',
   binding: 'acmp-a2a',
   title: 'An invoke with input_stream: true is refused with -33007 (the binding has no input streaming)',
   spec: 'seed 000 §3.3 (line 93); Layer 1 §3.1 (input_stream), §3.3 (-33007)',
-  run: async (ctx) => {
-    const probe = await refusedWith(ctx, { input_stream: true, max_price_cu: TINY_PRICE_CU });
+  run: async (ctx, t) => {
+    const probe = await refusedWith(ctx, t, { input_stream: true, max_price_cu: TINY_PRICE_CU });
     return typeof probe === 'string' ? skip(probe) : expectCode(probe, ACMP_CODE.featureUnsupported);
   },
 };
@@ -87,32 +89,32 @@ function placementProblems(label: string, exchange: WireExchange): string[] {
   return [];
 }
 
-const errorInPayload: Check = {
+const errorInPayload: WireCheck = {
   id: 'acmp-a2a-error-in-payload',
   binding: 'acmp-a2a',
   title: 'An ACMP error travels as an acmp_error payload; a task carrying one is completed, never failed',
   spec: 'seed 000 §3.4 (line 97); §1 (line 44)',
-  run: async (ctx) => {
-    const refusal = await refusalProbe(ctx);
+  run: async (ctx, t) => {
+    const refusal = await refusalProbe(ctx, t);
     if (typeof refusal === 'string') return skip(refusal);
     if (!finalAnswer(refusal.exchange)?.error && refusal.exchange.frames[0]?.body.error === undefined)
       return fail(`the -33001 refusal carried no acmp_error: ${brief(refusal.exchange.frames[0]?.body)}`);
     const problems = placementProblems('the -33001 refusal', refusal.exchange);
     // The cancelled invoke, when the budget ran it, is a task that ends in an ACMP error (-33004).
-    const cancelled = await cancelProbe(ctx);
+    const cancelled = await cancelProbe(ctx, t);
     if (typeof cancelled !== 'string')
       problems.push(...placementProblems('the cancelled invoke', cancelled.exchange));
     return problems.length ? fail(problems.join('; ')) : pass();
   },
 };
 
-const cancelHonoured: Check = {
+const cancelHonoured: WireCheck = {
   id: 'acmp-a2a-cancel',
   binding: 'acmp-a2a',
   title: 'acmp/cancel on a running task ends its invoke with acmp_error -33004',
   spec: 'Layer 1 §3.7; seed 000 §1 (cancel is a request in a data part)',
-  run: async (ctx) => {
-    const probe = await cancelProbe(ctx);
+  run: async (ctx, t) => {
+    const probe = await cancelProbe(ctx, t);
     if (typeof probe === 'string') return skip(probe);
     const answer = finalAnswer(probe.exchange);
     if (!probe.cancel) return skip('the invoke finished before its task was seen; nothing to cancel');
@@ -135,4 +137,4 @@ export const errorChecks: readonly Check[] = [
   featureUnsupported,
   errorInPayload,
   cancelHonoured,
-];
+].map(overTransports);

@@ -4,7 +4,7 @@ import type { Payload } from '../../acmp/messages.js';
 import { boundedTaskIds } from '../../shared/ids.js';
 import { isJsonObject } from '../../shared/json.js';
 import type { ConformContext } from '../check.js';
-import { jsonRpcEndpoint } from './wire.js';
+import { endpointsOf, type Endpoint, type WireTransport } from './wire.js';
 
 /**
  * What the ACMP checks read from the card before they call: the extension entry, the JSON-RPC endpoint,
@@ -34,7 +34,7 @@ export function features(card: unknown): Json {
 
 /** The capability the wire checks invoke, the input they send, and where. */
 export interface InvokePlan {
-  readonly endpoint: string;
+  readonly endpoint: Endpoint;
   readonly capability: string;
   readonly input: Payload;
   /** A fixed price the skill states (`Price: <n> CU`), when it states one. */
@@ -54,12 +54,12 @@ function acmpSkills(card: unknown): Json[] {
 }
 
 /**
- * The plan, or why there is none: no JSON-RPC v1.0 interface, no ACMP skill with an example input (the
+ * The plan over one transport, or why there is none: no v1.0 interface for it, no ACMP skill with an example input (the
  * kit sends only inputs the agent itself publishes), or the operator's `acmpCapability` is not listed.
  */
-export function invokePlan(ctx: ConformContext): InvokePlan | string {
-  const endpoint = jsonRpcEndpoint(ctx.card);
-  if (endpoint === undefined) return 'the card lists no A2A v1.0 JSON-RPC interface';
+export function invokePlan(ctx: ConformContext, transport: WireTransport): InvokePlan | string {
+  const endpoint = endpointsOf(ctx.card).find((e) => e.transport === transport);
+  if (endpoint === undefined) return `the card lists no A2A v1.0 ${transport} interface`;
   const skills = acmpSkills(ctx.card).filter((s) => !ctx.acmpCapability || s.id === ctx.acmpCapability);
   for (const skill of skills) {
     const info = readCapabilitySkill({

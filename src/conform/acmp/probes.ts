@@ -3,7 +3,7 @@ import { isJsonObject } from '../../shared/json.js';
 import type { ConformContext } from '../check.js';
 import { finalAnswer, taskOf } from './inspect.js';
 import { acmpMessage, features, freshTaskId, invokePlan, type InvokePlan } from './plan.js';
-import { callRpc, streamRpc, type WireExchange } from './wire.js';
+import { callRpc, streamRpc, type WireExchange, type WireTransport } from './wire.js';
 
 /**
  * The calls the ACMP checks judge, made once per run and shared (memoised per context): a refusal that
@@ -19,6 +19,7 @@ export const TINY_PRICE_CU = 1e-9;
 const memo = new WeakMap<ConformContext, Map<string, Promise<unknown>>>();
 
 function once<T>(ctx: ConformContext, key: string, run: () => Promise<T>): Promise<T> {
+  // Keys name the probe and the transport it ran over.
   let cache = memo.get(ctx);
   if (!cache) memo.set(ctx, (cache = new Map<string, Promise<unknown>>()));
   let value = cache.get(key) as Promise<T> | undefined;
@@ -54,9 +55,9 @@ export async function sendInvoke(
 }
 
 /** The -33001 refusal: an invoke whose `max_price_cu` is {@link TINY_PRICE_CU} (Layer 1 §3.1). */
-export function refusalProbe(ctx: ConformContext): Promise<InvokeProbe | string> {
-  return once(ctx, 'refusal', async () => {
-    const plan = invokePlan(ctx);
+export function refusalProbe(ctx: ConformContext, t: WireTransport): Promise<InvokeProbe | string> {
+  return once(ctx, `refusal ${t}`, async () => {
+    const plan = invokePlan(ctx, t);
     if (typeof plan === 'string') return plan;
     return sendInvoke(ctx, plan, invokeParams(plan, { max_price_cu: TINY_PRICE_CU }));
   });
@@ -67,8 +68,11 @@ export function refusalProbe(ctx: ConformContext): Promise<InvokeProbe | string>
  * (Layer 1 §3.3), else the skill's fixed price. The invoke's `max_price_cu` is this price, so a conforming
  * agent cannot charge more (Layer 1 §3.2 `cost_cu`).
  */
-async function pricePlan(ctx: ConformContext): Promise<{ plan: InvokePlan; priceCu: number } | string> {
-  const refusal = await refusalProbe(ctx);
+async function pricePlan(
+  ctx: ConformContext,
+  t: WireTransport,
+): Promise<{ plan: InvokePlan; priceCu: number } | string> {
+  const refusal = await refusalProbe(ctx, t);
   if (typeof refusal === 'string') return refusal;
   const data = finalAnswer(refusal.exchange)?.error?.data;
   const named = isJsonObject(data) && typeof data.min_price_cu === 'number' ? data.min_price_cu : undefined;
@@ -79,8 +83,11 @@ async function pricePlan(ctx: ConformContext): Promise<{ plan: InvokePlan; price
 }
 
 /** Reserves one paid invoke, or says why not. */
-async function paidPlan(ctx: ConformContext): Promise<{ plan: InvokePlan; priceCu: number } | string> {
-  const priced = await pricePlan(ctx);
+async function paidPlan(
+  ctx: ConformContext,
+  t: WireTransport,
+): Promise<{ plan: InvokePlan; priceCu: number } | string> {
+  const priced = await pricePlan(ctx, t);
   if (typeof priced === 'string') return priced;
   if (!ctx.reserve(priced.priceCu))
     return `needs ${priced.priceCu} CU of budget (--max-spend) for a paid invoke of ${priced.plan.capability}`;
@@ -92,9 +99,12 @@ async function paidPlan(ctx: ConformContext): Promise<{ plan: InvokePlan; priceC
  * `proof_method: "result-hash"` (Layer 3 §3.1). Its transcript feeds the envelope, stream, liveness,
  * proof and cost checks.
  */
-export function streamProbe(ctx: ConformContext): Promise<(InvokeProbe & { priceCu: number }) | string> {
-  return once(ctx, 'stream', async () => {
-    const paid = await paidPlan(ctx);
+export function streamProbe(
+  ctx: ConformContext,
+  t: WireTransport,
+): Promise<(InvokeProbe & { priceCu: number }) | string> {
+  return once(ctx, `stream ${t}`, async () => {
+    const paid = await paidPlan(ctx, t);
     if (typeof paid === 'string') return paid;
     const params = invokeParams(paid.plan, {
       max_price_cu: paid.priceCu,
@@ -113,9 +123,10 @@ export function streamProbe(ctx: ConformContext): Promise<(InvokeProbe & { price
  */
 export function repeatProbe(
   ctx: ConformContext,
+  t: WireTransport,
 ): Promise<{ first: InvokeProbe; again: InvokeProbe } | string> {
-  return once(ctx, 'repeat', async () => {
-    const first = await streamProbe(ctx);
+  return once(ctx, `repeat ${t}`, async () => {
+    const first = await streamProbe(ctx, t);
     if (typeof first === 'string') return first;
     if (!ctx.reserve(first.priceCu)) return `needs another ${first.priceCu} CU of budget for the repeat`;
     // The repeat is a retry of the same call: over SendStreamingMessage, as the first was.
@@ -134,9 +145,9 @@ export interface CancelProbe extends InvokeProbe {
   readonly finalMs?: number;
 }
 
-export function cancelProbe(ctx: ConformContext): Promise<CancelProbe | string> {
-  return once(ctx, 'cancel', async () => {
-    const paid = await paidPlan(ctx);
+export function cancelProbe(ctx: ConformContext, t: WireTransport): Promise<CancelProbe | string> {
+  return once(ctx, `cancel ${t}`, async () => {
+    const paid = await paidPlan(ctx, t);
     if (typeof paid === 'string') return paid;
     const params = invokeParams(paid.plan, { max_price_cu: paid.priceCu });
     const message = acmpMessage({ acmp_method: ACMP_METHOD.invoke, params });

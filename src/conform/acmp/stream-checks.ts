@@ -8,6 +8,8 @@ import { fail, pass, skip, type Check, type CheckOutcome } from '../check.js';
 import { agentRoots, brief, finalAnswer, taskOf } from './inspect.js';
 import { features } from './plan.js';
 import { repeatProbe, streamProbe, type InvokeProbe } from './probes.js';
+import { overTransports, type WireCheck } from './transports.js';
+import type { WireTransport } from './wire.js';
 
 /**
  * The checks of the paid streaming invoke (seed 000 §3.2, Layer 1 §3.2, §3.5, §3.6, Layer 3 §3.1) and
@@ -19,8 +21,9 @@ type Json = Record<string, unknown>;
 /** The paid invoke's successful result, or the outcome to report when there is none. */
 async function paidResult(
   ctx: Parameters<Check['run']>[0],
+  t: WireTransport,
 ): Promise<{ probe: InvokeProbe; result: Json } | CheckOutcome> {
-  const probe = await streamProbe(ctx);
+  const probe = await streamProbe(ctx, t);
   if (typeof probe === 'string') return skip(probe);
   const answer = finalAnswer(probe.exchange);
   if (answer?.result) return { probe, result: answer.result };
@@ -65,14 +68,14 @@ function orderProblems(probe: InvokeProbe): string[] {
   return problems;
 }
 
-const streamOrder: Check = {
+const streamOrder: WireCheck = {
   id: 'acmp-a2a-stream',
   binding: 'acmp-a2a',
   title:
     'Chunks and heartbeats are data parts on the invoke’s own SSE stream, seq 0.. in order, then the result',
   spec: 'seed 000 §3.2 (line 89); Layer 1 §3.5 (line 334–336)',
-  run: async (ctx) => {
-    const probe = await streamProbe(ctx);
+  run: async (ctx, t) => {
+    const probe = await streamProbe(ctx, t);
     if (typeof probe === 'string') return skip(probe);
     const problems = orderProblems(probe);
     return problems.length ? fail(problems.slice(0, 4).join('; ')) : pass();
@@ -82,15 +85,15 @@ const streamOrder: Check = {
 /** How much later than the advertised interval a heartbeat may come: the buyer's window (Layer 1 §3.6). */
 const WINDOW_FACTOR = 3;
 
-const liveness: Check = {
+const liveness: WireCheck = {
   id: 'acmp-a2a-liveness',
   binding: 'acmp-a2a',
   title: `While the task runs, heartbeats come at least every ${WINDOW_FACTOR} × heartbeat_interval_ms`,
   spec: 'Layer 1 §3.6 (line 361–371), §1; seed 000 §3.2 (line 89)',
-  run: async (ctx) => {
+  run: async (ctx, t) => {
     const interval = features(ctx.card).heartbeat_interval_ms;
     if (typeof interval !== 'number') return skip('the card advertises no heartbeat_interval_ms');
-    const probe = await streamProbe(ctx);
+    const probe = await streamProbe(ctx, t);
     if (typeof probe === 'string') return skip(probe);
     const frames = probe.exchange.frames;
     const start = frames.find((f) => taskOf(f)?.id === probe.params.task_id)?.atMs;
@@ -123,14 +126,14 @@ function deliveredOutput(probe: InvokeProbe, result: Json): Payload | undefined 
   return chunks.length ? assembleChunks(chunks) : undefined;
 }
 
-const proofRecomputed: Check = {
+const proofRecomputed: WireCheck = {
   id: 'acmp-a2a-proof',
   binding: 'acmp-a2a',
   title:
     'The result-hash proof equals sha256 over the JCS of the delivered output (and input_hash of the input)',
   spec: 'Layer 3 §3.1 (RFC 8785 JCS); Layer 1 §3.2 (proof)',
-  run: async (ctx) => {
-    const paid = await paidResult(ctx);
+  run: async (ctx, t) => {
+    const paid = await paidResult(ctx, t);
     if (isOutcome(paid))
       return paid.status === 'skip' && /-33006/.test(paid.evidence ?? '')
         ? skip('result-hash unsupported (-33006)')
@@ -149,13 +152,13 @@ const proofRecomputed: Check = {
   },
 };
 
-const costCeiling: Check = {
+const costCeiling: WireCheck = {
   id: 'acmp-a2a-cost',
   binding: 'acmp-a2a',
   title: 'The result’s cost_cu does not exceed the invoke’s max_price_cu',
   spec: 'Layer 1 §3.2 (cost_cu, line 235)',
-  run: async (ctx) => {
-    const paid = await paidResult(ctx);
+  run: async (ctx, t) => {
+    const paid = await paidResult(ctx, t);
     if (isOutcome(paid)) return paid;
     const cost = paid.result.cost_cu;
     const ceiling = paid.probe.params.max_price_cu as number;
@@ -164,13 +167,13 @@ const costCeiling: Check = {
   },
 };
 
-const idempotent: Check = {
+const idempotent: WireCheck = {
   id: 'acmp-a2a-idempotent',
   binding: 'acmp-a2a',
   title: 'A repeated invoke with the same task_id returns the existing result without executing again',
   spec: 'Layer 1 §3.1.1 (line 185–192)',
-  run: async (ctx) => {
-    const probes = await repeatProbe(ctx);
+  run: async (ctx, t) => {
+    const probes = await repeatProbe(ctx, t);
     if (typeof probes === 'string') return skip(probes);
     const first = finalAnswer(probes.first.exchange);
     const again = finalAnswer(probes.again.exchange);
@@ -196,4 +199,4 @@ export const streamChecks: readonly Check[] = [
   proofRecomputed,
   costCeiling,
   idempotent,
-];
+].map(overTransports);

@@ -3,15 +3,17 @@ import { isJsonObject } from '../../shared/json.js';
 import type { ConformContext } from '../check.js';
 
 /**
- * Raw A2A v1.0 JSON-RPC for the ACMP checks (docs/conformance.md "ACMP checks"): the kit must see the
- * bytes the agent sent — media types, root keys, metadata, SSE framing — so it reads the wire itself
- * instead of the SDK client, which normalises all of them.
+ * Raw A2A v1.0 (JSON-RPC, HTTP+JSON) for the ACMP checks (docs/conformance.md "ACMP checks"): the kit
+ * must see the bytes the agent sent — media types, root keys, metadata, SSE framing — so it reads the
+ * wire itself instead of the SDK client, which normalises all of them.
  */
 
-/** One JSON-RPC response as received, with the time it arrived (ms since the call started). */
+type Json = Record<string, unknown>;
+
+/** One response as received, in the JSON-RPC shape (`{result}` or `{error}`), with its arrival time (ms since the call started). */
 export interface WireFrame {
   readonly atMs: number;
-  readonly body: Record<string, unknown>;
+  readonly body: Json;
 }
 
 /** What one call returned: its frames (one for SendMessage, one per SSE event for streams). */
@@ -21,16 +23,33 @@ export interface WireExchange {
   readonly frames: readonly WireFrame[];
 }
 
-/** The URL of the card's A2A v1.0 JSON-RPC interface, if it lists one. */
-export function jsonRpcEndpoint(card: unknown): string | undefined {
-  const interfaces =
-    isJsonObject(card) && Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
-  for (const i of interfaces) {
-    if (!isJsonObject(i) || i.protocolBinding !== 'JSONRPC' || typeof i.url !== 'string') continue;
-    if (typeof i.protocolVersion === 'string' && i.protocolVersion.startsWith('0.')) continue;
-    return i.url;
+/** The A2A transports the kit speaks itself (gRPC is not among them yet). */
+export type WireTransport = 'JSONRPC' | 'HTTP+JSON';
+
+/** Where to call: a transport and its URL. */
+export interface Endpoint {
+  readonly transport: WireTransport;
+  readonly url: string;
+}
+
+/** The card's A2A v1.0 interfaces over a transport the kit speaks, JSON-RPC first, one per transport. */
+export function endpointsOf(card: unknown): Endpoint[] {
+  const interfaces: unknown[] =
+    isJsonObject(card) && Array.isArray(card.supportedInterfaces)
+      ? (card.supportedInterfaces as unknown[])
+      : [];
+  const found: Endpoint[] = [];
+  for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
+    const match = interfaces.find(
+      (i): i is Json & { url: string } =>
+        isJsonObject(i) &&
+        i.protocolBinding === transport &&
+        typeof i.url === 'string' &&
+        !(typeof i.protocolVersion === 'string' && i.protocolVersion.startsWith('0.')),
+    );
+    if (match) found.push({ transport, url: match.url });
   }
-  return undefined;
+  return found;
 }
 
 /** Request headers: A2A v1.0, the ACMP extension activated (A2A §4.6, seed 000 §2), the operator's token. */
@@ -46,24 +65,54 @@ function headers(ctx: ConformContext, accept: string): Record<string, string> {
 
 let rpcIds = 0;
 
-/** A JSON-RPC call expecting one JSON body (SendMessage, GetTask, CancelTask). */
+/** The REST route of an A2A method the kit calls (A2A v1.0 HTTP+JSON binding). */
+const REST_ROUTE: Record<string, string> = {
+  SendMessage: 'message:send',
+  SendStreamingMessage: 'message:stream',
+};
+
+/** The URL and body of one call over the endpoint's transport. */
+function request(endpoint: Endpoint, method: string, params: unknown): { url: string; body: string } {
+  if (endpoint.transport === 'JSONRPC')
+    return { url: endpoint.url, body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcIds, method, params }) };
+  const route = REST_ROUTE[method] ?? method;
+  return { url: `${endpoint.url.replace(/\/+$/, '')}/${route}`, body: JSON.stringify(params) };
+}
+
+/**
+ * A response body in the JSON-RPC shape every check reads: REST answers `{task}` / `{message}` bare (and
+ * errors with a non-2xx status), so they are wrapped as `{result}` / `{error}`.
+ */
+function normalised(endpoint: Endpoint, status: number, body: Json): Json {
+  if (endpoint.transport === 'JSONRPC') return body;
+  return status >= 200 && status < 300 ? { result: body } : { error: body };
+}
+
+function post(ctx: ConformContext, call: { url: string; body: string; accept: string; signal: AbortSignal }) {
+  return (ctx.fetch ?? fetch)(call.url, {
+    method: 'POST',
+    headers: headers(ctx, call.accept),
+    body: call.body,
+    signal: call.signal,
+  });
+}
+
+/** One call expecting one JSON body (SendMessage). */
 export async function callRpc(
   ctx: ConformContext,
-  call: { endpoint: string; method: string; params: unknown },
+  call: { endpoint: Endpoint; method: string; params: unknown },
 ): Promise<WireExchange> {
   const started = Date.now();
-  const response = await (ctx.fetch ?? fetch)(call.endpoint, {
-    method: 'POST',
-    headers: headers(ctx, 'application/json'),
-    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcIds, method: call.method, params: call.params }),
-    signal: AbortSignal.timeout(ctx.timeoutMs),
-  });
-  const text = await response.text();
-  const body = parseObject(text);
+  const { url, body: sent } = request(call.endpoint, call.method, call.params);
+  const signal = AbortSignal.timeout(ctx.timeoutMs);
+  const response = await post(ctx, { url, body: sent, accept: 'application/json', signal });
+  const body = parseObject(await response.text());
   return {
     status: response.status,
     contentType: response.headers.get('content-type') ?? '',
-    frames: body ? [{ atMs: Date.now() - started, body }] : [],
+    frames: body
+      ? [{ atMs: Date.now() - started, body: normalised(call.endpoint, response.status, body) }]
+      : [],
   };
 }
 
@@ -74,25 +123,17 @@ export async function callRpc(
  */
 export async function streamRpc(
   ctx: ConformContext,
-  call: { endpoint: string; params: unknown; onFrame?: (frame: WireFrame) => void },
+  call: { endpoint: Endpoint; params: unknown; onFrame?: (frame: WireFrame) => void },
 ): Promise<WireExchange> {
   const started = Date.now();
   const idle = new AbortController();
   let timer = setTimeout(() => idle.abort(), ctx.timeoutMs);
   const frames: WireFrame[] = [];
   try {
-    const response = await (ctx.fetch ?? fetch)(call.endpoint, {
-      method: 'POST',
-      headers: headers(ctx, 'text/event-stream'),
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: ++rpcIds,
-        method: 'SendStreamingMessage',
-        params: call.params,
-      }),
-      signal: idle.signal,
-    });
+    const { url, body: sent } = request(call.endpoint, 'SendStreamingMessage', call.params);
+    const response = await post(ctx, { url, body: sent, accept: 'text/event-stream', signal: idle.signal });
     const contentType = response.headers.get('content-type') ?? '';
+    const wrap = (body: Json): Json => normalised(call.endpoint, response.status, body);
     if (!response.body) return { status: response.status, contentType, frames };
     const decoder = new TextDecoder();
     let buffer = '';
@@ -106,13 +147,14 @@ export async function streamRpc(
         buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
         const body = parseObject(sseData(event));
         if (!body) continue;
-        const frame = { atMs: Date.now() - started, body };
+        const frame = { atMs: Date.now() - started, body: wrap(body) };
         frames.push(frame);
         call.onFrame?.(frame);
       }
     }
-    const tail = parseObject(sseData(buffer));
-    if (tail) frames.push({ atMs: Date.now() - started, body: tail });
+    // A non-SSE answer (an error body) or an unterminated last event.
+    const tail = parseObject(sseData(buffer)) ?? parseObject(buffer);
+    if (tail) frames.push({ atMs: Date.now() - started, body: wrap(tail) });
     return { status: response.status, contentType, frames };
   } finally {
     clearTimeout(timer);
@@ -128,7 +170,7 @@ function sseData(event: string): string {
     .join('\n');
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
+function parseObject(text: string): Json | undefined {
   if (text.trim() === '') return undefined;
   try {
     const value: unknown = JSON.parse(text);
