@@ -2,6 +2,7 @@ import { sleep } from '../../src/shared/async.js';
 import type { AcmpCapability } from '../../src/acmp/provider-types.js';
 import type { Payload } from '../../src/acmp/messages.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
+import type { HostFlags } from '../../src/server/config.js';
 import { startTestHost } from '../helpers/host.js';
 import { startRewriteProxy, type Rewrites } from './rewrite-proxy.js';
 
@@ -41,9 +42,9 @@ function tick(): AcmpCapability {
 }
 
 /** The fixture host without a proxy: what every check must pass against. */
-export async function startFixtureHost(): Promise<{ url: string }> {
+export async function startFixtureHost(flags: HostFlags = {}): Promise<{ url: string }> {
   const module = acmpModule({ capabilities: [tick()], heartbeatIntervalMs: HEARTBEAT_MS });
-  return startTestHost({ modules: [module] });
+  return startTestHost({ modules: [module], flags });
 }
 
 /** The fixture host behind a proxy applying `rewrites`. */

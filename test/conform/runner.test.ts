@@ -85,9 +85,36 @@ describe('runConformance: agents that cannot be checked', () => {
     ]);
   });
 
+  it('skips the invoke checks when --capability names no skill of the card', async () => {
+    const only = ['acmp-a2a-budget-exceeded'];
+    const report = await runConformance({ url: host().url, acmpCapability: 'nope', only });
+    expect(report.results[0]?.evidence).toBe(
+      '[JSONRPC] the card lists no ACMP skill "nope" with an example input; [HTTP+JSON] the card lists no ACMP skill "nope" with an example input',
+    );
+  });
+
   it('refuses an unknown check id before calling the agent', async () => {
     await expect(runConformance({ url: host().url, only: ['no-such-check'] })).rejects.toMatchObject({
       code: 'CONFIG_INVALID',
+    });
+  });
+});
+
+describe('runConformance: a host that asks for a bearer token', () => {
+  const TOKEN = 'conform-token-0123456789abcdef';
+  const tokenHost = shared(() => startFixtureHost({ token: [TOKEN] }));
+  const only = ['acmp-a2a-card-params', 'acmp-a2a-budget-exceeded'];
+
+  it('presents --token on every call (the card is public)', async () => {
+    const report = await runConformance({ url: tokenHost().url, token: TOKEN, only });
+    expect(report.results.map((r) => r.status)).toEqual(['pass', 'pass']);
+  });
+
+  it('reports the refusal as the evidence without one', async () => {
+    const report = await runConformance({ url: tokenHost().url, only });
+    expect(report.results[1]).toMatchObject({
+      status: 'fail',
+      evidence: expect.stringContaining('HTTP 401') as string,
     });
   });
 });

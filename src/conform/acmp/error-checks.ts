@@ -18,7 +18,8 @@ function errorCode(exchange: WireExchange): number | string {
   const answer = finalAnswer(exchange);
   if (typeof answer?.error?.code === 'number') return answer.error.code;
   const rpcError = exchange.frames[0]?.body.error;
-  if (rpcError !== undefined) return `a JSON-RPC error ${brief(rpcError)} instead of an acmp_error payload`;
+  if (rpcError !== undefined)
+    return `HTTP ${exchange.status} with the error ${brief(rpcError)} instead of an acmp_error payload`;
   if (answer?.result) return `an acmp_result (the invoke ran): ${brief(answer.result)}`;
   return `HTTP ${exchange.status}, no ACMP answer: ${brief(exchange.frames[0]?.body)}`;
 }
@@ -79,7 +80,7 @@ function placementProblems(label: string, exchange: WireExchange): string[] {
   const answer = finalAnswer(exchange);
   const rpcError = exchange.frames.find((f) => f.body.error !== undefined)?.body.error;
   if (rpcError !== undefined)
-    return [`${label}: a JSON-RPC error ${brief(rpcError)}, not an acmp_error payload`];
+    return [`${label}: HTTP ${exchange.status} with the error ${brief(rpcError)}, not an acmp_error payload`];
   if (!answer?.error) return [];
   const state = answer.state ?? taskOf(answer.frame)?.state;
   if (state !== undefined && state !== 'TASK_STATE_COMPLETED' && state !== 'TASK_STATE_CANCELED')
