@@ -24,6 +24,9 @@ describe('each ACMP check can fail (docs/conformance.md "ACMP checks")', () => {
       });
       const failed = report.results.filter((r) => r.status === 'fail');
       expect(failed.map((r) => [r.id, r.evidence])).toEqual([[breakage.breaks, expect.any(String)]]);
+      // A check that calls the agent fails over both transports the proxy breaks.
+      if (!/^acmp-(a2a-card-|mcp-)/.test(breakage.breaks))
+        expect(failed[0]?.evidence).toMatch(/^\[JSONRPC\] .*; \[HTTP\+JSON\] /);
       const skipped = report.results.filter((r) => r.status === 'skip').map((r) => r.id);
       expect(skipped).toEqual(breakage.alsoSkips ?? []);
     },
