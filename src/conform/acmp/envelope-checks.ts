@@ -134,9 +134,9 @@ const ACMP_FIELDS = new Set([
   'stream',
 ]);
 
-/** ACMP field names found in a metadata object (any depth). */
+/** ACMP field names in a metadata object: its keys and those one object below (`metadata.acmp.task_id`). */
 function hoisted(value: unknown, depth = 0): string[] {
-  if (!isJsonObject(value) || depth > 4) return [];
+  if (!isJsonObject(value) || depth > 1) return [];
   return Object.entries(value).flatMap(([k, v]) => [
     ...(ACMP_FIELDS.has(k) ? [k] : []),
     ...hoisted(v, depth + 1),
