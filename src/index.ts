@@ -79,6 +79,23 @@ export { createAcpBinding } from './a2a/acp/receiver-binding.js';
 export { createA2AClient, fetchAgentCard, type A2AConnectOptions } from './a2a/client.js';
 export type { A2ABinding, BindingCall } from './a2a/binding.js';
 
+export {
+  runConformance,
+  type ConformOptions,
+  type ConformReport,
+  type ReportedCheck,
+} from './conform/runner.js';
+export { renderJunit, renderTable } from './conform/report.js';
+export { allChecks as conformanceChecks } from './conform/checks.js';
+export type {
+  Check,
+  CheckOutcome,
+  CheckResult,
+  CheckStatus,
+  ConformBinding,
+  ConformContext,
+} from './conform/check.js';
+
 export { createAcpHttpClient } from './http/acp-client.js';
 
 export { startHost, type RunningHost, type StartHostOptions } from './server/host.js';

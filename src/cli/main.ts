@@ -1,6 +1,7 @@
 import { ACMP_USAGE, acmp } from './acmp.js';
 import { ACP_USAGE, acp } from './acp.js';
 import { CARD_USAGE, TOKEN_ENV, card } from './card.js';
+import { CONFORM_USAGE, conform } from './conform.js';
 import { demo } from './demo.js';
 import { ESCROW_USAGE, escrow } from './escrow.js';
 import { explainCliError } from './errors.js';
@@ -47,6 +48,11 @@ const VERBS: Record<string, Verb> = {
     run: wallet,
     usage: WALLET_USAGE,
     summary: "the buyer's wallet: audit log, spend and headroom, crash recovery (operator)",
+  },
+  conform: {
+    run: conform,
+    usage: CONFORM_USAGE,
+    summary: 'check an agent against the ACMP and ACPspec bindings (conformance kit)',
   },
   demo: { run: demo, usage: 'Usage: a2a-commerce demo', summary: 'start a host, run the scenarios, stop' },
 };

@@ -34,6 +34,10 @@ export interface ConformContext {
   readonly caCert?: string | undefined;
   /** Refuse to wait longer than this per network step. */
   readonly timeoutMs: number;
+  /** The fetch every HTTP step uses (trusting the operator's CA); the global fetch when absent. */
+  readonly fetch?: typeof fetch | undefined;
+  /** The ACMP capability the spending checks invoke (`--capability`); default: the card's first with an example. */
+  readonly acmpCapability?: string | undefined;
   /** Reserves `cu` of the budget for a check that spends; false when the budget cannot cover it. */
   reserve(cu: number): boolean;
 }
