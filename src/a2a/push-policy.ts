@@ -10,6 +10,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { traceHeaders } from '../shared/tracing.js';
 
 /**
  * Push notifications behind an allow-list of webhook origins (A2A §4.3: a webhook URL is a request the host
@@ -133,7 +134,7 @@ export class AllowListPushSender implements PushNotificationSender {
       const { body, contentType } = serializer.serialize(streamResponse, task);
       const response = await fetch(config.url, {
         method: 'POST',
-        headers: { 'Content-Type': contentType, ...authHeaders(config) },
+        headers: { 'Content-Type': contentType, ...authHeaders(config), ...traceHeaders() },
         body,
         redirect: 'manual',
         signal: AbortSignal.timeout(this.timeoutMs),

@@ -14,8 +14,9 @@ import type {
   TaskSignal,
 } from '../acmp/task-store.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { traceCommit } from '../shared/tracing.js';
 import { decodeChunk, decodeTaskRow, encodeSignal, decodeSignal, TASK_COLUMNS } from './acmp-task-rows.js';
-import type { Database, SqlDialect } from './database.js';
+import { dbSystemOf, type Database, type SqlDialect } from './database.js';
 import { PgListener } from './pg-listener.js';
 import { compileSql } from './sql-text.js';
 
@@ -72,7 +73,14 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     await this.listener?.close();
   }
 
-  async claim(task: NewAcmpTask, maxRunning?: number): Promise<ClaimOutcome> {
+  /** The task's claim, in one commit span (docs/operations.md "Tracing"). */
+  claim(task: NewAcmpTask, maxRunning?: number): Promise<ClaimOutcome> {
+    return traceCommit({ operation: 'acmp.task.claim', system: dbSystemOf(this.dialect) }, () =>
+      this.claimRow(task, maxRunning),
+    );
+  }
+
+  private async claimRow(task: NewAcmpTask, maxRunning?: number): Promise<ClaimOutcome> {
     const values = [
       task.taskId,
       task.scope.tenant,
@@ -140,7 +148,14 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     return rows.map(decodeChunk);
   }
 
-  async appendChunks(taskId: string, append: AppendChunks): Promise<boolean> {
+  appendChunks(taskId: string, append: AppendChunks): Promise<boolean> {
+    if (append.chunks.length === 0) return Promise.resolve(true);
+    return traceCommit({ operation: 'acmp.task.chunks', system: dbSystemOf(this.dialect) }, () =>
+      this.appendRows(taskId, append),
+    );
+  }
+
+  private async appendRows(taskId: string, append: AppendChunks): Promise<boolean> {
     const { hostId, from, chunks } = append;
     if (chunks.length === 0) return true;
     const count = from + chunks.length;
@@ -177,7 +192,14 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     return moved;
   }
 
-  async finish(
+  /** The task's outcome, in one commit span. */
+  finish(taskId: string, finish: FinishTask): Promise<{ won: boolean; record: AcmpTaskRecord } | undefined> {
+    return traceCommit({ operation: 'acmp.task.finish', system: dbSystemOf(this.dialect) }, () =>
+      this.finishRow(taskId, finish),
+    );
+  }
+
+  private async finishRow(
     taskId: string,
     finish: FinishTask,
   ): Promise<{ won: boolean; record: AcmpTaskRecord } | undefined> {

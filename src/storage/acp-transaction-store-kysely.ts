@@ -13,10 +13,11 @@ import type {
   TransactionStore,
 } from '../acpspec/transaction-store.js';
 import { LocalError } from '../shared/errors.js';
+import { traceCommit } from '../shared/tracing.js';
 import { writeBatch } from './acp-batch-write.js';
 import { AcpStatements, type EnvelopeIdRow, type HeadRow } from './acp-sql.js';
 import { ENVELOPE_ID_ROLES } from './acp-tables.js';
-import type { Database } from './database.js';
+import { dbSystemOf, type Database } from './database.js';
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
 import { bindParams, type RunSql, type Statement } from './sql-text.js';
 import { SqliteTransactions } from './sqlite-batch.js';
@@ -62,11 +63,15 @@ export class KyselyTransactionStore implements TransactionStore {
     this.statements = statements;
     this.run = runOn(db);
     const sqlite = options.sqlite === undefined ? undefined : new SqliteTransactions(db, options.sqlite);
-    const write =
+    const system = dbSystemOf(database.dialect);
+    const writeBatchOnce =
       sqlite === undefined
         ? (batch: readonly IngestCommit[]) =>
             db.transaction().execute((trx) => writeBatch({ statements, run: runOn(trx) }, batch))
         : (batch: readonly IngestCommit[]) => sqlite.execute((run) => writeBatch({ statements, run }, batch));
+    // One span per batch written (docs/operations.md "Tracing"), however many ingests share it.
+    const write = (batch: readonly IngestCommit[]): Promise<CommitResult[]> =>
+      traceCommit({ operation: 'acp.ingest', system, batchSize: batch.length }, () => writeBatchOnce(batch));
     this.committer = new GroupCommitter(write, (commit) => commit.transactionId, {
       maxBatch: options.groupCommit?.maxBatch ?? 32,
       lanes: options.groupCommit?.lanes ?? 1,

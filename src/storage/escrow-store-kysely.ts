@@ -14,7 +14,8 @@ import {
 import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
 import { ESCROW_SIGNAL_CHANNEL, KyselyEscrowTx, type Rows } from './escrow-tx-kysely.js';
 import type { Logger } from '../shared/logger.js';
-import type { Database, SqlDialect } from './database.js';
+import { traceCommit } from '../shared/tracing.js';
+import { dbSystemOf, type Database, type SqlDialect } from './database.js';
 import {
   decodeBig,
   decodeEscrowRow,
@@ -57,8 +58,11 @@ export class KyselyEscrowStore implements EscrowStore {
     await this.signals.close();
   }
 
+  /** One escrow transaction, in one commit span (docs/operations.md "Tracing"). */
   transaction<T>(work: (tx: EscrowTx) => Promise<T>): Promise<T> {
-    return this.withTx((db, changed) => work(this.tx(db, changed)));
+    return traceCommit({ operation: 'escrow.transaction', system: dbSystemOf(this.dialect) }, () =>
+      this.withTx((db, changed) => work(this.tx(db, changed))),
+    );
   }
 
   /** Runs `work` on one connection inside one transaction, then signals the escrows it changed. */

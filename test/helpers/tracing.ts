@@ -1,0 +1,55 @@
+import { trace, type Span } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterAll, vi } from 'vitest';
+import { installTracing } from '../../src/server/tracing.js';
+
+/**
+ * Tracing for a test file (docs/operations.md "Tracing"): the host's own set-up (`installTracing`) with an
+ * in-memory exporter behind a simple processor, so every span is readable once it ends. The API's
+ * globals are per process, and vitest runs each file in its own: call once per file, at its top.
+ */
+export function installTestTracing(): InMemorySpanExporter {
+  const exporter = new InMemorySpanExporter();
+  const tracing = installTracing([new SimpleSpanProcessor(exporter)]);
+  afterAll(() => tracing.shutdown());
+  return exporter;
+}
+
+/** Runs `fn` inside a root span the test makes (a buyer application's own span); returns it ended. */
+export async function underRootSpan(fn: () => Promise<unknown>): Promise<Span> {
+  return trace.getTracer('test').startActiveSpan('buyer-application', async (root) => {
+    try {
+      await fn();
+    } finally {
+      root.end();
+    }
+    return root;
+  });
+}
+
+/** The one finished span named `name` in the trace, failing the test when there is none or several. */
+export function onlySpan(spans: readonly ReadableSpan[], name: string): ReadableSpan {
+  const named = spans.filter((s) => s.name === name);
+  if (named.length !== 1) throw new Error(`expected one span "${name}", got ${named.length}`);
+  return named[0]!;
+}
+
+/** The parent span id of a finished span (undefined for a root). */
+export function parentOf(span: ReadableSpan): string | undefined {
+  return span.parentSpanContext?.spanId;
+}
+
+/** The trace-context headers of every global `fetch` call to a URL under `base`, recorded from now on. */
+export function recordOutboundHeaders(base: () => string): { traceparent: string | null }[] {
+  const seen: { traceparent: string | null }[] = [];
+  const original = globalThis.fetch;
+  vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url.startsWith(base())) {
+      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+      seen.push({ traceparent: headers.get('traceparent') });
+    }
+    return original(input, init);
+  });
+  return seen;
+}

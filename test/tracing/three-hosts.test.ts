@@ -1,0 +1,135 @@
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import type { BuyerEscrow } from '../../src/a2a/acmp/buyer-escrow.js';
+import { demoCapabilities } from '../../src/demo/capabilities.js';
+import { acmpModule } from '../../src/server/modules/acmp.js';
+import { escrowHost, secret } from '../escrow/helpers.js';
+import { cleanup, startTestHost } from '../helpers/host.js';
+import {
+  installTestTracing,
+  onlySpan,
+  parentOf,
+  recordOutboundHeaders,
+  underRootSpan,
+} from '../helpers/tracing.js';
+
+/*
+ * One trace across three real hosts in one process (docs/operations.md "Tracing"): a buyer application's
+ * span → the provider's server span → the escrow agent's server span, with the provider's execution and
+ * the stores' commits as children. Spans reach an in-memory exporter through the host's own set-up.
+ */
+
+const exporter = installTestTracing();
+afterEach(cleanup);
+
+const INPUT = { type: 'text', data: 'Revenue grew 12% YoY.' } as const;
+
+/** An escrow agent, a provider that verifies escrows there, and a buyer with a bound escrow. */
+async function threeAgents(boundTo = 'agent:provider') {
+  const escrow = await escrowHost();
+  await escrow.credit('agent:buyer', '1');
+  const toEscrow = recordOutboundHeaders(() => escrow.host.url);
+  const provider = await startTestHost({
+    modules: [
+      acmpModule({
+        capabilities: demoCapabilities({ stepMs: 5 }),
+        escrowAgent: {
+          agentUrl: escrow.host.url,
+          token: secret('provider'),
+          payeeId: 'agent:provider',
+          // No claim during the test: its spans would be a second trace of the provider's own.
+          claimDelayMs: 60_000,
+        },
+      }),
+    ],
+  });
+  const buyer = (await createAcmpBuyer({
+    agentUrl: provider.url,
+    escrow: { agentUrl: escrow.host.url, token: secret('buyer') },
+  })) as AcmpBuyer & { escrow: BuyerEscrow };
+  const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
+  await buyer.escrow.bind(escrowId, boundTo);
+  return { buyer, escrowId, toEscrow };
+}
+
+describe('one trace: buyer → provider → escrow agent', () => {
+  it('shares one trace id, links each hop to its caller and carries traceparent to the escrow agent', async () => {
+    const { buyer, escrowId, toEscrow } = await threeAgents();
+    exporter.reset();
+    toEscrow.length = 0;
+    let taskId = '';
+    const root = await underRootSpan(async () => {
+      const result = await buyer.invoke({
+        capability: 'sentiment-analysis',
+        input: INPUT,
+        max_price_cu: 0.005,
+        escrow_id: escrowId,
+      });
+      taskId = result.task_id;
+    });
+    const traceId = root.spanContext().traceId;
+    const spans = exporter.getFinishedSpans();
+    expect(new Set(spans.map((s) => s.spanContext().traceId))).toEqual(new Set([traceId]));
+
+    const atProvider = onlySpan(spans, 'SendStreamingMessage');
+    expect(atProvider.kind).toBe(SpanKind.SERVER);
+    expect(parentOf(atProvider)).toBe(root.spanContext().spanId);
+    expect(atProvider.attributes).toMatchObject({
+      'a2a.method.name': 'SendStreamingMessage',
+      'a2a.task.id': taskId,
+      'a2a.task.state': 'completed',
+    });
+    expect(atProvider.attributes['a2a.message.id']).toMatch(/^msg_/);
+    expect(atProvider.attributes['gen_ai.conversation.id']).toMatch(/^ctx_/);
+
+    // The provider verifies the escrow with the agent while it admits the invoke.
+    const atEscrow = onlySpan(spans, 'SendMessage');
+    expect(atEscrow.kind).toBe(SpanKind.SERVER);
+    expect(parentOf(atEscrow)).toBe(atProvider.spanContext().spanId);
+    expect(toEscrow.length).toBeGreaterThan(0);
+    for (const call of toEscrow)
+      expect(call.traceparent).toBe(`00-${traceId}-${atProvider.spanContext().spanId}-01`);
+
+    const execution = onlySpan(spans, 'acmp.execute');
+    expect(parentOf(execution)).toBe(atProvider.spanContext().spanId);
+    expect(execution.attributes).toMatchObject({
+      'acmp.capability': 'sentiment-analysis',
+      'acmp.task.id': taskId,
+      'acmp.outcome': 'result',
+    });
+    expect(parentOf(onlySpan(spans, 'store.commit acmp.task.claim'))).toBe(atProvider.spanContext().spanId);
+    const finish = onlySpan(spans, 'store.commit acmp.task.finish');
+    expect(parentOf(finish)).toBe(execution.spanContext().spanId);
+    expect(finish.attributes).toEqual({
+      'db.operation.name': 'acmp.task.finish',
+      'db.system.name': 'sqlite',
+    });
+    expect(parentOf(onlySpan(spans, 'store.commit escrow.transaction'))).toBe(atEscrow.spanContext().spanId);
+    expect(spans.every((s) => s.status.code !== SpanStatusCode.ERROR)).toBe(true);
+  });
+
+  it('marks a refused invoke ERROR with its ACMP code, and no payload in any attribute', async () => {
+    // An escrow bound to another provider: refused at admission (-33005), before any task runs.
+    const { buyer, escrowId } = await threeAgents('agent:mallory');
+    exporter.reset();
+    await underRootSpan(async () => {
+      await expect(
+        buyer.invoke({
+          capability: 'sentiment-analysis',
+          input: INPUT,
+          max_price_cu: 0.005,
+          escrow_id: escrowId,
+        }),
+      ).rejects.toMatchObject({ code: -33005 });
+    });
+    const spans = exporter.getFinishedSpans();
+    const atProvider = onlySpan(spans, 'SendStreamingMessage');
+    expect(atProvider.status.code).toBe(SpanStatusCode.ERROR);
+    expect(atProvider.status.message).toBeUndefined();
+    expect(atProvider.attributes['acmp.error.code']).toBe(-33005);
+    expect(spans.some((s) => s.name === 'acmp.execute')).toBe(false);
+    const text = JSON.stringify(spans.map((s) => s.attributes));
+    expect(text).not.toContain('Revenue');
+  });
+});
