@@ -4,7 +4,10 @@ import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/acmp/buyer-escrow.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
+import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
+import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
 import { escrowHost, secret } from '../escrow/helpers.js';
+import { startWebhook } from '../helpers/webhook.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import {
   installTestTracing,
@@ -131,5 +134,46 @@ describe('one trace: buyer → provider → escrow agent', () => {
     expect(spans.some((s) => s.name === 'acmp.execute')).toBe(false);
     const text = JSON.stringify(spans.map((s) => s.attributes));
     expect(text).not.toContain('Revenue');
+  });
+});
+
+describe('push delivery', () => {
+  it('carries the trace of the call whose change it reports', async () => {
+    const hook = await startWebhook();
+    const agent = await escrowHost({ pushAllow: [hook.origin] });
+    await agent.credit('agent:buyer', '1');
+    const buyer = await agent.client('buyer');
+    const lock = {
+      op_ref: 'l',
+      amount_cu: 0.005,
+      valid_until_ms: Date.now() + 3_600_000,
+      payee_id: 'agent:provider',
+    };
+    const escrowId = (await buyer.call(ESCROW_METHOD.lock, lock)).escrow_id as string;
+    const sdk = await createA2AClient(await fetchAgentCard(agent.host.url), { token: secret('buyer') });
+    await sdk.createTaskPushNotificationConfig({
+      tenant: '',
+      id: 'buyer-hook',
+      taskId: escrowId,
+      url: hook.url,
+      token: 'hook-token',
+      authentication: undefined,
+    });
+    const provider = await agent.client('provider');
+    exporter.reset();
+    const root = await underRootSpan(() =>
+      provider.call(ESCROW_METHOD.claim, {
+        op_ref: 'c',
+        escrow_id: escrowId,
+        amount_cu: 0.002,
+        task_id: 'task_1',
+        proof: {},
+      }),
+    );
+    const [post] = await hook.received(1);
+    const traceparent = String(post!.headers.traceparent);
+    const atEscrow = onlySpan(exporter.getFinishedSpans(), 'SendMessage');
+    expect(traceparent).toMatch(new RegExp(`^00-${root.spanContext().traceId}-[0-9a-f]{16}-01$`));
+    expect(atEscrow.spanContext().traceId).toBe(root.spanContext().traceId);
   });
 });
