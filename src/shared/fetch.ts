@@ -32,7 +32,7 @@ export function fetchTrusting(caCert: string | undefined): typeof fetch {
  * `tracestate`; docs/operations.md "Tracing"): the one way our outbound HTTP calls propagate a trace.
  * With tracing off there is nothing to add and the request goes out untouched.
  */
-export function tracedFetch(inner: typeof fetch): typeof fetch {
+function tracedFetch(inner: typeof fetch): typeof fetch {
   return (input, init) => {
     const trace = traceHeaders();
     if (trace === undefined) return inner(input, init);

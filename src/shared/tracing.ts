@@ -74,7 +74,7 @@ export function withSpan<T>(span: Span, fn: () => T): T {
 }
 
 /** Options of {@link inSpan}. */
-export interface InSpanOptions {
+interface InSpanOptions {
   readonly attributes?: Attributes;
   /** The error attributes of a failure (its ACMP or ACP code), recorded with status ERROR. */
   readonly failure?: (error: unknown) => Attributes;
@@ -85,7 +85,7 @@ export interface InSpanOptions {
  * with the error's class (`error.type`) and `options.failure`'s codes when it throws — never the
  * error's message, which may carry request content.
  */
-export async function inSpan<T>(
+async function inSpan<T>(
   name: string,
   options: InSpanOptions,
   fn: (span: Span) => Promise<T>,
