@@ -1,4 +1,5 @@
 import {
+  INVALID_SPAN_CONTEXT,
   SpanKind,
   SpanStatusCode,
   context,
@@ -68,8 +69,12 @@ export function startServerSpan(
   return tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
 }
 
-/** Runs `fn` with `span` the active span, so that child spans and outbound calls descend from it. */
+/**
+ * Runs `fn` with `span` the active span, so that child spans and outbound calls descend from it. The
+ * no-op tracer's span (tracing off, no parent) has nothing to pass on: `fn` is simply called.
+ */
 export function withSpan<T>(span: Span, fn: () => T): T {
+  if (span.spanContext() === INVALID_SPAN_CONTEXT) return fn();
   return context.with(trace.setSpan(context.active(), span), fn);
 }
 
