@@ -2,6 +2,7 @@ import { trace, type Span } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, vi } from 'vitest';
 import { installTracing } from '../../src/server/tracing.js';
+import { onCleanup } from './cleanup.js';
 
 /**
  * Tracing for a test file (docs/operations.md "Tracing"): the host's own set-up (`installTracing`) with an
@@ -39,17 +40,30 @@ export function parentOf(span: ReadableSpan): string | undefined {
   return span.parentSpanContext?.spanId;
 }
 
-/** The trace-context headers of every global `fetch` call to a URL under `base`, recorded from now on. */
-export function recordOutboundHeaders(base: () => string): { traceparent: string | null }[] {
-  const seen: { traceparent: string | null }[] = [];
+/** One outbound request seen by {@link recordOutboundHeaders}. */
+export interface OutboundCall {
+  readonly url: string;
+  readonly traceparent: string | null;
+}
+
+/**
+ * Records the URL and `traceparent` of every global `fetch` call from now to the end of the test (the spy
+ * is removed by the shared cleanup). Filter the calls by URL to look at one peer.
+ */
+export function recordOutboundHeaders(): OutboundCall[] {
+  const seen: OutboundCall[] = [];
   const original = globalThis.fetch;
-  vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+  const spy = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
     const url = input instanceof Request ? input.url : String(input);
-    if (url.startsWith(base())) {
-      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-      seen.push({ traceparent: headers.get('traceparent') });
-    }
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    seen.push({ url, traceparent: headers.get('traceparent') });
     return original(input, init);
   });
+  onCleanup(() => spy.mockRestore());
   return seen;
+}
+
+/** The calls to URLs under `base`. */
+export function callsTo(calls: readonly OutboundCall[], base: string): OutboundCall[] {
+  return calls.filter((c) => c.url.startsWith(base));
 }

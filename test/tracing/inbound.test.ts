@@ -48,6 +48,18 @@ describe('an inbound traceparent is honoured', () => {
     expect(span.attributes['error.type']).toBe('TASK_NOT_FOUND');
   });
 
+  it('HTTP+JSON: the same, from the REST request headers', async () => {
+    const host = await acmpHost();
+    exporter.reset();
+    const res = await fetch(`${host.url}/a2a/rest/tasks/task_missing`, {
+      headers: { 'a2a-version': '1.0', traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` },
+    });
+    expect(res.status).toBe(404);
+    const span = onlySpan(exporter.getFinishedSpans(), 'GetTask');
+    expect(span.spanContext().traceId).toBe(TRACE_ID);
+    expect(parentOf(span)).toBe(PARENT_ID);
+  });
+
   it('a malformed traceparent starts a new trace instead', async () => {
     const host = await acmpHost();
     exporter.reset();

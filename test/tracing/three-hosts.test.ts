@@ -10,6 +10,7 @@ import { escrowHost, secret } from '../escrow/helpers.js';
 import { startWebhook } from '../helpers/webhook.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import {
+  callsTo,
   installTestTracing,
   onlySpan,
   parentOf,
@@ -32,7 +33,7 @@ const INPUT = { type: 'text', data: 'Revenue grew 12% YoY.' } as const;
 async function threeAgents(boundTo = 'agent:provider') {
   const escrow = await escrowHost();
   await escrow.credit('agent:buyer', '1');
-  const toEscrow = recordOutboundHeaders(() => escrow.host.url);
+  const outbound = recordOutboundHeaders();
   const provider = await startTestHost({
     modules: [
       acmpModule({
@@ -53,14 +54,14 @@ async function threeAgents(boundTo = 'agent:provider') {
   })) as AcmpBuyer & { escrow: BuyerEscrow };
   const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
   await buyer.escrow.bind(escrowId, boundTo);
-  return { buyer, escrowId, toEscrow };
+  return { buyer, escrowId, outbound, escrowUrl: escrow.host.url };
 }
 
 describe('one trace: buyer → provider → escrow agent', () => {
   it('shares one trace id, links each hop to its caller and carries traceparent to the escrow agent', async () => {
-    const { buyer, escrowId, toEscrow } = await threeAgents();
+    const { buyer, escrowId, outbound, escrowUrl } = await threeAgents();
     exporter.reset();
-    toEscrow.length = 0;
+    outbound.length = 0;
     let taskId = '';
     const root = await underRootSpan(async () => {
       const result = await buyer.invoke({
@@ -90,6 +91,7 @@ describe('one trace: buyer → provider → escrow agent', () => {
     const atEscrow = onlySpan(spans, 'SendMessage');
     expect(atEscrow.kind).toBe(SpanKind.SERVER);
     expect(parentOf(atEscrow)).toBe(atProvider.spanContext().spanId);
+    const toEscrow = callsTo(outbound, escrowUrl);
     expect(toEscrow.length).toBeGreaterThan(0);
     for (const call of toEscrow)
       expect(call.traceparent).toBe(`00-${traceId}-${atProvider.spanContext().spanId}-01`);
