@@ -90,11 +90,7 @@ interface InSpanOptions {
  * with the error's class (`error.type`) and `options.failure`'s codes when it throws — never the
  * error's message, which may carry request content.
  */
-async function inSpan<T>(
-  name: string,
-  options: InSpanOptions,
-  fn: (span: Span) => Promise<T>,
-): Promise<T> {
+async function inSpan<T>(name: string, options: InSpanOptions, fn: (span: Span) => Promise<T>): Promise<T> {
   const span = tracer.startSpan(name, { attributes: options.attributes });
   try {
     return await withSpan(span, () => fn(span));

@@ -35,7 +35,9 @@ describe('OTLP export', () => {
     // The exporter reads the process environment, as the serve command's environment is.
     vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', collector.url);
     vi.stubEnv('OTEL_SERVICE_NAME', 'provider-test');
-    onCleanup(() => vi.unstubAllEnvs());
+    onCleanup(() => {
+      vi.unstubAllEnvs();
+    });
     const tracing = startTracing(process.env);
     expect(tracing.enabled).toBe(true);
     const host = await acmpHost();
