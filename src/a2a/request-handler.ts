@@ -22,6 +22,7 @@ import { endRefused, startRequestSpan, traceCall, traceStream } from './request-
 import { requireJudged } from './wire-limits.js';
 import { quoteId } from '../shared/id-rules.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { withSpan } from '../shared/tracing.js';
 
 /** What {@link CommerceRequestHandler} serves. */
 export interface CommerceRequestHandlerOptions {
@@ -121,9 +122,10 @@ export class CommerceRequestHandler implements A2ARequestHandler {
       endRefused(span, error);
       throw this.sanitize(method, error);
     }
-    const source = routed
-      ? routed.binding.sendMessageStream(routed.call)
-      : this.inner.sendMessageStream(params, context);
+    // Made inside the span: whatever the stream starts when it is made descends from it.
+    const source = withSpan(span, () =>
+      routed ? routed.binding.sendMessageStream(routed.call) : this.inner.sendMessageStream(params, context),
+    );
     return this.stream(traceStream(span, source), method);
   }
 
