@@ -45,6 +45,19 @@ describe('the layering checker finds each kind of breach', () => {
     expect(breach('src/a2a/x.ts', source)).toHaveLength(1);
   });
 
+  it('the OpenTelemetry SDK outside src/server, while its API may be used anywhere', () => {
+    const sdk = `import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';\n`;
+    const api = `import { trace } from '@opentelemetry/api';\n`;
+    expect(breach('src/shared/x.ts', sdk)).toEqual([
+      'src/shared/x.ts imports @opentelemetry/sdk-trace-node (owned by src/server)',
+    ]);
+    expect(
+      breach('src/a2a/x.ts', `import { W3CTraceContextPropagator } from '@opentelemetry/core';\n`),
+    ).toHaveLength(1);
+    expect(breach('src/server/tracing.ts', sdk)).toEqual([]);
+    expect(breach('src/shared/x.ts', api)).toEqual([]);
+  });
+
   it('a co-located test reaching test/ beyond the helpers, or another test file', () => {
     expect(breach('src/storage/x.test.ts', `import { h } from '../../test/helpers/pg.js';\n`)).toEqual([]);
     expect(breach('src/storage/x.test.ts', `import { f } from '../../test/acmp/helpers.js';\n`)).toHaveLength(

@@ -5,6 +5,7 @@ import type { RequestOptions, Transport, TransportFactory } from '@a2a-js/sdk/cl
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { A2AError } from '@a2a-js/sdk/errors';
 import { GRPC_STATUS_CODE } from '@a2a-js/sdk/errors/grpc';
+import { traceHeaders } from '../shared/tracing.js';
 
 /**
  * Whether a client dials the card's gRPC interface with TLS. A gRPC address (`host:port`) carries no
@@ -75,7 +76,20 @@ type Params<K extends keyof Transport> = Transport[K] extends (
   ? P
   : never;
 
-/** A transport whose UNAVAILABLE errors are transport failures (see {@link grpcTransportFactory}). */
+/**
+ * The call's options with the active trace context added as metadata (`traceparent`, `tracestate`; the
+ * SDK sends service parameters as gRPC metadata), the gRPC counterpart of `tracedFetch`.
+ */
+function traced(options: RequestOptions | undefined): RequestOptions | undefined {
+  const trace = traceHeaders();
+  if (trace === undefined) return options;
+  return { ...options, serviceParameters: { ...options?.serviceParameters, ...trace } };
+}
+
+/**
+ * A transport whose UNAVAILABLE errors are transport failures (see {@link grpcTransportFactory}) and
+ * whose calls carry the trace context.
+ */
 class FailureAwareTransport implements Transport {
   constructor(private readonly base: Transport) {}
   get protocolName(): string {
@@ -88,42 +102,42 @@ class FailureAwareTransport implements Transport {
     return promise.catch((error: unknown) => Promise.reject(transportFailure(error)));
   }
   getExtendedAgentCard(params: Params<'getExtendedAgentCard'>, options?: RequestOptions) {
-    return this.call(this.base.getExtendedAgentCard(params, options));
+    return this.call(this.base.getExtendedAgentCard(params, traced(options)));
   }
   sendMessage(params: Params<'sendMessage'>, options?: RequestOptions) {
-    return this.call(this.base.sendMessage(params, options));
+    return this.call(this.base.sendMessage(params, traced(options)));
   }
   sendMessageStream(params: Params<'sendMessageStream'>, options?: RequestOptions) {
-    return failureAware(this.base.sendMessageStream(params, options));
+    return failureAware(this.base.sendMessageStream(params, traced(options)));
   }
   createTaskPushNotificationConfig(
     params: Params<'createTaskPushNotificationConfig'>,
     options?: RequestOptions,
   ) {
-    return this.call(this.base.createTaskPushNotificationConfig(params, options));
+    return this.call(this.base.createTaskPushNotificationConfig(params, traced(options)));
   }
   getTaskPushNotificationConfig(params: Params<'getTaskPushNotificationConfig'>, options?: RequestOptions) {
-    return this.call(this.base.getTaskPushNotificationConfig(params, options));
+    return this.call(this.base.getTaskPushNotificationConfig(params, traced(options)));
   }
   listTaskPushNotificationConfig(params: Params<'listTaskPushNotificationConfig'>, options?: RequestOptions) {
-    return this.call(this.base.listTaskPushNotificationConfig(params, options));
+    return this.call(this.base.listTaskPushNotificationConfig(params, traced(options)));
   }
   deleteTaskPushNotificationConfig(
     params: Params<'deleteTaskPushNotificationConfig'>,
     options?: RequestOptions,
   ) {
-    return this.call(this.base.deleteTaskPushNotificationConfig(params, options));
+    return this.call(this.base.deleteTaskPushNotificationConfig(params, traced(options)));
   }
   getTask(params: Params<'getTask'>, options?: RequestOptions) {
-    return this.call(this.base.getTask(params, options));
+    return this.call(this.base.getTask(params, traced(options)));
   }
   cancelTask(params: Params<'cancelTask'>, options?: RequestOptions) {
-    return this.call(this.base.cancelTask(params, options));
+    return this.call(this.base.cancelTask(params, traced(options)));
   }
   listTasks(params: Params<'listTasks'>, options?: RequestOptions) {
-    return this.call(this.base.listTasks(params, options));
+    return this.call(this.base.listTasks(params, traced(options)));
   }
   resubscribeTask(params: Params<'resubscribeTask'>, options?: RequestOptions) {
-    return failureAware(this.base.resubscribeTask(params, options));
+    return failureAware(this.base.resubscribeTask(params, traced(options)));
   }
 }

@@ -11,6 +11,7 @@ import {
 import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { NO_METRICS, type Metrics, type PushOutcome } from '../shared/metrics.js';
+import { traceHeaders } from '../shared/tracing.js';
 
 /**
  * Push notifications behind an allow-list of webhook origins (A2A §4.3: a webhook URL is a request the host
@@ -146,7 +147,7 @@ export class AllowListPushSender implements PushNotificationSender {
       const { body, contentType } = serializer.serialize(streamResponse, task);
       const response = await fetch(config.url, {
         method: 'POST',
-        headers: { 'Content-Type': contentType, ...authHeaders(config) },
+        headers: { 'Content-Type': contentType, ...authHeaders(config), ...traceHeaders() },
         body,
         redirect: 'manual',
         signal: AbortSignal.timeout(this.timeoutMs),

@@ -18,9 +18,11 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2ABinding, BindingCall } from './binding.js';
 import { decodeMessage } from './part-codec.js';
 import { requireAllowedInlineWebhook, requireAllowedWebhook } from './push-policy.js';
+import { endRefused, startRequestSpan, traceCall, traceStream } from './request-span.js';
 import { requireJudged } from './wire-limits.js';
 import { quoteId } from '../shared/id-rules.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { withSpan } from '../shared/tracing.js';
 
 /** What {@link CommerceRequestHandler} serves. */
 export interface CommerceRequestHandlerOptions {
@@ -87,13 +89,13 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: GetExtendedAgentCardRequest,
     context: ServerCallContext,
   ): Promise<AgentCard> {
-    return this.guard('GetExtendedAgentCard', params, () =>
+    return this.guard({ method: 'GetExtendedAgentCard', params, context }, () =>
       this.inner.getAuthenticatedExtendedAgentCard(params, context),
     );
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    return this.guard('SendMessage', params, () => {
+    return this.guard({ method: 'SendMessage', params, context }, () => {
       requireAllowedInlineWebhook(params, this.pushAllow);
       const routed = this.route(params, context);
       return routed ? routed.binding.sendMessage(routed.call) : this.inner.sendMessage(params, context);
@@ -109,22 +111,27 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: SendMessageRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
+    const method = 'SendStreamingMessage';
+    const span = startRequestSpan(method, params, context);
     let routed: ReturnType<CommerceRequestHandler['route']>;
     try {
-      requireJudged('SendStreamingMessage', params);
+      requireJudged(method, params);
       requireAllowedInlineWebhook(params, this.pushAllow);
       routed = this.route(params, context);
     } catch (error) {
-      throw this.sanitize('SendStreamingMessage', error);
+      endRefused(span, error);
+      throw this.sanitize(method, error);
     }
-    return this.stream(
+    // Made inside the span: whatever the stream starts when it is made descends from it.
+    const source = withSpan(span, () =>
       routed ? routed.binding.sendMessageStream(routed.call) : this.inner.sendMessageStream(params, context),
     );
+    return this.stream(traceStream(span, source), method);
   }
 
   private async *stream(
     source: AsyncGenerator<StreamResponse, void, undefined>,
-    method = 'SendStreamingMessage',
+    method: string,
   ): AsyncGenerator<StreamResponse, void, undefined> {
     try {
       yield* source;
@@ -135,16 +142,16 @@ export class CommerceRequestHandler implements A2ARequestHandler {
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
     this.activate(context);
-    return this.guard('GetTask', params, () => this.inner.getTask(params, context));
+    return this.guard({ method: 'GetTask', params, context }, () => this.inner.getTask(params, context));
   }
 
   listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-    return this.guard('ListTasks', params, () => this.inner.listTasks(params, context));
+    return this.guard({ method: 'ListTasks', params, context }, () => this.inner.listTasks(params, context));
   }
 
   async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     this.activate(context);
-    return this.guard('CancelTask', params, async () => {
+    return this.guard({ method: 'CancelTask', params, context }, async () => {
       for (const binding of this.bindings) {
         const task = await binding.cancelTask?.(params.id, context);
         if (task) return task;
@@ -157,7 +164,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: TaskPushNotificationConfig,
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    return this.guard('CreateTaskPushNotificationConfig', params, () => {
+    return this.guard({ method: 'CreateTaskPushNotificationConfig', params, context }, () => {
       requireAllowedWebhook(params.url, this.pushAllow);
       return this.inner.createTaskPushNotificationConfig(params, context);
     });
@@ -167,7 +174,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: GetTaskPushNotificationConfigRequest,
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    return this.guard('GetTaskPushNotificationConfig', params, () =>
+    return this.guard({ method: 'GetTaskPushNotificationConfig', params, context }, () =>
       this.inner.getTaskPushNotificationConfig(params, context),
     );
   }
@@ -176,7 +183,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: ListTaskPushNotificationConfigsRequest,
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    return this.guard('ListTaskPushNotificationConfigs', params, () =>
+    return this.guard({ method: 'ListTaskPushNotificationConfigs', params, context }, () =>
       this.inner.listTaskPushNotificationConfigs(params, context),
     );
   }
@@ -185,7 +192,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: DeleteTaskPushNotificationConfigRequest,
     context: ServerCallContext,
   ): Promise<void> {
-    return this.guard('DeleteTaskPushNotificationConfig', params, () =>
+    return this.guard({ method: 'DeleteTaskPushNotificationConfig', params, context }, () =>
       this.inner.deleteTaskPushNotificationConfig(params, context),
     );
   }
@@ -194,14 +201,17 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     params: SubscribeToTaskRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
+    const method = 'SubscribeToTask';
+    const span = startRequestSpan(method, params, context);
     try {
-      requireJudged('SubscribeToTask', params);
+      requireJudged(method, params);
     } catch (error) {
-      throw this.sanitize('SubscribeToTask', error);
+      endRefused(span, error);
+      throw this.sanitize(method, error);
     }
     // Activated now, before the transport writes the response header.
     this.activate(context);
-    return this.stream(this.subscribe(params, context), 'SubscribeToTask');
+    return this.stream(traceStream(span, this.subscribe(params, context)), method);
   }
 
   private async *subscribe(
@@ -218,11 +228,21 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     yield* this.inner.resubscribe(params, context);
   }
 
-  /** Judges the request (src/a2a/wire-limits.ts, the same on every transport), then makes the call. */
-  private async guard<T>(method: string, params: object, call: () => Promise<T>): Promise<T> {
+  /**
+   * Judges the request (src/a2a/wire-limits.ts, the same on every transport), then makes the call inside
+   * the call's server span (src/a2a/request-span.ts).
+   */
+  private async guard<T>(
+    request: { method: string; params: object; context: ServerCallContext },
+    call: () => Promise<T>,
+  ): Promise<T> {
+    const { method, params, context } = request;
+    const span = startRequestSpan(method, params, context);
     try {
-      requireJudged(method, params);
-      return await call();
+      return await traceCall(span, () => {
+        requireJudged(method, params);
+        return call();
+      });
     } catch (error) {
       throw this.sanitize(method, error);
     }

@@ -2,6 +2,8 @@ import type { Metrics } from '../shared/metrics.js';
 import { LocalError } from '../shared/errors.js';
 import type { Clock } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
+import { TRACE_ATTR, failSpan, startSpan, withSpan } from '../shared/tracing.js';
+import type { Span } from '@opentelemetry/api';
 import { MAX_TIMER_MS } from './constants.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from './errors.js';
 import {
@@ -76,6 +78,8 @@ export class LocalExecution implements TaskFeed {
   private startedAt = 0;
   private unwatch: (() => void) | undefined;
   private markDone: () => void = () => {};
+  /** The run's span (`acmp.execute`), from start to the stored outcome. */
+  private span: Span | undefined;
   /** Resolves once the outcome is stored and delivered. */
   readonly done = new Promise<void>((resolve) => (this.markDone = resolve));
 
@@ -90,8 +94,21 @@ export class LocalExecution implements TaskFeed {
     return this.settling;
   }
 
-  /** Starts the handler and the timers. */
+  /**
+   * Starts the handler and the timers inside the run's span (docs/operations.md "Tracing"), a child of
+   * the call that started it: the handler's outbound calls and the outcome's commit descend from it.
+   */
   start(): this {
+    const { params } = this.deps;
+    const span = startSpan('acmp.execute', {
+      [TRACE_ATTR.acmpCapability]: params.capability,
+      [TRACE_ATTR.acmpTaskId]: this.taskId,
+    });
+    this.span = span;
+    return withSpan(span, () => this.startInSpan());
+  }
+
+  private startInSpan(): this {
     const { params, heartbeatIntervalMs, store } = this.deps;
     const timeoutMs = resolveInvoke(params).timeoutMs;
     this.timers.push(
@@ -222,6 +239,7 @@ export class LocalExecution implements TaskFeed {
     for (const d of this.deliveries) d.finish(final);
     this.deliveries.clear();
     this.count(final);
+    this.endSpan(final);
     this.deps.onDone();
     this.markDone();
     return final;
@@ -239,6 +257,16 @@ export class LocalExecution implements TaskFeed {
         ? { outcome: 'result', costCu: outcome.result.cost_cu }
         : { outcome: 'error', code: outcome.error.code }),
     });
+  }
+
+  /** Ends the run's span with the stored outcome: ACMP code and status ERROR for an error. */
+  private endSpan(final: FinishedTaskRecord): void {
+    const span = this.span;
+    if (span === undefined) return;
+    const outcome = final.outcome;
+    span.setAttribute(TRACE_ATTR.acmpOutcome, outcome.kind);
+    if (outcome.kind === 'error') failSpan(span, { [TRACE_ATTR.acmpErrorCode]: outcome.error.code });
+    span.end();
   }
 
   /** Writes the outcome; the record as stored wins (another host may have finished it first). */

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { resolveHostConfig } from '../server/config.js';
 import { startHost } from '../server/host.js';
 import { defaultModules } from '../server/modules.js';
+import { startTracing } from '../server/tracing.js';
 import { createJsonLogger } from '../shared/logger.js';
 import { DEMO_SCENARIOS, type DemoContext } from './demo/scenarios.js';
 import type { CliIo } from './io.js';
@@ -25,6 +26,8 @@ export async function demo(argv: string[], io: CliIo): Promise<number> {
     {},
   );
   const logger = createJsonLogger({ level: values.verbose ? 'info' : 'warn', write: (line) => io.err(line) });
+  // The same OTEL_* switch as `serve` (docs/operations.md "Tracing"): a demo run can be one trace per flow.
+  const tracing = startTracing(io.env, logger);
   const host = await startHost(config, { modules: defaultModules(config), logger });
   io.out(`a2a-commerce demo — host at ${host.url} (SQLite in ${dataDir}, self-signed TLS)\n`);
   const ctx: DemoContext = { url: host.url, caCert: host.tls?.cert, dataDir, say: (line) => io.out(line) };
@@ -42,6 +45,7 @@ export async function demo(argv: string[], io: CliIo): Promise<number> {
     }
   } finally {
     await host.close();
+    await tracing.shutdown();
     if (!values.keep) rmSync(dataDir, { recursive: true, force: true });
   }
   io.out(

@@ -4,6 +4,7 @@ import { LIMIT_ENV } from '../server/caller-limits.js';
 import { ENV, resolveHostConfig } from '../server/config.js';
 import { DEFAULT_SHUTDOWN } from '../server/shutdown-config.js';
 import { startHost } from '../server/host.js';
+import { startTracing } from '../server/tracing.js';
 import { UsageError, type CliIo } from './io.js';
 import { SERVE_CONNECTION_OPTIONS, SERVE_CONNECTION_USAGE } from './serve-connections.js';
 import { modulesFromFlags, SERVE_MODULE_OPTIONS, SERVE_MODULE_USAGE } from './serve-modules.js';
@@ -129,6 +130,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const config = resolveHostConfig(flags, io.env);
   const logger = createJsonLogger({ level: config.logLevel, write: (line) => io.err(line) });
   const selected = modulesFromFlags({ ...moduleFlags, modules, escrow }, config, io.env);
+  // Before the host, so its first request is traced already (docs/operations.md "Tracing").
+  const tracing = startTracing(io.env, logger);
   const host = await startHost(config, { modules: selected, logger, migrate });
   io.out(`a2a-commerce listening on ${host.url} (card: ${host.url}/.well-known/agent-card.json)`);
   if (host.grpcUrl) io.out(`a2a-commerce serving gRPC on ${host.grpcUrl}${host.tls ? ' (TLS)' : ''}`);
@@ -146,6 +149,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   logger.info('host.stopping');
   await host.drain();
   await host.close();
+  await tracing.shutdown();
   logger.info('host.stopped');
   return 0;
 }

@@ -8,6 +8,7 @@ import { canonicalJson } from '../shared/jcs.js';
 import { checkJsonBytes } from '../shared/json-edge.js';
 import { isJsonObject } from '../shared/json.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { TRACE_ATTR, failActiveSpan, startServerSpan, withSpan } from '../shared/tracing.js';
 
 export interface AcpRoutesOptions {
   receiver: AcpReceiver;
@@ -56,6 +57,9 @@ export function mountAcpRoutes(app: express.Express, options: AcpRoutesOptions):
   );
 }
 
+/** The span of an envelope POST: method and route (OpenTelemetry HTTP server span names). */
+const INGEST_SPAN = `POST ${ACP_HTTP_PREFIX}/envelopes`;
+
 /** The handlers of the HTTPS binding, each route a method. */
 class AcpRoutes {
   private readonly logger: Logger;
@@ -81,10 +85,27 @@ class AcpRoutes {
   fail(res: Response, error: unknown, envelopeId?: string): void {
     const object = toAcpErrorObject(error, envelopeId ? { envelope_id: envelopeId } : undefined);
     if (object.code === 'ACP_INTERNAL') this.logger.error('acp.http.internal_error', errorFields(error));
+    failActiveSpan({ [TRACE_ATTR.acpErrorCode]: object.code });
     sendCanonical(res, ACP_ERRORS[object.code].httpStatus, { [ACP_PART_KEYS.error]: object });
   }
 
+  /**
+   * The ingest of one POST inside its SERVER span (docs/operations.md "Tracing"), continuing the trace
+   * the sender's `traceparent` carries: the receiver's commit span descends from it.
+   */
   private async ingest(req: Request, res: Response): Promise<void> {
+    const span = startServerSpan(INGEST_SPAN, req.headers, {
+      'http.request.method': 'POST',
+      'http.route': `${ACP_HTTP_PREFIX}/envelopes`,
+    });
+    try {
+      await withSpan(span, () => this.ingestBody(req, res));
+    } finally {
+      span.end();
+    }
+  }
+
+  private async ingestBody(req: Request, res: Response): Promise<void> {
     // The shared edge (docs/host.md "Bad input"): UTF-8, JSON, and values JSON carries exactly.
     const check = checkJsonBytes(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
     if (!check.ok || check.value === undefined) {

@@ -3,6 +3,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { ANONYMOUS_IDENTITY } from '../shared/identity.js';
 import { silentLogger } from '../shared/logger.js';
+import { withRemoteContext } from '../shared/tracing.js';
 import { MCP_PATH } from './acmp-extension.js';
 import { createAcmpMcpFactory, type AcmpMcpServerOptions } from './provider-server.js';
 
@@ -56,7 +57,8 @@ export function mountAcmpMcp(app: Express, options: AcmpMcpEndpointOptions): Acm
   const serve = (req: Request, res: Response): void => {
     // The identity travels as the SDK's pass-through authInfo; the credential itself never does.
     const auth = { token: '', clientId: guards.callerOf(req), scopes: [] };
-    void node(Object.assign(req, { auth }), res);
+    // The MCP call spans (src/mcp/provider-server.ts) descend from the trace the request carries.
+    void withRemoteContext(req.headers, () => node(Object.assign(req, { auth }), res));
   };
   app.all(options.path ?? MCP_PATH, guards.auth, serve);
   return { close: () => handler.close() };

@@ -7,6 +7,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import type { Span } from '@opentelemetry/api';
 import { ACMP_METHOD, L6_METHOD, L7_METHOD } from '../acmp/constants.js';
 import { ProveIdentityParamsSchema } from '../acmp/identity/prove-identity.js';
 import { encodeInvokeRequest } from '../acmp/stored-request.js';
@@ -25,6 +26,8 @@ import { quoteId } from '../shared/id-rules.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { checkJsonValue, JSON_LIMITS } from '../shared/json-edge.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { isJsonObject } from '../shared/json.js';
+import { TRACE_ATTR, failSpan, startServerSpan, withSpan } from '../shared/tracing.js';
 import { acmpMcpCapabilities } from './acmp-extension.js';
 
 /** Options of {@link createAcmpMcpFactory}. */
@@ -98,7 +101,7 @@ class AcmpMcpMethods {
   register(mcp: McpServer): void {
     const server = mcp.server;
     server.setRequestHandler(ACMP_METHOD.invoke, { params: RawParams }, (params, ctx) =>
-      this.guard(() => this.invoke(params, ctx)),
+      this.guard({ method: ACMP_METHOD.invoke, params }, () => this.invoke(params, ctx)),
     );
     // Layer 1 §3.7: acmp/cancel is a notification; the request form is also answered, for clients whose
     // SDK prefers requests (an empty result once the cancel is stored, -32602 for an unknown task).
@@ -106,11 +109,11 @@ class AcmpMcpMethods {
       this.cancelNotification(params),
     );
     server.setRequestHandler(ACMP_METHOD.cancel, { params: RawParams }, (params) =>
-      this.guard(() => this.cancelRequest(params)),
+      this.guard({ method: ACMP_METHOD.cancel, params }, () => this.cancelRequest(params)),
     );
     // Layer 7 §3: answered whatever the caller; -32601 when the provider has no DID.
     server.setRequestHandler(L7_METHOD.proveIdentity, { params: RawParams }, (params, ctx) =>
-      this.guard(() => this.proveIdentity(params, ctx)),
+      this.guard({ method: L7_METHOD.proveIdentity, params }, () => this.proveIdentity(params, ctx)),
     );
     // Layer 1 §1: acmp/inputChunk is not in `accepts`; as a notification it is ignored (MCP answers none),
     // as a request it is refused like over A2A.
@@ -122,10 +125,14 @@ class AcmpMcpMethods {
     // offer quoted on one binding is accepted and executed on either (docs/acmp-mcp-binding.md §3).
     if (this.provider.capabilityObject.accepts.includes(L6_METHOD.offerRequest)) {
       server.setRequestHandler(L6_METHOD.offerRequest, { params: RawParams }, (params) =>
-        this.guard(() => this.provider.quote(parseOfferRequestParams(withinProfile(params)), this.scope)),
+        this.guard({ method: L6_METHOD.offerRequest, params }, () =>
+          this.provider.quote(parseOfferRequestParams(withinProfile(params)), this.scope),
+        ),
       );
       server.setRequestHandler(L6_METHOD.accept, { params: RawParams }, (params) =>
-        this.guard(() => this.provider.accept(parseAcceptParams(withinProfile(params)), this.scope)),
+        this.guard({ method: L6_METHOD.accept, params }, () =>
+          this.provider.accept(parseAcceptParams(withinProfile(params)), this.scope),
+        ),
       );
     }
   }
@@ -233,14 +240,48 @@ class AcmpMcpMethods {
    * The one mapper on the way out (STYLE.md "Errors"): the SDK puts a thrown error's code, message and data
    * on the wire, so only ACMP error objects leave here; anything else becomes -33099 (cause logged).
    */
-  private async guard<T>(call: () => Promise<T>): Promise<T> {
+  private async guard<T>(
+    request: { method: string; params: Record<string, unknown> },
+    call: () => Promise<T>,
+  ): Promise<T> {
+    const span = mcpCallSpan(request.method, request.params);
     try {
-      return await call();
+      return await withSpan(span, call);
     } catch (error) {
       if (!(error instanceof AcmpError)) this.logger.error('acmp.mcp_call_failed', errorFields(error));
-      throw AcmpError.fromObject(toAcmpErrorObject(error));
+      const object = toAcmpErrorObject(error);
+      failSpan(span, {
+        [TRACE_ATTR.acmpErrorCode]: object.code,
+        [TRACE_ATTR.errorType]: String(object.code),
+      });
+      throw AcmpError.fromObject(object);
+    } finally {
+      span.end();
     }
   }
+}
+
+/**
+ * The SERVER span of one MCP call (docs/operations.md "Tracing"), named after its method: its parent the
+ * trace context of the call's `_meta` (`traceparent`, `tracestate`, the MCP convention, which stdio
+ * callers can use too), else the active one (the HTTP request's headers, src/mcp/http-endpoint.ts).
+ */
+function mcpCallSpan(method: string, params: Record<string, unknown>): Span {
+  const meta = params._meta;
+  const carrier =
+    isJsonObject(meta) && typeof meta.traceparent === 'string'
+      ? {
+          traceparent: meta.traceparent,
+          tracestate: typeof meta.tracestate === 'string' ? meta.tracestate : undefined,
+        }
+      : undefined;
+  const span = startServerSpan(method, carrier, { [TRACE_ATTR.mcpMethod]: method });
+  if (span.isRecording()) {
+    if (typeof params.task_id === 'string') span.setAttribute(TRACE_ATTR.acmpTaskId, params.task_id);
+    if (typeof params.capability === 'string')
+      span.setAttribute(TRACE_ATTR.acmpCapability, params.capability);
+  }
+  return span;
 }
 
 /**

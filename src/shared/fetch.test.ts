@@ -30,7 +30,12 @@ describe('fetchTrusting', () => {
     expect(agents.created - before).toBe(1);
   });
 
-  it('is the global fetch without a CA', () => {
-    expect(fetchTrusting(undefined)).toBe(fetch);
+  it('is the global fetch without a CA, the request untouched while tracing is off', async () => {
+    const response = new Response('ok');
+    const global = vi.spyOn(globalThis, 'fetch').mockResolvedValue(response);
+    const init = { method: 'POST', headers: { 'x-a': '1' } };
+    expect(await fetchTrusting(undefined)('http://127.0.0.1:9/x', init)).toBe(response);
+    expect(global).toHaveBeenCalledWith('http://127.0.0.1:9/x', init);
+    global.mockRestore();
   });
 });

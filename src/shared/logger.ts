@@ -1,3 +1,5 @@
+import { activeTraceIds } from './tracing.js';
+
 /** Structured log fields: ids, codes, counts, durations — never personal data or payloads. */
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
 
@@ -23,7 +25,9 @@ export interface JsonLoggerOptions {
 
 /**
  * A JSON-lines logger writing to `write` (stderr in the server entry point). Only the fields given are
- * written; callers pass ids and codes, never message bodies, so no personal data reaches the log.
+ * written; callers pass ids and codes, never message bodies, so no personal data reaches the log. A
+ * record written while a span is recording carries its `trace_id` and `span_id` (W3C hex ids), so logs
+ * and traces join (docs/operations.md "Tracing").
  */
 export function createJsonLogger(options: JsonLoggerOptions): Logger {
   return new JsonLogger(RANK[options.level ?? 'info'], options.write, options.now ?? Date.now);
@@ -55,8 +59,9 @@ class JsonLogger implements Logger {
 
   private log(level: Exclude<LogLevel, 'silent'>, event: string, fields: LogFields | undefined): void {
     if (RANK[level] < this.threshold) return;
-    // The record's own keys come last: a field cannot overwrite time, level or event.
-    this.write(JSON.stringify({ ...fields, time: new Date(this.now()).toISOString(), level, event }) + '\n');
+    // The record's own keys come last: a field cannot overwrite time, level, event or the trace ids.
+    const record = { ...fields, time: new Date(this.now()).toISOString(), level, event, ...activeTraceIds() };
+    this.write(JSON.stringify(record) + '\n');
   }
 }
 

@@ -14,7 +14,8 @@ import type {
   TaskSignal,
 } from '../acmp/task-store.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
-import { NO_METRICS, timedCommit, type Metrics } from '../shared/metrics.js';
+import { NO_METRICS, type Metrics } from '../shared/metrics.js';
+import { observedCommit } from './observed-commit.js';
 import { decodeChunk, decodeTaskRow, encodeSignal, decodeSignal, TASK_COLUMNS } from './acmp-task-rows.js';
 import type { Database, SqlDialect } from './database.js';
 import { lagProbe, PgListener } from './pg-listener.js';
@@ -96,23 +97,26 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     const columns =
       'task_id, tenant, agent, params_hash, context_id, request, host_id, state, created_at, deadline_at, updated_at, chunk_count';
     // One commit: the insert (capped: its count, under the caller's lock on PostgreSQL).
-    const inserted = await timedCommit(this.metrics, 'acmp_claim', () =>
-      maxRunning === undefined
-        ? this.run(
-            `INSERT INTO acmp_tasks (${columns})
-             VALUES ($1, $2, $3, $4, $5, $6, $7, 'running', $8, $9, $10, 0) ON CONFLICT (task_id) DO NOTHING`,
-            values,
-          )
-        : this.callerSerial(task.scope.agent, (db) =>
-            this.run(
+    const inserted = await observedCommit(
+      this.metrics,
+      { operation: 'acmp_claim', dialect: this.dialect },
+      () =>
+        maxRunning === undefined
+          ? this.run(
               `INSERT INTO acmp_tasks (${columns})
+             VALUES ($1, $2, $3, $4, $5, $6, $7, 'running', $8, $9, $10, 0) ON CONFLICT (task_id) DO NOTHING`,
+              values,
+            )
+          : this.callerSerial(task.scope.agent, (db) =>
+              this.run(
+                `INSERT INTO acmp_tasks (${columns})
                SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, 'running', $8::bigint, $9::bigint, $10::bigint, 0
                WHERE (SELECT COUNT(*) FROM acmp_tasks WHERE agent = $11 AND state = 'running') < $12
                ON CONFLICT (task_id) DO NOTHING`,
-              [...values, task.scope.agent, maxRunning],
-              db,
+                [...values, task.scope.agent, maxRunning],
+                db,
+              ),
             ),
-          ),
     );
     if (Number(inserted.numAffectedRows ?? 0n) === 1) return { claimed: true };
     // Scope and params hash never change once inserted, so this read decides as the insert would have.
@@ -166,7 +170,11 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
       from,
     ];
     const write = { guard, values, params, signal: encodeSignal({ kind: 'chunks', taskId, count }) };
-    const moved = await timedCommit(this.metrics, 'acmp_chunks', () => this.writeChunks(write));
+    const moved = await observedCommit(
+      this.metrics,
+      { operation: 'acmp_chunks', dialect: this.dialect },
+      () => this.writeChunks(write),
+    );
     if (moved && this.dialect !== 'postgres') this.hub.emit({ kind: 'chunks', taskId, count });
     return moved;
   }
@@ -210,13 +218,16 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     const params: unknown[] = [JSON.stringify(finish.outcome), finish.end, finish.at, taskId];
     if (finish.hostId !== undefined) params.push(finish.hostId);
     const signal = encodeSignal({ kind: 'finished', taskId });
-    const { rows } = await timedCommit(this.metrics, 'acmp_outcome', () =>
-      this.dialect === 'postgres'
-        ? this.run(
-            `WITH done AS (${update}) SELECT done.*, pg_notify('${ACMP_SIGNAL_CHANNEL}', $${params.length + 1}) AS signal FROM done`,
-            [...params, signal],
-          )
-        : this.run(update, params),
+    const { rows } = await observedCommit(
+      this.metrics,
+      { operation: 'acmp_outcome', dialect: this.dialect },
+      () =>
+        this.dialect === 'postgres'
+          ? this.run(
+              `WITH done AS (${update}) SELECT done.*, pg_notify('${ACMP_SIGNAL_CHANNEL}', $${params.length + 1}) AS signal FROM done`,
+              [...params, signal],
+            )
+          : this.run(update, params),
     );
     if (rows[0] !== undefined) {
       if (this.dialect !== 'postgres') this.hub.emit({ kind: 'finished', taskId });

@@ -13,7 +13,8 @@ import type {
   TransactionStore,
 } from '../acpspec/transaction-store.js';
 import { LocalError } from '../shared/errors.js';
-import { NO_METRICS, timedCommit, type Metrics } from '../shared/metrics.js';
+import { NO_METRICS, type Metrics } from '../shared/metrics.js';
+import { observedCommit } from './observed-commit.js';
 import { writeBatch } from './acp-batch-write.js';
 import { AcpStatements, type EnvelopeIdRow, type HeadRow } from './acp-sql.js';
 import { ENVELOPE_ID_ROLES } from './acp-tables.js';
@@ -66,12 +67,19 @@ export class KyselyTransactionStore implements TransactionStore {
     this.run = runOn(db);
     const sqlite = options.sqlite === undefined ? undefined : new SqliteTransactions(db, options.sqlite);
     const metrics = options.metrics ?? NO_METRICS;
-    const commit =
+    const writeBatchOnce =
       sqlite === undefined
         ? (batch: readonly IngestCommit[]) =>
             db.transaction().execute((trx) => writeBatch({ statements, run: runOn(trx) }, batch))
         : (batch: readonly IngestCommit[]) => sqlite.execute((run) => writeBatch({ statements, run }, batch));
-    const write = (batch: readonly IngestCommit[]) => timedCommit(metrics, 'acp_ingest', () => commit(batch));
+    // One span and one timing per batch written (docs/operations.md "Tracing", "Metrics"), however many
+    // ingests share it.
+    const write = (batch: readonly IngestCommit[]): Promise<CommitResult[]> =>
+      observedCommit(
+        metrics,
+        { operation: 'acp_ingest', dialect: database.dialect, batchSize: batch.length },
+        () => writeBatchOnce(batch),
+      );
     this.committer = new GroupCommitter(write, (commit) => commit.transactionId, {
       maxBatch: options.groupCommit?.maxBatch ?? 32,
       lanes: options.groupCommit?.lanes ?? 1,

@@ -10,6 +10,11 @@ import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 /** The SQL dialects we run on. */
 export type SqlDialect = 'sqlite' | 'postgres';
 
+/** The OpenTelemetry `db.system.name` of a dialect (store commit spans, docs/operations.md "Tracing"). */
+export function dbSystemOf(dialect: SqlDialect): string {
+  return dialect === 'postgres' ? 'postgresql' : 'sqlite';
+}
+
 /**
  * An open database: one Kysely instance shared by every store (the SDK's task and push-notification
  * stores and each binding's own tables).

@@ -14,7 +14,8 @@ import {
 import type { EscrowEvent, Payout } from '../acmp/escrow/transitions.js';
 import { ESCROW_SIGNAL_CHANNEL, KyselyEscrowTx, type Rows } from './escrow-tx-kysely.js';
 import type { Logger } from '../shared/logger.js';
-import { NO_METRICS, timedCommit, type Metrics } from '../shared/metrics.js';
+import { NO_METRICS, type Metrics } from '../shared/metrics.js';
+import { observedCommit } from './observed-commit.js';
 import type { Database, SqlDialect } from './database.js';
 import {
   decodeBig,
@@ -63,6 +64,7 @@ export class KyselyEscrowStore implements EscrowStore {
     await this.signals.close();
   }
 
+  /** One escrow transaction, in one observed commit (docs/operations.md "Tracing", "Metrics"). */
   transaction<T>(work: (tx: EscrowTx) => Promise<T>): Promise<T> {
     return this.withTx((db, changed) => work(this.tx(db, changed)));
   }
@@ -70,7 +72,7 @@ export class KyselyEscrowStore implements EscrowStore {
   /** Runs `work` on one connection inside one transaction, then signals the escrows it changed. */
   private async withTx<T>(work: (db: Db, changed: Set<string>) => Promise<T>): Promise<T> {
     const changed = new Set<string>();
-    const result = await timedCommit(this.metrics, 'escrow', () =>
+    const result = await observedCommit(this.metrics, { operation: 'escrow', dialect: this.dialect }, () =>
       this.dialect === 'postgres'
         ? this.db.transaction().execute((trx) => work(trx, changed))
         : this.db.connection().execute(async (conn) => {

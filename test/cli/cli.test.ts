@@ -36,6 +36,15 @@ describe('a2a-commerce CLI', () => {
     expect(io.stderr.join('\n')).toMatch(/choose one of/);
   });
 
+  it('refuses an OpenTelemetry exporter the host does not ship, before it listens', async () => {
+    const io = capture({ OTEL_TRACES_EXPORTER: 'zipkin' });
+    expect(
+      await runCli(['serve', '--no-tls', '--no-personal-data', '--port', '0', '--data-dir', tempDir()], io),
+    ).toBe(1);
+    expect(io.stderr.join('\n')).toMatch(/CONFIG_INVALID.*OTEL_TRACES_EXPORTER/);
+    expect(io.stdout.join('\n')).not.toMatch(/listening/);
+  });
+
   it('card fetches, checks and prints a card, trusting the data dir certificate', async () => {
     const host = await startTestHost({ flags: { 'tls-self-signed': true } });
     const io = capture();

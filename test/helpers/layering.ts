@@ -62,12 +62,17 @@ const SUB_LAYERS: { folder: string; also: string[] }[] = [
   { folder: 'src/acmp/identity/', also: ['src/acmp/errors.js'] },
 ];
 
-/** SDKs each owned by one binding layer: nothing else may import them. */
-const SDK_OWNERS: { prefix: string; layer: string }[] = [
+/**
+ * SDKs each owned by one layer: nothing else may import them. `except` names packages under the prefix
+ * that any layer may import.
+ */
+const SDK_OWNERS: { prefix: string; layer: string; except?: string[] }[] = [
   { prefix: '@a2a-js/sdk', layer: 'a2a' },
   { prefix: '@modelcontextprotocol/', layer: 'mcp' },
   // The Prometheus client: only the host exposes metrics; cores report through src/shared/metrics.ts.
   { prefix: 'prom-client', layer: 'server' },
+  // The OpenTelemetry SDK: only the host registers it (src/server/tracing.ts); the API is for every layer.
+  { prefix: '@opentelemetry/', layer: 'server', except: ['@opentelemetry/api'] },
 ];
 
 /** Every `.ts` file under `dir`, as paths relative to `root`. */
@@ -113,7 +118,8 @@ function target(path: string, spec: string): string {
 
 function srcFileBreach(file: { path: string; layer: string; isTest: boolean }, spec: string): string {
   for (const sdk of SDK_OWNERS)
-    if (spec.startsWith(sdk.prefix) && file.layer !== sdk.layer) return ` (owned by src/${sdk.layer})`;
+    if (spec.startsWith(sdk.prefix) && !sdk.except?.includes(spec) && file.layer !== sdk.layer)
+      return ` (owned by src/${sdk.layer})`;
   if (!spec.startsWith('.')) return '';
   const [top, layer = ''] = target(file.path, spec).split('/');
   if (top === 'src') {

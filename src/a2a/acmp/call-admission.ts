@@ -18,6 +18,7 @@ import type { AcmpProvider, Admission } from '../../acmp/provider.js';
 import { parsedInvoke } from '../../acmp/provider-checks.js';
 import { ID_LIMITS, quoteId } from '../../shared/id-rules.js';
 import type { IdSource } from '../../shared/ids.js';
+import { TRACE_ATTR, failActiveSpan } from '../../shared/tracing.js';
 import type { BindingCall } from '../binding.js';
 import { acmpAgentMessage, readAcmpMessage } from './codec.js';
 import type { AcmpSessionBinding } from './negotiation-session.js';
@@ -198,6 +199,7 @@ export class CallAdmission {
   }
 
   private refusalOf(error: AcmpErrorObject): Message {
+    failActiveSpan({ [TRACE_ATTR.acmpErrorCode]: error.code });
     return acmpAgentMessage(encodeErrorRoot(error), { messageId: this.options.ids.newId('msg') });
   }
 }

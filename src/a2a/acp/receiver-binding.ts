@@ -11,6 +11,7 @@ import { toAcpErrorObject } from '../../acpspec/errors.js';
 import type { AcpReceiver } from '../../acpspec/receiver.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
+import { TRACE_ATTR, failActiveSpan } from '../../shared/tracing.js';
 import type { A2ABinding, BindingCall } from '../binding.js';
 import { callerIdentity } from '../caller.js';
 import type { InboundMessage } from '../part-codec.js';
@@ -118,6 +119,7 @@ class AcpBinding implements A2ABinding {
     } catch (error) {
       const object = toAcpErrorObject(error, envelopeId ? { envelope_id: envelopeId } : undefined);
       if (object.code === 'ACP_INTERNAL') this.logger.error('acp.a2a.internal_error', errorFields(error));
+      failActiveSpan({ [TRACE_ATTR.acpErrorCode]: object.code });
       return acpAgentMessage({ [ACP_PART_KEYS.error]: object }, this.ids.newId('msg'));
     }
   }

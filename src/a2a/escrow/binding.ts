@@ -17,6 +17,7 @@ import { toEscrowErrorObject } from '../../acmp/escrow/errors.js';
 import type { EscrowRecord } from '../../acmp/escrow/record.js';
 import { sleep } from '../../shared/async.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
+import { TRACE_ATTR, failActiveSpan } from '../../shared/tracing.js';
 import type { A2ABinding, BindingCall, BindingHost } from '../binding.js';
 import { callerIdentity } from '../caller.js';
 import type { TaskViewPage, TaskViewSource } from '../task-views.js';
@@ -207,7 +208,9 @@ class EscrowA2ABinding implements A2ABinding, TaskViewSource {
         this.ids.newId('msg'),
       );
     } catch (error) {
-      return escrowReply({ kind: 'error', error: toEscrowErrorObject(error) }, this.ids.newId('msg'));
+      const object = toEscrowErrorObject(error);
+      failActiveSpan({ [TRACE_ATTR.acmpErrorCode]: object.code });
+      return escrowReply({ kind: 'error', error: object }, this.ids.newId('msg'));
     }
   }
 
