@@ -28,7 +28,7 @@ export interface SelfSigned {
  * there, generated in memory otherwise. Nothing is written until {@link SelfSigned.save}, so a host that
  * fails to start leaves no certificate behind.
  */
-export async function selfSignedCertificate(dataDir: string): Promise<SelfSigned> {
+async function selfSignedCertificate(dataDir: string): Promise<SelfSigned> {
   const paths = selfSignedPaths(dataDir);
   if (existsSync(paths.cert) && existsSync(paths.key)) {
     return { material: readTlsFiles(paths.cert, paths.key), save: () => undefined };
@@ -94,7 +94,7 @@ function readPem(path: string, what: string): string {
  * the certificate.
  * @throws LocalError `CONFIG_INVALID` naming the flag, the file and what is wrong with it.
  */
-export function readTlsFiles(certPath: string, keyPath: string): TlsMaterial {
+function readTlsFiles(certPath: string, keyPath: string): TlsMaterial {
   const cert = readPem(certPath, 'TLS certificate (--tls-cert)');
   const key = readPem(keyPath, 'TLS private key (--tls-key)');
   let x509: X509Certificate;
