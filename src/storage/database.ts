@@ -121,6 +121,11 @@ export function openDatabase(options: DatabaseOptions): Database {
     // a pool 'error'; unheard, it would crash the process. The pool discards that client and the next
     // query opens a new one, so the event is only reported.
     pool.on('error', (error) => options.onIdleError?.(error));
+    // While a client is checked out (a query or a transaction in flight), pg-pool takes that listener off
+    // it, so a connection the server drops then emits an 'error' nobody hears: an uncaught exception that
+    // ended the process. The statement in flight already fails with the cause and the pool discards the
+    // client when it is released, so this listener only keeps the process alive.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
