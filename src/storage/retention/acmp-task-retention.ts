@@ -123,6 +123,7 @@ export class AcmpTaskRetention {
     const ids = JSON.stringify(taskIds);
     let total = 0;
     for (;;) {
+      const started = performance.now();
       const rows = await this.sql.changed(
         `DELETE FROM acmp_task_chunks WHERE (task_id, seq) IN
           (SELECT task_id, seq FROM acmp_task_chunks WHERE task_id IN (${this.sql.jsonStrings(1)}) LIMIT $2)`,
@@ -130,7 +131,7 @@ export class AcmpTaskRetention {
       );
       total += rows;
       if (rows < loop.batching.batchSize) return { rows: total, complete: true };
-      if (!(await pause(loop))) return { rows: total, complete: false };
+      if (!(await pause(loop, performance.now() - started))) return { rows: total, complete: false };
     }
   }
 

@@ -17,18 +17,34 @@ export async function inBatches(step: () => Promise<number>, loop: BatchLoop): P
   let total = 0;
   for (;;) {
     if (loop.signal?.aborted) return total;
+    const started = performance.now();
     const rows = await step();
     total += rows;
     if (rows < loop.batching.batchSize) return total;
-    if (!(await pause(loop))) return total;
+    if (!(await pause(loop, performance.now() - started))) return total;
   }
 }
 
-/** Waits the pause between two statements; false when the signal aborted meanwhile. */
-export async function pause(loop: BatchLoop): Promise<boolean> {
-  if (loop.batching.pauseMs <= 0) return !loop.signal?.aborted;
+/**
+ * The most of its time a prune may spend in statements: 1 in 20. On SQLite a statement runs on the event
+ * loop (better-sqlite3 is synchronous) and holds the only write lock, so requests wait while it runs; a
+ * backlog of a million rows pruned at the configured pause alone halved invoke throughput
+ * (bench/prune.ts). The pause therefore grows with the statements' own time.
+ */
+const WORK_SHARE = 1 / 20;
+
+/** The pause after a step that took `spentMs`: the configured pause, or longer to keep the work share. */
+export function pauseAfter(spentMs: number, batching: PruneBatching): number {
+  if (batching.pauseMs <= 0) return 0;
+  return Math.max(batching.pauseMs, Math.ceil((spentMs * (1 - WORK_SHARE)) / WORK_SHARE));
+}
+
+/** Waits the pause after a step that took `spentMs`; false when the signal aborted meanwhile. */
+export async function pause(loop: BatchLoop, spentMs = 0): Promise<boolean> {
+  const ms = pauseAfter(spentMs, loop.batching);
+  if (ms <= 0) return !loop.signal?.aborted;
   try {
-    await sleep(loop.batching.pauseMs, undefined, loop.signal ? { signal: loop.signal } : {});
+    await sleep(ms, undefined, loop.signal ? { signal: loop.signal } : {});
     return true;
   } catch {
     return false;
