@@ -1,22 +1,12 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import type { BuyerEscrow } from '../../src/a2a/acmp/buyer-escrow.js';
-import { demoCapabilities } from '../../src/demo/capabilities.js';
-import { acmpModule } from '../../src/server/modules/acmp.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
 import { escrowHost, secret } from '../escrow/helpers.js';
+import { threeAgents } from './agents.js';
 import { startWebhook } from '../helpers/webhook.js';
-import { cleanup, startTestHost } from '../helpers/host.js';
-import {
-  callsTo,
-  installTestTracing,
-  onlySpan,
-  parentOf,
-  recordOutboundHeaders,
-  underRootSpan,
-} from '../helpers/tracing.js';
+import { cleanup } from '../helpers/host.js';
+import { callsTo, installTestTracing, onlySpan, parentOf, underRootSpan } from '../helpers/tracing.js';
 
 /*
  * One trace across three real hosts in one process (docs/operations.md "Tracing"): a buyer application's
@@ -28,34 +18,6 @@ const exporter = installTestTracing();
 afterEach(cleanup);
 
 const INPUT = { type: 'text', data: 'Revenue grew 12% YoY.' } as const;
-
-/** An escrow agent, a provider that verifies escrows there, and a buyer with a bound escrow. */
-async function threeAgents(boundTo = 'agent:provider') {
-  const escrow = await escrowHost();
-  await escrow.credit('agent:buyer', '1');
-  const outbound = recordOutboundHeaders();
-  const provider = await startTestHost({
-    modules: [
-      acmpModule({
-        capabilities: demoCapabilities({ stepMs: 5 }),
-        escrowAgent: {
-          agentUrl: escrow.host.url,
-          token: secret('provider'),
-          payeeId: 'agent:provider',
-          // No claim during the test: its spans would be a second trace of the provider's own.
-          claimDelayMs: 60_000,
-        },
-      }),
-    ],
-  });
-  const buyer = (await createAcmpBuyer({
-    agentUrl: provider.url,
-    escrow: { agentUrl: escrow.host.url, token: secret('buyer') },
-  })) as AcmpBuyer & { escrow: BuyerEscrow };
-  const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
-  await buyer.escrow.bind(escrowId, boundTo);
-  return { buyer, escrowId, outbound, escrowUrl: escrow.host.url };
-}
 
 describe('one trace: buyer → provider → escrow agent', () => {
   it('shares one trace id, links each hop to its caller and carries traceparent to the escrow agent', async () => {
@@ -116,7 +78,7 @@ describe('one trace: buyer → provider → escrow agent', () => {
 
   it('marks a refused invoke ERROR with its ACMP code, and no payload in any attribute', async () => {
     // An escrow bound to another provider: refused at admission (-33005), before any task runs.
-    const { buyer, escrowId } = await threeAgents('agent:mallory');
+    const { buyer, escrowId } = await threeAgents({ boundTo: 'agent:mallory' });
     exporter.reset();
     await underRootSpan(async () => {
       await expect(
