@@ -18,7 +18,7 @@ describe.skipIf(!process.env.TEST_PG_URL)('pruners on one PostgreSQL database (o
     const url = await freshPgDatabase();
     const [a, b] = [await migratedDatabase(url), await migratedDatabase(url)];
     await seedFinishedTasks(a, { prefix: 'old', count: 30, chunks: 2, at: NOW - 8 * DAY });
-    const slow = { batchSize: 2, pauseMs: 20 };
+    const slow = { batchSize: 2, pauseMs: 20, maxWorkShare: 1 };
     const runs = await Promise.all([
       pruner(a, { batching: slow }).prune(),
       pruner(b, { batching: slow }).prune(),
@@ -33,7 +33,7 @@ describe.skipIf(!process.env.TEST_PG_URL)('pruners on one PostgreSQL database (o
     const url = await freshPgDatabase();
     const [a, b] = [await migratedDatabase(url), await migratedDatabase(url)];
     await seedFinishedTasks(a, { prefix: 'old', count: 20, chunks: 1, at: NOW - 8 * DAY });
-    const slow = { batchSize: 2, pauseMs: 10 };
+    const slow = { batchSize: 2, pauseMs: 10, maxWorkShare: 1 };
     const runs = await Promise.all([
       pruner(a, { batching: slow }).prune({ wait: true }),
       pruner(b, { batching: slow }).prune({ wait: true }),

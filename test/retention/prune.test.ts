@@ -142,7 +142,7 @@ describe.each(RETENTION_VARIANTS)('retention on $name', ({ url }) => {
     const database = await migratedDatabase(await url());
     await seedFinishedTasks(database, { prefix: 'old', count: 12, chunks: 5, at: NOW - 8 * DAY });
     const stop = new AbortController();
-    const slow = { batchSize: 3, pauseMs: 15 };
+    const slow = { batchSize: 3, pauseMs: 15, maxWorkShare: 1 };
     const first = pruner(database, { batching: slow }).prune({ signal: stop.signal, wait: true });
     setTimeout(() => stop.abort(), 40);
     const partial = byKind((await first).counts);

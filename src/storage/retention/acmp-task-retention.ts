@@ -138,10 +138,15 @@ export class AcmpTaskRetention {
   /** Drops the result and request of a batch of finished tasks, keeping each row as its id's key. */
   private compact(taskIds: readonly string[], now: number): Promise<number> {
     if (taskIds.length === 0) return Promise.resolve(0);
+    // Each id is looked up by its key. Without table statistics SQLite's planner preferred the state or
+    // the retention index and walked every finished task (a step of 500 tasks took ~350 ms on a
+    // 500,000-task table); the re-checks are written as expressions no index serves (`state || ''`,
+    // `COALESCE`), which leaves the key as its only choice, on PostgreSQL too.
+    const list = taskIds.map((_, i) => `$${i + 3}`).join(', ');
     return this.sql.changed(
       `UPDATE acmp_tasks SET outcome = $1, request = '', chunk_count = 0, pruned_at = $2
-       WHERE task_id IN (${this.sql.jsonStrings(3)}) AND state = 'finished' AND pruned_at IS NULL`,
-      [JSON.stringify(PRUNED_TASK_OUTCOME), now, JSON.stringify(taskIds)],
+       WHERE task_id IN (${list}) AND state || '' = 'finished' AND COALESCE(pruned_at, -1) = -1`,
+      [JSON.stringify(PRUNED_TASK_OUTCOME), now, ...taskIds],
     );
   }
 }

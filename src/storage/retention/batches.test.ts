@@ -16,6 +16,10 @@ describe('the pause between prune statements (docs/operations.md "Retention")', 
     expect(spent / (spent + paused)).toBeLessThanOrEqual(1 / 20);
   });
 
+  it('is the configured pause alone with a work share of 1', () => {
+    expect(pauseAfter(96, { ...batching, maxWorkShare: 1 })).toBe(100);
+  });
+
   it('stays zero when the operator turned the pause off', () => {
     expect(pauseAfter(500, { batchSize: 500, pauseMs: 0 })).toBe(0);
   });

@@ -31,12 +31,13 @@ export async function inBatches(step: () => Promise<number>, loop: BatchLoop): P
  * backlog of a million rows pruned at the configured pause alone halved invoke throughput
  * (bench/prune.ts). The pause therefore grows with the statements' own time.
  */
-const WORK_SHARE = 1 / 20;
+const DEFAULT_WORK_SHARE = 1 / 20;
 
 /** The pause after a step that took `spentMs`: the configured pause, or longer to keep the work share. */
 export function pauseAfter(spentMs: number, batching: PruneBatching): number {
   if (batching.pauseMs <= 0) return 0;
-  return Math.max(batching.pauseMs, Math.ceil((spentMs * (1 - WORK_SHARE)) / WORK_SHARE));
+  const share = batching.maxWorkShare ?? DEFAULT_WORK_SHARE;
+  return Math.max(batching.pauseMs, Math.ceil((spentMs * (1 - share)) / share));
 }
 
 /** Waits the pause after a step that took `spentMs`; false when the signal aborted meanwhile. */

@@ -19,6 +19,11 @@ export interface RetentionAges {
 export interface PruneBatching {
   readonly batchSize: number;
   readonly pauseMs: number;
+  /**
+   * The most of its time a pass may spend in statements (default 1/20, src/storage/retention/batches.ts):
+   * the pause grows with the statements' cost to keep it. 1: the pause alone paces the pass.
+   */
+  readonly maxWorkShare?: number;
 }
 
 /** What a prune removes, one kind of row each. */
