@@ -1,5 +1,6 @@
+import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { createEscrowClient, type EscrowClient } from '../../src/a2a/escrow/client.js';
-import type { EscrowSettings } from '../../src/acmp/escrow/constants.js';
+import { ESCROW_METHOD, type EscrowSettings } from '../../src/acmp/escrow/constants.js';
 import type { HostFlags } from '../../src/server/config.js';
 import type { HostModule } from '../../src/server/module.js';
 import { escrowModule, type EscrowModuleOptions } from '../../src/server/modules/escrow.js';
@@ -59,6 +60,34 @@ export async function escrowHost(
     client: (name: keyof typeof TOKENS, transport?: 'JSONRPC' | 'HTTP+JSON'): Promise<EscrowClient> =>
       createEscrowClient({ agentUrl: host.url, token: secret(name), ...(transport ? { transport } : {}) }),
   };
+}
+
+/**
+ * The buyer's escrow on `agent` (0.005 CU payable to agent:provider, credit the buyer first), with the
+ * buyer's push webhook `buyer-hook` registered on it (A2A §4.3, design §4.6).
+ */
+export async function escrowWithPushHook(
+  agent: Awaited<ReturnType<typeof escrowHost>>,
+  hookUrl: string,
+): Promise<string> {
+  const buyer = await agent.client('buyer');
+  const lock = {
+    op_ref: 'l',
+    amount_cu: 0.005,
+    valid_until_ms: Date.now() + 3_600_000,
+    payee_id: 'agent:provider',
+  };
+  const escrowId = (await buyer.call(ESCROW_METHOD.lock, lock)).escrow_id as string;
+  const sdk = await createA2AClient(await fetchAgentCard(agent.host.url), { token: secret('buyer') });
+  await sdk.createTaskPushNotificationConfig({
+    tenant: '',
+    id: 'buyer-hook',
+    taskId: escrowId,
+    url: hookUrl,
+    token: 'hook-token',
+    authentication: undefined,
+  });
+  return escrowId;
 }
 
 /** Collects what an async iterable yields until `until` says stop (or it ends). */

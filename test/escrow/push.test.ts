@@ -3,7 +3,7 @@ import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { ESCROW_METHOD as M } from '../../src/acmp/escrow/constants.js';
 import { cleanup } from '../helpers/host.js';
 import { startWebhook } from '../helpers/webhook.js';
-import { escrowHost, secret } from './helpers.js';
+import { escrowHost, escrowWithPushHook, secret } from './helpers.js';
 
 afterEach(cleanup);
 
@@ -12,25 +12,8 @@ describe('push notifications for an escrow task (A2A §4.3, design §4.6)', () =
     const hook = await startWebhook();
     const agent = await escrowHost({ pushAllow: [hook.origin] });
     await agent.credit('agent:buyer', '1');
-    const buyer = await agent.client('buyer');
-    const escrowId = (
-      await buyer.call(M.lock, {
-        op_ref: 'l',
-        amount_cu: 0.005,
-        valid_until_ms: Date.now() + 3_600_000,
-        payee_id: 'agent:provider',
-      })
-    ).escrow_id as string;
+    const escrowId = await escrowWithPushHook(agent, hook.url);
     const card = await fetchAgentCard(agent.host.url);
-    const sdk = await createA2AClient(card, { token: secret('buyer') });
-    await sdk.createTaskPushNotificationConfig({
-      tenant: '',
-      id: 'buyer-hook',
-      taskId: escrowId,
-      url: hook.url,
-      token: 'hook-token',
-      authentication: undefined,
-    });
     const stranger = await createA2AClient(card, { token: secret('mallory') });
     await expect(
       stranger.createTaskPushNotificationConfig({

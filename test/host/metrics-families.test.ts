@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { ESCROW_METHOD as M } from '../../src/acmp/escrow/constants.js';
 import { createAcpClient } from '../../src/a2a/acp/client.js';
 import { BUYER, grant, leadState } from '../helpers/acp-builders.js';
@@ -21,7 +20,7 @@ import {
   sessionHost,
 } from '../acmp/session-helpers.js';
 import { freshDelta, freshSnapshot, startAcpHost, txId } from '../acpspec/helpers.js';
-import { escrowHost, secret } from '../escrow/helpers.js';
+import { escrowHost, escrowWithPushHook } from '../escrow/helpers.js';
 
 afterEach(cleanup);
 
@@ -129,24 +128,7 @@ describe('the metric families of sessions, escrow funds, consent, push and store
     const hook = await startWebhook((res, i) => res.writeHead(i === 0 ? 200 : 500).end());
     const agent = await escrowHost({ pushAllow: [hook.origin], module: { tickMs: 3_600_000 } });
     await agent.credit('agent:buyer', '1');
-    const buyer = await agent.client('buyer');
-    const escrowId = (
-      await buyer.call(M.lock, {
-        op_ref: 'l',
-        amount_cu: 0.005,
-        valid_until_ms: Date.now() + 3_600_000,
-        payee_id: 'agent:provider',
-      })
-    ).escrow_id as string;
-    const sdk = await createA2AClient(await fetchAgentCard(agent.host.url), { token: secret('buyer') });
-    await sdk.createTaskPushNotificationConfig({
-      tenant: '',
-      id: 'buyer-hook',
-      taskId: escrowId,
-      url: hook.url,
-      token: 'hook-token',
-      authentication: undefined,
-    });
+    const escrowId = await escrowWithPushHook(agent, hook.url);
     const provider = await agent.client('provider');
     await provider.call(M.claim, {
       op_ref: 'c',
@@ -160,7 +142,9 @@ describe('the metric families of sessions, escrow funds, consent, push and store
       labels: { outcome: 'delivered' },
       value: 1,
     });
-    await buyer.call(M.release, {
+    await (
+      await agent.client('buyer')
+    ).call(M.release, {
       op_ref: 'r',
       escrow_id: escrowId,
       amount_cu: 0.002,

@@ -1,8 +1,7 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
-import { escrowHost, secret } from '../escrow/helpers.js';
+import { escrowHost, escrowWithPushHook } from '../escrow/helpers.js';
 import { threeAgents } from './agents.js';
 import { startWebhook } from '../helpers/webhook.js';
 import { cleanup } from '../helpers/host.js';
@@ -106,23 +105,7 @@ describe('push delivery', () => {
     const hook = await startWebhook();
     const agent = await escrowHost({ pushAllow: [hook.origin] });
     await agent.credit('agent:buyer', '1');
-    const buyer = await agent.client('buyer');
-    const lock = {
-      op_ref: 'l',
-      amount_cu: 0.005,
-      valid_until_ms: Date.now() + 3_600_000,
-      payee_id: 'agent:provider',
-    };
-    const escrowId = (await buyer.call(ESCROW_METHOD.lock, lock)).escrow_id as string;
-    const sdk = await createA2AClient(await fetchAgentCard(agent.host.url), { token: secret('buyer') });
-    await sdk.createTaskPushNotificationConfig({
-      tenant: '',
-      id: 'buyer-hook',
-      taskId: escrowId,
-      url: hook.url,
-      token: 'hook-token',
-      authentication: undefined,
-    });
+    const escrowId = await escrowWithPushHook(agent, hook.url);
     const provider = await agent.client('provider');
     exporter.reset();
     const root = await underRootSpan(() =>
