@@ -17,6 +17,7 @@ import type { DidCallerPolicy } from './caller-auth.js';
 import { bearerAuth, normalizeInbound, userFromRequest } from './http-front.js';
 import { jsonMediaTypes, legacyExtensionsHeader } from './interop-headers.js';
 import { jsonBody } from './json-body.js';
+import { leanInvoke } from './lean/lean-invoke.js';
 import { AllowListPushSender } from './push-policy.js';
 import { jsonRpcEdge, restEdge } from './request-edge.js';
 import { paramsEdge } from './request-params.js';
@@ -44,6 +45,8 @@ export interface MountA2AOptions {
   logger: Logger;
   /** Counts push deliveries by outcome (docs/operations.md "Metrics"); absent: none. */
   metrics?: Metrics | undefined;
+  /** The lean invoke path (src/a2a/lean/); default on. Off: every request takes the SDK's path (tests). */
+  leanInvoke?: boolean | undefined;
 }
 
 /**
@@ -109,6 +112,7 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
     jsonRpcEdge(),
     normalizeInbound('jsonrpc'),
     paramsEdge('jsonrpc'),
+    leanInvoke(handler, { enabled: options.leanInvoke ?? true }),
     sdkScope(options.logger, 'jsonrpc'),
     jsonRpcHandler({ requestHandler: sdkHandler, userBuilder: userFromRequest, legacyCompat }),
   );

@@ -140,6 +140,16 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     }
   }
 
+  /**
+   * Whether a message goes to the lean invoke path (src/a2a/lean/): the binding {@link route} would choose
+   * for it is the ACMP one and the client requested its extension. Everything else stays on the SDK's path.
+   */
+  isLean(params: SendMessageRequest, requestedExtensions: readonly string[]): boolean {
+    if (!params.message) return false;
+    const binding = this.bindingFor(decodeMessage(params.message));
+    return binding?.id === 'acmp' && requestedExtensions.includes(binding.extension.uri);
+  }
+
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
     this.activate(context);
     return this.guard({ method: 'GetTask', params, context }, () => this.inner.getTask(params, context));
@@ -282,6 +292,13 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     }
   }
 
+  private bindingFor(message: ReturnType<typeof decodeMessage>): A2ABinding | undefined {
+    return (
+      this.bindings.find((b) => b.narrowClaim === true && b.claims(message)) ??
+      this.bindings.find((b) => b.claims(message))
+    );
+  }
+
   private route(
     params: SendMessageRequest,
     context: ServerCallContext,
@@ -290,9 +307,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     this.checkRequired(context);
     this.activate(context);
     const message = decodeMessage(params.message);
-    const binding =
-      this.bindings.find((b) => b.narrowClaim === true && b.claims(message)) ??
-      this.bindings.find((b) => b.claims(message));
+    const binding = this.bindingFor(message);
     if (!binding) return undefined;
     const requested = new Set(context.requestedExtensions ?? []);
     return {

@@ -46,6 +46,16 @@ export function paramsEdge(shape: 'jsonrpc' | 'rest'): RequestHandler {
   };
 }
 
+const decodedRequests = new WeakMap<Request, object>();
+
+/**
+ * The v1.0 JSON-RPC params of a request as {@link paramsEdge} decoded and judged them (the SDK's own
+ * ProtoJSON decoder), so a later step reads them without decoding again; undefined when it did not.
+ */
+export function decodedParamsOf(req: Request): object | undefined {
+  return decodedRequests.get(req);
+}
+
 interface ParamsProblem {
   why: string;
   field?: string;
@@ -75,7 +85,11 @@ function checkJsonRpcParams(req: Request): ParamsProblem | undefined {
   const decode = Object.hasOwn(V1_DECODERS, body.method) ? V1_DECODERS[body.method] : undefined;
   // No params: the SDK answers with its own -32602; an unknown method with -32601.
   if (!decode || (body.params === undefined && body.method !== 'GetExtendedAgentCard')) return undefined;
-  return checkDecoded(body.method, () => decode(body.params));
+  return checkDecoded(body.method, () => {
+    const decoded = decode(body.params);
+    decodedRequests.set(req, decoded);
+    return decoded;
+  });
 }
 
 /**

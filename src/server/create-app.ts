@@ -79,6 +79,8 @@ export interface AppDeps {
   metrics?: { metrics: HostMetrics; token?: string | undefined; serve?: boolean };
   /** `/healthz` and `/readyz` (src/server/health.ts); absent: no probes. */
   readiness?: Readiness | undefined;
+  /** The lean invoke path (src/a2a/lean/); default on, off only to compare it with the SDK's path. */
+  leanInvoke?: boolean | undefined;
 }
 
 export interface App {
@@ -133,6 +135,7 @@ export function createApp(deps: AppDeps): App {
     pushAllow: deps.pushAllow,
     logger,
     metrics: deps.metrics?.metrics,
+    leanInvoke: deps.leanInvoke,
   });
   app.use((_req, res) => {
     res.status(404).json({ error: { code: 404, status: 'NOT_FOUND', message: 'Not found' } });

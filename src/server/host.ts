@@ -79,6 +79,8 @@ export interface StartHostOptions {
   signer?: Signer;
   /** Resolves the DIDs of callers (with `acceptDidCallers`); default: did:key and did:web over HTTPS. */
   didResolver?: DidResolver;
+  /** The lean invoke path (src/a2a/lean/); default on. Off only to compare it with the SDK's path. */
+  leanInvoke?: boolean;
 }
 
 const DEFAULT_GRPC_GRACE_MS = 5000;
@@ -284,6 +286,7 @@ class Host implements RunningHost {
         },
       }),
       readiness: this.readiness,
+      leanInvoke: this.setup.leanInvoke,
     });
   }
 

@@ -16,6 +16,7 @@ import type {
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { NO_METRICS, type Metrics } from '../shared/metrics.js';
 import { observedCommit } from './observed-commit.js';
+import { AcmpTaskCommits } from './acmp-task-commits.js';
 import { decodeChunk, decodeTaskRow, encodeSignal, decodeSignal, TASK_COLUMNS } from './acmp-task-rows.js';
 import type { Database, SqlDialect } from './database.js';
 import { lagProbe, PgListener } from './pg-listener.js';
@@ -33,9 +34,10 @@ const ACMP_SIGNAL_CHANNEL = 'acmp_task_signals';
 
 /**
  * {@link AcmpTaskStore} on SQLite or PostgreSQL. Each statement is written once, with `$n` placeholders
- * in order (rewritten to `?` for SQLite). Claim is one `INSERT … ON CONFLICT DO NOTHING` (with a cap, `INSERT … SELECT … WHERE <the caller's
- * running tasks> < cap`, on PostgreSQL under an advisory lock on the caller); every change
- * of state is one conditional UPDATE (compare-and-set on `state = 'running'`), so any number of hosts can
+ * in order (rewritten to `?` for SQLite). Claims and outcomes are group-committed (acmp-task-commits.ts):
+ * a claim is one `INSERT … ON CONFLICT DO NOTHING` (with a cap, `INSERT … SELECT … WHERE <the caller's
+ * running tasks> < cap`, on PostgreSQL under an advisory lock on the caller), every change of state one
+ * conditional UPDATE (compare-and-set on `state = 'running'`), so any number of hosts can
  * share the tables. On PostgreSQL the signal of a change is a NOTIFY issued by the very statement that
  * makes the change (it is delivered on commit, after the data is visible), received through a LISTEN
  * connection; on SQLite signals stay in the process and other processes rely on fallback reads.
@@ -47,15 +49,20 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
   private readonly listener: PgListener | undefined;
   private readonly logger: Logger;
   private readonly metrics: Metrics;
+  private readonly commits: AcmpTaskCommits;
 
   constructor(
-    database: Pick<Database, 'db' | 'dialect' | 'url' | 'listens'>,
+    database: Pick<Database, 'db' | 'dialect' | 'url' | 'listens' | 'sqlite'>,
     options: { logger?: Logger; metrics?: Metrics } = {},
   ) {
     this.db = database.db;
     this.dialect = database.dialect;
     this.logger = options.logger ?? silentLogger;
     this.metrics = options.metrics ?? NO_METRICS;
+    this.commits = new AcmpTaskCommits(
+      { db: this.db, dialect: this.dialect, ...(database.sqlite ? { sqlite: database.sqlite } : {}) },
+      { metrics: this.metrics, channel: ACMP_SIGNAL_CHANNEL },
+    );
     if (this.dialect === 'postgres') {
       this.listener = new PgListener({
         url: database.url,
@@ -82,63 +89,13 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
   }
 
   async claim(task: NewAcmpTask, maxRunning?: number): Promise<ClaimOutcome> {
-    const values = [
-      task.taskId,
-      task.scope.tenant,
-      task.scope.agent,
-      task.paramsHash,
-      task.contextId,
-      task.request,
-      task.hostId,
-      task.createdAt,
-      task.deadlineAt,
-      task.createdAt,
-    ];
-    const columns =
-      'task_id, tenant, agent, params_hash, context_id, request, host_id, state, created_at, deadline_at, updated_at, chunk_count';
-    // One commit: the insert (capped: its count, under the caller's lock on PostgreSQL).
-    const inserted = await observedCommit(
-      this.metrics,
-      { operation: 'acmp_claim', dialect: this.dialect },
-      () =>
-        maxRunning === undefined
-          ? this.run(
-              `INSERT INTO acmp_tasks (${columns})
-             VALUES ($1, $2, $3, $4, $5, $6, $7, 'running', $8, $9, $10, 0) ON CONFLICT (task_id) DO NOTHING`,
-              values,
-            )
-          : this.callerSerial(task.scope.agent, (db) =>
-              this.run(
-                `INSERT INTO acmp_tasks (${columns})
-               SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, 'running', $8::bigint, $9::bigint, $10::bigint, 0
-               WHERE (SELECT COUNT(*) FROM acmp_tasks WHERE agent = $11 AND state = 'running') < $12
-               ON CONFLICT (task_id) DO NOTHING`,
-                [...values, task.scope.agent, maxRunning],
-                db,
-              ),
-            ),
-    );
-    if (Number(inserted.numAffectedRows ?? 0n) === 1) return { claimed: true };
+    // Group commit (acmp-task-commits.ts): acknowledged once the transaction holding it committed.
+    if (await this.commits.claim(task, maxRunning)) return { claimed: true };
     // Scope and params hash never change once inserted, so this read decides as the insert would have.
     const existing = await this.get(task.taskId);
     if (existing) return { claimed: false, existing };
     if (maxRunning === undefined) throw new Error('claimed task row vanished');
     return { claimed: false, capReached: true };
-  }
-
-  /**
-   * Runs `work` serialised with every other capped claim of the caller, on every host. A statement that
-   * counts and inserts does not hold a cap under PostgreSQL's READ COMMITTED (two claims both count before
-   * either commits); a transaction-scoped advisory lock on the caller's identity makes the second wait and
-   * count again. SQLite serialises writes already.
-   */
-  private callerSerial<T>(agent: string, work: (db: UntypedDb) => Promise<T>): Promise<T> {
-    if (this.dialect !== 'postgres') return work(this.db);
-    return this.db.transaction().execute(async (trx) => {
-      const key = JSON.stringify(['acmp_tasks.running', agent]);
-      await this.run(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [key], trx);
-      return work(trx);
-    });
   }
 
   async get(taskId: string): Promise<AcmpTaskRecord | undefined> {
@@ -213,25 +170,11 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     taskId: string,
     finish: FinishTask,
   ): Promise<{ won: boolean; record: AcmpTaskRecord } | undefined> {
-    const update = `UPDATE acmp_tasks SET state = 'finished', outcome = $1, end_state = $2, finished_at = $3, updated_at = $3
-      WHERE task_id = $4 AND state = 'running'${finish.hostId === undefined ? '' : ' AND host_id = $5'} RETURNING ${TASK_COLUMNS}`;
-    const params: unknown[] = [JSON.stringify(finish.outcome), finish.end, finish.at, taskId];
-    if (finish.hostId !== undefined) params.push(finish.hostId);
     const signal = encodeSignal({ kind: 'finished', taskId });
-    const { rows } = await observedCommit(
-      this.metrics,
-      { operation: 'acmp_outcome', dialect: this.dialect },
-      () =>
-        this.dialect === 'postgres'
-          ? this.run(
-              `WITH done AS (${update}) SELECT done.*, pg_notify('${ACMP_SIGNAL_CHANNEL}', $${params.length + 1}) AS signal FROM done`,
-              [...params, signal],
-            )
-          : this.run(update, params),
-    );
-    if (rows[0] !== undefined) {
+    const row = await this.commits.finish({ taskId, finish, signal });
+    if (row !== null) {
       if (this.dialect !== 'postgres') this.hub.emit({ kind: 'finished', taskId });
-      return { won: true, record: decodeTaskRow(rows[0], finish.outcome) };
+      return { won: true, record: decodeTaskRow(row, finish.outcome) };
     }
     const record = await this.get(taskId);
     return record && { won: false, record };

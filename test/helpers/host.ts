@@ -4,6 +4,7 @@ import { resolveHostConfig, type HostConfig, type HostFlags } from '../../src/se
 import { startHost, type RunningHost } from '../../src/server/host.js';
 import type { HostModule } from '../../src/server/module.js';
 import type { Clock } from '../../src/shared/clock.js';
+import type { IdSource } from '../../src/shared/ids.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { onCleanup, tempDir } from './cleanup.js';
 
@@ -24,6 +25,9 @@ export interface TestHostOptions {
   signer?: Signer;
   /** Resolves the DIDs of callers (with `accept-did-callers`). */
   didResolver?: DidResolver;
+  /** The lean invoke path (default on); off: every request takes the SDK's path. */
+  leanInvoke?: boolean;
+  ids?: IdSource;
 }
 
 /** Starts a real host on 127.0.0.1:0 (TLS off unless flags say otherwise); closed by {@link cleanup}. */
@@ -49,6 +53,8 @@ export async function startTestHost(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.didResolver ? { didResolver: options.didResolver } : {}),
+    ...(options.leanInvoke !== undefined ? { leanInvoke: options.leanInvoke } : {}),
+    ...(options.ids ? { ids: options.ids } : {}),
   });
   let closed = false;
   const close = async (): Promise<void> => {
