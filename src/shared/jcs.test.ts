@@ -1,5 +1,66 @@
+import canonicalize from 'canonicalize';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, canonicalJsonShared } from './jcs.js';
+
+describe('canonicalJson (RFC 8785)', () => {
+  // The reference: the `canonicalize` library, an RFC 8785 implementation this one replaced for speed.
+  const wellFormed = (s: string): boolean => {
+    try {
+      encodeURIComponent(s);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const jsonish = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant(null),
+      fc.boolean(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.integer(),
+      fc.string({ unit: 'grapheme' }),
+      fc.string({ unit: 'binary' }).filter(wellFormed),
+      fc.array(tie('value')),
+      fc.dictionary(fc.string({ unit: 'binary' }).filter(wellFormed), tie('value')),
+      fc.constant(undefined),
+    ),
+  })).value;
+
+  it('writes exactly what the canonicalize library writes', () => {
+    fc.assert(
+      fc.property(jsonish, (value) => {
+        const reference = canonicalize(value);
+        if (reference === undefined) expect(() => canonicalJson(value)).toThrow(/canonicalised/);
+        else expect(canonicalJson(value)).toBe(reference);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('sorts members by UTF-16 code units, not by code points (§3.2.3)', () => {
+    // U+FB33 sorts before U+1F600 (surrogates D83D…) by code points, after it by UTF-16 code units.
+    expect(canonicalJson({ '\ufb33': 1, '\u{1f600}': 2, a: 3 })).toBe('{"a":3,"\u{1f600}":2,"\ufb33":1}');
+  });
+
+  it.each([
+    ['a lone high surrogate', { a: 'x\ud800' }],
+    ['a lone low surrogate in a key', { '\udc00': 1 }],
+    ['a non-finite number', [Number.POSITIVE_INFINITY]],
+    ['a bigint', { n: 1n }],
+    ['a function', { f: () => 1 }],
+    ['undefined at the root', undefined],
+  ])('refuses %s', (_name, value) => {
+    expect(() => canonicalJson(value)).toThrow(/canonicalised/);
+  });
+
+  it('refuses a cycle instead of overflowing the stack', () => {
+    const cycle: Record<string, unknown> = {};
+    cycle['self'] = { cycle };
+    expect(() => canonicalJson(cycle)).toThrow(/canonicalised/);
+  });
+});
 
 describe('canonicalJsonShared (RFC 8785 with shared subtrees)', () => {
   const values: [string, unknown][] = [
