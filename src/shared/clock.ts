@@ -7,7 +7,12 @@ export interface Clock {
 /** The real clock. */
 export const systemClock: Clock = { now: () => Date.now() };
 
+/** The last millisecond formatted and its text: ingest stamps several values within the same millisecond. */
+let lastFormatted = { ms: Number.NaN, text: '' };
+
 /** RFC 3339 UTC timestamp with millisecond precision. */
 export function isoTime(clock: Clock = systemClock): string {
-  return new Date(clock.now()).toISOString();
+  const ms = clock.now();
+  if (ms !== lastFormatted.ms) lastFormatted = { ms, text: new Date(ms).toISOString() };
+  return lastFormatted.text;
 }

@@ -58,6 +58,9 @@ const TEXT = {
   registerIds: (rows: number) =>
     `INSERT INTO acp_envelope_ids (envelope_id, transaction_id, role) VALUES ${valuesList(rows, plain(3))}
     ON CONFLICT (envelope_id) DO NOTHING RETURNING envelope_id, transaction_id, role`,
+  // Without ON CONFLICT or RETURNING: cheaper where SQLite undoes a failed statement alone (see writeBatch).
+  registerNewIds: (rows: number) =>
+    `INSERT INTO acp_envelope_ids (envelope_id, transaction_id, role) VALUES ${valuesList(rows, plain(3))}`,
   unregisterIds: (rows: number) =>
     `DELETE FROM acp_envelope_ids WHERE envelope_id IN (${plain(rows)
       .map((_, i) => `$${i + 1}`)
@@ -74,6 +77,9 @@ const TEXT = {
     WHERE acp_transactions.transaction_id = v.column1 AND acp_transactions.version = v.column7
       AND acp_transactions.event_count = v.column8
     RETURNING acp_transactions.transaction_id`,
+  // The compare-and-set of one head: the row count says whether it moved.
+  moveHead: `UPDATE acp_transactions SET version = $2, head_envelope_id = $3, state_envelope_id = $4,
+    event_count = $5, updated_at = $6 WHERE transaction_id = $1 AND version = $7 AND event_count = $8`,
   insertEnvelopes: (rows: number) =>
     `INSERT INTO acp_envelopes (envelope_id, transaction_id, kind, parent_envelope_id, state_envelope_id,
     received_at, body) VALUES ${valuesList(rows, plain(7))}`,
@@ -119,6 +125,8 @@ export class AcpStatements {
   readonly events: Statement<Row<'acp_events', 'seq' | 'body'>>;
   /** Per row: envelope id, transaction id, role; returns the rows inserted. */
   readonly registerIds: SizedStatement<Row<'acp_envelope_ids', 'envelope_id' | 'transaction_id' | 'role'>>;
+  /** Per row: envelope id, transaction id, role; fails as a whole if any id is taken. */
+  readonly registerNewIds: SizedStatement<never>;
   /** The envelope ids to delete. */
   readonly unregisterIds: SizedStatement<never>;
   /** Per row: the head columns in {@link HEAD_COLUMNS} order; returns the heads created. */
@@ -128,6 +136,8 @@ export class AcpStatements {
    * the expected version and event count; returns the heads moved.
    */
   readonly moveHeads: SizedStatement<Row<'acp_transactions', 'transaction_id'>>;
+  /** One head's {@link moveHeads} row: changes one row when it moved. */
+  readonly moveHead: Statement<never>;
   /** Per row: the columns of acp_envelopes in table order. */
   readonly insertEnvelopes: SizedStatement<never>;
   /** Per row: transaction id, seq, event id, body. */
@@ -135,7 +145,7 @@ export class AcpStatements {
   /** Per row: transaction id, version, body (inserted or replacing the stored body). */
   readonly writeStates: SizedStatement<never>;
 
-  constructor(dialect: SqlDialect) {
+  constructor(readonly dialect: SqlDialect) {
     this.findEnvelopeId = dialectSql(dialect, TEXT.findEnvelopeId);
     this.head = dialectSql(dialect, TEXT.head);
     this.headAndBody = dialectSql(dialect, TEXT.headAndBody);
@@ -143,9 +153,11 @@ export class AcpStatements {
     this.isKnownEnvelope = dialectSql(dialect, TEXT.isKnownEnvelope);
     this.events = dialectSql(dialect, TEXT.events);
     this.registerIds = new SizedStatement(dialect, TEXT.registerIds);
+    this.registerNewIds = new SizedStatement(dialect, TEXT.registerNewIds);
     this.unregisterIds = new SizedStatement(dialect, TEXT.unregisterIds);
     this.insertHeads = new SizedStatement(dialect, TEXT.insertHeads);
     this.moveHeads = new SizedStatement(dialect, TEXT.moveHeads);
+    this.moveHead = dialectSql(dialect, TEXT.moveHead);
     this.insertEnvelopes = new SizedStatement(dialect, TEXT.insertEnvelopes);
     this.insertEvents = new SizedStatement(dialect, TEXT.insertEvents);
     this.writeStates = new SizedStatement(dialect, TEXT.writeStates);

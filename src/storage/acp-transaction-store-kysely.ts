@@ -20,7 +20,7 @@ import { AcpStatements, type EnvelopeIdRow, type HeadRow } from './acp-sql.js';
 import { ENVELOPE_ID_ROLES } from './acp-tables.js';
 import type { Database } from './database.js';
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
-import { bindParams, type RunSql, type Statement } from './sql-text.js';
+import { bindParams, type CountSql, type DialectSql, type RunSql, type Statement } from './sql-text.js';
 import { SqliteTransactions } from './sqlite-batch.js';
 
 export { ACP_OWNER_COLUMNS, acpMigrations } from './acp-tables.js';
@@ -49,6 +49,16 @@ function runOn(db: Kysely<any>): RunSql {
     (await db.executeQuery<R>(CompiledQuery.raw(statement.sql, [...bindParams(statement, params)]))).rows;
 }
 
+/** A counting runner of the store's write statements on a Kysely instance or transaction. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function countOn(db: Kysely<any>): CountSql {
+  return async (statement: DialectSql, params: readonly unknown[]) =>
+    Number(
+      (await db.executeQuery(CompiledQuery.raw(statement.sql, [...bindParams(statement, params)])))
+        .numAffectedRows ?? 0,
+    );
+}
+
 /**
  * {@link TransactionStore} on Kysely (SQLite or PostgreSQL). Each statement is written once as SQL text
  * (acp-sql.ts) and compiled for the dialect once. Commits go through a {@link GroupCommitter}: the
@@ -70,8 +80,11 @@ export class KyselyTransactionStore implements TransactionStore {
     const writeBatchOnce =
       sqlite === undefined
         ? (batch: readonly IngestCommit[]) =>
-            db.transaction().execute((trx) => writeBatch({ statements, run: runOn(trx) }, batch))
-        : (batch: readonly IngestCommit[]) => sqlite.execute((run) => writeBatch({ statements, run }, batch));
+            db
+              .transaction()
+              .execute((trx) => writeBatch({ statements, run: runOn(trx), count: countOn(trx) }, batch))
+        : (batch: readonly IngestCommit[]) =>
+            sqlite.execute(({ run, count }) => writeBatch({ statements, run, count }, batch));
     // One span and one timing per batch written (docs/operations.md "Tracing", "Metrics"), however many
     // ingests share it.
     const write = (batch: readonly IngestCommit[]): Promise<CommitResult[]> =>

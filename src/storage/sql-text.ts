@@ -60,3 +60,6 @@ export interface Statement<R> extends DialectSql {
 
 /** Runs a statement with its parameters (as written: `$1` is `params[0]`) on a connection; the rows it returns. */
 export type RunSql = <R>(statement: Statement<R>, params: readonly unknown[]) => Promise<R[]>;
+
+/** Runs a statement that returns no rows (an INSERT, UPDATE or DELETE); the number of rows it changed. */
+export type CountSql = (statement: DialectSql, params: readonly unknown[]) => Promise<number>;

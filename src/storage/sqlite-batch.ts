@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import { bindParams, type RunSql, type Statement } from './sql-text.js';
+import { bindParams, type CountSql, type DialectSql, type RunSql, type Statement } from './sql-text.js';
 
 /**
  * Runs transactions on the raw better-sqlite3 handle under a Kysely instance, holding the instance's
@@ -20,11 +20,11 @@ export class SqliteTransactions {
   ) {}
 
   /** Runs `body` as one SQLite transaction: committed when it resolves, rolled back when it throws. */
-  execute<T>(body: (run: RunSql) => Promise<T>): Promise<T> {
+  execute<T>(body: (sql: { run: RunSql; count: CountSql }) => Promise<T>): Promise<T> {
     return this.db.connection().execute(async () => {
       this.prepared('BEGIN IMMEDIATE').run();
       try {
-        const result = await body(this.run);
+        const result = await body(this.sql);
         this.prepared('COMMIT').run();
         return result;
       } catch (error) {
@@ -41,6 +41,11 @@ export class SqliteTransactions {
     prepared.run(...bound);
     return Promise.resolve([]);
   };
+
+  private readonly count: CountSql = (statement: DialectSql, params: readonly unknown[]) =>
+    Promise.resolve(this.prepared(statement.sql).run(...bindParams(statement, params)).changes);
+
+  private readonly sql = { run: this.run, count: this.count };
 
   private prepared(text: string): BetterSqlite3.Statement {
     let statement = this.statements.get(text);
