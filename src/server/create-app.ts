@@ -28,6 +28,7 @@ import { WELL_KNOWN_DID_PATH } from '../acmp/identity/did-web.js';
 import { LOCALHOST_ACCESS, type HostAccess } from './allowed-hosts.js';
 import { hostGuard } from './host-guard.js';
 import type { ModuleParts } from './module.js';
+import { mountConsole, type ConsoleDeps } from './console/console-routes.js';
 
 /** Who the agent says it is on its card. */
 export interface AgentIdentity {
@@ -79,6 +80,8 @@ export interface AppDeps {
   metrics?: { metrics: HostMetrics; token?: string | undefined; serve?: boolean };
   /** `/healthz` and `/readyz` (src/server/health.ts); absent: no probes. */
   readiness?: Readiness | undefined;
+  /** The operator console at `/console` (docs/console.md); absent: not served. */
+  console?: Omit<ConsoleDeps, 'logger' | 'clock'> | undefined;
 }
 
 export interface App {
@@ -118,6 +121,7 @@ export function createApp(deps: AppDeps): App {
     bodyLimitBytes: deps.bodyLimitBytes,
   };
   if (deps.didDocument) serveDidDocument(app, deps.didDocument);
+  if (deps.console) mountConsole(app, { ...deps.console, logger, clock: deps.clock ?? systemClock });
   for (const part of parts) part.mountHttp?.(app, guards);
   const handler = mountA2A(app, {
     card,

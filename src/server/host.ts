@@ -284,6 +284,10 @@ class Host implements RunningHost {
         },
       }),
       readiness: this.readiness,
+      console:
+        this.config.operatorTokens.length > 0
+          ? { database: this.database, operators: this.config.operatorTokens, callers: this.config.tokens }
+          : undefined,
     });
   }
 
