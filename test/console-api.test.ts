@@ -108,7 +108,10 @@ describe('console read API (docs/console.md)', () => {
     const text = JSON.stringify(masked.body);
     expect(text).not.toContain('ada@example.com');
     expect(text).not.toContain('Ada');
-    expect(masked.body.consent.find((c) => c.party === 'p-buyer')?.scopes.contact).toBe('granted');
+    const party = masked.body.consent.find((c) => c.party === 'p-buyer');
+    expect(party?.scopes.contact).toBe('granted');
+    expect(party?.conflicts.map((c) => c.scope)).toEqual(['marketing']);
+    expect(masked.body.timeline.map((e) => e.kind)).toEqual(['snapshot', 'delta']);
     const revealed = await api(`/acp/transactions/${workload.transactionId}?reveal=1`);
     expect(JSON.stringify(revealed.body)).toContain('ada@example.com');
   });

@@ -2,7 +2,7 @@ import { LocalError } from '../shared/errors.js';
 import { parseBearerToken, type BearerToken } from '../shared/identity.js';
 
 /** The role word that marks a tokens-file line as an operator credential (`operator name=secret`). */
-export const OPERATOR_ROLE = 'operator';
+const OPERATOR_ROLE = 'operator';
 
 /** One tokens-file entry with its role: a caller token, or an operator credential for `/console`. */
 export interface RoledEntry {

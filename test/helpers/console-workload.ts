@@ -8,13 +8,13 @@ import { acmpModule } from '../../src/server/modules/acmp.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';
 import { escrowModule } from '../../src/server/modules/escrow.js';
 import { startTestHost } from './host.js';
-import { freshSnapshot } from '../acpspec/helpers.js';
+import { freshDelta, freshSnapshot } from '../acpspec/helpers.js';
 import { leadState } from './acp-builders.js';
 
 /** The operator credential and the caller tokens of the console's test host. */
 export const OPERATOR = { name: 'ops', secret: 'operator-secret-0123456789' };
 export const BUYER_SECRET = 'buyer-secret-0123456789abc';
-export const PROVIDER_SECRET = 'provider-secret-0123456789ab';
+const PROVIDER_SECRET = 'provider-secret-0123456789ab';
 
 /** What {@link runConsoleWorkload} did, so tests know the counts the console must show. */
 export interface ConsoleWorkload {
@@ -79,7 +79,8 @@ export async function oneInvoke(buyer: AcmpBuyer): Promise<string> {
 /**
  * A known workload through the real clients: the buyer is funded, invokes three times (one fails: its
  * deadline passes before it counts to the end), negotiates and accepts one flat offer, locks one escrow; one ACPspec
- * transaction with personal data (a retail lead) arrives over HTTPS routes.
+ * transaction with personal data (a retail lead) arrives over the HTTPS routes, then a delta whose
+ * consent widening is refused (a conflict).
  */
 export async function runConsoleWorkload(host: ConsoleHost): Promise<ConsoleWorkload> {
   if (!host.database) throw new Error('the console host runs on SQLite');
@@ -108,6 +109,18 @@ export async function runConsoleWorkload(host: ConsoleHost): Promise<ConsoleWork
   await buyer.escrow?.lock(0.5, Date.now() + 3_600_000);
   const transactionId = `tx-console-${crypto.randomUUID().slice(0, 8)}`;
   const envelope = freshSnapshot(transactionId, leadState());
+  await postEnvelope(host, envelope);
+  // A delta widening marketing consent (limited → granted) without new evidence: refused and recorded as
+  // a consent.conflict event.
+  await postEnvelope(
+    host,
+    freshDelta(envelope, [{ op: 'replace', path: '/consent/p-buyer/marketing/state', value: 'granted' }]),
+  );
+  return { invokes: 3, failed: 1, escrows: 1, agreements: 1, transactions: 1, transactionId, taskIds };
+}
+
+/** POSTs one envelope over the ACPspec HTTPS binding as the buyer. @throws Error unless it is accepted. */
+async function postEnvelope(host: ConsoleHost, envelope: unknown): Promise<void> {
   const res = await host.fetch(`${host.url}/acp/v0.1/envelopes`, {
     method: 'POST',
     headers: { 'content-type': ACP_MEDIA_TYPE, authorization: `Bearer ${BUYER_SECRET}` },
@@ -115,5 +128,4 @@ export async function runConsoleWorkload(host: ConsoleHost): Promise<ConsoleWork
   });
   if (res.status !== 200)
     throw new Error(`the ACPspec envelope was refused: ${res.status} ${await res.text()}`);
-  return { invokes: 3, failed: 1, escrows: 1, agreements: 1, transactions: 1, transactionId, taskIds };
 }

@@ -59,7 +59,7 @@ export async function listTransactions(
 }
 
 /** Consent per party (every scope) with the `consent.conflict` events of its records. */
-export function consentOf(snapshot: SnapshotEnvelope): PartyConsent[] {
+function consentOf(snapshot: SnapshotEnvelope): PartyConsent[] {
   const parties = new Set([...Object.keys(snapshot.consent ?? {}), ...Object.keys(snapshot.parties ?? {})]);
   return [...parties].map((party) => {
     const held = snapshot.consent?.[party];

@@ -12,7 +12,7 @@ import { operatorAuth } from './operator-auth.js';
 import { ConsoleTables } from './tables.js';
 
 /** The console's base path (docs/console.md). */
-export const CONSOLE_PATH = '/console';
+const CONSOLE_PATH = '/console';
 
 /** What the console reads and who may read it. */
 export interface ConsoleDeps {

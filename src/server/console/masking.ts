@@ -2,7 +2,7 @@ import type { AcpState } from '../../acpspec/envelope.js';
 import { findPersonalData } from '../../acpspec/pii.js';
 
 /** What a masked value shows instead of itself. */
-export const MASK = '•••';
+const MASK = '•••';
 
 /**
  * A copy of an ACPspec state (or snapshot) with every personal-data value (the schema's `x-acp-pii`

@@ -6,7 +6,7 @@ import { taskActivity, type TaskActivity } from './task-reads.js';
  * A host counts as alive when it beat within this window: the ACMP liveness window at the default 5 s
  * heartbeat (two intervals, src/acmp/provider.ts), after which its running tasks are reaped.
  */
-export const HOST_ALIVE_WINDOW_MS = 10_000;
+const HOST_ALIVE_WINDOW_MS = 10_000;
 
 /** A host of the cluster (one row per host sharing the database, src/acmp/host-liveness.ts). */
 export interface ConsoleHost {

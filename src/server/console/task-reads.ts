@@ -45,7 +45,7 @@ const TASK_COLUMNS = [
 ] as const;
 
 /** The capability an invoke names, wherever the binding's encoding put `params.capability`. */
-export function capabilityOf(request: unknown, depth = 0): string | undefined {
+function capabilityOf(request: unknown, depth = 0): string | undefined {
   if (depth > 8 || typeof request !== 'object' || request === null) return undefined;
   const record = request as Record<string, unknown>;
   if (typeof record.capability === 'string') return record.capability;
@@ -57,7 +57,7 @@ export function capabilityOf(request: unknown, depth = 0): string | undefined {
 }
 
 /** A stored task row as the console shows it. */
-export function decodeTaskRow(row: Record<string, unknown>): ConsoleTaskRow {
+function decodeTaskRow(row: Record<string, unknown>): ConsoleTaskRow {
   const outcome = parseStored(row.outcome) as
     { kind?: string; result?: { cost_cu?: unknown }; error?: { code?: unknown } } | undefined;
   const failed = outcome?.kind === 'error';
