@@ -21,7 +21,12 @@ export const SERVE_USAGE = `Usage: a2a-commerce serve [options]
   --token <name=secret>  accepted bearer token, repeatable (${ENV.tokens}, comma-separated); its holder is
                          agent:<name>, or token:<digest of the secret> without a name (docs/host.md).
                          Flags show in 'ps': prefer --tokens-file or the environment for real secrets
-  --tokens-file <path>   one name=secret a line, # comments; mode 600 (${ENV.tokensFile})
+  --tokens-file <path>   one name=secret a line, # comments; mode 600 (${ENV.tokensFile}); a line
+                         "operator name=secret" is an operator credential of /console
+  --operator-token <name=secret>
+                         the operator credential of the read-only console at /console, repeatable
+                         (${ENV.operatorToken}); never a caller token (docs/console.md). Without one,
+                         /console is not served
   --accept-did-callers   also accept callers identified by a JWT signed with their DID key (did:key,
                          did:web); their identity is the DID (${ENV.acceptDidCallers}; docs/host.md)
   --did-private-hosts    resolve callers' did:web also at private and loopback addresses (default: public
@@ -64,6 +69,7 @@ const SERVE_OPTIONS = {
   db: { type: 'string' },
   token: { type: 'string', multiple: true },
   'tokens-file': { type: 'string' },
+  'operator-token': { type: 'string', multiple: true },
   'accept-did-callers': { type: 'boolean' },
   'did-private-hosts': { type: 'boolean' },
   'metrics-token': { type: 'string' },

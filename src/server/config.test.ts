@@ -164,3 +164,27 @@ describe('callers identified by DID (--accept-did-callers, A2AC_ACCEPT_DID_CALLE
     expect(refusal({}, { A2AC_ACCEPT_DID_CALLERS: 'maybe' })).toContain('A2AC_ACCEPT_DID_CALLERS');
   });
 });
+
+describe('operator credentials of the console (--operator-token, tokens-file role operator)', () => {
+  const OPS = 'operator-secret-0123456789abc';
+
+  it('reads them from the flag, the variable and operator lines of the tokens file, apart from caller tokens', () => {
+    const file = tokensFile(`alice=${ALICE}\noperator ops=${OPS}\n`);
+    const config = resolveHostConfig({ 'tokens-file': file }, {});
+    expect(config.tokens.map((t) => t.identity)).toEqual(['agent:alice']);
+    expect(config.operatorTokens.map((t) => t.identity)).toEqual(['agent:ops']);
+    expect(resolveHostConfig({ 'operator-token': [`ops=${OPS}`] }, {}).operatorTokens).toHaveLength(1);
+    expect(resolveHostConfig({}, { A2AC_OPERATOR_TOKEN: `ops=${OPS}` }).operatorTokens).toHaveLength(1);
+    expect(resolveHostConfig({}, {}).operatorTokens).toEqual([]);
+  });
+
+  it('refuses an operator secret that is also a caller token, without quoting it', () => {
+    const refused = refusal({ token: [`alice=${ALICE}`], 'operator-token': [`ops=${ALICE}`] });
+    expect(refused).toMatch(/^CONFIG_INVALID: .*must not also be a caller token/);
+    expect(refused).not.toContain(ALICE);
+  });
+
+  it('refuses a short operator secret, naming where it came from', () => {
+    expect(refusal({ 'operator-token': ['ops=short'] })).toMatch(/^CONFIG_INVALID: --operator-token.*16/);
+  });
+});

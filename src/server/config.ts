@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
 import { LocalError } from '../shared/errors.js';
-import { parseBearerToken, type BearerToken } from '../shared/identity.js';
+import type { BearerToken } from '../shared/identity.js';
+import { resolveOperatorTokens } from './operator-config.js';
+import { readTokensFile, resolveTokens } from './tokens-config.js';
 import type { LogLevel } from '../shared/logger.js';
 import { resolveAllowedHosts } from './allowed-hosts.js';
 import {
@@ -39,6 +40,8 @@ export interface HostConfig {
   db: string | undefined;
   /** Accepted bearer tokens, each with the identity of its holder (empty: no authentication). */
   tokens: BearerToken[];
+  /** Operator credentials of `/console` (docs/console.md); empty: the console is not served. */
+  operatorTokens: BearerToken[];
   tls: TlsConfig;
   bodyLimitBytes: number;
   /** Public base URL for the card when the host sits behind a proxy; default from host/port/TLS. */
@@ -78,6 +81,7 @@ export interface HostFlags
   db?: string;
   token?: string[];
   'tokens-file'?: string;
+  'operator-token'?: string[];
   'tls-cert'?: string;
   'tls-key'?: string;
   'tls-self-signed'?: boolean;
@@ -102,6 +106,7 @@ export const ENV = {
   db: 'A2AC_DB',
   tokens: 'A2AC_TOKENS',
   tokensFile: 'A2AC_TOKENS_FILE',
+  operatorToken: 'A2AC_OPERATOR_TOKEN',
   tlsCert: 'A2AC_TLS_CERT',
   tlsKey: 'A2AC_TLS_KEY',
   tlsSelfSigned: 'A2AC_TLS_SELF_SIGNED',
@@ -170,9 +175,21 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
     flag ?? (env[ENV[key]] || undefined);
   const port = pick(flags.port, 'port');
   const grpcPort = pick(flags['grpc-port'], 'grpcPort');
+  const tokensFile = pick(flags['tokens-file'], 'tokensFile');
+  const fileEntries = tokensFile === undefined ? [] : readTokensFile(tokensFile);
   const tokens = resolveTokens(
     flags.token ?? env[ENV.tokens]?.split(','),
-    pick(flags['tokens-file'], 'tokensFile'),
+    fileEntries.filter((e) => e.role === 'caller'),
+  );
+  const operatorTokens = resolveOperatorTokens(
+    [
+      ...(flags['operator-token'] ?? env[ENV.operatorToken]?.split(',') ?? [])
+        .map((e) => e.trim())
+        .filter((e) => e !== '')
+        .map((entry) => ({ entry, where: '--operator-token/A2AC_OPERATOR_TOKEN' })),
+      ...fileEntries.filter((e) => e.role === 'operator'),
+    ],
+    tokens,
   );
   const logLevel = (pick(flags['log-level'], 'logLevel') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) fail(`log level must be one of ${LOG_LEVELS.join(', ')}`);
@@ -189,6 +206,7 @@ export function resolveHostConfig(flags: HostFlags, env: Record<string, string |
     dataDir: pick(flags['data-dir'], 'dataDir') ?? DEFAULTS.dataDir,
     db: pick(flags.db, 'db'),
     tokens,
+    operatorTokens,
     tls: resolveTls(flags, env),
     bodyLimitBytes: bodyLimit === undefined ? DEFAULTS.bodyLimitBytes : parseSize('body limit', bodyLimit),
     publicUrl,
@@ -267,66 +285,6 @@ function tlsChoice({ cert, key, selfSigned, noTls }: TlsSettings, source: string
   if (noTls) return { mode: 'off' };
   if (selfSigned) return { mode: 'self-signed' };
   return undefined;
-}
-
-/**
- * The accepted tokens: `--token`/`A2AC_TOKENS` entries, then the lines of the tokens file. Each entry is
- * `name=secret` (identity `agent:<name>`) or a bare secret (identity `token:<digest>`); see
- * src/shared/identity.ts. Names and secrets must be unique; messages never quote a secret.
- */
-function resolveTokens(entries: string[] | undefined, file: string | undefined): BearerToken[] {
-  // Library callers build the list themselves (`token: [process.env.X]`): an unset variable is a mistake
-  // to name, not a crash.
-  for (const [i, e] of (entries ?? []).entries()) {
-    if (typeof e !== 'string')
-      fail(
-        `token entry ${i + 1} is ${String(e)}, not a string: is the environment variable it comes from set?`,
-      );
-  }
-  const listed = (entries ?? [])
-    .map((e) => e.trim())
-    .filter((e) => e !== '')
-    .map((e) => ({ entry: e, where: '--token/A2AC_TOKENS' }));
-  const all = [...listed, ...(file === undefined ? [] : readTokensFile(file))];
-  const tokens = all.map(({ entry, where }) => {
-    const parsed = parseBearerToken(entry);
-    return 'refused' in parsed ? fail(`${where}: ${parsed.refused}`) : parsed;
-  });
-  const secrets = new Set<string>();
-  const identities = new Set<string>();
-  for (const t of tokens) {
-    if (secrets.has(t.secret)) fail('the same secret is listed more than once');
-    if (identities.has(t.identity))
-      fail(`token name "${t.identity.replace(/^agent:/, '')}" is used more than once`);
-    secrets.add(t.secret);
-    identities.add(t.identity);
-  }
-  return tokens;
-}
-
-/**
- * Reads a tokens file: one `name=secret` (or bare secret) a line; blank lines and lines starting with `#`
- * are skipped. Like an SSH key, the file must not be readable or writable by group or others (POSIX).
- */
-function readTokensFile(path: string): { entry: string; where: string }[] {
-  let text: string;
-  try {
-    const mode = statSync(path).mode;
-    if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-      fail(`tokens file ${path} is accessible by group or others: chmod 600 ${path}`);
-    }
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if (error instanceof LocalError) throw error;
-    const code = (error as { code?: unknown }).code;
-    return fail(
-      `cannot read tokens file ${path}${typeof code === 'string' ? ` (${code})` : ''}: check --tokens-file / ${ENV.tokensFile}`,
-    );
-  }
-  return text.split('\n').flatMap((line, i) => {
-    const entry = line.trim();
-    return entry === '' || entry.startsWith('#') ? [] : [{ entry, where: `tokens file line ${i + 1}` }];
-  });
 }
 
 /** Where the data lives, for commands that only touch the database (`migrate`): flag, variable, default. */

@@ -28,6 +28,7 @@ import { WELL_KNOWN_DID_PATH } from '../acmp/identity/did-web.js';
 import { LOCALHOST_ACCESS, type HostAccess } from './allowed-hosts.js';
 import { hostGuard } from './host-guard.js';
 import type { ModuleParts } from './module.js';
+import { mountConsole, type ConsoleDeps } from './console/console-routes.js';
 
 /** Who the agent says it is on its card. */
 export interface AgentIdentity {
@@ -81,6 +82,8 @@ export interface AppDeps {
   readiness?: Readiness | undefined;
   /** The lean invoke path (src/a2a/lean/); default on, off only to compare it with the SDK's path. */
   leanInvoke?: boolean | undefined;
+  /** The operator console at `/console` (docs/console.md); absent: not served. */
+  console?: Omit<ConsoleDeps, 'logger' | 'clock'> | undefined;
 }
 
 export interface App {
@@ -120,6 +123,7 @@ export function createApp(deps: AppDeps): App {
     bodyLimitBytes: deps.bodyLimitBytes,
   };
   if (deps.didDocument) serveDidDocument(app, deps.didDocument);
+  if (deps.console) mountConsole(app, { ...deps.console, logger, clock: deps.clock ?? systemClock });
   for (const part of parts) part.mountHttp?.(app, guards);
   const handler = mountA2A(app, {
     card,

@@ -287,6 +287,10 @@ class Host implements RunningHost {
       }),
       readiness: this.readiness,
       leanInvoke: this.setup.leanInvoke,
+      console:
+        this.config.operatorTokens.length > 0
+          ? { database: this.database, operators: this.config.operatorTokens, callers: this.config.tokens }
+          : undefined,
     });
   }
 
