@@ -6,6 +6,21 @@
 /** A2A extension URI; versions the binding, not the envelope (seed "Declaring Support"). Our placeholder. */
 export const ACP_EXTENSION_URI = 'https://acpspec.org/a2a/v1';
 
+/**
+ * MCP extension identifier of the ACPspec MCP binding (MCP's reverse-DNS rule; seed 001 "Where This Sits in
+ * the Stack" names the MCP page). Our placeholder; versions the binding, not the envelope.
+ */
+export const ACP_MCP_EXTENSION_ID = 'org.acpspec/mcp';
+
+/** MCP resource URIs of the binding (docs/acpspec-mcp.md "Resources"). */
+export const ACP_MCP_URIS = {
+  /** RFC 6570 template of a transaction's state resource. */
+  transactionTemplate: 'acp://transactions/{transaction_id}',
+  transaction: (transactionId: string): string => `acp://transactions/${encodeURIComponent(transactionId)}`,
+  /** The envelope JSON Schema as a resource. */
+  schema: 'acp://schemas/0.1/envelope.schema.json',
+} as const;
+
 /** The envelope version this implementation produces. */
 export const ACP_VERSION = '0.1';
 

@@ -138,3 +138,12 @@ export function buildDelta(input: DeltaInput, options?: { clock?: Clock; ids?: I
     patch: input.patch,
   };
 }
+
+/**
+ * The envelope's kind as a metric label, told apart as the seed does (by `parent_envelope_id`), also for
+ * an envelope that fails validation; `other` for a body that is no JSON object (a bounded set).
+ */
+export function kindLabel(raw: unknown): Kind | 'other' {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'other';
+  return 'parent_envelope_id' in raw ? 'delta' : 'snapshot';
+}

@@ -11,6 +11,7 @@ import { assertPatchPolicy } from './delta.js';
 import {
   envelopeKind,
   isDelta,
+  kindLabel,
   type AcpAck,
   type AcpEvent,
   type Envelope,
@@ -20,10 +21,11 @@ import {
 import { AcpError, isAcpError, isAcpId } from './errors.js';
 import { createHeldStateCache, type HeldState, type HeldStateCache } from './held-state.js';
 import { containsPersonalData } from './pii.js';
-import type { TransactionHead, TransactionStore } from './transaction-store.js';
+import type { TransactionHead, TransactionStore, TransactionSummary } from './transaction-store.js';
 import { heldEventTexts, TransitionCommitter, type Inbound, type ParentMismatch } from './receiver-commit.js';
 import { composeSnapshot, composeStateText, stateBodyOf } from './state-body.js';
 import { parseEnvelope } from './validate.js';
+import { transactionPage, type TransactionPage } from './transaction-page.js';
 
 /** Options of {@link createAcpReceiver}. */
 export interface AcpReceiverOptions {
@@ -76,6 +78,11 @@ export interface AcpReceiver {
     transactionId: string,
     options?: CallerContext,
   ): Promise<{ envelope: SnapshotEnvelope; bytes: Buffer }>;
+  /**
+   * A page of the caller's own transactions in id order, after the transaction id `after` (default: from
+   * the start), at most `limit` (default 100, at most 1000); `next` names the last one when the page is full.
+   */
+  transactions(options?: TransactionPage): Promise<{ transactions: TransactionSummary[]; next?: string }>;
   /** A page of the event stream after `after` (default 0). @throws `ACP_TRANSACTION_UNKNOWN`. */
   events(
     transactionId: string,
@@ -180,6 +187,10 @@ export class StoreBackedReceiver implements AcpReceiver {
     const body = stateBodyOf(held.header, held.state);
     const text = composeStateText({ meta, body, eventTexts: heldEventTexts(held) }, this.memo);
     return { envelope: composeSnapshot(meta, body, held.state.events), bytes: Buffer.from(text, 'utf8') };
+  }
+
+  transactions(page?: TransactionPage): Promise<{ transactions: TransactionSummary[]; next?: string }> {
+    return transactionPage(this.store, page);
   }
 
   async events(
@@ -377,13 +388,4 @@ function headDetails(head: TransactionHead | undefined): Record<string, string> 
   return head
     ? { head_envelope_id: head.headEnvelopeId, state_envelope_id: head.stateEnvelopeId }
     : undefined;
-}
-
-/**
- * The envelope's kind as a metric label, told apart as the seed does (by `parent_envelope_id`), also for
- * an envelope that fails validation; `other` for a body that is no JSON object (a bounded set).
- */
-function kindLabel(raw: unknown): Kind | 'other' {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'other';
-  return 'parent_envelope_id' in raw ? 'delta' : 'snapshot';
 }

@@ -88,6 +88,15 @@ export type CommitResult =
   /** The envelope id or the state id already names an envelope anywhere in the store. */
   | { ok: false; reason: 'duplicate' };
 
+/** One transaction of a listing ({@link TransactionStore.transactions}): what a catalogue entry shows. */
+export interface TransactionSummary {
+  transactionId: string;
+  /** The materialised state snapshot of the head. */
+  stateEnvelopeId: string;
+  /** The time of the last ingest. */
+  stateProducedAt: string;
+}
+
 /** An event with its position in the stream. */
 export interface SequencedEvent {
   seq: number;
@@ -121,6 +130,11 @@ export interface TransactionStore {
    * nothing. Refused (`duplicate`) when the envelope id or the state id is already used anywhere in the store.
    */
   commit(commit: IngestCommit): Promise<CommitResult>;
+  /**
+   * The transactions `owner` created, ordered by transaction id, those after `after` (a transaction id;
+   * `''` from the start), at most `limit`.
+   */
+  transactions(owner: string, options: { after: string; limit: number }): Promise<TransactionSummary[]>;
   /** Events with `seq > after`, ascending, at most `limit`. */
   events(transactionId: string, options: { after: number; limit: number }): Promise<SequencedEvent[]>;
 }

@@ -7,7 +7,8 @@ import { UsageError, type CliIo } from './io.js';
 
 export const MCP_STDIO_USAGE = `Usage: a2a-commerce mcp-stdio [options]
 
-Serves the host's ACMP provider over MCP stdio (docs/acmp-mcp-binding.md): JSON-RPC on stdin/stdout,
+Serves the host's ACMP provider over MCP stdio (docs/acmp-mcp-binding.md), with ACPspec transactions as
+resources and tools (docs/acpspec-mcp.md): JSON-RPC on stdin/stdout,
 2026-07-28 requests and 2025-era initialize alike, logs on stderr. Meant to be started by an MCP client.
 Tasks live in the same store as 'serve' (same --data-dir or --db), so a task started here and retried over
 A2A or MCP HTTP by the same caller replays or joins.
@@ -44,7 +45,8 @@ export async function mcpStdio(argv: string[], io: CliIo): Promise<number> {
     io.env,
   );
   const logger = createJsonLogger({ level: config.logLevel, write: (line) => io.err(line) });
-  const modules = defaultModules(config).filter((m) => m.name === 'acmp');
+  // ACMP serves the connection; ACPspec adds its resources and tools to it (docs/acpspec-mcp.md).
+  const modules = defaultModules(config).filter((m) => m.name === 'acmp' || m.name === 'acpspec');
   const session = await serveStdioHost(config, {
     modules,
     stdin: process.stdin,

@@ -5,6 +5,7 @@ import { ANONYMOUS_IDENTITY } from '../shared/identity.js';
 import { silentLogger } from '../shared/logger.js';
 import { withRemoteContext } from '../shared/tracing.js';
 import { MCP_PATH } from './acmp-extension.js';
+import { CallerScopedBus } from './caller-bus.js';
 import { createAcmpMcpFactory, type AcmpMcpServerOptions } from './provider-server.js';
 
 /** What the host gives the endpoint (structurally the host's `HttpGuards`). */
@@ -19,7 +20,7 @@ export interface McpHttpGuards {
 /** Options of {@link mountAcmpMcp}. */
 export interface AcmpMcpEndpointOptions extends Omit<
   AcmpMcpServerOptions,
-  'scopeOf' | 'connectionCloseCancels'
+  'scopeOf' | 'connectionCloseCancels' | 'transport'
 > {
   guards: McpHttpGuards;
   /** Default {@link MCP_PATH}. */
@@ -45,10 +46,17 @@ export function mountAcmpMcp(app: Express, options: AcmpMcpEndpointOptions): Acm
   const factory = createAcmpMcpFactory({
     ...options,
     connectionCloseCancels: true,
+    transport: 'http',
     scopeOf: (context) => ({ tenant: '', agent: context.authInfo?.clientId ?? ANONYMOUS_IDENTITY }),
   });
   const onerror = (error: Error): void => logger.debug('mcp.request_rejected', { error: error.name });
+  // Subscription streams are scoped by caller; contributions publish their changes onto them.
+  const bus = new CallerScopedBus();
+  const disconnects = (options.contributions?.all ?? []).flatMap((c) =>
+    c.connectHttp ? [c.connectHttp((owner, event) => bus.publishTo(owner, event))] : [],
+  );
   const handler = createMcpHandler(factory, {
+    bus,
     legacy: 'stateless',
     maxRequestBodySize: guards.bodyLimitBytes,
     onerror,
@@ -58,8 +66,15 @@ export function mountAcmpMcp(app: Express, options: AcmpMcpEndpointOptions): Acm
     // The identity travels as the SDK's pass-through authInfo; the credential itself never does.
     const auth = { token: '', clientId: guards.callerOf(req), scopes: [] };
     // The MCP call spans (src/mcp/provider-server.ts) descend from the trace the request carries.
-    void withRemoteContext(req.headers, () => node(Object.assign(req, { auth }), res));
+    void withRemoteContext(req.headers, () =>
+      bus.runAs(auth.clientId, () => node(Object.assign(req, { auth }), res)),
+    );
   };
   app.all(options.path ?? MCP_PATH, guards.auth, serve);
-  return { close: () => handler.close() };
+  return {
+    close: async () => {
+      for (const disconnect of disconnects) disconnect();
+      await handler.close();
+    },
+  };
 }

@@ -29,6 +29,7 @@ import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { isJsonObject } from '../shared/json.js';
 import { TRACE_ATTR, failSpan, startServerSpan, withSpan } from '../shared/tracing.js';
 import { acmpMcpCapabilities } from './acmp-extension.js';
+import { withContributions, type McpContribution } from './contribution.js';
 
 /** Options of {@link createAcmpMcpFactory}. */
 export interface AcmpMcpServerOptions {
@@ -43,6 +44,10 @@ export interface AcmpMcpServerOptions {
    * where only `notifications/cancelled` is.
    */
   connectionCloseCancels: boolean;
+  /** Which transport the instances serve (told to the contributions). */
+  transport: 'http' | 'stdio';
+  /** Other modules' MCP features (e.g. ACPspec's resources and tools), applied to every instance. */
+  contributions?: { readonly all: readonly McpContribution[] };
   /** Aborted when the host begins to stop: closed connections then detach (the work drains) instead of cancelling. */
   stopping?: AbortSignal;
   ids?: IdSource;
@@ -73,12 +78,21 @@ export function createAcmpMcpFactory(options: AcmpMcpServerOptions): McpServerFa
     const instructions =
       `ACMP provider (extension org.a2agora/acmp, ACMP ${capabilityObject.version}). ` +
       `Buy compute with the acmp/invoke request; capabilities: ${capabilityIds}.`;
+    const contributions = options.contributions?.all ?? [];
+    const serving = { era: context.era, transport: options.transport };
     const mcp = new McpServer(options.serverInfo, {
-      capabilities: acmpMcpCapabilities(capabilityObject, context.era),
-      instructions,
+      capabilities: withContributions(
+        acmpMcpCapabilities(capabilityObject, context.era),
+        contributions,
+        serving,
+      ),
+      instructions: [instructions, ...contributions.map((c) => c.instructions)].join(' '),
       cacheHints: { 'server/discover': DISCOVER_CACHE },
     });
-    new AcmpMcpMethods(options, options.scopeOf(context)).register(mcp);
+    const scope = options.scopeOf(context);
+    new AcmpMcpMethods(options, scope).register(mcp);
+    const call = { caller: scope.agent, ...serving };
+    for (const contribution of contributions) contribution.register(mcp, call);
     return mcp;
   };
 }

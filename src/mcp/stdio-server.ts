@@ -5,7 +5,10 @@ import { silentLogger } from '../shared/logger.js';
 import { createAcmpMcpFactory, type AcmpMcpServerOptions } from './provider-server.js';
 
 /** Options of {@link serveAcmpStdio}. */
-export interface AcmpStdioOptions extends Omit<AcmpMcpServerOptions, 'scopeOf' | 'connectionCloseCancels'> {
+export interface AcmpStdioOptions extends Omit<
+  AcmpMcpServerOptions,
+  'scopeOf' | 'connectionCloseCancels' | 'transport'
+> {
   /** The one caller of the connection: the identity of the token its environment presented (Layer 1 §5.1). */
   scope: TaskScope;
   stdin: Readable;
@@ -28,7 +31,12 @@ export interface AcmpStdioSession {
 export function serveAcmpStdio(options: AcmpStdioOptions): AcmpStdioSession {
   const logger = options.logger ?? silentLogger;
   const { scope, stdin, stdout } = options;
-  const factory = createAcmpMcpFactory({ ...options, connectionCloseCancels: false, scopeOf: () => scope });
+  const factory = createAcmpMcpFactory({
+    ...options,
+    connectionCloseCancels: false,
+    transport: 'stdio',
+    scopeOf: () => scope,
+  });
   const closed = new Promise<void>((resolve) => {
     stdin.once('end', () => resolve());
     stdin.once('close', () => resolve());

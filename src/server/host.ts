@@ -36,6 +36,7 @@ import { httpServerOptions } from './http-limits.js';
 import type { HostModule, ModuleContext, ModuleParts } from './module.js';
 import { pathsThisStartMayCreate, removeQuietly } from './start-paths.js';
 import { loadTls, type SelfSigned, type TlsMaterial } from './tls.js';
+import { McpContributions } from '../mcp/contribution.js';
 
 /** A running host. */
 export interface RunningHost {
@@ -239,6 +240,7 @@ class Host implements RunningHost {
       secure: this.setup.secure,
       baseUrl: () => this.url,
       stopping: this.stopping.signal,
+      mcp: new McpContributions(),
       ...(this.metrics ? { metrics: this.metrics } : {}),
       ...(this.identity ? { identity: this.identity } : {}),
     };

@@ -7,6 +7,7 @@ import type { WebIdentity } from '../acmp/identity/host-identity.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
+import type { McpContributions } from '../mcp/contribution.js';
 import type { Database } from '../storage/database.js';
 import type { MigrationSet } from '../storage/migrations.js';
 import type { OwnerColumn } from '../storage/owner-columns.js';
@@ -31,6 +32,11 @@ export interface ModuleContext {
   readonly identity?: WebIdentity;
   /** The host's metrics (docs/operations.md "Metrics"); absent: nothing is counted. */
   readonly metrics?: Metrics;
+  /**
+   * What modules add to the host's MCP server (resources, tools, prompts; docs/acpspec-mcp.md): a module
+   * adds its contribution when it starts, the module serving MCP applies them all.
+   */
+  readonly mcp?: McpContributions;
 }
 
 /** What the host gives a module's HTTP routes: its bearer authentication and body limit. */

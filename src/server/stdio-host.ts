@@ -8,6 +8,7 @@ import { openDatabase, type Database } from '../storage/database.js';
 import type { HostConfig } from './config.js';
 import { migrateAll } from './host-migrations.js';
 import type { HostModule, ModuleContext, ModuleParts, StdioSession } from './module.js';
+import { McpContributions } from '../mcp/contribution.js';
 
 /** Options of {@link serveStdioHost}. */
 export interface StdioHostOptions {
@@ -101,6 +102,7 @@ class StdioHost {
       secure: false,
       baseUrl: () => '',
       stopping: this.stopping.signal,
+      mcp: new McpContributions(),
     };
     for (const m of this.options.modules) this.parts.push(await m.start(context));
   }

@@ -53,6 +53,8 @@ const TEXT = {
     FROM acp_transactions t INNER JOIN acp_states s ON s.transaction_id = t.transaction_id
     WHERE t.transaction_id = $1`,
   stateEvents: `SELECT body FROM acp_events WHERE transaction_id = $1 AND seq <= $2 ORDER BY seq`,
+  transactions: `SELECT transaction_id, state_envelope_id, updated_at FROM acp_transactions
+    WHERE owner = $1 AND transaction_id > $2 ORDER BY transaction_id LIMIT $3`,
   isKnownEnvelope: `SELECT role FROM acp_envelope_ids WHERE envelope_id = $1 AND transaction_id = $2`,
   events: `SELECT seq, body FROM acp_events WHERE transaction_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
   registerIds: (rows: number) =>
@@ -119,6 +121,10 @@ export class AcpStatements {
   readonly headAndBody: Statement<HeadRow & Row<'acp_states', 'body'>>;
   /** `$1` transaction id, `$2` the last seq. */
   readonly stateEvents: Statement<Row<'acp_events', 'body'>>;
+  /** `$1` owner, `$2` after this transaction id, `$3` limit. */
+  readonly transactions: Statement<
+    Row<'acp_transactions', 'transaction_id' | 'state_envelope_id' | 'updated_at'>
+  >;
   /** `$1` envelope id, `$2` transaction id. */
   readonly isKnownEnvelope: Statement<Row<'acp_envelope_ids', 'role'>>;
   /** `$1` transaction id, `$2` after seq, `$3` limit. */
@@ -150,6 +156,7 @@ export class AcpStatements {
     this.head = dialectSql(dialect, TEXT.head);
     this.headAndBody = dialectSql(dialect, TEXT.headAndBody);
     this.stateEvents = dialectSql(dialect, TEXT.stateEvents);
+    this.transactions = dialectSql(dialect, TEXT.transactions);
     this.isKnownEnvelope = dialectSql(dialect, TEXT.isKnownEnvelope);
     this.events = dialectSql(dialect, TEXT.events);
     this.registerIds = new SizedStatement(dialect, TEXT.registerIds);

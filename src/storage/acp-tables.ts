@@ -168,6 +168,20 @@ const stateParts: Migration = {
   },
 };
 
+/** A caller's transactions are listed in id order (resources/list over MCP, docs/acpspec-mcp.md). */
+const ownerListing: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .createIndex('acp_transactions_owner_idx')
+      .on('acp_transactions')
+      .columns(['owner', 'transaction_id'])
+      .execute();
+  },
+  async down(db: Kysely<unknown>): Promise<void> {
+    await db.schema.dropIndex('acp_transactions_owner_idx').execute();
+  },
+};
+
 /** Migrations of the ACPspec tables (envelopes, transactions, states, events, envelope ids). */
 export const acpMigrations: MigrationSet = {
   id: 'acp',
@@ -178,5 +192,6 @@ export const acpMigrations: MigrationSet = {
     // Owners become identities: `token-<n>` → `legacy:token-<n>`, the anonymous '' → `anonymous`.
     '0004_owner_identities': ownerIdentityMigration(ACP_OWNER_COLUMNS, ['']),
     '0005_state_parts': stateParts,
+    '0006_owner_listing': ownerListing,
   },
 };

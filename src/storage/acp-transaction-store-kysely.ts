@@ -11,6 +11,7 @@ import type {
   StoredState,
   TransactionHead,
   TransactionStore,
+  TransactionSummary,
 } from '../acpspec/transaction-store.js';
 import { LocalError } from '../shared/errors.js';
 import { NO_METRICS, type Metrics } from '../shared/metrics.js';
@@ -140,6 +141,18 @@ export class KyselyTransactionStore implements TransactionStore {
   get groupCommitStats(): { batches: number; items: number } {
     const { batches, items } = this.committer.stats;
     return { batches, items };
+  }
+
+  async transactions(
+    owner: string,
+    options: { after: string; limit: number },
+  ): Promise<TransactionSummary[]> {
+    const rows = await this.run(this.statements.transactions, [owner, options.after, options.limit]);
+    return rows.map((row) => ({
+      transactionId: row.transaction_id,
+      stateEnvelopeId: row.state_envelope_id,
+      stateProducedAt: row.updated_at,
+    }));
   }
 
   async events(transactionId: string, options: { after: number; limit: number }): Promise<SequencedEvent[]> {

@@ -8,6 +8,7 @@ import type {
   StoredState,
   TransactionHead,
   TransactionStore,
+  TransactionSummary,
 } from '../acpspec/transaction-store.js';
 import { LocalError } from '../shared/errors.js';
 
@@ -105,6 +106,14 @@ export class MemoryTransactionStore implements TransactionStore {
     return Promise.resolve({ ok: true, version });
   }
 
+  transactions(owner: string, options: { after: string; limit: number }): Promise<TransactionSummary[]> {
+    const owned = [...this.heads.values()]
+      .filter((head) => head.owner === owner && head.transactionId > options.after)
+      .sort((a, b) => compareIds(a.transactionId, b.transactionId))
+      .slice(0, options.limit);
+    return Promise.resolve(owned.map(summaryOf));
+  }
+
   events(transactionId: string, options: { after: number; limit: number }): Promise<SequencedEvent[]> {
     const stream = this.streams.get(transactionId) ?? [];
     const from = Math.max(options.after, 0);
@@ -112,4 +121,17 @@ export class MemoryTransactionStore implements TransactionStore {
     const events = decodeStoredEvents(stream.slice(from, from + options.limit));
     return Promise.resolve(events.map((event, i) => ({ seq: from + i + 1, event })));
   }
+}
+
+/** Ids compare by code unit (a database store orders by its column's collation: each store pages consistently). */
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function summaryOf(head: TransactionHead): TransactionSummary {
+  return {
+    transactionId: head.transactionId,
+    stateEnvelopeId: head.stateEnvelopeId,
+    stateProducedAt: head.stateProducedAt,
+  };
 }

@@ -87,7 +87,12 @@ describe('acp migration 0005_state_parts (issue 10)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'acp-parts-'));
     const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
     try {
-      const { '0005_state_parts': parts, ...before } = acpMigrations.migrations;
+      // Everything before 0005 (0006 and later build on it).
+      const {
+        '0005_state_parts': parts,
+        '0006_owner_listing': _listing,
+        ...before
+      } = acpMigrations.migrations;
       await migrateSets(database, [{ id: 'acp', migrations: before }]);
       const state = leadState();
       const snapshotText = canonicalJson({
@@ -165,7 +170,7 @@ describe('acp migration 0005_state_parts, down', () => {
         migrationTableName: 'a2ac_acp_migrations',
         migrationLockTableName: 'a2ac_migrations_lock',
       });
-      const { error } = await migrator.migrateDown();
+      const { error } = await migrator.migrateTo('0004_owner_identities');
       expect(error).toBeUndefined();
       const row = (await database.db
         .selectFrom('acp_transactions')

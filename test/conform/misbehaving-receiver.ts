@@ -97,6 +97,12 @@ export class MisbehavingReceiver implements AcpReceiver {
     return envelope === real.envelope ? real : { envelope, bytes: canonicalBytes(envelope) };
   }
 
+  transactions(
+    options?: Parameters<AcpReceiver['transactions']>[0],
+  ): ReturnType<AcpReceiver['transactions']> {
+    return this.inner.transactions(options);
+  }
+
   async events(
     transactionId: string,
     options?: CallerContext & { after?: number; limit?: number },

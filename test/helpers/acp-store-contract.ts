@@ -90,6 +90,25 @@ export function transactionStoreContract(t: StoreUnderTest<TransactionStore>): v
       });
     }));
 
+  it("lists one owner's transactions in id order, paged after a transaction id", () =>
+    withStore(async (store) => {
+      for (const [n, id, owner] of [
+        [1, 'tx-b', 'agent:alice'],
+        [2, 'tx-a', 'agent:alice'],
+        [3, 'tx-c', 'agent:bob'],
+        [4, 'tx-d', 'agent:alice'],
+      ] as const)
+        await store.commit(commitFor(n, { transactionId: id, owner }));
+      const first = await store.transactions('agent:alice', { after: '', limit: 2 });
+      expect(first).toEqual([
+        { transactionId: 'tx-a', stateEnvelopeId: 'state-2', stateProducedAt: '2025-06-01T12:00:00Z' },
+        { transactionId: 'tx-b', stateEnvelopeId: 'state-1', stateProducedAt: '2025-06-01T12:00:00Z' },
+      ]);
+      const rest = await store.transactions('agent:alice', { after: 'tx-b', limit: 2 });
+      expect(rest.map((s) => s.transactionId)).toEqual(['tx-d']);
+      expect(await store.transactions('agent:carol', { after: '', limit: 2 })).toEqual([]);
+    }));
+
   it('returns nothing for unknown ids', () =>
     withStore(async (store) => {
       expect(await store.head('tx-none')).toBeUndefined();

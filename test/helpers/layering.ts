@@ -29,7 +29,8 @@ const ALLOWED: Record<string, string[]> = {
   // The buyer's wallet (Layer 7 §6): transport-free, above the ACMP types whose spends it guards.
   wallet: ['shared', 'acmp', 'wallet'],
   a2a: ['shared', 'acmp', 'acpspec', 'wallet', 'a2a'],
-  mcp: ['shared', 'acmp', 'wallet', 'mcp'],
+  // ACPspec over MCP (src/mcp/acp/): a binding, above the ACPspec core as a2a/ and http/ are.
+  mcp: ['shared', 'acmp', 'acpspec', 'wallet', 'mcp'],
   http: ['shared', 'acmp', 'acpspec', 'http'],
   storage: ['shared', 'acmp', 'acpspec', 'wallet', 'storage'],
   connect: ['shared', 'acmp', 'wallet', 'a2a', 'mcp', 'storage', 'connect'],

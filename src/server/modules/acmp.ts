@@ -248,6 +248,7 @@ class RunningAcmpModule implements ModuleParts {
       provider: this.held.provider,
       serverInfo: MCP_SERVER_INFO,
       stopping: this.context.stopping,
+      ...(this.context.mcp ? { contributions: this.context.mcp } : {}),
       ids: this.context.ids,
       logger: this.context.logger,
     };

@@ -2,12 +2,14 @@ import type express from 'express';
 import { createAcpBinding } from '../../a2a/acp/receiver-binding.js';
 import type { A2ABinding } from '../../a2a/binding.js';
 import type { Kind } from '../../acpspec/constants.js';
+import { IngestFeed, ObservedReceiver } from '../../acpspec/ingest-feed.js';
 import { createAcpReceiver, type AcpReceiver } from '../../acpspec/receiver.js';
 import type { TransactionStore } from '../../acpspec/transaction-store.js';
 import type { Producer } from '../../acpspec/envelope.js';
 import { LocalError } from '../../shared/errors.js';
 import type { IdSource } from '../../shared/ids.js';
 import { mountAcpRoutes } from '../../http/acp-routes.js';
+import { createAcpMcpContribution } from '../../mcp/acp/acp-contribution.js';
 import { MemoryTransactionStore } from '../../storage/acp-transaction-store-memory.js';
 import {
   ACP_OWNER_COLUMNS,
@@ -29,8 +31,9 @@ export interface AcpModuleOptions {
 }
 
 /**
- * ACPspec as a host module: the receiver over the host's database, served over A2A (the binding) and
- * over plain HTTPS (the routes), so both bindings share one store and one pipeline.
+ * ACPspec as a host module: the receiver over the host's database, served over A2A (the binding), over
+ * plain HTTPS (the routes) and, on the host's MCP server, as resources and tools (docs/acpspec-mcp.md), so
+ * every binding shares one store and one pipeline.
  */
 export function acpModule(options: AcpModuleOptions): HostModule {
   return new AcpModule({
@@ -70,7 +73,21 @@ class AcpModule implements HostModule {
   }
 
   start(context: ModuleContext): ModuleParts {
-    const receiver = this.receiver(context);
+    const feed = new IngestFeed();
+    // One receiver for every binding; the feed tells MCP subscribers of each envelope it accepts.
+    const receiver = new ObservedReceiver(this.receiver(context), feed);
+    context.mcp?.add(
+      createAcpMcpContribution({
+        receiver,
+        feed,
+        accepts: this.options.accepts,
+        emits: this.options.emits,
+        secure: context.secure,
+        baseUrl: context.baseUrl,
+        clock: context.clock,
+        logger: context.logger,
+      }),
+    );
     return new RunningAcpModule(context, receiver, this.binding(context, receiver));
   }
 
