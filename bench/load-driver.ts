@@ -32,7 +32,9 @@ export async function drive(workers: readonly SendOne[], until: Until, windowMs 
       issued++;
       const t0 = performance.now();
       try {
-        events += await send();
+        // Awaited first: `events += await …` would read `events` before the await and lose other workers' counts.
+        const got = await send();
+        events += got;
         const t1 = performance.now();
         latencies.push(t1 - t0);
         done.push(t1 - started);

@@ -261,7 +261,8 @@ process.on('message', (message: ParentToLoad) => {
         const result = await drive(workers, until, spec.steady?.windowMs);
         for (const client of clients) client.close();
         await pool.close();
-        send({ type: 'result', result });
+        // Windows mean something only for a steady-state phase (a fixed count has no length to cut).
+        send({ type: 'result', result: spec.steady ? result : { ...result, windows: undefined } });
       }
     } catch (error) {
       send({

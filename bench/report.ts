@@ -110,22 +110,21 @@ export function ratioTable(lines: readonly RatioLine[]): string {
 }
 
 /**
- * Server CPU per chunk of the c1 stream rows `stream<N>-c1`: per stream ÷ N, and the marginal cost per
- * chunk against the next shorter stream (flat when the marginal cost does not grow with N).
+ * Server CPU per chunk of the c1 stream rows (`[chunks, row key]`): per stream ÷ chunks, and the marginal
+ * cost per chunk against the next shorter stream (flat when the marginal cost does not grow with the length).
  */
-export function chunkTable(results: Results, sizes: readonly number[]): string {
+export function chunkTable(results: Results, rows: readonly (readonly [number, string])[]): string {
   const out = [
     '| chunks | server CPU µs per stream | µs per chunk | marginal µs per chunk (from the shorter) |',
     '|---|---|---|---|',
   ];
-  const cpu = (n: number): number | undefined =>
-    results.spreadOf(`stream${n}-c1`, (m) => m.cpuUsPerOp)?.median;
-  sizes.forEach((size, i) => {
-    const here = cpu(size);
-    if (here === undefined) return;
-    const prev = i > 0 ? cpu(sizes[i - 1]!) : undefined;
-    const marginal = prev === undefined ? 'n/a' : fmt((here - prev) / (size - sizes[i - 1]!));
-    out.push(`| ${size.toLocaleString('en-US')} | ${fmt(here)} | ${fmt(here / size)} | ${marginal} |`);
-  });
+  let prev: { size: number; cpu: number } | undefined;
+  for (const [size, key] of rows) {
+    const cpu = results.spreadOf(key, (m) => m.cpuUsPerOp)?.median;
+    if (cpu === undefined) continue;
+    const marginal = prev ? fmt((cpu - prev.cpu) / (size - prev.size)) : 'n/a';
+    out.push(`| ${size.toLocaleString('en-US')} | ${fmt(cpu)} | ${fmt(cpu / size)} | ${marginal} |`);
+    prev = { size, cpu };
+  }
   return out.join('\n');
 }
