@@ -1,8 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { createAcpReceiver, type AcpReceiver } from '../src/acpspec/receiver.js';
 import type { Envelope } from '../src/acpspec/envelope.js';
 import { openDatabase, type Database } from '../src/storage/database.js';
@@ -12,6 +11,7 @@ import {
   createKyselyTransactionStore,
   type KyselyTransactionStore,
 } from '../src/storage/acp-transaction-store-kysely.js';
+import { freshPg, pgBackendCpuUs } from './pg-procs.js';
 import type { LoadResult } from './protocol.js';
 import { acpChain } from './workload.js';
 
@@ -51,47 +51,6 @@ export type InProcessResult = LoadResult & {
   pgCpuUs: number;
   long?: LongTransactionFigures;
 };
-
-/** CPU µs used so far by the PostgreSQL backend processes connected to `database` (Linux only; NaN elsewhere). */
-function pgBackendCpuUs(database: string): number {
-  try {
-    const tick = 1e6 / 100; // USER_HZ is 100 on Linux
-    let total = 0;
-    for (const pid of readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p))) {
-      let cmdline: string;
-      try {
-        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      } catch {
-        continue;
-      }
-      if (!cmdline.startsWith('postgres: ') || !cmdline.includes(` ${database} `)) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) * tick;
-    }
-    return total;
-  } catch {
-    return NaN;
-  }
-}
-
-async function freshPg(base: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `a2ac_bench_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
 
 function receiverOn(
   database: Database,

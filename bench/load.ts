@@ -1,11 +1,10 @@
-import { performance } from 'node:perf_hooks';
-import * as grpc from '@grpc/grpc-js';
-import { Message, type SendMessageResponse } from '@a2a-js/sdk';
-import { A2AService } from '@a2a-js/sdk/server/grpc';
+import type * as grpc from '@grpc/grpc-js';
 import { Pool } from 'undici';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../src/acmp/constants.js';
 import { ACP_EXTENSION_URI, ACP_MEDIA_TYPE, ACP_HTTP_ROUTES } from '../src/acpspec/constants.js';
-import type { LoadResult, LoadSpec, LoadToParent, ParentToLoad, Scenario } from './protocol.js';
+import type { LoadSpec, LoadToParent, ParentToLoad, Scenario } from './protocol.js';
+import { grpcClient, grpcSend, grpcSendMessage, type GrpcCall } from './load-grpc.js';
+import { drive, measuredPhase, warmUp, type SendOne } from './load-driver.js';
 import { acpChain } from './workload.js';
 
 /**
@@ -22,11 +21,6 @@ interface HttpCall {
   body: string;
   /** Checks a response body; returns the number of stream events, or throws. */
   check(status: number, text: string): number;
-}
-
-/** One unary SendMessage over gRPC. */
-interface GrpcCall {
-  grpc: { request: object; metadata: Record<string, string>; check(response: SendMessageResponse): number };
 }
 
 type Call = HttpCall | GrpcCall;
@@ -105,38 +99,6 @@ function jsonResult(status: number, text: string, marker: string): number {
   return 1;
 }
 
-/** The data of the first part of a SendMessage response's message (or task status message). */
-function replyData(response: SendMessageResponse): Record<string, unknown> | undefined {
-  const payload = response.payload;
-  const message =
-    payload?.$case === 'message'
-      ? payload.value
-      : payload?.$case === 'task'
-        ? payload.value.status?.message
-        : undefined;
-  const content = message?.parts[0]?.content;
-  return content?.$case === 'data' ? (content.value as Record<string, unknown>) : undefined;
-}
-
-function grpcSendMessage(message: object, extension: string, key: string): GrpcCall {
-  return {
-    grpc: {
-      request: {
-        tenant: '',
-        message: Message.fromJSON(message),
-        configuration: undefined,
-        metadata: undefined,
-      },
-      metadata: { 'a2a-version': '1.0', 'a2a-extensions': extension },
-      check: (response) => {
-        if (replyData(response)?.[key] === undefined)
-          throw new Error(`no ${key}: ${JSON.stringify(replyData(response)).slice(0, 300)}`);
-        return 1;
-      },
-    },
-  };
-}
-
 function sseEvents(status: number, text: string, expected: number): number {
   const events = text.split('\n\n').filter((e) => e.startsWith('data:')).length;
   if (status !== 200 || !text.includes('TASK_STATE_COMPLETED') || events < expected)
@@ -166,7 +128,10 @@ function callFactory(scenario: Scenario): () => () => Call {
       return () => () => ({
         ...rpc(
           'SendMessage',
-          acmpInvoke({ capability: 'noop', input: { type: 'text', data: 'x' } }),
+          acmpInvoke({
+            capability: scenario.capability ?? 'noop',
+            input: scenario.input ?? { type: 'text', data: 'x' },
+          }),
           ACMP_EXTENSION_URI,
         ),
         check: (s, t) => jsonResult(s, t, 'acmp_result'),
@@ -245,97 +210,59 @@ function callFactory(scenario: Scenario): () => () => Call {
   }
 }
 
-const GrpcA2A = grpc.makeGenericClientConstructor(A2AService, 'A2AService');
-
-/** A gRPC client with its own connection (like one connection of the undici pool). */
-function grpcClient(spec: LoadSpec): grpc.Client {
-  if (!spec.grpcUrl) throw new Error('the server serves no gRPC');
-  const credentials = spec.caCert
-    ? grpc.credentials.createSsl(Buffer.from(spec.caCert))
-    : grpc.credentials.createInsecure();
-  return new GrpcA2A(spec.grpcUrl, credentials, { 'grpc.use_local_subchannel_pool': 1 });
-}
-
-type UnaryMethod = (
-  request: object,
-  metadata: grpc.Metadata,
-  callback: (error: grpc.ServiceError | null, response: SendMessageResponse) => void,
-) => void;
-
-function grpcSend(client: grpc.Client, call: GrpcCall['grpc']): Promise<SendMessageResponse> {
-  const metadata = new grpc.Metadata();
-  for (const [k, v] of Object.entries(call.metadata)) metadata.set(k, v);
-  const send = (client as unknown as { sendMessage: UnaryMethod }).sendMessage.bind(client);
-  return new Promise((resolve, reject) =>
-    send(call.request, metadata, (error, response) => (error ? reject(error) : resolve(response))),
-  );
-}
-
-async function drive(pool: Pool, spec: LoadSpec, total: number): Promise<LoadResult> {
-  const latencies: number[] = [];
-  let issued = 0;
-  let events = 0;
-  let errors = 0;
-  let firstError: string | undefined;
+/** One `SendOne` per worker: its own call factory (ACPspec chains) and, for gRPC, its own connection. */
+function workersFor(pool: Pool, spec: LoadSpec, clients: grpc.Client[]): SendOne[] {
   const factory = callFactory(spec.scenario);
-  const clients: grpc.Client[] = [];
-  const worker = async (): Promise<void> => {
+  return Array.from({ length: spec.concurrency }, () => {
     const nextCall = factory();
     let client: grpc.Client | undefined;
-    while (issued < total) {
-      issued++;
+    return async () => {
       const call = nextCall();
-      const started = performance.now();
-      try {
-        if ('grpc' in call) {
-          client ??= clients[clients.push(grpcClient(spec)) - 1]!;
-          const response = await grpcSend(client, call.grpc);
-          events += call.grpc.check(response);
-        } else {
-          const res = await pool.request({
-            path: call.path,
-            method: 'POST',
-            headers: call.headers,
-            body: call.body,
-          });
-          const text = await res.body.text();
-          events += call.check(res.statusCode, text);
-        }
-        latencies.push(performance.now() - started);
-      } catch (error) {
-        errors++;
-        firstError ??= error instanceof Error ? error.message : String(error);
+      if ('grpc' in call) {
+        client ??= clients[clients.push(grpcClient(spec)) - 1]!;
+        return call.grpc.check(await grpcSend(client, call.grpc));
       }
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: spec.concurrency }, worker));
-  const elapsedMs = performance.now() - started;
-  for (const client of clients) client.close();
-  latencies.sort((a, b) => a - b);
-  return { count: total, elapsedMs, latencies, events, errors, firstError };
+      const res = await pool.request({
+        path: call.path,
+        method: 'POST',
+        headers: call.headers,
+        body: call.body,
+      });
+      return call.check(res.statusCode, await res.body.text());
+    };
+  });
 }
 
 const send = (message: LoadToParent): void => void process.send?.(message);
-let pending: LoadSpec | undefined;
-let pool: Pool | undefined;
+let pending: { spec: LoadSpec; pool: Pool; workers: SendOne[]; clients: grpc.Client[] } | undefined;
 
 process.on('message', (message: ParentToLoad) => {
   void (async () => {
     try {
       if (message.type === 'run') {
-        pending = message.spec;
-        pool = new Pool(pending.url, {
-          connections: pending.concurrency,
+        const spec = message.spec;
+        const pool = new Pool(spec.url, {
+          connections: spec.concurrency,
           pipelining: 1,
-          ...(pending.caCert ? { connect: { ca: pending.caCert } } : {}),
+          ...(spec.caCert ? { connect: { ca: spec.caCert } } : {}),
         });
-        if (pending.warmup > 0) await drive(pool, pending, pending.warmup);
+        const clients: grpc.Client[] = [];
+        const workers = workersFor(pool, spec, clients);
+        pending = { spec, pool, workers, clients };
+        if (spec.steady) {
+          send({ type: 'warmed', warmUp: await warmUp(workers, spec.steady) });
+          return;
+        }
+        if (spec.warmup > 0) await drive(workers, { count: spec.warmup });
         send({ type: 'warmed' });
-      } else if (message.type === 'go' && pending && pool) {
-        const result = await drive(pool, pending, pending.count);
+      } else if (message.type === 'go' && pending) {
+        const { spec, pool, workers, clients } = pending;
+        const until = spec.steady ? measuredPhase(spec.steady) : { count: spec.count };
+        const result = await drive(workers, until, spec.steady?.windowMs);
+        for (const client of clients) client.close();
         await pool.close();
-        send({ type: 'result', result });
+        // Windows mean something only for a steady-state phase (a fixed count has no length to cut).
+        send({ type: 'result', result: spec.steady ? result : { ...result, windows: undefined } });
       }
     } catch (error) {
       send({

@@ -1,6 +1,13 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { LoadResult, LoadSpec, LoadToParent, ServerSpec, ServerToParent } from './protocol.js';
+import type {
+  LoadResult,
+  LoadSpec,
+  LoadToParent,
+  ServerSpec,
+  ServerToParent,
+  WarmUpReport,
+} from './protocol.js';
 
 /** Child processes of a benchmark run: servers, the load generator, in-process runs. All run TS via tsx. */
 
@@ -85,27 +92,45 @@ export interface Measured {
   load: LoadResult;
   serverCpuUs: number;
   rss: number;
+  /** How the steady-state warm-up ended (steady-state runs only). */
+  warmUp?: WarmUpReport;
 }
+
+/** The server side of a load run: what the load generator talks to and whose CPU it counts. */
+export type LoadTarget = Pick<ServerProc, 'url' | 'grpcUrl' | 'caCert' | 'stats'>;
 
 /** The load generator in its own process (one for the whole run; it opens a fresh pool per run). */
 export class LoadGen {
   private readonly child = forkTs('./load.ts');
 
-  async measure(server: ServerProc, spec: Omit<LoadSpec, 'url' | 'grpcUrl' | 'caCert'>): Promise<Measured> {
-    const warmed = nextMessage(this.child, 'warmed');
+  async measure(server: LoadTarget, spec: Omit<LoadSpec, 'url' | 'grpcUrl' | 'caCert'>): Promise<Measured> {
+    return (await this.warm(server, spec))();
+  }
+
+  /**
+   * Warms up (by count, or until steady) and resolves to the measured phase, so that several load
+   * generators can start their measured phases together (bench/pg-scale.ts).
+   */
+  async warm(
+    server: LoadTarget,
+    spec: Omit<LoadSpec, 'url' | 'grpcUrl' | 'caCert'>,
+  ): Promise<() => Promise<Measured>> {
+    const warmed = nextMessage<Extract<LoadToParent, { type: 'warmed' }>>(this.child, 'warmed');
     this.child.send({
       type: 'run',
       spec: { ...spec, url: server.url, grpcUrl: server.grpcUrl, caCert: server.caCert },
     });
-    await warmed;
-    const before = await server.stats();
-    const done = nextMessage<Extract<LoadToParent, { type: 'result' }>>(this.child, 'result');
-    this.child.send({ type: 'go' });
-    const { result } = await done;
-    const after = await server.stats();
-    if (result.errors > 0)
-      throw new Error(`${spec.scenario.kind}: ${result.errors} errors, first: ${result.firstError}`);
-    return { load: result, serverCpuUs: after.cpuUs - before.cpuUs, rss: after.rss };
+    const { warmUp } = await warmed;
+    return async () => {
+      const before = await server.stats();
+      const done = nextMessage<Extract<LoadToParent, { type: 'result' }>>(this.child, 'result');
+      this.child.send({ type: 'go' });
+      const { result } = await done;
+      const after = await server.stats();
+      if (result.errors > 0)
+        throw new Error(`${spec.scenario.kind}: ${result.errors} errors, first: ${result.firstError}`);
+      return { load: result, serverCpuUs: after.cpuUs - before.cpuUs, rss: after.rss, warmUp };
+    };
   }
 
   close(): void {

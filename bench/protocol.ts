@@ -24,7 +24,8 @@ export type Scenario =
   | { kind: 'sdk-message' }
   | { kind: 'sdk-task' }
   | { kind: 'sdk-stream'; events: number }
-  | { kind: 'acmp-invoke' }
+  /** `capability` defaults to the bench server's `noop`; `input` to a short text. */
+  | { kind: 'acmp-invoke'; capability?: string; input?: { type: string; data: unknown } }
   | { kind: 'mcp-invoke' }
   | { kind: 'acmp-stream'; chunks: number; heartbeats: boolean }
   | { kind: 'acp-a2a' }
@@ -42,11 +43,35 @@ export interface LoadSpec {
   concurrency: number;
   warmup: number;
   count: number;
+  /** Steady state instead of fixed counts: `warmup` and `count` are then ignored. */
+  steady?: SteadySpec;
+}
+
+/**
+ * A steady-state run: warm up in windows of `windowMs` until two successive windows agree within
+ * `tolerance` (0.05 = ±5%) or `maxWarmupMs` has passed; then measure for at least `minMs` and at least
+ * `minCount` operations (but stop at `maxMs`).
+ */
+export interface SteadySpec {
+  windowMs: number;
+  tolerance: number;
+  maxWarmupMs: number;
+  minMs: number;
+  minCount: number;
+  maxMs: number;
+}
+
+/** How a steady-state warm-up ended: its window rates (ops/s) and whether the last two agreed. */
+export interface WarmUpReport {
+  rates: number[];
+  stable: boolean;
 }
 
 export type ParentToLoad = { type: 'run'; spec: LoadSpec } | { type: 'go' };
 export type LoadToParent =
-  { type: 'warmed' } | { type: 'result'; result: LoadResult } | { type: 'error'; message: string };
+  | { type: 'warmed'; warmUp?: WarmUpReport }
+  | { type: 'result'; result: LoadResult }
+  | { type: 'error'; message: string };
 
 export interface LoadResult {
   count: number;
@@ -57,4 +82,6 @@ export interface LoadResult {
   events: number;
   errors: number;
   firstError?: string;
+  /** Operations per second in each full window of the run (steady-state runs report these). */
+  windows?: number[];
 }

@@ -9,6 +9,15 @@ export interface Metrics {
   p99: number;
   cpuUsPerOp: number;
   rssMb: number;
+  /** Largest deviation of a measured window's rate from the windows' median, relative (steady-state runs). */
+  windowDeviation: number;
+}
+
+/** Largest relative deviation of any window rate from their median (NaN without windows). */
+function deviation(windows: readonly number[] | undefined): number {
+  if (!windows || windows.length === 0) return NaN;
+  const mid = spread(windows).median;
+  return Math.max(...windows.map((w) => Math.abs(w - mid))) / mid;
 }
 
 export function metricsOf(m: Measured): Metrics {
@@ -21,6 +30,7 @@ export function metricsOf(m: Measured): Metrics {
     p99: quantile(load.latencies, 0.99),
     cpuUsPerOp: m.serverCpuUs / load.count,
     rssMb: m.rss / 2 ** 20,
+    windowDeviation: deviation(load.windows),
   };
 }
 
@@ -59,15 +69,15 @@ export class Results {
 
   table(group: string): string {
     const lines = [
-      '| scenario | per s | events/s | p50 ms | p99 ms | server CPU µs/op | RSS MB |',
-      '|---|---|---|---|---|---|---|',
+      '| scenario | per s | events/s | p50 ms | p99 ms | server CPU µs/op | RSS MB | windows ±% |',
+      '|---|---|---|---|---|---|---|---|',
     ];
     for (const row of this.rows.values()) {
       if (row.group !== group) continue;
       const s = (pick: (m: Metrics) => number): string => fmtSpread(spread(row.reps.map(pick)));
       const med = (pick: (m: Metrics) => number): string => fmt(spread(row.reps.map(pick)).median);
       lines.push(
-        `| ${row.label} | ${s((m) => m.opsPerSec)} ${row.unit} | ${med((m) => m.eventsPerSec)} | ${med((m) => m.p50)} | ${med((m) => m.p99)} | ${med((m) => m.cpuUsPerOp)} | ${med((m) => m.rssMb)} |`,
+        `| ${row.label} | ${s((m) => m.opsPerSec)} ${row.unit} | ${med((m) => m.eventsPerSec)} | ${med((m) => m.p50)} | ${med((m) => m.p99)} | ${med((m) => m.cpuUsPerOp)} | ${med((m) => m.rssMb)} | ${pct(spread(row.reps.map((m) => m.windowDeviation)).max)} |`,
       );
     }
     return lines.join('\n');
@@ -77,6 +87,8 @@ export class Results {
     return { rows: Object.fromEntries(this.rows), notes: this.notes };
   }
 }
+
+const pct = (v: number): string => (Number.isFinite(v) ? (v * 100).toFixed(1) : 'n/a');
 
 /** A line of the ratio table. */
 export interface RatioLine {
@@ -93,6 +105,26 @@ export function ratioTable(lines: readonly RatioLine[]): string {
       : 'not measured';
     const met = line.target && line.value ? (line.target.met(line.value.median) ? 'yes' : '**no**') : '';
     out.push(`| ${line.label} | ${value} | ${line.target?.text ?? ''} | ${met} |`);
+  }
+  return out.join('\n');
+}
+
+/**
+ * Server CPU per chunk of the c1 stream rows (`[chunks, row key]`): per stream ÷ chunks, and the marginal
+ * cost per chunk against the next shorter stream (flat when the marginal cost does not grow with the length).
+ */
+export function chunkTable(results: Results, rows: readonly (readonly [number, string])[]): string {
+  const out = [
+    '| chunks | server CPU µs per stream | µs per chunk | marginal µs per chunk (from the shorter) |',
+    '|---|---|---|---|',
+  ];
+  let prev: { size: number; cpu: number } | undefined;
+  for (const [size, key] of rows) {
+    const cpu = results.spreadOf(key, (m) => m.cpuUsPerOp)?.median;
+    if (cpu === undefined) continue;
+    const marginal = prev ? fmt((cpu - prev.cpu) / (size - prev.size)) : 'n/a';
+    out.push(`| ${size.toLocaleString('en-US')} | ${fmt(cpu)} | ${fmt(cpu / size)} | ${marginal} |`);
+    prev = { size, cpu };
   }
   return out.join('\n');
 }

@@ -6,13 +6,14 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import type { InProcessResult, InProcessSpec, LongTransactionFigures } from './acp-inprocess.js';
 import { LoadGen, runChild, serverNodeArgs, startServer, type ServerProc } from './procs.js';
-import type { Scenario, ServerSpec } from './protocol.js';
-import { metricsOf, ratioTable, Results, type RatioLine } from './report.js';
+import type { Scenario, ServerSpec, SteadySpec } from './protocol.js';
+import { chunkTable, metricsOf, ratioTable, Results, type RatioLine } from './report.js';
 import { fmt } from './stats.js';
 import { ACP_LONG_CHAIN_LENGTH } from './workload.js';
+import { wrkPhase, wrkRatioLines } from './wrk-phase.js';
 
 /**
- * `npm run bench [-- --quick] [--only a2a,grpc,sqlite,acp,memory] [--reps N] [--pg URL] [--profile DIR]`: our bindings against the raw
+ * `npm run bench [-- --quick] [--only a2a,grpc,sqlite,acp,wrk,memory] [--reps N] [--pg URL] [--profile DIR]`: our bindings against the raw
  * SDK on this machine. Servers and the load generator are separate processes; every repetition starts
  * fresh servers and alternates which side goes first, so drift hits both sides.
  */
@@ -28,21 +29,32 @@ const { values: flags } = parseArgs({
 // --profile DIR: every server (and in-process run) writes a V8 CPU profile into DIR.
 if (flags.profile) serverNodeArgs.push('--cpu-prof', `--cpu-prof-dir=${flags.profile}`);
 const quick = flags.quick ?? false;
-const groups = new Set((flags.only ?? 'a2a,grpc,sqlite,acp,memory').split(','));
+const groups = new Set((flags.only ?? 'a2a,grpc,sqlite,acp,wrk,memory').split(','));
 if (quick) groups.delete('memory');
 // The smoke run does one repetition (its figures are a check, not a result); real runs do at least 3.
 const reps = Number(flags.reps ?? (quick ? 1 : 3));
 const pgUrl = flags.pg ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const n = (full: number, small: number): number => (quick ? small : full);
+// Full runs: these are the least operations a measured phase counts; steady state (below) sets its length.
 const counts = {
   warmup: n(200, 30),
-  c1: n(400, 60),
-  c16: n(1500, 200),
-  c64: n(1500, 200),
-  streams: n(400, 60),
-  longStreams: n(5, 1),
+  c1: n(10_000, 60),
+  c16: n(10_000, 200),
+  c64: n(10_000, 200),
+  streams: n(2000, 60),
+  longStreams: n(20, 1),
   long: n(1000, 200),
+  huge: 10_000,
 };
+/**
+ * Full runs measure in steady state: warm up in 1 s windows until two in a row agree within ±5% (at most
+ * 20 s), then measure at least 5 s and at least the row's count (at most 60 s). A count ≤ 5 means a
+ * fixed run (long streams whose single operations take seconds).
+ */
+const steadyFor = (count: number): SteadySpec | undefined =>
+  quick || count <= 5
+    ? undefined
+    : { windowMs: 1000, tolerance: 0.05, maxWarmupMs: 20_000, minMs: 5000, minCount: count, maxMs: 60_000 };
 
 const results = new Results();
 const load = new LoadGen();
@@ -85,10 +97,16 @@ async function measure(
   unit = 'ops',
   warmup = counts.warmup,
 ): Promise<void> {
-  const measured = await load.measure(server, { scenario, concurrency, warmup, count });
+  const steady = steadyFor(count);
+  const measured = await load.measure(server, { scenario, concurrency, warmup, count, steady });
   const m = results.add(key, group, label, unit, metricsOf(measured));
+  const warm = measured.warmUp;
+  if (warm && !warm.stable)
+    results.notes.push(
+      `${label}: warm-up did not settle within ${steady?.maxWarmupMs} ms (last windows ${warm.rates.slice(-2).map(fmt).join(', ')}/s)`,
+    );
   log(
-    `  ${label.padEnd(58)} ${fmt(m.opsPerSec).padStart(8)} ${unit}/s  p99 ${fmt(m.p99)} ms  cpu ${fmt(m.cpuUsPerOp)} µs/op  load ${loadAverage()}`,
+    `  ${label.padEnd(58)} ${fmt(m.opsPerSec).padStart(8)} ${unit}/s  p99 ${fmt(m.p99)} ms  cpu ${fmt(m.cpuUsPerOp)} µs/op${warm ? `  warm-up ${warm.rates.length} s${warm.stable ? '' : ' (unsettled)'}` : ''}  load ${loadAverage()}`,
   );
 }
 
@@ -312,6 +330,19 @@ async function a2aGroup(rep: number): Promise<void> {
           counts.longStreams,
           'streams',
           1,
+        ),
+      // 10,000 chunks: a fixed count (a stream takes a good part of a second), warmed by one.
+      () =>
+        measure(
+          'stream10000-c1',
+          g,
+          `ours: ACMP stream ${counts.huge} chunks, c1`,
+          off,
+          stream(counts.huge, false),
+          1,
+          n(5, 1),
+          'streams',
+          n(1, 0),
         ),
     ]);
   });
@@ -586,6 +617,7 @@ async function main(): Promise<void> {
     if (groups.has('grpc')) await grpcGroup(rep);
     if (groups.has('sqlite')) await sqliteGroup(rep);
     if (groups.has('acp')) await acpGroup(rep, withPg);
+    if (groups.has('wrk')) await wrkPhase({ rep, quick, results, log });
   }
   const memory = groups.has('memory') ? (log('\n## memory'), await memoryGroup()) : undefined;
   load.close();
@@ -648,6 +680,17 @@ async function main(): Promise<void> {
       target: { text: '≈ 1 (flat)', met: (v) => v <= 1.25 },
     },
     {
+      label: `ours: marginal CPU per chunk, ${counts.long}→${counts.huge} / 10→100 chunks`,
+      value: results.combine(
+        ['stream10-c1', 'stream100-c1', 'stream1000-c1', 'stream10000-c1'],
+        ([a, b, c, d]) =>
+          (d!.cpuUsPerOp - c!.cpuUsPerOp) /
+          (counts.huge - counts.long) /
+          ((b!.cpuUsPerOp - a!.cpuUsPerOp) / 90),
+      ),
+      target: { text: '≈ 1 (flat)', met: (v) => v <= 1.25 },
+    },
+    {
       label: `baseline: CPU per event, ${counts.long}-event / 10-event stream`,
       value: results.combine(
         ['sdk-stream10-c1', 'sdk-stream1000-c1'],
@@ -680,6 +723,7 @@ async function main(): Promise<void> {
       value: results.ratio('acp-a2a', 'acp-https'),
       target: { text: '≥ 0.8', met: (v) => v >= 0.8 },
     },
+    ...wrkRatioLines(results),
   ];
   const inproc = results.spreadOf('acp-inproc-sqlite', (m) => m.opsPerSec);
   const target = (key: string, text: string, goal: number): string => {
@@ -707,6 +751,17 @@ async function main(): Promise<void> {
     '',
     '## ACPspec (SQLite unless named)',
     results.table('acp'),
+    '',
+    '## wrk: the default host as a user measures it (server CPU from /proc; floor = bare node:https echo)',
+    results.table('wrk'),
+    '',
+    '## ACMP stream: server CPU per chunk (c1, median over repetitions)',
+    chunkTable(results, [
+      [10, 'stream10-c1'],
+      [100, 'stream100-c1'],
+      [counts.long, 'stream1000-c1'],
+      [counts.huge, 'stream10000-c1'],
+    ]),
     '',
     '## Ratios (computed per repetition, ours / baseline in the same repetition)',
     ratioTable(lines),
