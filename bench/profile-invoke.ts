@@ -4,9 +4,9 @@ import { LoadGen, serverNodeArgs, startServer } from './procs.js';
 import type { ServerSpec } from './protocol.js';
 
 /**
- * `tsx bench/profile-invoke.ts [--count N] [--concurrency C] [--store memory|sqlite] [--baseline] [--profile DIR]`:
- * one long steady-state run of non-streamed invokes (ours: ACMP `noop`; `--baseline`: the raw SDK task
- * path) to read server CPU per operation and, with `--profile`, a CPU profile dominated by the hot path
+ * `tsx bench/profile-invoke.ts [--count N] [--concurrency C] [--store memory|sqlite] [--baseline] [--mcp] [--profile DIR]`:
+ * one long steady-state run of non-streamed invokes (ours: ACMP `noop` over A2A JSON-RPC, or with `--mcp`
+ * over MCP Streamable HTTP; `--baseline`: the raw SDK task path) to read server CPU per operation and, with `--profile`, a CPU profile dominated by the hot path
  * rather than start-up. Prints the load average beside the figures; quiet machines only for results.
  */
 const { values } = parseArgs({
@@ -15,6 +15,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     store: { type: 'string', default: 'memory' },
     baseline: { type: 'boolean', default: false },
+    mcp: { type: 'boolean', default: false },
     profile: { type: 'string' },
   },
 });
@@ -28,7 +29,11 @@ const load = new LoadGen();
 try {
   const count = Number(values.count);
   const concurrency = Number(values.concurrency);
-  const scenario = values.baseline ? ({ kind: 'sdk-task' } as const) : ({ kind: 'acmp-invoke' } as const);
+  const scenario = values.baseline
+    ? ({ kind: 'sdk-task' } as const)
+    : values.mcp
+      ? ({ kind: 'mcp-invoke' } as const)
+      : ({ kind: 'acmp-invoke' } as const);
   const measured = await load.measure(server, {
     scenario,
     concurrency,
@@ -36,7 +41,8 @@ try {
     count,
   });
   const perSecond = measured.load.count / (measured.load.elapsedMs / 1000);
-  const line = `${values.baseline ? 'baseline task path' : 'ACMP invoke'} ${store} c${concurrency}: ${perSecond.toFixed(0)}/s, server CPU ${(measured.serverCpuUs / count).toFixed(0)} µs/op, load ${loadavg()
+  const what = values.baseline ? 'baseline task path' : values.mcp ? 'ACMP invoke over MCP' : 'ACMP invoke';
+  const line = `${what} ${store} c${concurrency}: ${perSecond.toFixed(0)}/s, server CPU ${(measured.serverCpuUs / count).toFixed(0)} µs/op, load ${loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')}`;
   process.stdout.write(`${line}\n`);

@@ -94,6 +94,7 @@ export type {
   CheckStatus,
   ConformBinding,
   ConformContext,
+  ConformTransport,
 } from './conform/check.js';
 
 export { createAcpHttpClient } from './http/acp-client.js';

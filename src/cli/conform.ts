@@ -9,7 +9,8 @@ import { UsageError, type CliIo } from './io.js';
 export const CONFORM_USAGE = `Usage: a2a-commerce conform <agent-url> [--max-spend <cu>] [--token <t>] [--only <id,…>]
        [--capability <id>] [--timeout-ms <n>] [--json] [--junit <file>] [--ca <pem>] [--data-dir <dir>]
 
-Checks an agent black-box against the ACMP and ACPspec bindings (docs/conformance.md). --max-spend is the
+Checks an agent black-box against the ACMP and ACPspec bindings (docs/conformance.md); the ACMP-over-A2A
+checks run once per transport the card lists (ids end in -rest for HTTP+JSON, -grpc for gRPC). --max-spend is the
 CU the kit may spend on paid invokes (default 0: only checks that cannot spend run); --capability names the
 ACMP capability those invokes use (default: the card's first with an example input); --only runs the listed
 check ids; --timeout-ms bounds each network step (default 10000); --json prints the report as JSON;

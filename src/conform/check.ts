@@ -7,6 +7,12 @@
 /** The binding a check exercises; the report groups checks by it. */
 export type ConformBinding = 'acmp-a2a' | 'acmp-mcp' | 'acpspec-a2a' | 'acpspec-https' | 'a2a';
 
+/**
+ * The A2A v1.0 transport a check of the ACMP-over-A2A binding calls the agent over (A2A v1.0 §5, the
+ * card's `supportedInterfaces[].protocolBinding`); checks that call no A2A transport have none.
+ */
+export type ConformTransport = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+
 /** How a check ended. `skip` carries the reason (not served, budget too small, transport absent). */
 export type CheckStatus = 'pass' | 'fail' | 'skip';
 
@@ -47,6 +53,8 @@ export interface Check {
   /** Stable, kebab-case, unique across the kit (JUnit test names and `--only` use it). */
   readonly id: string;
   readonly binding: ConformBinding;
+  /** The transport it calls the agent over, when it is one check of a rule repeated per transport. */
+  readonly transport?: ConformTransport;
   /** One line: the rule as a reader would state it. */
   readonly title: string;
   /** The spec line it enforces, e.g. `seed 000 §1.2` or `Layer 1 §3.6`. */
@@ -64,6 +72,7 @@ export interface Check {
 export interface CheckResult extends CheckOutcome {
   readonly id: string;
   readonly binding: ConformBinding;
+  readonly transport?: ConformTransport;
   readonly title: string;
   readonly spec: string;
 }

@@ -1,7 +1,10 @@
-import type { ConformBinding } from './check.js';
+import type { ConformBinding, ConformTransport } from './check.js';
 import type { ConformReport, ReportedCheck } from './runner.js';
 
-/** The report's renderings: a table per binding, JUnit XML (docs/conformance.md "Output formats"). */
+/**
+ * The report's renderings: a table per binding and transport, JUnit XML (docs/conformance.md "Output
+ * formats").
+ */
 
 const BINDING_TITLE: Record<ConformBinding, string> = {
   'acmp-a2a': 'ACMP over A2A (seed 000)',
@@ -11,21 +14,40 @@ const BINDING_TITLE: Record<ConformBinding, string> = {
   a2a: 'A2A',
 };
 
+const TRANSPORT_TITLE: Record<ConformTransport, string> = {
+  JSONRPC: 'JSON-RPC',
+  'HTTP+JSON': 'HTTP+JSON',
+  GRPC: 'gRPC',
+};
+
 const MARK = { pass: 'PASS', fail: 'FAIL', skip: 'skip' } as const;
 
-function byBinding(results: readonly ReportedCheck[]): Map<ConformBinding, ReportedCheck[]> {
-  const groups = new Map<ConformBinding, ReportedCheck[]>();
-  for (const r of results) groups.set(r.binding, [...(groups.get(r.binding) ?? []), r]);
+/** Results grouped by a key, groups in the order of their first result. */
+function groupBy(
+  results: readonly ReportedCheck[],
+  key: (r: ReportedCheck) => string,
+): Map<string, ReportedCheck[]> {
+  const groups = new Map<string, ReportedCheck[]>();
+  for (const r of results) groups.set(key(r), [...(groups.get(key(r)) ?? []), r]);
   return groups;
 }
 
-/** The human report: one table per binding (status, check id, spec reference), evidence under a failure. */
+/** A table's heading: the binding, and the transport its checks called. */
+function heading(r: ReportedCheck): string {
+  const title = BINDING_TITLE[r.binding];
+  return r.transport ? `${title} — ${TRANSPORT_TITLE[r.transport]}` : title;
+}
+
+/**
+ * The human report: one table per binding and transport (status, check id, spec reference), evidence
+ * under a failure.
+ */
 export function renderTable(report: ConformReport): string {
   const lines: string[] = [`Conformance of ${report.agent.url}`];
   if (report.agent.problem) lines.push(`agent card: ${report.agent.problem}`);
-  for (const [binding, results] of byBinding(report.results)) {
+  for (const [title, results] of groupBy(report.results, heading)) {
     const idWidth = Math.max(...results.map((r) => r.id.length));
-    lines.push('', BINDING_TITLE[binding]);
+    lines.push('', title);
     for (const r of results) {
       lines.push(`  ${MARK[r.status]}  ${r.id.padEnd(idWidth)}  ${r.spec}`);
       if (r.status !== 'pass' && r.evidence)
@@ -55,11 +77,11 @@ function xml(text: string): string {
 
 /**
  * JUnit XML: one `<testsuite>` per binding, one `<testcase>` per check (`name` = check id, `classname` =
- * binding), `<failure>` with the evidence, `<skipped>` with the reason; the title and spec reference in
- * `<system-out>`.
+ * binding, the transport as a `transport` property), `<failure>` with the evidence, `<skipped>` with the
+ * reason; the title and spec reference in `<system-out>`.
  */
 export function renderJunit(report: ConformReport): string {
-  const suites = [...byBinding(report.results)].map(([binding, results]) => {
+  const suites = [...groupBy(report.results, (r) => r.binding)].map(([binding, results]) => {
     const count = (s: string): number => results.filter((r) => r.status === s).length;
     const time = results.reduce((t, r) => t + r.durationMs, 0) / 1000;
     const cases = results.map((r) => {
@@ -70,8 +92,12 @@ export function renderJunit(report: ConformReport): string {
           : r.status === 'skip'
             ? `      <skipped message="${xml(r.evidence ?? 'skipped')}"/>`
             : undefined;
-      const out = `      <system-out>${xml(`${r.title} (${r.spec})`)}</system-out>`;
-      return [head, ...(body ? [body] : []), out, '    </testcase>'].join('\n');
+      const props = r.transport
+        ? [`      <properties><property name="transport" value="${xml(r.transport)}"/></properties>`]
+        : [];
+      const over = r.transport ? `over ${TRANSPORT_TITLE[r.transport]}: ` : '';
+      const out = `      <system-out>${xml(`${over}${r.title} (${r.spec})`)}</system-out>`;
+      return [head, ...props, ...(body ? [body] : []), out, '    </testcase>'].join('\n');
     });
     return [
       `  <testsuite name="${xml(binding)}" tests="${results.length}" failures="${count('fail')}" errors="0" skipped="${count('skip')}" time="${time}" timestamp="${xml(report.startedAt.replace(/Z$/, ''))}">`,

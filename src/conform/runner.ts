@@ -152,8 +152,9 @@ export async function runConformance(options: ConformOptions): Promise<ConformRe
         ? { status: 'skip' as const, evidence: `no agent card: ${fetched.problem}` }
         : (unserved(check, fetched.card) ??
           (await runOne(check, ctx, options.checkTimeoutMs ?? 3 * timeoutMs)));
-    const { id, binding, title, spec } = check;
-    results.push({ id, binding, title, spec, ...outcome, durationMs: Date.now() - began });
+    const { id, binding, transport, title, spec } = check;
+    const on = transport ? { transport } : {};
+    results.push({ id, binding, ...on, title, spec, ...outcome, durationMs: Date.now() - began });
   }
   const count = (s: string): number => results.filter((r) => r.status === s).length;
   return {

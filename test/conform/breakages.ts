@@ -11,7 +11,10 @@ type Json = Record<string, unknown>;
 
 export interface Breakage {
   readonly name: string;
-  /** The id of the check that must fail, and no other. */
+  /**
+   * The id of the check that must fail, and no other: for a rule checked per transport, its JSON-RPC id,
+   * and the check fails over every transport `rewrites.transports` names (default all three).
+   */
   readonly breaks: string;
   readonly rewrites: Rewrites;
   /** Checks that then skip, and rightly: what they judge is not advertised any more. */
@@ -136,6 +139,32 @@ export const BREAKAGES: readonly Breakage[] = [
       response: agentMessages((m) => {
         for (const p of m.parts as Json[]) p.mediaType = 'application/json';
       }),
+    },
+  },
+  {
+    name: 'a wrong media type on ACMP parts over gRPC only',
+    breaks: 'acmp-a2a-media-type',
+    rewrites: {
+      transports: ['GRPC'],
+      response: agentMessages((m) => {
+        for (const p of m.parts as Json[]) p.mediaType = 'application/json';
+      }),
+    },
+  },
+  {
+    name: 'task_id hoisted into Message.metadata over HTTP+JSON only',
+    breaks: 'acmp-a2a-no-metadata',
+    rewrites: {
+      transports: ['HTTP+JSON'],
+      response: agentMessages((m) => (m.metadata = { acmp: { task_id: m.taskId } })),
+    },
+  },
+  {
+    name: 'chunks numbered from 1 over gRPC only',
+    breaks: 'acmp-a2a-stream',
+    rewrites: {
+      transports: ['GRPC'],
+      response: roots('acmp/streamChunk', (p) => (p.seq = (p.seq as number) + 1)),
     },
   },
   {

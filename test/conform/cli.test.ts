@@ -18,6 +18,7 @@ function capture(): CliIo & { stdout: string[]; stderr: string[] } {
 }
 
 const CARD_CHECKS = 'acmp-a2a-card-params,acmp-a2a-card-emits,acmp-a2a-budget-exceeded';
+const ALL_TRANSPORTS = `${CARD_CHECKS},acmp-a2a-budget-exceeded-rest,acmp-a2a-budget-exceeded-grpc`;
 
 describe('a2a-commerce conform: exit codes (docs/conformance.md "Exit codes")', () => {
   it('exits 0 and prints a table per binding when every check passes', async () => {
@@ -33,9 +34,16 @@ describe('a2a-commerce conform: exit codes (docs/conformance.md "Exit codes")', 
     const breakage = BREAKAGES.find((b) => b.breaks === 'acmp-a2a-budget-exceeded');
     const agent = await startBrokenAgent(breakage?.rewrites ?? {});
     const io = capture();
-    expect(await runCli(['conform', agent.url, '--only', CARD_CHECKS], io)).toBe(1);
-    expect(io.stdout.join('\n')).toMatch(
-      /FAIL {2}acmp-a2a-budget-exceeded[^\n]*\n {8}↳ \[JSONRPC\] acmp_error code -33099, expected -33001; \[HTTP\+JSON\] acmp_error code -33099/,
+    expect(await runCli(['conform', agent.url, '--only', ALL_TRANSPORTS], io)).toBe(1);
+    const text = io.stdout.join('\n');
+    expect(text).toMatch(
+      /ACMP over A2A \(seed 000\) — JSON-RPC\n {2}FAIL {2}acmp-a2a-budget-exceeded[^\n]*\n {8}↳ acmp_error code -33099, expected -33001\n/,
+    );
+    expect(text).toMatch(
+      /— HTTP\+JSON\n {2}FAIL {2}acmp-a2a-budget-exceeded-rest[^\n]*\n {8}↳ acmp_error code -33099/,
+    );
+    expect(text).toMatch(
+      /— gRPC\n {2}FAIL {2}acmp-a2a-budget-exceeded-grpc[^\n]*\n {8}↳ acmp_error code -33099/,
     );
   });
 
@@ -70,7 +78,7 @@ describe('a2a-commerce conform: --json and --junit (docs/conformance.md "Output 
       '--junit',
       file,
       '--only',
-      `${CARD_CHECKS},acmp-a2a-proof`,
+      `${CARD_CHECKS},acmp-a2a-proof-grpc`,
     ];
     expect(await runCli(argv, io)).toBe(0);
     const report = JSON.parse(io.stdout.join('\n')) as Record<string, unknown>;
@@ -95,8 +103,13 @@ describe('a2a-commerce conform: --json and --junit (docs/conformance.md "Output 
     const xml = readFileSync(file, 'utf8');
     expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ')).toBe(true);
     expect(xml.match(/<testcase /g)).toHaveLength(4);
+    expect((report.results as Record<string, unknown>[])[3]).toMatchObject({
+      id: 'acmp-a2a-proof-grpc',
+      transport: 'GRPC',
+      status: 'skip',
+    });
     expect(xml).toMatch(
-      /<testcase name="acmp-a2a-proof" classname="acmp-a2a"[^>]*>\n {6}<skipped message="\[JSONRPC\] needs 0.001 CU/,
+      /<testcase name="acmp-a2a-proof-grpc" classname="acmp-a2a"[^>]*>\n {6}<properties><property name="transport" value="GRPC"\/><\/properties>\n {6}<skipped message="needs 0.001 CU/,
     );
     expect(xml).toContain('<testsuite name="acmp-a2a" tests="4" failures="0" errors="0" skipped="1"');
   });

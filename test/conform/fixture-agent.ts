@@ -4,6 +4,7 @@ import type { Payload } from '../../src/acmp/messages.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { startTestHost } from '../helpers/host.js';
+import { startGrpcRewriteProxy } from './grpc-rewrite-proxy.js';
 import { startRewriteProxy, type Rewrites } from './rewrite-proxy.js';
 
 /**
@@ -41,14 +42,24 @@ function tick(): AcmpCapability {
   };
 }
 
-/** The fixture host without a proxy: what every check must pass against. */
-export async function startFixtureHost(flags: HostFlags = {}): Promise<{ url: string }> {
+/**
+ * The fixture host without a proxy: what every check must pass against. It serves all three A2A
+ * transports (gRPC on an ephemeral port), as its card lists them.
+ */
+export async function startFixtureHost(
+  flags: HostFlags = {},
+): Promise<{ url: string; grpcUrl: string | undefined }> {
   const module = acmpModule({ capabilities: [tick()], heartbeatIntervalMs: HEARTBEAT_MS });
-  return startTestHost({ modules: [module], flags });
+  return startTestHost({ modules: [module], flags: { 'grpc-port': '0', ...flags } });
 }
 
-/** The fixture host behind a proxy applying `rewrites`. */
+/**
+ * The fixture host behind proxies applying `rewrites`: one for HTTP (JSON-RPC, HTTP+JSON, MCP, the
+ * card) and one for gRPC, which the card names instead of the host's gRPC port.
+ */
 export async function startBrokenAgent(rewrites: Rewrites): Promise<{ url: string }> {
   const host = await startFixtureHost();
-  return startRewriteProxy(host.url, rewrites);
+  if (host.grpcUrl === undefined) throw new Error('the fixture host serves no gRPC');
+  const grpc = await startGrpcRewriteProxy(host.grpcUrl, rewrites);
+  return startRewriteProxy(host.url, rewrites, { [host.grpcUrl]: grpc.address });
 }

@@ -51,3 +51,35 @@ describe('renderTable', () => {
     expect(lines.at(-1)).toBe('1 passed, 1 failed, 1 skipped of 3; budget 0 of 0 CU reserved');
   });
 });
+
+describe('a check over one transport (docs/conformance.md "ACMP checks", Transports)', () => {
+  const over = (id: string, transport: 'JSONRPC' | 'GRPC') => ({
+    id,
+    binding: 'acmp-a2a' as const,
+    transport,
+    title: 'a rule',
+    spec: 'seed 000 §1',
+    durationMs: 1,
+    status: 'pass' as const,
+  });
+  const transports: ConformReport = {
+    ...report(),
+    summary: { pass: 2, fail: 0, skip: 0, total: 2 },
+    results: [over('a-rule', 'JSONRPC'), over('a-rule-grpc', 'GRPC')],
+  };
+
+  it('gets a table of its transport', () => {
+    const lines = renderTable(transports).split('\n');
+    expect(lines).toContain('ACMP over A2A (seed 000) — JSON-RPC');
+    expect(lines.slice(lines.indexOf('ACMP over A2A (seed 000) — gRPC'))[1]).toBe(
+      '  PASS  a-rule-grpc  seed 000 §1',
+    );
+  });
+
+  it('names its transport in JUnit, one suite for the binding', () => {
+    const xml = renderJunit(transports);
+    expect(xml).toContain('<properties><property name="transport" value="GRPC"/></properties>');
+    expect(xml).toContain('<system-out>over gRPC: a rule (seed 000 §1)</system-out>');
+    expect(xml.match(/<testsuite /g)).toHaveLength(1);
+  });
+});

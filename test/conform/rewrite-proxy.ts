@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ConformTransport } from '../../src/conform/check.js';
 import { onCleanup } from '../helpers/cleanup.js';
 
 /**
@@ -18,6 +19,18 @@ export interface Rewrites {
   response?: (body: Json, path: string) => Json | undefined;
   /** The agent card. */
   card?: (card: Json) => Json;
+  /**
+   * The A2A transports whose calls `request` and `response` rewrite (default: all three, and MCP);
+   * the card is rewritten whatever this says.
+   */
+  transports?: readonly ConformTransport[];
+}
+
+/** The A2A transport of an HTTP path of our host, or nothing (MCP, the card). */
+function transportOf(path: string): ConformTransport | undefined {
+  if (path.startsWith('/a2a/jsonrpc')) return 'JSONRPC';
+  if (path.startsWith('/a2a/rest')) return 'HTTP+JSON';
+  return undefined;
 }
 
 const DROPPED = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'content-encoding']);
@@ -80,10 +93,15 @@ async function pipeEvents(
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  hop: { target: string; self: () => string; rewrites: Rewrites },
+  hop: { target: string; self: () => string; rewrites: Rewrites; aliases: Record<string, string> },
 ): Promise<void> {
-  const { target, rewrites } = hop;
+  const { target } = hop;
   const path = req.url ?? '/';
+  const transport = transportOf(path);
+  const rewrites =
+    transport && hop.rewrites.transports && !hop.rewrites.transports.includes(transport)
+      ? { card: hop.rewrites.card }
+      : hop.rewrites;
   let body = await readAll(req);
   const json = body ? parse(body) : undefined;
   if (json && rewrites.request) body = JSON.stringify(rewrites.request(json, path));
@@ -103,17 +121,25 @@ async function handle(
   const isCard = path.startsWith('/.well-known/');
   // The card names the proxy's origin, so every call the kit makes passes through it.
   if (isCard) text = text.replaceAll(new URL(target).origin, hop.self());
+  if (isCard) for (const [from, to] of Object.entries(hop.aliases)) text = text.replaceAll(from, to);
   let parsed = parse(text);
   if (parsed && isCard) parsed = rewrites.card ? rewrites.card(parsed) : parsed;
   else if (parsed) parsed = respond(parsed, path);
   res.writeHead(answer.status, headers).end(parsed ? JSON.stringify(parsed) : text);
 }
 
-/** Starts a rewriting proxy in front of `target` (plain HTTP); closed by the tests' cleanup. */
-export async function startRewriteProxy(target: string, rewrites: Rewrites): Promise<{ url: string }> {
+/**
+ * Starts a rewriting proxy in front of `target` (plain HTTP); closed by the tests' cleanup. `aliases`
+ * replace text in the card besides the origin (the agent's gRPC address by the gRPC proxy's).
+ */
+export async function startRewriteProxy(
+  target: string,
+  rewrites: Rewrites,
+  aliases: Record<string, string> = {},
+): Promise<{ url: string }> {
   let self = '';
   const server = createServer((req, res) => {
-    handle(req, res, { target, self: () => self, rewrites }).catch(() => {
+    handle(req, res, { target, self: () => self, rewrites, aliases }).catch(() => {
       if (!res.headersSent) res.writeHead(502);
       res.end();
     });

@@ -46,18 +46,17 @@ describe('runConformance: the budget (docs/conformance.md "Budget")', () => {
 
   it('reserves the price the agent named in its -33001 refusal, once per paid invoke', async () => {
     const report = await runConformance({ url: host().url, maxSpendCu: 0.0025 });
-    // Reserved in report order: the streamed invoke over JSON-RPC, then over HTTP+JSON; the cancelled
-    // invokes no longer fit.
+    // Reserved in report order: the streamed invoke over JSON-RPC, then over HTTP+JSON; neither the one
+    // over gRPC nor the cancelled invokes fit any more.
+    const result = (id: string) => report.results.find((r) => r.id === id);
     expect(report.budget.reservedCu).toBe(0.002);
-    expect(report.results.find((r) => r.id === 'acmp-a2a-proof')).toMatchObject({ status: 'pass' });
-    expect(report.results.find((r) => r.id === 'acmp-a2a-cancel')).toMatchObject({
-      status: 'skip',
-      evidence:
-        '[JSONRPC] needs 0.001 CU of budget (--max-spend) for a paid invoke of tick; [HTTP+JSON] needs 0.001 CU of budget (--max-spend) for a paid invoke of tick',
-    });
-    expect(report.results.find((r) => r.id === 'acmp-a2a-idempotent')?.evidence).toContain(
-      'needs another 0.001 CU',
-    );
+    expect(result('acmp-a2a-proof')).toMatchObject({ status: 'pass', transport: 'JSONRPC' });
+    expect(result('acmp-a2a-proof-rest')).toMatchObject({ status: 'pass', transport: 'HTTP+JSON' });
+    const tooSmall = 'needs 0.001 CU of budget (--max-spend) for a paid invoke of tick';
+    expect(result('acmp-a2a-proof-grpc')).toMatchObject({ status: 'skip', evidence: tooSmall });
+    for (const id of ['acmp-a2a-cancel', 'acmp-a2a-cancel-rest', 'acmp-a2a-cancel-grpc'])
+      expect(result(id)).toMatchObject({ status: 'skip', evidence: tooSmall });
+    expect(result('acmp-a2a-idempotent')?.evidence).toContain('needs another 0.001 CU');
   });
 });
 
@@ -86,11 +85,12 @@ describe('runConformance: agents that cannot be checked', () => {
   });
 
   it('skips the invoke checks when --capability names no skill of the card', async () => {
-    const only = ['acmp-a2a-budget-exceeded'];
+    const only = ['acmp-a2a-budget-exceeded', 'acmp-a2a-budget-exceeded-grpc'];
     const report = await runConformance({ url: host().url, acmpCapability: 'nope', only });
-    expect(report.results[0]?.evidence).toBe(
-      '[JSONRPC] the card lists no ACMP skill "nope" with an example input; [HTTP+JSON] the card lists no ACMP skill "nope" with an example input',
-    );
+    expect(report.results.map((r) => [r.status, r.evidence])).toEqual([
+      ['skip', 'the card lists no ACMP skill "nope" with an example input'],
+      ['skip', 'the card lists no ACMP skill "nope" with an example input'],
+    ]);
   });
 
   it('refuses an unknown check id before calling the agent', async () => {
@@ -103,19 +103,19 @@ describe('runConformance: agents that cannot be checked', () => {
 describe('runConformance: a host that asks for a bearer token', () => {
   const TOKEN = 'conform-token-0123456789abcdef';
   const tokenHost = shared(() => startFixtureHost({ token: [TOKEN] }));
-  const only = ['acmp-a2a-card-params', 'acmp-a2a-budget-exceeded'];
+  const only = ['acmp-a2a-card-params', 'acmp-a2a-budget-exceeded', 'acmp-a2a-budget-exceeded-grpc'];
 
-  it('presents --token on every call (the card is public)', async () => {
+  it('presents --token on every call over every transport (the card is public)', async () => {
     const report = await runConformance({ url: tokenHost().url, token: TOKEN, only });
-    expect(report.results.map((r) => r.status)).toEqual(['pass', 'pass']);
+    expect(report.results.map((r) => r.status)).toEqual(['pass', 'pass', 'pass']);
   });
 
   it('reports the refusal as the evidence without one', async () => {
     const report = await runConformance({ url: tokenHost().url, only });
-    expect(report.results[1]).toMatchObject({
-      status: 'fail',
-      evidence: expect.stringContaining('HTTP 401') as string,
-    });
+    expect(report.results.slice(1)).toMatchObject([
+      { status: 'fail', evidence: expect.stringContaining('HTTP 401') as string },
+      { status: 'fail', evidence: expect.stringContaining('gRPC UNAUTHENTICATED (16)') as string },
+    ]);
   });
 });
 

@@ -3,7 +3,7 @@ import { isJsonObject } from '../../shared/json.js';
 import { fail, pass, skip, type Check, type CheckOutcome, type ConformContext } from '../check.js';
 import { acmpParts, brief, mediaTypeOf, type SeenPart } from './inspect.js';
 import { refusalProbe, streamProbe } from './probes.js';
-import { overTransports, type WireCheck } from './transports.js';
+import { perTransport, type WireCheck } from './transports.js';
 import type { WireExchange, WireTransport } from './wire.js';
 
 /**
@@ -166,6 +166,6 @@ const nothingHoisted: WireCheck = {
 };
 
 /** The envelope checks, in report order. */
-export const envelopeChecks: readonly Check[] = [mediaType, rootKeys, taskIdAgrees, nothingHoisted].map(
-  overTransports,
+export const envelopeChecks: readonly Check[] = [mediaType, rootKeys, taskIdAgrees, nothingHoisted].flatMap(
+  perTransport,
 );

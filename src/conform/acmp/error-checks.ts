@@ -5,7 +5,7 @@ import { brief, finalAnswer, taskOf } from './inspect.js';
 import { invokePlan } from './plan.js';
 import { cancelProbe, refusalProbe, sendInvoke, TINY_PRICE_CU, type InvokeProbe } from './probes.js';
 import { freshTaskId } from './plan.js';
-import { overTransports, type WireCheck } from './transports.js';
+import { perTransport, type WireCheck } from './transports.js';
 import type { WireExchange, WireTransport } from './wire.js';
 
 /**
@@ -19,9 +19,9 @@ function errorCode(exchange: WireExchange): number | string {
   if (typeof answer?.error?.code === 'number') return answer.error.code;
   const rpcError = exchange.frames[0]?.body.error;
   if (rpcError !== undefined)
-    return `HTTP ${exchange.status} with the error ${brief(rpcError)} instead of an acmp_error payload`;
+    return `${exchange.status} with the error ${brief(rpcError)} instead of an acmp_error payload`;
   if (answer?.result) return `an acmp_result (the invoke ran): ${brief(answer.result)}`;
-  return `HTTP ${exchange.status}, no ACMP answer: ${brief(exchange.frames[0]?.body)}`;
+  return `${exchange.status}, no ACMP answer: ${brief(exchange.frames[0]?.body)}`;
 }
 
 function expectCode(probe: InvokeProbe, code: number): CheckOutcome {
@@ -80,7 +80,7 @@ function placementProblems(label: string, exchange: WireExchange): string[] {
   const answer = finalAnswer(exchange);
   const rpcError = exchange.frames.find((f) => f.body.error !== undefined)?.body.error;
   if (rpcError !== undefined)
-    return [`${label}: HTTP ${exchange.status} with the error ${brief(rpcError)}, not an acmp_error payload`];
+    return [`${label}: ${exchange.status} with the error ${brief(rpcError)}, not an acmp_error payload`];
   if (!answer?.error) return [];
   const state = answer.state ?? taskOf(answer.frame)?.state;
   if (state !== undefined && state !== 'TASK_STATE_COMPLETED' && state !== 'TASK_STATE_CANCELED')
@@ -138,4 +138,4 @@ export const errorChecks: readonly Check[] = [
   featureUnsupported,
   errorInPayload,
   cancelHonoured,
-].map(overTransports);
+].flatMap(perTransport);

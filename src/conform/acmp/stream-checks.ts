@@ -8,7 +8,7 @@ import { fail, pass, skip, type Check, type CheckOutcome } from '../check.js';
 import { agentRoots, brief, finalAnswer, taskOf } from './inspect.js';
 import { features } from './plan.js';
 import { repeatProbe, streamProbe, type InvokeProbe } from './probes.js';
-import { overTransports, type WireCheck } from './transports.js';
+import { perTransport, type WireCheck } from './transports.js';
 import type { WireTransport } from './wire.js';
 
 /**
@@ -36,7 +36,9 @@ const isOutcome = (v: object): v is CheckOutcome => 'status' in v;
 /** Problems of the stream's order: chunks, heartbeats, then exactly one final answer, last. */
 function orderProblems(probe: InvokeProbe): string[] {
   const problems: string[] = [];
-  if (!probe.exchange.contentType.startsWith('text/event-stream'))
+  // Over HTTP the stream is SSE; over gRPC it is the server stream the service definition declares.
+  const sse = probe.exchange.contentType.startsWith('text/event-stream');
+  if (probe.plan.endpoint.transport !== 'GRPC' && !sse)
     problems.push(
       `SendStreamingMessage answered ${probe.exchange.contentType || 'no content type'}, not SSE`,
     );
@@ -72,7 +74,7 @@ const streamOrder: WireCheck = {
   id: 'acmp-a2a-stream',
   binding: 'acmp-a2a',
   title:
-    'Chunks and heartbeats are data parts on the invoke’s own SSE stream, seq 0.. in order, then the result',
+    'Chunks and heartbeats are data parts on the invoke’s own stream (SSE, gRPC), seq 0.. in order, then the result',
   spec: 'seed 000 §3.2 (line 89); Layer 1 §3.5 (line 334–336)',
   run: async (ctx, t) => {
     const probe = await streamProbe(ctx, t);
@@ -199,4 +201,4 @@ export const streamChecks: readonly Check[] = [
   proofRecomputed,
   costCeiling,
   idempotent,
-].map(overTransports);
+].flatMap(perTransport);

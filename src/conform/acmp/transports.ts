@@ -1,33 +1,64 @@
-import { fail, pass, skip, type Check, type CheckOutcome, type ConformContext } from '../check.js';
-import { endpointsOf, type WireTransport } from './wire.js';
+import { GrpcUnreachableError } from '../../a2a/grpc-wire.js';
+import { fail, skip, type Check, type CheckOutcome, type ConformContext } from '../check.js';
+import { endpointsOf, WIRE_TRANSPORTS, type Endpoint, type WireTransport } from './wire.js';
 
 /** A check of the agent's answers over one A2A transport. */
-export interface WireCheck extends Omit<Check, 'run'> {
+export interface WireCheck extends Omit<Check, 'run' | 'transport'> {
   run(ctx: ConformContext, transport: WireTransport): Promise<CheckOutcome>;
 }
 
 /**
- * Runs a wire check over every v1.0 transport of the card the kit speaks (JSON-RPC, then HTTP+JSON): it
- * fails when it fails over any (the evidence names the transport), passes when it passed over at least
- * one and failed over none (the evidence then says what was skipped where), and skips otherwise.
+ * The suffix a transport adds to a wire check's id: none for JSON-RPC (the ids the kit had before it
+ * spoke the other transports), `-rest` for HTTP+JSON, `-grpc` for gRPC.
  */
-export function overTransports(check: WireCheck): Check {
-  return {
-    id: check.id,
+export const TRANSPORT_SUFFIX: Record<WireTransport, string> = {
+  JSONRPC: '',
+  'HTTP+JSON': '-rest',
+  GRPC: '-grpc',
+};
+
+/** The reason of a thrown call error when the interface did not answer, or nothing (a bug: rethrown). */
+function unanswered(error: unknown): string | undefined {
+  if (error instanceof GrpcUnreachableError) return error.message;
+  if (!(error instanceof Error)) return undefined;
+  if (error.name === 'TimeoutError' || error.name === 'AbortError')
+    return `no answer in time (${error.message})`;
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    const cause = error.cause instanceof Error ? error.cause.message : undefined;
+    return `the connection failed${cause ? ` (${cause})` : ''}`;
+  }
+  return undefined;
+}
+
+/** Runs `check` over `endpoint`; an interface that does not answer fails it with the evidence. */
+async function over(check: WireCheck, ctx: ConformContext, endpoint: Endpoint): Promise<CheckOutcome> {
+  try {
+    return await check.run(ctx, endpoint.transport);
+  } catch (error) {
+    const reason = unanswered(error);
+    if (reason === undefined) throw error;
+    // A2A v1.0 §5: every interface the card lists is one the agent serves; listed but silent is a failure.
+    return fail(`the card lists ${endpoint.transport} at ${endpoint.url}, which did not answer: ${reason}`);
+  }
+}
+
+/**
+ * One check per A2A v1.0 transport (JSON-RPC, HTTP+JSON, gRPC; ids per {@link TRANSPORT_SUFFIX}), each
+ * with its own probes, task ids and budget reservations. A check skips when the card lists no interface
+ * of its transport, and fails when the listed interface does not answer.
+ */
+export function perTransport(check: WireCheck): Check[] {
+  return WIRE_TRANSPORTS.map((transport) => ({
+    id: `${check.id}${TRANSPORT_SUFFIX[transport]}`,
     binding: check.binding,
+    transport,
     title: check.title,
     spec: check.spec,
-    run: async (ctx) => {
-      const endpoints = endpointsOf(ctx.card);
-      if (endpoints.length === 0) return skip('the card lists no A2A v1.0 JSON-RPC or HTTP+JSON interface');
-      const outcomes: [WireTransport, CheckOutcome][] = [];
-      for (const { transport } of endpoints) outcomes.push([transport, await check.run(ctx, transport)]);
-      const said = (status: string): string[] =>
-        outcomes.filter(([, o]) => o.status === status).map(([t, o]) => `[${t}] ${o.evidence ?? status}`);
-      if (said('fail').length) return fail(said('fail').join('; '));
-      if (!outcomes.some(([, o]) => o.status === 'pass')) return skip(said('skip').join('; '));
-      const skipped = said('skip');
-      return skipped.length ? { ...pass(), evidence: `skipped ${skipped.join('; ')}` } : pass();
+    run: (ctx) => {
+      const endpoint = endpointsOf(ctx.card).find((e) => e.transport === transport);
+      if (endpoint === undefined)
+        return Promise.resolve(skip(`the card lists no A2A v1.0 ${transport} interface`));
+      return over(check, ctx, endpoint);
     },
-  };
+  }));
 }

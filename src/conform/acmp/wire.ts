@@ -1,11 +1,13 @@
 import { ACMP_EXTENSION_URI } from '../../acmp/constants.js';
 import { isJsonObject } from '../../shared/json.js';
-import type { ConformContext } from '../check.js';
+import type { ConformContext, ConformTransport } from '../check.js';
+import { grpcCall, grpcStream } from './grpc-calls.js';
 
 /**
- * Raw A2A v1.0 (JSON-RPC, HTTP+JSON) for the ACMP checks (docs/conformance.md "ACMP checks"): the kit
- * must see the bytes the agent sent — media types, root keys, metadata, SSE framing — so it reads the
- * wire itself instead of the SDK client, which normalises all of them.
+ * Raw A2A v1.0 for the ACMP checks (docs/conformance.md "ACMP checks"): the kit must see what the agent
+ * sent — media types, root keys, metadata, SSE framing — so over JSON-RPC and HTTP+JSON it reads the wire
+ * itself instead of the SDK client, which normalises all of them; over gRPC it reads the protobuf the
+ * SDK's gRPC client decodes, rendered as ProtoJSON (src/conform/acmp/grpc-calls.ts).
  */
 
 type Json = Record<string, unknown>;
@@ -16,30 +18,35 @@ export interface WireFrame {
   readonly body: Json;
 }
 
-/** What one call returned: its frames (one for SendMessage, one per SSE event for streams). */
+/** What one call returned: its frames (one for SendMessage, one per SSE event or gRPC message for streams). */
 export interface WireExchange {
-  readonly status: number;
+  /** The call's status as evidence reads it: `HTTP 200`, `gRPC OK`, `gRPC UNAUTHENTICATED (16)`. */
+  readonly status: string;
+  /** The HTTP content type (`application/grpc` over gRPC). */
   readonly contentType: string;
   readonly frames: readonly WireFrame[];
 }
 
-/** The A2A transports the kit speaks itself (gRPC is not among them yet). */
-export type WireTransport = 'JSONRPC' | 'HTTP+JSON';
+/** The A2A transports the kit calls (A2A v1.0 §5): all three bindings. */
+export type WireTransport = ConformTransport;
 
-/** Where to call: a transport and its URL. */
+/** The transports in the order the kit calls them. */
+export const WIRE_TRANSPORTS: readonly WireTransport[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+
+/** Where to call: a transport and its URL (`host:port` for gRPC). */
 export interface Endpoint {
   readonly transport: WireTransport;
   readonly url: string;
 }
 
-/** The card's A2A v1.0 interfaces over a transport the kit speaks, JSON-RPC first, one per transport. */
+/** The card's A2A v1.0 interfaces, one per transport (the first listed), JSON-RPC first. */
 export function endpointsOf(card: unknown): Endpoint[] {
   const interfaces: unknown[] =
     isJsonObject(card) && Array.isArray(card.supportedInterfaces)
       ? (card.supportedInterfaces as unknown[])
       : [];
   const found: Endpoint[] = [];
-  for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
+  for (const transport of WIRE_TRANSPORTS) {
     const match = interfaces.find(
       (i): i is Json & { url: string } =>
         isJsonObject(i) &&
@@ -52,15 +59,20 @@ export function endpointsOf(card: unknown): Endpoint[] {
   return found;
 }
 
-/** Request headers: A2A v1.0, the ACMP extension activated (A2A §4.6, seed 000 §2), the operator's token. */
-function headers(ctx: ConformContext, accept: string): Record<string, string> {
+/**
+ * The service parameters of every call (HTTP headers, gRPC metadata): A2A v1.0, the ACMP extension
+ * activated (A2A §4.6, seed 000 §2), the operator's token.
+ */
+export function serviceParameters(ctx: ConformContext): Record<string, string> {
   return {
-    'content-type': 'application/json',
-    accept,
     'A2A-Version': '1.0',
     'A2A-Extensions': ACMP_EXTENSION_URI,
     ...(ctx.token ? { authorization: `Bearer ${ctx.token}` } : {}),
   };
+}
+
+function headers(ctx: ConformContext, accept: string): Record<string, string> {
+  return { 'content-type': 'application/json', accept, ...serviceParameters(ctx) };
 }
 
 let rpcIds = 0;
@@ -102,13 +114,14 @@ export async function callRpc(
   ctx: ConformContext,
   call: { endpoint: Endpoint; method: string; params: unknown },
 ): Promise<WireExchange> {
+  if (call.endpoint.transport === 'GRPC') return grpcCall(ctx, call);
   const started = Date.now();
   const { url, body: sent } = request(call.endpoint, call.method, call.params);
   const signal = AbortSignal.timeout(ctx.timeoutMs);
   const response = await post(ctx, { url, body: sent, accept: 'application/json', signal });
   const body = parseObject(await response.text());
   return {
-    status: response.status,
+    status: `HTTP ${response.status}`,
     contentType: response.headers.get('content-type') ?? '',
     frames: body
       ? [{ atMs: Date.now() - started, body: normalised(call.endpoint, response.status, body) }]
@@ -125,6 +138,7 @@ export async function streamRpc(
   ctx: ConformContext,
   call: { endpoint: Endpoint; params: unknown; onFrame?: (frame: WireFrame) => void },
 ): Promise<WireExchange> {
+  if (call.endpoint.transport === 'GRPC') return grpcStream(ctx, call);
   const started = Date.now();
   const idle = new AbortController();
   let timer = setTimeout(() => idle.abort(), ctx.timeoutMs);
@@ -134,7 +148,8 @@ export async function streamRpc(
     const response = await post(ctx, { url, body: sent, accept: 'text/event-stream', signal: idle.signal });
     const contentType = response.headers.get('content-type') ?? '';
     const wrap = (body: Json): Json => normalised(call.endpoint, response.status, body);
-    if (!response.body) return { status: response.status, contentType, frames };
+    const status = `HTTP ${response.status}`;
+    if (!response.body) return { status, contentType, frames };
     const decoder = new TextDecoder();
     let buffer = '';
     for await (const bytes of response.body as AsyncIterable<Uint8Array>) {
@@ -155,7 +170,7 @@ export async function streamRpc(
     // A non-SSE answer (an error body) or an unterminated last event.
     const tail = parseObject(sseData(buffer)) ?? parseObject(buffer);
     if (tail) frames.push({ atMs: Date.now() - started, body: wrap(tail) });
-    return { status: response.status, contentType, frames };
+    return { status, contentType, frames };
   } finally {
     clearTimeout(timer);
   }
