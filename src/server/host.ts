@@ -37,6 +37,8 @@ import type { HostModule, ModuleContext, ModuleParts } from './module.js';
 import { pathsThisStartMayCreate, removeQuietly } from './start-paths.js';
 import { loadTls, type SelfSigned, type TlsMaterial } from './tls.js';
 import { McpContributions } from '../mcp/contribution.js';
+import { consoleFor } from './console/console-routes.js';
+import { metricsOnApp } from './metrics-config.js';
 
 /** A running host. */
 export interface RunningHost {
@@ -280,19 +282,10 @@ class Host implements RunningHost {
       clock: this.clock,
       access: hostAccessOf(this.config),
       rate: this.rate,
-      ...(this.metrics && {
-        metrics: {
-          metrics: this.metrics,
-          token: this.config.metrics.token,
-          serve: this.config.metrics.port === undefined,
-        },
-      }),
+      ...(this.metrics && { metrics: metricsOnApp(this.metrics, this.config.metrics) }),
       readiness: this.readiness,
       leanInvoke: this.setup.leanInvoke,
-      console:
-        this.config.operatorTokens.length > 0
-          ? { database: this.database, operators: this.config.operatorTokens, callers: this.config.tokens }
-          : undefined,
+      console: consoleFor(this.config, this.database),
     });
   }
 

@@ -15,6 +15,14 @@ export interface MetricsConfig {
   readonly process: boolean;
 }
 
+/** What the app needs of the metrics: `/metrics` is on the main port unless it has a port of its own. */
+export function metricsOnApp<M>(
+  metrics: M,
+  config: MetricsConfig,
+): { metrics: M; token: string | undefined; serve: boolean } {
+  return { metrics, token: config.token, serve: config.port === undefined };
+}
+
 /** The environment variable of each metrics setting. */
 export const METRICS_ENV = {
   metricsToken: 'A2AC_METRICS_TOKEN',

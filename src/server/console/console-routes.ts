@@ -29,6 +29,15 @@ export interface ConsoleDeps {
   readonly assetsDir?: string | undefined;
 }
 
+/** The console's parts for a host: served only when an operator credential is configured. */
+export function consoleFor(
+  config: { readonly operatorTokens: readonly BearerToken[]; readonly tokens: readonly BearerToken[] },
+  database: Database | undefined,
+): Omit<ConsoleDeps, 'logger' | 'clock'> | undefined {
+  if (config.operatorTokens.length === 0) return undefined;
+  return { database, operators: config.operatorTokens, callers: config.tokens };
+}
+
 /** The parts the read API works on. */
 export interface ConsoleSources {
   readonly database: Database;
