@@ -14,6 +14,8 @@ export type CountedCapability = AcmpCapability & {
   runs: () => number;
   maxConcurrent: () => number;
   aborted: () => number;
+  /** Resolves once the capability has started `n` executions in all. */
+  started: (n: number) => Promise<void>;
 };
 
 /**
@@ -67,7 +69,7 @@ export function counted(id: string, compute: (input: Payload) => Payload, ms = 0
 /** `text-split` (Layer 2 §6.2): sentences of a text as `data.chunks`. */
 export const splitText = (input: Payload): Payload => ({
   type: 'json',
-  data: { chunks: String(input.data).split(/(?<=\.)\s+/) },
+  data: { chunks: (typeof input.data === 'string' ? input.data : '').split(/(?<=\.)\s+/) },
 });
 
 /** `result-aggregation` (§6.2): the sentiments of an ordered array of outputs. */
