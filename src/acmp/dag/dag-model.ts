@@ -12,7 +12,7 @@ import { PayloadSchema, type Payload } from '../messages.js';
  * An input reference (Layer 2 §3 "Input References"): exactly one of `from_task` / `from_tasks` ("mutually
  * exclusive"), and an optional `field` path (checked by the path grammar, not here).
  */
-export const InputSourceSchema = z
+const InputSourceSchema = z
   .strictObject({
     from_task: z.string().min(1).optional(),
     from_tasks: z.array(z.string().min(1)).min(1).optional(),
@@ -21,14 +21,13 @@ export const InputSourceSchema = z
   .refine((s) => (s.from_task === undefined) !== (s.from_tasks === undefined), {
     message: 'a source names exactly one of from_task and from_tasks (Layer 2 §3)',
   });
-export type InputSource = z.infer<typeof InputSourceSchema>;
 
 /** An input reference: `{source}` and no `type` (Layer 2 §1.1: the two forms are mutually exclusive). */
 export const InputReferenceSchema = z.strictObject({ source: InputSourceSchema });
 export type InputReference = z.infer<typeof InputReferenceSchema>;
 
 /** A task's `input`: a literal `{type, data}` (without `source`) or an input reference (Layer 2 §1.1). */
-export const DagInputSchema = z.union([
+const DagInputSchema = z.union([
   InputReferenceSchema,
   PayloadSchema.refine((p) => !('source' in p), {
     message: 'an input has either type/data (literal) or source (reference), never both (Layer 2 §1.1)',
@@ -64,7 +63,7 @@ export const DagEdgeSchema = z.looseObject({
 export type DagEdge = z.infer<typeof DagEdgeSchema>;
 
 /** The most tasks and edges one DAG may hold (Layer 2 Open Questions leave limits open; docs/acmp-dag.md). */
-export const DAG_LIMITS = { tasks: 1000, edges: 10_000 } as const;
+const DAG_LIMITS = { tasks: 1000, edges: 10_000 } as const;
 
 /** A DAG (Layer 2 §3 "DAG Schema"): `dag_id`, `tasks`, `edges` (which MAY be empty) are required. */
 export const DagSchema = z.looseObject({

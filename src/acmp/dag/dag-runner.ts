@@ -86,7 +86,11 @@ export class DagRunner {
     const stored = await this.openRun();
     if (stored.state !== 'running') return this.report(stored.state);
     await this.connectProviders();
-    this.streams = planStreaming(this.plan, (id) => this.providerFor(id).capabilityObject);
+    this.streams = planStreaming(
+      this.plan,
+      (id) =>
+        this.providers.get(providerOf(this.plan, id, this.options.terms.defaultProvider))?.capabilityObject,
+    );
     for (const f of this.streams.fallbacks) this.emit({ kind: 'fallback', ...f });
     const stop = (): void => this.cancelAll('cancelled by the buyer');
     if (this.options.signal?.aborted) stop();

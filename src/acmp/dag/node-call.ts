@@ -7,7 +7,7 @@ import { DAG_CODE, DagError } from './dag-errors.js';
 import type { DagProvider, NodeError, NodeOutcome } from './dag-ports.js';
 
 /** The proof the runner asks for when a task names none: every node's output is verified (Layer 3 §2). */
-export const DEFAULT_NODE_PROOF = 'result-hash';
+const DEFAULT_NODE_PROOF = 'result-hash';
 
 /** Task fields that exist only in the buyer's plan and are never sent (docs/acmp-dag.md "The DAG file"). */
 const PLAN_ONLY_FIELDS = ['provider'] as const;

@@ -16,18 +16,22 @@ export interface StreamPlan {
  * `input_streaming` AND a buyer binding that sends input chunks; none of ours does (A2A binding §3.3
  * declines input streaming), so every stream_eligible edge takes the fallback §5 requires: "wait for
  * the upstream acmp/result, then invoke the downstream with literal input". The reason is reported.
+ * A node of a resumed run that already ended has no connected provider (`undefined`): it streams nothing.
  */
-export function planStreaming(plan: DagPlan, capabilityOf: (nodeId: string) => CapabilityObject): StreamPlan {
+export function planStreaming(
+  plan: DagPlan,
+  capabilityOf: (nodeId: string) => CapabilityObject | undefined,
+): StreamPlan {
   const streamed = new Set<string>();
   const fallbacks: { from: string; to: string; reason: StreamFallbackReason }[] = [];
   for (const [id, task] of plan.tasks) {
     const eligible = (plan.downstream.get(id) ?? []).filter((e) => e.stream_eligible === true);
-    const outputStreaming = capabilityOf(id).features.output_streaming === true;
+    const outputStreaming = capabilityOf(id)?.features.output_streaming === true;
     if (outputStreaming && (task.stream === true || eligible.length > 0)) streamed.add(id);
     for (const edge of eligible) {
       const reason: StreamFallbackReason = !outputStreaming
         ? 'upstream_no_output_streaming'
-        : capabilityOf(edge.to).features.input_streaming !== true
+        : capabilityOf(edge.to)?.features.input_streaming !== true
           ? 'downstream_no_input_streaming'
           : 'buyer_sends_no_input_chunks';
       fallbacks.push({ from: id, to: edge.to, reason });
