@@ -75,7 +75,7 @@ describe('durability (docs/acmp-dag.md "Durability")', () => {
     expect(result.state).toBe('completed');
     expect(result.result['last']).toEqual({
       type: 'json',
-      data: { echo: { echo: { type: 'text', data: 'go' } } },
+      data: { echo: { echo: 'go' } },
     });
     expect([first.runs(), middle.runs(), last.runs()]).toEqual([1, 1, 1]);
 
