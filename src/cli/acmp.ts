@@ -2,11 +2,10 @@ import { parseArgs } from 'node:util';
 import { createAcmpBuyer as createA2AAcmpBuyer } from '../a2a/acmp/buyer.js';
 import { createAcmpBuyer, type AcmpBindingName } from '../connect/acmp-buyer.js';
 import type { BuyerEvent, InvokeInput } from '../acmp/buyer.js';
-import { ACMP_CODE, AcmpError, acmpErrorSpec } from '../acmp/errors.js';
+import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
 import type { AcmpResult, Payload } from '../acmp/messages.js';
 import { readCapabilitySkill } from '../acmp/capability-summary.js';
 import { verifyProof } from '../acmp/proof.js';
-import { isJsonObject } from '../shared/json.js';
 import {
   agreementInvokeFromFlags,
   negotiate,
@@ -14,7 +13,9 @@ import {
   quote,
   readAgreementFile,
 } from './acmp-negotiate.js';
+import { dag, DAG_USAGE } from './acmp-dag.js';
 import { identity, IDENTITY_USAGE } from './acmp-identity.js';
+import { printAcmpError } from './acmp-error-text.js';
 import { createProgressLine, progressIsTty, type ProgressLine } from './acmp-progress.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
 import { walletFromFlags } from './wallet.js';
@@ -29,6 +30,7 @@ export const ACMP_USAGE = `Usage:
       [--task-id <id>] [--token <t>] [--data-dir <dir> | --ca <pem>]
 ${NEGOTIATE_USAGE}
 ${IDENTITY_USAGE}
+${DAG_USAGE}
 
 capabilities  prints the ACMP capability object the provider advertises (the A2A extension's params, or
               MCP server/discover's org.a2agora/acmp extension) and, over A2A, each capability (one skill
@@ -74,6 +76,7 @@ export async function acmp(argv: string[], io: CliIo): Promise<number> {
   if (sub === 'quote') return quote(rest, io);
   if (sub === 'negotiate') return negotiate(rest, io);
   if (sub === 'identity') return identity(rest, io);
+  if (sub === 'dag') return dag(rest, io);
   throw new UsageError(sub === undefined ? 'acmp needs a subcommand' : `unknown acmp subcommand "${sub}"`);
 }
 
@@ -307,23 +310,4 @@ async function run(
     progress.update(event);
   }
   throw new AcmpError(ACMP_CODE.internal, { reason: 'no_result' });
-}
-
-/** Prints an ACMP error: code, name and message, then each input issue or the data on its own line. */
-function printAcmpError(error: AcmpError, io: CliIo): void {
-  const name = acmpErrorSpec(error.code)?.name;
-  const data = isJsonObject(error.data) ? error.data : undefined;
-  const detail = typeof data?.['detail'] === 'string' ? `: ${data['detail']}` : '';
-  io.err(`error ${error.code}${name ? ` (${name})` : ''}: ${error.message}${detail}`);
-  const issues = Array.isArray(data?.['issues']) ? data['issues'] : [];
-  for (const issue of issues) {
-    if (!isJsonObject(issue)) continue;
-    const path = typeof issue['path'] === 'string' && issue['path'] !== '' ? issue['path'] : '/';
-    io.err(`  ${path}  ${typeof issue['message'] === 'string' ? issue['message'] : 'is invalid'}`);
-  }
-  if (error.code === ACMP_CODE.budgetExceeded && typeof data?.['min_price_cu'] === 'number') {
-    io.err(`  the price is ${data['min_price_cu']} CU: raise --max-price to at least that`);
-  }
-  if (issues.length === 0 && detail === '' && error.data !== undefined)
-    io.err(`  data: ${JSON.stringify(error.data)}`);
 }
