@@ -62,7 +62,7 @@ export class AcmpTaskCommits {
     const sqlite =
       database.sqlite === undefined ? undefined : new SqliteTransactions(database.db, database.sqlite);
     this.transact = sqlite
-      ? (body) => sqlite.execute(body)
+      ? (body) => sqlite.execute(({ run }) => body(run))
       : (body) => database.db.transaction().execute((trx) => body(runOn(trx)));
     const lanes = database.dialect === 'postgres' ? 4 : 1;
     this.claims = new GroupCommitter(
