@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TransactionDetail } from '../src/server/console/acp-reads.js';
 import type { EscrowView } from '../src/server/console/money-reads.js';
 import type { ConsoleAgreement } from '../src/server/console/negotiation-reads.js';
 import type { Overview } from '../src/server/console/overview-reads.js';
 import type { ConsoleTaskRow } from '../src/server/console/task-reads.js';
 import { cleanup } from './helpers/host.js';
+import { freshPgDatabase } from './helpers/pg.js';
 import {
   BUYER_SECRET,
   consoleBuyer,
@@ -23,12 +24,6 @@ interface Refusal {
 let host: ConsoleHost;
 let workload: ConsoleWorkload;
 
-beforeAll(async () => {
-  host = await startConsoleHost();
-  workload = await runConsoleWorkload(host);
-});
-afterAll(cleanup);
-
 /** A GET of the read API with the operator credential, another token, or (null) none. */
 async function api<T = Record<string, unknown>>(path: string, token: string | null = OPERATOR.secret) {
   const res = await host.fetch(`${host.url}/console/api${path}`, {
@@ -37,7 +32,25 @@ async function api<T = Record<string, unknown>>(path: string, token: string | nu
   return { status: res.status, body: (await res.json()) as T };
 }
 
-describe('console read API (docs/console.md)', () => {
+/** The backends the cases run on: SQLite always, PostgreSQL when TEST_PG_URL names a server. */
+const BACKENDS = [
+  { name: 'SQLite', skip: false, db: () => Promise.resolve(undefined) },
+  { name: 'PostgreSQL', skip: !process.env.TEST_PG_URL, db: freshPgDatabase },
+];
+
+describe.each(BACKENDS)('console read API on $name (docs/console.md)', ({ skip, db }) => {
+  beforeAll(async () => {
+    if (skip) return;
+    const url = await db();
+    host = await startConsoleHost(url ? { db: url, migrate: true } : {});
+    workload = await runConsoleWorkload(host);
+  });
+  afterAll(cleanup);
+  // `describe.each` has no per-row skipIf: a row without its database skips every case.
+  beforeEach((context) => {
+    if (skip) context.skip();
+  });
+
   it('counts the workload on the overview', async () => {
     const { status, body } = await api<Overview>('/overview');
     expect(status).toBe(200);
@@ -88,10 +101,33 @@ describe('console read API (docs/console.md)', () => {
   it('shows the ledger with its conservation line and the held escrow', async () => {
     const { body } = await api<EscrowView>('/escrow');
     expect(body.conserved).toBe(true);
-    expect(body.escrows).toHaveLength(1);
-    expect(body.escrows[0]?.heldCu).toBe(0.5);
+    expect(body.escrows).toHaveLength(workload.escrows);
+    expect(body.escrows.map((e) => e.heldCu).sort()).toEqual([0.01, 0.01, 0.5]);
     expect(body.totals.creditedCu).toBe(10);
     expect(body.accounts.map((a) => a.account)).toContain('agent:buyer');
+  });
+
+  it('shows the pending claim with its window end and the dispute with its deadline', async () => {
+    const { body } = await api<EscrowView>('/escrow');
+    const byId = (id: string) => body.escrows.find((e) => e.escrowId === id);
+    const { claimed, disputed } = workload;
+    const claim = byId(claimed.escrowId);
+    expect(claim).toMatchObject({ state: 'claimed', payee: 'agent:provider', dispute: null });
+    expect(claim?.claim).toMatchObject({ amountCu: claimed.amountCu, taskId: claimed.taskId });
+    // The agent's default challenge window (24 h, docs/acmp-escrow.md §1) from when the claim was filed.
+    const windowEnd = (claim?.claim?.windowEndsAt ?? 0) - claimed.filedAt;
+    expect(windowEnd).toBeGreaterThanOrEqual(24 * 3_600_000 - 1_000);
+    expect(windowEnd).toBeLessThanOrEqual(24 * 3_600_000 + 5_000);
+    const dispute = byId(disputed.escrowId);
+    expect(dispute).toMatchObject({
+      state: 'disputed',
+      dispute: { reason: disputed.reason, resolved: false },
+    });
+    expect(dispute?.claim?.taskId).toBe('task_console_disputed');
+    // The default resolution deadline (7 days) from when the dispute was raised.
+    const deadline = (dispute?.dispute?.deadlineAt ?? 0) - disputed.filedAt;
+    expect(deadline).toBeGreaterThanOrEqual(7 * 24 * 3_600_000 - 1_000);
+    expect(deadline).toBeLessThanOrEqual(7 * 24 * 3_600_000 + 5_000);
   });
 
   it('lists the accepted agreement', async () => {

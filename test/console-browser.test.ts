@@ -101,6 +101,13 @@ describe.runIf(available.run)('operator console in chromium (docs/console.md)', 
     await page.goto(`${host.url}/console/#/escrow`);
     await expect.poll(() => text('conservation').textContent()).toContain('Ledger conserved');
     expect(await text('count-escrows').textContent()).toBe(String(workload.escrows));
+    expect(await text('count-claims').textContent()).toBe('1');
+    expect(await text('count-disputes').textContent()).toBe('1');
+    // The claim's challenge window (the default 24 h) and the dispute's deadline (7 days) count down.
+    const claims = await text('claims').textContent();
+    expect(claims).toContain(workload.claimed.escrowId);
+    expect(claims).toMatch(/2[34] h left/);
+    expect(await text('escrows').textContent()).toMatch(/16[78] h left/);
     await shoot('escrow');
   });
 
