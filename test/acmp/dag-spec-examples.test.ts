@@ -75,7 +75,7 @@ describe('Layer 2 §6.1 example payloads', () => {
     const check = verifyProof(result.proof, {
       method: 'result-hash',
       output: result.output as Payload,
-      input: invoke.input as Payload,
+      input: invoke.input,
     });
     expect(check).toEqual({ ok: false, reason: 'hash_mismatch' });
   });
