@@ -97,3 +97,23 @@ describe('a provider whose result does not hold (docs/acmp-dag.md "Execution")',
     expect(result.state).toBe('failed');
   });
 });
+
+describe('an unreachable provider', () => {
+  it('is refused with a code naming the node and the provider, not a bare "fetch failed"', async () => {
+    const dead = 'https://127.0.0.1:1';
+    const tasks = [
+      {
+        task_id: 'lost',
+        capability: 'echo',
+        input: { type: 'text', data: 'x' },
+        max_price_cu: 0.01,
+        provider: dead,
+      },
+    ];
+    const run = runner({ dag_id: 'dag_dead', tasks, edges: [] }).run();
+    await expect(run).rejects.toMatchObject({
+      code: 'DAG_PROVIDER_UNREACHABLE',
+      message: expect.stringMatching(/task "lost".*https:\/\/127\.0\.0\.1:1/) as unknown,
+    });
+  });
+});
