@@ -8,12 +8,16 @@ describe('npm run demo (a2a-commerce demo)', () => {
     const io: CliIo = { out: (t) => out.push(t), err: () => {}, env: {} };
     expect(await runCli(['demo'], io)).toBe(0);
     const transcript = out.join('\n');
-    expect(transcript).toMatch(/demo finished: 8 scenarios passed/);
+    expect(transcript).toMatch(/demo finished: 9 scenarios passed/);
     expect(transcript).not.toMatch(/FAILED/);
     expect(transcript).toMatch(/acmp_error -33004 cancelled/);
     expect(transcript).toMatch(/over mcp: sentiment-analysis/);
     expect(transcript).toMatch(/replays the MCP purchase/);
     expect(transcript).toMatch(/invoke with referenceTaskIds \[neg_\w+\] → 0\.0009 CU, proof verified/);
+    // Layer 2: three providers, the summary streamed, the A2A downstreams on the §5 fallback.
+    expect(transcript).toMatch(/summary streamed \d+ chunks \(seq 0, 1/);
+    expect(transcript).toMatch(/edge summary → digest: literal input \(downstream_no_input_streaming\)/);
+    expect(transcript).toMatch(/→ sentiment \{"sentiment":"positive".*run completed: 3 nodes/s);
     expect(transcript).toMatch(/balances before: buyer 1 CU, provider 0 CU/);
     expect(transcript).toMatch(/auto-released/);
     expect(transcript).toMatch(/for 5000 tokens → not accepted: spend denied by the wallet: per_task_max_cu/);

@@ -58,9 +58,15 @@ const ALLOWED: Record<string, string[]> = {
  * Sub-layers inside a layer: the files under `folder` may import, of their own layer, only `folder`
  * itself and `also`. Layer 7 identity (src/acmp/identity/) is the transport-free core every ACMP role
  * builds on — signatures, DIDs, resolution — so it reaches nothing of ACMP but its error table.
+ * The Layer 2 DAG runner (src/acmp/dag/, docs/acmp-dag.md) reaches ACMP's wire model, proof check and
+ * error table, and the buyer core's event types (its port's contract): no binding, no provider side.
  */
 const SUB_LAYERS: { folder: string; also: string[] }[] = [
   { folder: 'src/acmp/identity/', also: ['src/acmp/errors.js'] },
+  {
+    folder: 'src/acmp/dag/',
+    also: ['src/acmp/messages.js', 'src/acmp/proof.js', 'src/acmp/errors.js', 'src/acmp/buyer.js'],
+  },
 ];
 
 /**

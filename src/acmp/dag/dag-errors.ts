@@ -17,6 +17,7 @@ export const DAG_CODE = {
   budgetExceeded: { name: 'DAG_BUDGET_EXCEEDED', section: 'docs/acmp-dag.md "Money"' },
   providerMissing: { name: 'DAG_PROVIDER_MISSING', section: 'docs/acmp-dag.md "Providers"' },
   providerUnfit: { name: 'DAG_PROVIDER_UNFIT', section: 'Layer 1 §1 (nothing unadvertised)' },
+  providerUnreachable: { name: 'DAG_PROVIDER_UNREACHABLE', section: 'docs/acmp-dag.md "Providers"' },
   referenceUnresolved: { name: 'DAG_REFERENCE_UNRESOLVED', section: '§3 Input References' },
   proofFailed: { name: 'DAG_PROOF_FAILED', section: 'Layer 3 §2 / docs/acmp-dag.md' },
   overCeiling: { name: 'DAG_OVER_CEILING', section: 'Layer 1 §3.1 max_price_cu' },

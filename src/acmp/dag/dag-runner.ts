@@ -154,7 +154,20 @@ export class DagRunner {
       if (isTerminal(node.state)) continue;
       const url = providerOf(this.plan, id, this.options.terms.defaultProvider);
       if (this.providers.has(url)) continue;
-      const provider = await this.options.port.provider(url, { signal: this.options.signal });
+      const provider = await this.options.port
+        .provider(url, { signal: this.options.signal })
+        .catch((error) => {
+          // A provider's coded refusal and an abort pass as they are; a transport failure names who.
+          if (error instanceof AcmpError || error instanceof DagError || this.options.signal?.aborted)
+            throw error;
+          throw new DagError([
+            dagProblem(
+              'providerUnreachable',
+              '',
+              `the provider of task "${id}" at ${url} could not be reached`,
+            ),
+          ]);
+        });
       if (!provider.capabilityObject.accepts.includes('acmp/invoke'))
         throw new DagError([
           dagProblem('providerUnfit', '', `the provider of task "${id}" does not accept acmp/invoke`),

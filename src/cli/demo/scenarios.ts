@@ -1,4 +1,5 @@
 import { acmpScenario } from './acmp.js';
+import { acmpDagScenario } from './acmp-dag.js';
 import { acmpMcpScenario } from './acmp-mcp.js';
 import { acmpNegotiationScenario } from './acmp-negotiation.js';
 import { acpspecScenario } from './acpspec.js';
@@ -26,6 +27,7 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   acmpScenario,
   acmpMcpScenario,
   acmpNegotiationScenario,
+  acmpDagScenario,
   escrowScenario,
   walletScenario,
   identityScenario,
