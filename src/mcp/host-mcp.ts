@@ -2,7 +2,7 @@ import { McpServer, type McpRequestContext, type McpServerFactory } from '@model
 import { withContributions, type McpCall, type McpContribution } from './contribution.js';
 
 /** `serverInfo` of every answer of the host's MCP server. */
-export const MCP_SERVER_INFO = { name: 'a2a-commerce', version: '0.1.0' } as const;
+const MCP_SERVER_INFO = { name: 'a2a-commerce', version: '0.1.0' } as const;
 
 /**
  * `server/discover` may be cached as long as the A2A card (its `Cache-Control: max-age=300`): the capability
