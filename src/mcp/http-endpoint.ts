@@ -2,11 +2,12 @@ import type { Express, Request, RequestHandler, Response } from 'express';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { ANONYMOUS_IDENTITY } from '../shared/identity.js';
-import { silentLogger } from '../shared/logger.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
 import { withRemoteContext } from '../shared/tracing.js';
 import { MCP_PATH } from './acmp-extension.js';
 import { CallerScopedBus } from './caller-bus.js';
-import { createAcmpMcpFactory, type AcmpMcpServerOptions } from './provider-server.js';
+import type { McpContribution } from './contribution.js';
+import { createHostMcpFactory } from './host-mcp.js';
 
 /** What the host gives the endpoint (structurally the host's `HttpGuards`). */
 export interface McpHttpGuards {
@@ -17,42 +18,42 @@ export interface McpHttpGuards {
   readonly bodyLimitBytes: number;
 }
 
-/** Options of {@link mountAcmpMcp}. */
-export interface AcmpMcpEndpointOptions extends Omit<
-  AcmpMcpServerOptions,
-  'scopeOf' | 'connectionCloseCancels' | 'transport'
-> {
+/** Options of {@link mountHostMcp}. */
+export interface HostMcpEndpointOptions {
+  /** The modules' MCP features, applied to every instance (src/mcp/host-mcp.ts). */
+  contributions: { readonly all: readonly McpContribution[] };
   guards: McpHttpGuards;
+  logger?: Logger;
   /** Default {@link MCP_PATH}. */
   path?: string;
 }
 
 /** The mounted endpoint, to stop with the host. */
-export interface AcmpMcpEndpoint {
+export interface HostMcpEndpoint {
   /** Aborts the exchanges in flight (call after `stopping` aborted, so they detach rather than cancel). */
   close(): Promise<void>;
 }
 
 /**
- * Mounts ACMP over MCP Streamable HTTP on the host's Express app (docs/acmp-mcp-binding.md §1): the SDK's
+ * Mounts the host's MCP server over Streamable HTTP on its Express app (docs/acmp-mcp-binding.md §1,
+ * docs/acpspec-mcp.md), whenever a module contributes MCP features: the SDK's
  * per-request handler serves the 2026-07-28 revision and, statelessly, 2025-era clients; in front of it
  * the host's bearer authentication, whose caller identity scopes every task exactly as over A2A. The
  * `Origin` check MCP transports §Security requires (DNS rebinding) is the host's, in front of every route
  * (src/server/host-guard.ts).
  */
-export function mountAcmpMcp(app: Express, options: AcmpMcpEndpointOptions): AcmpMcpEndpoint {
+export function mountHostMcp(app: Express, options: HostMcpEndpointOptions): HostMcpEndpoint {
   const logger = options.logger ?? silentLogger;
   const { guards } = options;
-  const factory = createAcmpMcpFactory({
-    ...options,
-    connectionCloseCancels: true,
+  const factory = createHostMcpFactory({
+    contributions: options.contributions,
     transport: 'http',
-    scopeOf: (context) => ({ tenant: '', agent: context.authInfo?.clientId ?? ANONYMOUS_IDENTITY }),
+    callerOf: (context) => context.authInfo?.clientId ?? ANONYMOUS_IDENTITY,
   });
   const onerror = (error: Error): void => logger.debug('mcp.request_rejected', { error: error.name });
   // Subscription streams are scoped by caller; contributions publish their changes onto them.
   const bus = new CallerScopedBus();
-  const disconnects = (options.contributions?.all ?? []).flatMap((c) =>
+  const disconnects = options.contributions.all.flatMap((c) =>
     c.connectHttp ? [c.connectHttp((owner, event) => bus.publishTo(owner, event))] : [],
   );
   const handler = createMcpHandler(factory, {

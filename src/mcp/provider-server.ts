@@ -1,11 +1,4 @@
-import {
-  McpServer,
-  SdkError,
-  SdkErrorCode,
-  type McpRequestContext,
-  type McpServerFactory,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import { SdkError, SdkErrorCode, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Span } from '@opentelemetry/api';
 import { ACMP_METHOD, L6_METHOD, L7_METHOD } from '../acmp/constants.js';
@@ -29,71 +22,52 @@ import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { isJsonObject } from '../shared/json.js';
 import { TRACE_ATTR, failSpan, startServerSpan, withSpan } from '../shared/tracing.js';
 import { acmpMcpCapabilities } from './acmp-extension.js';
-import { withContributions, type McpContribution } from './contribution.js';
+import type { McpContribution } from './contribution.js';
 
-/** Options of {@link createAcmpMcpFactory}. */
-export interface AcmpMcpServerOptions {
+/** Options of {@link createAcmpMcpContribution}. */
+export interface AcmpMcpOptions {
   provider: AcmpProvider;
-  /** `serverInfo` of every answer. */
-  serverInfo: { name: string; version: string };
-  /** The caller of one request (HTTP: from the credential) or of the whole stdio connection. */
-  scopeOf(context: McpRequestContext): TaskScope;
-  /**
-   * Whether a closed connection cancels the requests it carried: true on Streamable HTTP, where closing a
-   * request's SSE stream IS its cancellation (MCP 2026-07-28 basic/patterns/cancellation); false on stdio,
-   * where only `notifications/cancelled` is.
-   */
-  connectionCloseCancels: boolean;
-  /** Which transport the instances serve (told to the contributions). */
-  transport: 'http' | 'stdio';
-  /** Other modules' MCP features (e.g. ACPspec's resources and tools), applied to every instance. */
-  contributions?: { readonly all: readonly McpContribution[] };
   /** Aborted when the host begins to stop: closed connections then detach (the work drains) instead of cancelling. */
   stopping?: AbortSignal;
   ids?: IdSource;
   logger?: Logger;
 }
 
-/**
- * `server/discover` may be cached as long as the A2A card (its `Cache-Control: max-age=300`): the capability
- * object changes only when the host restarts, and it is the same for every caller.
- */
-const DISCOVER_CACHE = { ttlMs: 300_000, cacheScope: 'public' } as const;
+/** What one instance's ACMP methods run with: the options, and whether a closed connection cancels. */
+interface AcmpMethodOptions extends AcmpMcpOptions {
+  /**
+   * True on Streamable HTTP, where closing a request's SSE stream IS its cancellation (MCP 2026-07-28
+   * basic/patterns/cancellation); false on stdio, where only `notifications/cancelled` is.
+   */
+  connectionCloseCancels: boolean;
+}
 
 /** Custom-method params are ACMP objects; the SDK hands them over unvalidated and the ACMP schemas judge them. */
 const RawParams = z.looseObject({});
 
 /**
- * The MCP server factory of an ACMP provider (Layer 1 §1–§3 over MCP, docs/acmp-mcp-binding.md): a fresh
- * server per HTTP request or stdio connection, advertising the provider's capability object as the
- * `org.a2agora/acmp` extension, serving `acmp/invoke` (a request whose SSE stream carries
+ * ACMP over MCP as a contribution to the host's MCP server (Layer 1 §1–§3 over MCP,
+ * docs/acmp-mcp-binding.md): each instance advertises the provider's capability object as the
+ * `org.a2agora/acmp` extension and serves `acmp/invoke` (a request whose SSE stream carries
  * `acmp/streamChunk` and `acmp/heartbeat`) and `acmp/cancel` through the one provider, so every binding
- * shares its task records.
+ * shares its task records. The caller of the instance scopes every task exactly as over A2A.
  */
-export function createAcmpMcpFactory(options: AcmpMcpServerOptions): McpServerFactory {
+export function createAcmpMcpContribution(options: AcmpMcpOptions): McpContribution {
   const capabilityIds = options.provider.capabilities.map((c) => c.id).join(', ');
-  return (context) => {
+  return {
     // Read per server: the capability object carries the host's did:web, known once the host listens.
-    const capabilityObject = options.provider.capabilityObject;
-    const instructions =
-      `ACMP provider (extension org.a2agora/acmp, ACMP ${capabilityObject.version}). ` +
-      `Buy compute with the acmp/invoke request; capabilities: ${capabilityIds}.`;
-    const contributions = options.contributions?.all ?? [];
-    const serving = { era: context.era, transport: options.transport };
-    const mcp = new McpServer(options.serverInfo, {
-      capabilities: withContributions(
-        acmpMcpCapabilities(capabilityObject, context.era),
-        contributions,
-        serving,
-      ),
-      instructions: [instructions, ...contributions.map((c) => c.instructions)].join(' '),
-      cacheHints: { 'server/discover': DISCOVER_CACHE },
-    });
-    const scope = options.scopeOf(context);
-    new AcmpMcpMethods(options, scope).register(mcp);
-    const call = { caller: scope.agent, ...serving };
-    for (const contribution of contributions) contribution.register(mcp, call);
-    return mcp;
+    capabilities: (serving) => acmpMcpCapabilities(options.provider.capabilityObject, serving.era),
+    get instructions() {
+      const { version } = options.provider.capabilityObject;
+      return (
+        `ACMP provider (extension org.a2agora/acmp, ACMP ${version}). ` +
+        `Buy compute with the acmp/invoke request; capabilities: ${capabilityIds}.`
+      );
+    },
+    register: (mcp, call) => {
+      const methodOptions = { ...options, connectionCloseCancels: call.transport === 'http' };
+      new AcmpMcpMethods(methodOptions, { tenant: '', agent: call.caller }).register(mcp);
+    },
   };
 }
 
@@ -104,7 +78,7 @@ class AcmpMcpMethods {
   private readonly logger: Logger;
 
   constructor(
-    private readonly options: AcmpMcpServerOptions,
+    private readonly options: AcmpMethodOptions,
     private readonly scope: TaskScope,
   ) {
     this.provider = options.provider;

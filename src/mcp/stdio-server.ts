@@ -1,41 +1,40 @@
 import type { Readable, Writable } from 'node:stream';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import type { TaskScope } from '../acmp/task-store.js';
-import { silentLogger } from '../shared/logger.js';
-import { createAcmpMcpFactory, type AcmpMcpServerOptions } from './provider-server.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
+import type { McpContribution } from './contribution.js';
+import { createHostMcpFactory } from './host-mcp.js';
 
-/** Options of {@link serveAcmpStdio}. */
-export interface AcmpStdioOptions extends Omit<
-  AcmpMcpServerOptions,
-  'scopeOf' | 'connectionCloseCancels' | 'transport'
-> {
+/** Options of {@link serveHostStdio}. */
+export interface HostStdioOptions {
+  /** The modules' MCP features, applied to the connection's server (src/mcp/host-mcp.ts). */
+  contributions: { readonly all: readonly McpContribution[] };
   /** The one caller of the connection: the identity of the token its environment presented (Layer 1 §5.1). */
-  scope: TaskScope;
+  caller: string;
   stdin: Readable;
   stdout: Writable;
+  logger?: Logger;
 }
 
 /** One stdio connection being served. */
-export interface AcmpStdioSession {
+export interface HostStdioSession {
   /** Resolves when the client closes its end (stdin ends). */
   readonly closed: Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * Serves ACMP over MCP stdio (docs/acmp-mcp-binding.md §1): the SDK's entry decides the connection's era
- * from its opening (2026-07-28 `_meta` requests, or a 2025-era `initialize`) and pins one server from the
- * ACMP factory. On stdio only `notifications/cancelled` (and `acmp/cancel`) cancel; a closed stdin detaches
- * the requests in flight and ends the session.
+ * Serves the host's MCP server over stdio (docs/acmp-mcp-binding.md §1, docs/acpspec-mcp.md): the SDK's
+ * entry decides the connection's era from its opening (2026-07-28 `_meta` requests, or a 2025-era
+ * `initialize`) and pins one server from the host's factory. On stdio only `notifications/cancelled` (and
+ * `acmp/cancel`) cancel; a closed stdin detaches the requests in flight and ends the session.
  */
-export function serveAcmpStdio(options: AcmpStdioOptions): AcmpStdioSession {
+export function serveHostStdio(options: HostStdioOptions): HostStdioSession {
   const logger = options.logger ?? silentLogger;
-  const { scope, stdin, stdout } = options;
-  const factory = createAcmpMcpFactory({
-    ...options,
-    connectionCloseCancels: false,
+  const { caller, stdin, stdout } = options;
+  const factory = createHostMcpFactory({
+    contributions: options.contributions,
     transport: 'stdio',
-    scopeOf: () => scope,
+    callerOf: () => caller,
   });
   const closed = new Promise<void>((resolve) => {
     stdin.once('end', () => resolve());

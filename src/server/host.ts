@@ -36,9 +36,9 @@ import { httpServerOptions } from './http-limits.js';
 import type { HostModule, ModuleContext, ModuleParts } from './module.js';
 import { pathsThisStartMayCreate, removeQuietly } from './start-paths.js';
 import { loadTls, type SelfSigned, type TlsMaterial } from './tls.js';
-import { McpContributions } from '../mcp/contribution.js';
 import { consoleFor } from './console/console-routes.js';
 import { metricsOnApp } from './metrics-config.js';
+import { startParts } from './start-parts.js';
 
 /** A running host. */
 export interface RunningHost {
@@ -242,11 +242,10 @@ class Host implements RunningHost {
       secure: this.setup.secure,
       baseUrl: () => this.url,
       stopping: this.stopping.signal,
-      mcp: new McpContributions(),
       ...(this.metrics ? { metrics: this.metrics } : {}),
       ...(this.identity ? { identity: this.identity } : {}),
     };
-    for (const m of this.modules) this.parts.push(await m.start(context));
+    await startParts(this.modules, context, this.parts);
   }
 
   /**

@@ -8,7 +8,7 @@ import { openDatabase, type Database } from '../storage/database.js';
 import type { HostConfig } from './config.js';
 import { migrateAll } from './host-migrations.js';
 import type { HostModule, ModuleContext, ModuleParts, StdioSession } from './module.js';
-import { McpContributions } from '../mcp/contribution.js';
+import { startParts } from './start-parts.js';
 
 /** Options of {@link serveStdioHost}. */
 export interface StdioHostOptions {
@@ -102,9 +102,8 @@ class StdioHost {
       secure: false,
       baseUrl: () => '',
       stopping: this.stopping.signal,
-      mcp: new McpContributions(),
     };
-    for (const m of this.options.modules) this.parts.push(await m.start(context));
+    await startParts(this.options.modules, context, this.parts);
   }
 
   /** @throws LocalError `CONFIG_INVALID` when no started module serves stdio. */

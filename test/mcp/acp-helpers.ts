@@ -26,15 +26,19 @@ export interface AcpMcpHost {
   http: AcpHttpClient;
 }
 
-/** A host with ACMP and ACPspec, self-signed TLS (personal data allowed) unless `flags` say otherwise. */
-export async function acpMcpHost(flags: HostFlags = { 'tls-self-signed': true }): Promise<AcpMcpHost> {
+/**
+ * A host with ACMP and ACPspec (or ACPspec alone, a dealership receiver), self-signed TLS (personal data
+ * allowed) unless `flags` say otherwise.
+ */
+export async function acpMcpHost(
+  flags: HostFlags = { 'tls-self-signed': true },
+  only?: 'acpspec',
+): Promise<AcpMcpHost> {
+  const acmp = only === 'acpspec' ? [] : [acmpModule({ capabilities: demoCapabilities({ stepMs: 5 }) })];
   const host = await startTestHost({
     flags: { 'no-tls': false, token: [`alice=${ALICE}`, `bob=${BOB}`], ...flags },
     dataDir: tempDir('a2ac-acp-mcp-'),
-    modules: [
-      acmpModule({ capabilities: demoCapabilities({ stepMs: 5 }) }),
-      acpModule({ producer: { ...RECEIVER } }),
-    ],
+    modules: [...acmp, acpModule({ producer: { ...RECEIVER } })],
   });
   const caCert = host.tls?.cert;
   return {

@@ -1,4 +1,3 @@
-import type express from 'express';
 import { createAcmpBinding, type AcmpBinding } from '../../a2a/acmp/provider-binding.js';
 import {
   createProviderEscrow,
@@ -12,8 +11,7 @@ import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
 import { createAcmpProvider, type AcmpProviderOptions } from '../../acmp/provider.js';
 import type { AcmpProvider } from '../../acmp/provider-types.js';
 import type { AcmpTaskStore } from '../../acmp/task-store.js';
-import { mountAcmpMcp, type AcmpMcpEndpoint } from '../../mcp/http-endpoint.js';
-import { serveAcmpStdio } from '../../mcp/stdio-server.js';
+import { createAcmpMcpContribution } from '../../mcp/provider-server.js';
 import {
   ACMP_OWNER_COLUMNS,
   acmpMigrations,
@@ -25,21 +23,13 @@ import {
   MemoryReservationStore,
 } from '../../storage/escrow-reservations.js';
 import type { MigrationSet } from '../../storage/migrations.js';
-import type {
-  HostModule,
-  HttpGuards,
-  ModuleContext,
-  ModuleParts,
-  StdioConnection,
-  StdioSession,
-} from '../module.js';
+import type { HostModule, ModuleContext, ModuleParts } from '../module.js';
 import { AcmpNegotiation, type NegotiationModuleOptions, type StartedSessions } from './acmp-negotiation.js';
 
 export type { SessionModuleOptions } from './acmp-negotiation.js';
 
 const SHUTDOWN_GRACE_MS = 5_000;
 const FINAL_SAVE_MS = 2_000;
-const MCP_SERVER_INFO = { name: 'a2a-commerce', version: '0.1.0' };
 
 /** Options of the ACMP module: the provider definition, minus what the host supplies (store, clock, ids). */
 export type AcmpModuleOptions = Omit<
@@ -121,7 +111,16 @@ class AcmpModule implements HostModule {
     const provider = this.provider(context, { store, escrow, negotiating });
     const sessions = await negotiating?.startSessions(this.options.capabilities);
     const binding = this.binding(context, provider, { escrow, sessions });
-    return new RunningAcmpModule(context, { store, escrow, provider, sessions, binding });
+    // ACMP's MCP methods, from the same provider and records, on the host's MCP server (/mcp and stdio).
+    context.mcp?.add(
+      createAcmpMcpContribution({
+        provider,
+        stopping: context.stopping,
+        ids: context.ids,
+        logger: context.logger,
+      }),
+    );
+    return new RunningAcmpModule({ store, escrow, provider, sessions, binding });
   }
 
   /** The provider's Layer 7 identity: its own `signer` when given, else the host's key (docs/acmp-identity.md). */
@@ -193,28 +192,14 @@ class AcmpModule implements HostModule {
   }
 }
 
-/** A started ACMP module: its A2A binding, the MCP endpoint and stdio server, and its graceful stop. */
+/** A started ACMP module: its A2A binding and its graceful stop (its MCP methods are a contribution). */
 class RunningAcmpModule implements ModuleParts {
   readonly binding: AcmpBinding;
-  private endpoint: AcmpMcpEndpoint | undefined;
   /** Set once {@link drain} ran: close() then waits no second grace. */
   private drained = false;
 
-  constructor(
-    private readonly context: ModuleContext,
-    private readonly held: AcmpHeld,
-  ) {
+  constructor(private readonly held: AcmpHeld) {
     this.binding = held.binding;
-  }
-
-  /** MCP over Streamable HTTP at /mcp, from the same provider and records. */
-  mountHttp(app: express.Express, guards: HttpGuards): void {
-    this.endpoint = mountAcmpMcp(app, { ...this.mcpOptions(), guards });
-  }
-
-  /** MCP over one stdio connection, scoped to its one caller. */
-  serveStdio({ stdin, stdout, caller }: StdioConnection): StdioSession {
-    return serveAcmpStdio({ ...this.mcpOptions(), scope: { tenant: '', agent: caller }, stdin, stdout });
   }
 
   /**
@@ -233,24 +218,11 @@ class RunningAcmpModule implements ModuleParts {
    */
   async close(): Promise<void> {
     const { escrow, provider, sessions, store } = this.held;
-    await this.endpoint?.close();
     await escrow?.stop();
     await provider.drain(this.drained ? 0 : SHUTDOWN_GRACE_MS);
     await provider.close();
     await this.binding.drain(FINAL_SAVE_MS);
     await sessions?.service.close();
     await store.close?.();
-  }
-
-  /** What both MCP transports serve from. */
-  private mcpOptions() {
-    return {
-      provider: this.held.provider,
-      serverInfo: MCP_SERVER_INFO,
-      stopping: this.context.stopping,
-      ...(this.context.mcp ? { contributions: this.context.mcp } : {}),
-      ids: this.context.ids,
-      logger: this.context.logger,
-    };
   }
 }
