@@ -1,4 +1,4 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
 import { createAcpClient } from '../../src/a2a/acp/client.js';
 import { ACP_MCP_URIS } from '../../src/acpspec/constants.js';
 import type { AcpAck, Envelope } from '../../src/acpspec/envelope.js';
@@ -10,8 +10,8 @@ import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { fetchTrusting } from '../../src/shared/fetch.js';
 import { RECEIVER } from '../acpspec/helpers.js';
-import { onCleanup, startTestHost, tempDir } from '../helpers/host.js';
-import { ALICE, BOB, type Era, type RecordingClient } from './helpers.js';
+import { startTestHost, tempDir } from '../helpers/host.js';
+import { ALICE, BOB, recordingClient, type Era, type RecordingClient } from './helpers.js';
 
 /**
  * Helpers of the ACPspec-over-MCP tests (docs/acpspec-mcp.md): a host serving ACMP and ACPspec (so /mcp
@@ -50,16 +50,7 @@ export async function acpMcpHost(
 
 /** The official MCP client of `era` on the host's /mcp as the caller of `token` (closed by cleanup). */
 export async function mcpClient(host: AcpMcpHost, era: Era, token = ALICE): Promise<RecordingClient> {
-  const client = new Client(
-    { name: 'acp-mcp-tests', version: '1.0.0' },
-    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
-  );
-  const notifications: RecordingClient['notifications'] = [];
-  client.fallbackNotificationHandler = (n) => {
-    notifications.push({ method: n.method, params: n.params ?? {} });
-    return Promise.resolve();
-  };
-  onCleanup(() => client.close());
+  const { client, notifications } = recordingClient(era);
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), {
       fetch: fetchTrusting(host.caCert),

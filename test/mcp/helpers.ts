@@ -39,7 +39,8 @@ export interface RecordingClient {
   readonly notifications: { method: string; params: Record<string, unknown> }[];
 }
 
-function recording(era: Era): RecordingClient {
+/** The official client of `era`, recording every notification (closed by the test cleanup). */
+export function recordingClient(era: Era): RecordingClient {
   const client = new Client(
     { name: 'a2a-commerce-tests', version: '1.0.0' },
     era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
@@ -55,7 +56,7 @@ function recording(era: Era): RecordingClient {
 
 /** Connects the official client to a host's MCP endpoint (closed by the test cleanup). */
 export async function httpClient(host: { url: string }, era: Era, token?: string): Promise<RecordingClient> {
-  const rec = recording(era);
+  const rec = recordingClient(era);
   const authProvider = token === undefined ? undefined : { token: () => Promise.resolve(token) };
   await rec.client.connect(
     new StreamableHTTPClientTransport(new URL(mcpUrl(host)), authProvider ? { authProvider } : {}),
@@ -83,7 +84,7 @@ export async function stdioClient(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<RecordingClient> {
-  const rec = recording(era);
+  const rec = recordingClient(era);
   const transport = new StdioClientTransport({
     ...stdioCommand(args),
     env: { ...getDefaultEnvironment(), ...env },

@@ -1,13 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { bearerVerifier } from '../../a2a/bearer.js';
 import type { BearerToken } from '../../shared/identity.js';
 
 /** Where the authenticated operator's identity is kept on a console request. */
 export const OPERATOR_LOCAL = 'consoleOperator';
-
-function digest(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
-}
 
 function refuse(res: Parameters<RequestHandler>[1], status: 401 | 403, message: string): void {
   if (status === 401) res.set('www-authenticate', 'Bearer realm="a2a-commerce console"');
@@ -26,25 +22,26 @@ export function operatorAuth(
   operators: readonly BearerToken[],
   callers: readonly BearerToken[],
 ): RequestHandler {
-  const known = operators.map((t) => ({ identity: t.identity, digest: digest(t.secret) }));
-  const callerDigests = callers.map((t) => digest(t.secret));
+  // The one bearer check of every transport (src/a2a/bearer.ts): SHA-256 digests compared in constant
+  // time. The console is only served with operator credentials, so `operator` never answers anonymous.
+  const operator = bearerVerifier(operators);
+  const caller = bearerVerifier(callers);
   return (req, res, next) => {
-    const secret = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
-    if (secret === undefined) return refuse(res, 401, 'Operator credential required');
-    const presented = digest(secret);
-    // Every entry is compared, so the time taken does not tell which one matched.
-    let operator: string | undefined;
-    for (const k of known) if (timingSafeEqual(k.digest, presented)) operator = k.identity;
-    if (operator !== undefined) {
-      res.locals[OPERATOR_LOCAL] = operator;
+    const authorization = req.get('authorization');
+    const check = operator(authorization);
+    if ('user' in check && check.user.isAuthenticated) {
+      res.locals[OPERATOR_LOCAL] = check.user.userName;
       return next();
     }
-    let caller = false;
-    for (const d of callerDigests) if (timingSafeEqual(d, presented)) caller = true;
+    if ('refused' in check && check.refused === 'missing') {
+      return refuse(res, 401, 'Operator credential required');
+    }
+    const asCaller = caller(authorization);
+    const isCaller = 'user' in asCaller && asCaller.user.isAuthenticated;
     refuse(
       res,
-      caller ? 403 : 401,
-      caller ? 'A caller token does not open the console' : 'Invalid operator credential',
+      isCaller ? 403 : 401,
+      isCaller ? 'A caller token does not open the console' : 'Invalid operator credential',
     );
   };
 }
