@@ -1,3 +1,4 @@
+import type { TimerClock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
 import { ChunkTracker } from './buyer-checks.js';
 import { ACMP_METHOD } from './constants.js';
@@ -55,6 +56,8 @@ export interface BuyerCallOptions {
   readonly livenessMs: number | undefined;
   /** The caller's signal. */
   readonly signal?: AbortSignal | undefined;
+  /** The clock of the deadline and the liveness window (default the system's). */
+  readonly clock?: TimerClock | undefined;
 }
 
 /**
@@ -76,7 +79,11 @@ export class BuyerCall {
     this.params = params;
     this.livenessMs = options.livenessMs;
     this.callerSignal = options.signal;
-    this.watchdog = new Watchdog(params.task_id, resolveInvoke(params).timeoutMs, options.livenessMs);
+    this.watchdog = new Watchdog(params.task_id, {
+      deadlineMs: resolveInvoke(params).timeoutMs,
+      livenessMs: options.livenessMs,
+      clock: options.clock,
+    });
     this.signal = AbortSignal.any([this.watchdog.signal, ...(options.signal ? [options.signal] : [])]);
     this.tracker = new ChunkTracker(params.task_id);
   }

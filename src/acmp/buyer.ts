@@ -1,5 +1,4 @@
-import { sleep } from '../shared/async.js';
-import type { Clock } from '../shared/clock.js';
+import { sleepOn, systemClock, type TimerClock } from '../shared/clock.js';
 import { isLocalError, LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
@@ -49,8 +48,8 @@ export interface AcmpBuyerOptions {
   capabilityObject: CapabilityObject;
   transport: AcmpBuyerTransport;
   ids?: IdSource;
-  /** Reserved for time-stamping; deadlines use timers so fake timers control them in tests. */
-  clock?: Clock;
+  /** The clock the call's deadline, liveness window and retry back-off run on (default the system's). */
+  clock?: TimerClock;
   logger?: Logger;
   /** Retries after a transport failure, with the same task_id (default 2; §3.1.1 makes it safe). */
   retries?: number;
@@ -98,6 +97,7 @@ class TransportBuyerCore implements AcmpBuyerCore {
   private readonly logger: Logger;
   private readonly retries: number;
   private readonly retryDelayMs: number;
+  private readonly clock: TimerClock;
   private readonly livenessMs: number | undefined;
   private readonly signatures: SignatureCheck;
 
@@ -111,6 +111,7 @@ class TransportBuyerCore implements AcmpBuyerCore {
     this.logger = options.logger ?? silentLogger;
     this.retries = options.retries ?? 2;
     this.retryDelayMs = options.retryDelayMs ?? 200;
+    this.clock = options.clock ?? systemClock;
     this.livenessMs = livenessWindow(capability, options.livenessWindowMs);
   }
 
@@ -124,7 +125,11 @@ class TransportBuyerCore implements AcmpBuyerCore {
   async *stream(input: InvokeInput, callOptions?: { signal?: AbortSignal }): AsyncGenerator<BuyerEvent> {
     callOptions?.signal?.throwIfAborted();
     const params = prepareInvokeParams(this.capability, input, this.ids);
-    const call = new BuyerCall(params, { livenessMs: this.livenessMs, signal: callOptions?.signal });
+    const call = new BuyerCall(params, {
+      livenessMs: this.livenessMs,
+      signal: callOptions?.signal,
+      clock: this.clock,
+    });
     try {
       for (let attempt = 0; ; attempt++) {
         try {
@@ -190,7 +195,7 @@ class TransportBuyerCore implements AcmpBuyerCore {
       attempt: attempt + 1,
       ...errorFields(error),
     });
-    await sleep(this.retryDelayMs * (attempt + 1), { signal: call.signal });
+    await sleepOn(this.clock, this.retryDelayMs * (attempt + 1), call.signal);
   }
 
   /**

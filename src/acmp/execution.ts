@@ -1,6 +1,6 @@
 import type { Metrics } from '../shared/metrics.js';
 import { LocalError } from '../shared/errors.js';
-import type { Clock } from '../shared/clock.js';
+import { sleepOn, type TimerClock, type TimerHandle } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { TRACE_ATTR, failSpan, startSpan, withSpan } from '../shared/tracing.js';
 import type { Span } from '@opentelemetry/api';
@@ -36,7 +36,7 @@ export interface ExecutionDeps {
   readonly hostId: string;
   readonly providerId: string | undefined;
   readonly heartbeatIntervalMs: number | null;
-  readonly clock: Clock;
+  readonly clock: TimerClock;
   readonly logger: Logger;
   /** Aborts while the outcome cannot be stored: the provider is closing. */
   readonly closing: AbortSignal;
@@ -67,7 +67,7 @@ export class LocalExecution implements TaskFeed {
   private readonly chunks: Payload[] = [];
   private readonly deliveries = new Set<Delivery>();
   private readonly controller = new AbortController();
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly timers: TimerHandle[] = [];
   private stored = 0;
   private flushing: Promise<void> = Promise.resolve();
   private flushQueued = false;
@@ -109,17 +109,18 @@ export class LocalExecution implements TaskFeed {
   }
 
   private startInSpan(): this {
-    const { params, heartbeatIntervalMs, store } = this.deps;
+    const { params, heartbeatIntervalMs, store, clock } = this.deps;
     const timeoutMs = resolveInvoke(params).timeoutMs;
+    // Layer 1 §3.1: the provider MUST stop a task at its `timeout_ms` (clamped to what a timer holds).
     this.timers.push(
-      setTimeout(
+      clock.setTimeout(
         () => void this.stop(ACMP_CODE.timeout, { timeout_ms: timeoutMs }),
         Math.min(timeoutMs, MAX_TIMER_MS),
       ),
     );
     if (heartbeatIntervalMs !== null)
-      this.timers.push(setInterval(() => this.broadcastHeartbeat(), heartbeatIntervalMs));
-    for (const t of this.timers) t.unref();
+      this.timers.push(clock.setInterval(() => this.broadcastHeartbeat(), heartbeatIntervalMs));
+    for (const t of this.timers) t.background();
     this.startedAt = performance.now();
     this.deps.metrics.acmpRunning(1);
     // A cancel or a reaper elsewhere finishes the record: stop the work and deliver what it says.
@@ -229,7 +230,7 @@ export class LocalExecution implements TaskFeed {
   }
 
   private async finishWith(outcome: TaskOutcome, end: TaskEnd): Promise<FinishedTaskRecord> {
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers) t.cancel();
     // The handler's signal aborts with the reason the task ended; a finished handler needs no fresh error.
     this.controller.abort(outcome.kind === 'error' ? new AcmpError(outcome.error.code) : SETTLED);
     if (outcome.kind === 'result' && this.streamedByHandler) await this.flushChunks();
@@ -280,7 +281,11 @@ export class LocalExecution implements TaskFeed {
       } catch (error) {
         logger.error('acmp.store_finish_failed', { task_id: this.taskId, attempt, ...errorFields(error) });
         const wait = FINISH_RETRY_MS[attempt] ?? FINISH_RETRY_MAX_MS;
-        if (closing.aborted || !(await pause(wait, closing))) {
+        const waited = await sleepOn(clock, wait, closing).then(
+          () => true,
+          () => false,
+        );
+        if (!waited) {
           return unrecordedEnd(this.taskId, errorOutcome(ACMP_CODE.internal, this.taskId), clock.now());
         }
       }
@@ -332,21 +337,6 @@ export class LocalExecution implements TaskFeed {
 
 function errorOutcome(code: number, taskId: string, data: Record<string, unknown> = {}): TaskOutcome {
   return { kind: 'error', error: new AcmpError(code, { task_id: taskId, ...data }).toObject() };
-}
-
-/** Waits `ms`; false when `signal` aborted first. */
-function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

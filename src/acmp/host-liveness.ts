@@ -1,5 +1,5 @@
 import type { Metrics } from '../shared/metrics.js';
-import type { Clock } from '../shared/clock.js';
+import type { TimerClock, TimerHandle } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
 import type { AcmpTaskStore } from './task-store.js';
@@ -8,7 +8,7 @@ import type { AcmpTaskStore } from './task-store.js';
 export interface HostLivenessDeps {
   readonly store: AcmpTaskStore;
   readonly hostId: string;
-  readonly clock: Clock;
+  readonly clock: TimerClock;
   readonly logger: Logger;
   /** Counts the tasks this host reaps (docs/operations.md "Metrics"). */
   readonly metrics: Metrics;
@@ -32,7 +32,7 @@ const REAP_BATCH = 100;
  * signals `finished`). A record is finished once: the write is a compare-and-set on `running`.
  */
 export class HostLiveness {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   private ticking: Promise<void> | undefined;
 
   constructor(private readonly deps: HostLivenessDeps) {}
@@ -40,10 +40,11 @@ export class HostLiveness {
   /** Records this host as alive, then keeps doing so. */
   async start(): Promise<void> {
     await this.deps.store.beat({ hostId: this.deps.hostId, at: this.deps.clock.now() });
-    this.timer = setInterval(() => {
-      this.ticking ??= this.tick().finally(() => (this.ticking = undefined));
-    }, this.deps.beatMs);
-    this.timer.unref();
+    this.timer = this.deps.clock
+      .setInterval(() => {
+        this.ticking ??= this.tick().finally(() => (this.ticking = undefined));
+      }, this.deps.beatMs)
+      .background();
   }
 
   /** One round: beat, reap abandoned tasks, notice local tasks finished elsewhere. */
@@ -73,7 +74,7 @@ export class HostLiveness {
 
   /** Stops beating and removes this host's row (its tasks have been finished by then). */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.timer?.cancel();
     await this.ticking;
     try {
       await this.deps.store.retire(this.deps.hostId);

@@ -1,4 +1,6 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../test/helpers/manual-clock.js';
+import { sleepOn } from '../shared/clock.js';
 import { assembleChunks, verifyProof } from './proof.js';
 import { createAcmpProvider } from './provider.js';
 import type { AcmpCapability, ProviderEvent } from './provider.js';
@@ -9,10 +11,6 @@ const chunks = [
   { type: 'text', data: 'two ' },
   { type: 'text', data: 'three' },
 ];
-
-afterEach(() => {
-  vi.useRealTimers();
-});
 
 describe('output streaming (Layer 1 §3.5, §7.1)', () => {
   it('sends chunks with seq 0,1,2…, the last final, then a result without output', async () => {
@@ -79,48 +77,51 @@ describe('output streaming (Layer 1 §3.5, §7.1)', () => {
   });
 });
 
-describe('heartbeats (Layer 1 §3.6)', () => {
-  const slow: AcmpCapability = {
+describe('heartbeats (Layer 1 §3.6), on manual time', () => {
+  const slowOn = (clock: ManualClock): AcmpCapability => ({
     id: 'slow',
     price: 0,
     async handler(_input, ctx) {
-      await new Promise((resolve) => setTimeout(resolve, 2500));
+      await sleepOn(clock, 2500);
       ctx.heartbeat(0.5, 'half way');
-      await new Promise((resolve) => setTimeout(resolve, 2500));
+      await sleepOn(clock, 2500);
       return { type: 'json', data: { done: true } };
     },
-  };
+  });
 
   it('emits automatic heartbeats at the interval plus reported progress', async () => {
-    vi.useFakeTimers();
-    const provider = createAcmpProvider({ capabilities: [slow], heartbeatIntervalMs: 1000 });
+    const clock = new ManualClock();
+    const provider = createAcmpProvider({ capabilities: [slowOn(clock)], heartbeatIntervalMs: 1000, clock });
     const params = buildInvokeParams({ capability: 'slow' });
     const pending = collect(provider.invoke(params, { canStream: true }));
-    await vi.advanceTimersByTimeAsync(5000);
+    await clock.advance(5000);
     const events = await pending;
     const beats = events.filter((e) => e.kind === 'heartbeat');
-    // Automatic beats at 1 s … 5 s (the 5 s timer fires before the handler's) plus one progress beat.
+    // Automatic beats at 1 s … 5 s (the interval was set before the handler's 5 s timer) plus one progress beat.
     expect(beats).toHaveLength(6);
     expect(beats).toContainEqual({
       kind: 'heartbeat',
       params: { task_id: params.task_id, progress: 0.5, detail: 'half way' },
     });
     expect(events.at(-1)?.kind).toBe('result');
+    // Only the host's liveness beat is left; closing the provider stops it.
+    await provider.close();
+    expect(clock.pending).toBe(0);
   });
 
   it('emits none when heartbeats are not advertised', async () => {
-    vi.useFakeTimers();
-    const provider = createAcmpProvider({ capabilities: [slow], heartbeatIntervalMs: null });
+    const clock = new ManualClock();
+    const provider = createAcmpProvider({ capabilities: [slowOn(clock)], heartbeatIntervalMs: null, clock });
     const pending = collect(provider.invoke(buildInvokeParams({ capability: 'slow' }), { canStream: true }));
-    await vi.advanceTimersByTimeAsync(5000);
+    await clock.advance(5000);
     expect((await pending).map((e) => e.kind)).toEqual(['result']);
   });
 
   it('emits none when the transport cannot carry notifications', async () => {
-    vi.useFakeTimers();
-    const provider = createAcmpProvider({ capabilities: [slow], heartbeatIntervalMs: 1000 });
+    const clock = new ManualClock();
+    const provider = createAcmpProvider({ capabilities: [slowOn(clock)], heartbeatIntervalMs: 1000, clock });
     const pending = collect(provider.invoke(buildInvokeParams({ capability: 'slow' }), { canStream: false }));
-    await vi.advanceTimersByTimeAsync(5000);
+    await clock.advance(5000);
     expect((await pending).map((e) => e.kind)).toEqual(['result']);
   });
 });

@@ -1,5 +1,5 @@
 import type { Metrics } from '../shared/metrics.js';
-import type { Clock } from '../shared/clock.js';
+import type { Clock, TimerClock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import type {
@@ -171,7 +171,8 @@ export interface AcmpProviderOptions {
    * (default: the liveness interval, heartbeat interval or 5 s).
    */
   fallbackReadMs?: number;
-  clock?: Clock;
+  /** Time and the timers of deadlines, heartbeats and liveness; a clock without timers uses the system's. */
+  clock?: Clock | TimerClock;
   ids?: IdSource;
   logger?: Logger;
   /** Counts invokes, refusals, CU billed and running tasks (docs/operations.md "Metrics"); default: none. */

@@ -5,6 +5,7 @@ import { resultHash, verifyProof } from './proof.js';
 import { createAcmpProvider } from './provider.js';
 import type { AcmpCapability, ProviderEvent } from './provider.js';
 import { buildInvokeParams, collect, probeCapability } from '../../test/helpers/acmp-testing.js';
+import { ManualClock } from '../../test/helpers/manual-clock.js';
 
 const terminal = (events: ProviderEvent[]): ProviderEvent => {
   expect(events.filter((e) => e.kind === 'result' || e.kind === 'error')).toHaveLength(1);
@@ -178,12 +179,14 @@ describe('escrow (Layer 1 §3.3 -33005)', () => {
 });
 
 describe('timeout_ms is a hard deadline on the provider side (Layer 1 §3.1, §3.6)', () => {
-  it('answers -33003 and aborts the handler signal', async () => {
-    vi.useFakeTimers();
+  it('answers -33003 and aborts the handler signal at timeout_ms, not before', async () => {
+    const clock = new ManualClock();
     const echo = probeCapability('echo');
-    const provider = createAcmpProvider({ capabilities: [echo] });
+    const provider = createAcmpProvider({ capabilities: [echo], clock });
     const pending = collect(provider.invoke(buildInvokeParams({ timeout_ms: 1000 }), { canStream: true }));
-    await vi.advanceTimersByTimeAsync(1000);
+    await clock.advance(999);
+    expect(echo.signals[0]?.aborted).toBe(false);
+    await clock.advance(1);
     expect(errorCode(await pending)).toBe(-33003);
     expect(echo.signals[0]?.aborted).toBe(true);
   });

@@ -1,5 +1,5 @@
 import { countRefusal, NO_METRICS, type Metrics } from '../shared/metrics.js';
-import { systemClock, type Clock } from '../shared/clock.js';
+import { timerClockOf, type TimerClock } from '../shared/clock.js';
 import { isStorableId } from '../shared/id-rules.js';
 import { systemIds } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
@@ -76,7 +76,7 @@ class StoreBackedProvider implements AcmpProvider {
   readonly capabilities: readonly AcmpCapability[];
   readonly hostId: string;
   private readonly store: AcmpTaskStore;
-  private readonly clock: Clock;
+  private readonly clock: TimerClock;
   private readonly logger: Logger;
   private readonly metrics: Metrics;
   private readonly outputStreaming: boolean;
@@ -92,7 +92,7 @@ class StoreBackedProvider implements AcmpProvider {
   private readonly signing: ResultSigning | undefined;
 
   constructor(options: AcmpProviderOptions) {
-    this.clock = options.clock ?? systemClock;
+    this.clock = timerClockOf(options.clock);
     this.logger = options.logger ?? silentLogger;
     this.metrics = options.metrics ?? NO_METRICS;
     this.store = options.store ?? new MemoryAcmpTaskStore();

@@ -1,5 +1,5 @@
 import type { Metrics } from '../shared/metrics.js';
-import type { Clock } from '../shared/clock.js';
+import type { TimerClock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
 import { resolveInvoke } from './messages.js';
@@ -14,7 +14,7 @@ import type { AcmpTaskRecord, AcmpTaskStore } from './task-store.js';
 /** What {@link TaskAdmission} checks new work against, and where it claims and runs it. */
 export interface TaskAdmissionOptions {
   readonly store: AcmpTaskStore;
-  readonly clock: Clock;
+  readonly clock: TimerClock;
   readonly logger: Logger;
   readonly hostId: string;
   readonly providerId: string | undefined;

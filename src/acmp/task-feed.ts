@@ -1,4 +1,4 @@
-import type { Clock } from '../shared/clock.js';
+import type { TimerClock, TimerHandle } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
 import { replayChunks, type Delivery } from './delivery.js';
@@ -42,7 +42,7 @@ export async function storedFeed(store: AcmpTaskStore, record: FinishedTaskRecor
 /** What a {@link RemoteFeed} needs. */
 export interface RemoteFeedDeps {
   readonly store: AcmpTaskStore;
-  readonly clock: Clock;
+  readonly clock: TimerClock;
   readonly logger: Logger;
   /** How often the record is re-read in case a signal was lost. */
   readonly fallbackMs: number;
@@ -62,7 +62,7 @@ export class RemoteFeed implements TaskFeed {
   private readonly chunks: Payload[] = [];
   private final: FinishedTaskRecord | undefined;
   private unwatch: (() => void) | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   private reading: Promise<void> | undefined;
   private again = false;
   private needRecord = false;
@@ -78,8 +78,7 @@ export class RemoteFeed implements TaskFeed {
   /** Starts following; resolves once what is stored so far has been read. */
   async start(): Promise<this> {
     this.unwatch = this.deps.store.watch(this.taskId, (signal) => this.onSignal(signal));
-    this.timer = setInterval(() => void this.refresh(), this.deps.fallbackMs);
-    this.timer.unref();
+    this.timer = this.deps.clock.setInterval(() => void this.refresh(), this.deps.fallbackMs).background();
     await this.refresh();
     return this;
   }
@@ -160,7 +159,7 @@ export class RemoteFeed implements TaskFeed {
   private complete(record: FinishedTaskRecord): void {
     if (this.final) return;
     this.final = record;
-    clearInterval(this.timer);
+    this.timer?.cancel();
     this.unwatch?.();
     if (record.outcome.kind === 'result' && this.chunks.length === 0) {
       for (const chunk of replayChunks(record.outcome, [])) this.chunks.push(chunk);

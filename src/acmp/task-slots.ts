@@ -1,4 +1,4 @@
-import type { Clock } from '../shared/clock.js';
+import { sleepOn, type TimerClock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { AsyncQueue } from '../shared/async.js';
 import { Delivery } from './delivery.js';
@@ -19,7 +19,7 @@ export type TaskSlot = Extract<Slot, { kind: 'task' }>;
 /** What {@link TaskSlots} reads tasks from and follows them with. */
 export interface TaskSlotsOptions {
   readonly store: AcmpTaskStore;
-  readonly clock: Clock;
+  readonly clock: TimerClock;
   readonly logger: Logger;
   /** How often a follow re-reads a task running elsewhere in case a signal was lost. */
   readonly fallbackMs: number;
@@ -115,10 +115,10 @@ export class TaskSlots {
     this.drainingNow = true;
     const running = [...this.executions.values()].map((e) => e.done);
     if (running.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    const ended = new AbortController();
+    const grace = sleepOn(this.options.clock, graceMs, ended.signal).catch(() => undefined);
     await Promise.race([Promise.all(running), grace]);
-    clearTimeout(timer);
+    ended.abort();
   }
 
   /** Stops every follow, and every execution with the error `code`. */

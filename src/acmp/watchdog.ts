@@ -1,4 +1,5 @@
 import { MAX_TIMER_MS } from './constants.js';
+import { systemClock, type TimerClock, type TimerHandle } from '../shared/clock.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
 
 /**
@@ -14,15 +15,19 @@ import { ACMP_CODE, AcmpError } from './errors.js';
  */
 export class Watchdog {
   private readonly controller = new AbortController();
-  private readonly deadline: NodeJS.Timeout;
-  private liveness: NodeJS.Timeout | undefined;
+  private readonly deadline: TimerHandle;
+  private liveness: TimerHandle | undefined;
+
+  private readonly livenessMs: number | undefined;
+  private readonly clock: TimerClock;
 
   constructor(
     private readonly taskId: string,
-    deadlineMs: number,
-    private readonly livenessMs: number | undefined,
+    options: { deadlineMs: number; livenessMs: number | undefined; clock?: TimerClock | undefined },
   ) {
-    this.deadline = setTimeout(() => this.fire('deadline'), Math.min(deadlineMs, MAX_TIMER_MS));
+    this.livenessMs = options.livenessMs;
+    this.clock = options.clock ?? systemClock;
+    this.deadline = this.clock.setTimeout(() => this.fire('deadline'), options.deadlineMs);
     this.listen();
   }
 
@@ -39,25 +44,25 @@ export class Watchdog {
 
   /** The consumer holds an event: the provider's silence is not counted until {@link listen}. */
   pause(): void {
-    clearTimeout(this.liveness);
+    this.liveness?.cancel();
     this.liveness = undefined;
   }
 
   dispose(): void {
-    clearTimeout(this.deadline);
+    this.deadline.cancel();
     this.pause();
   }
 
   private arm(windowMs: number): void {
-    // A longer delay than a timer holds would fire at once (Node clamps it to 1 ms).
+    // A longer delay than a timer holds would fire at once (Node clamps it to 1 ms): held as the longest.
     const delay = Math.min(windowMs, MAX_TIMER_MS);
-    const due = performance.now() + delay;
-    this.liveness = setTimeout(() => this.expire(due, delay), delay);
+    const due = this.clock.monotonic() + delay;
+    this.liveness = this.clock.setTimeout(() => this.expire(due, delay), delay);
   }
 
   /** Fails the call, unless the timer ran more than a sixth of the window (half a heartbeat at 3×) late. */
   private expire(due: number, windowMs: number): void {
-    if (performance.now() - due > windowMs / 6) this.arm(windowMs);
+    if (this.clock.monotonic() - due > windowMs / 6) this.arm(windowMs);
     else this.fire('liveness');
   }
 

@@ -109,7 +109,7 @@ describe('buyer.negotiate in session mode, then invoke under the agreement (desi
     const { host } = await sessionHost({ clock });
     const buyer = await buyerFor(host.url);
     const agreement = await buyer.negotiate({ capability: 'count-runs', mode: 'session' });
-    clock.advance(60_001);
+    await clock.advance(60_001);
     expect(await codeOf(buyer.invoke({ agreement, input }))).toMatchObject({
       code: -32602,
       data: { reason: 'agreement_expired' },

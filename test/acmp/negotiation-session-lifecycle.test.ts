@@ -52,7 +52,7 @@ describe('session lifecycle: expiry, idempotency, cancel, limits (docs/acmp-nego
     const clock = manualClock();
     const { host } = await sessionHost({ clock, sessions: { sweepMs: 60_000 } });
     const task = await openSession(host, { offer_valid_ms: 1_000 });
-    clock.advance(1_001);
+    await clock.advance(1_001);
     const expired = (await getTask(host, task.id)).result as WireTask;
     expect(expired.status.state).toBe('TASK_STATE_COMPLETED');
     expect(errorOf(expired)).toMatchObject({
@@ -75,7 +75,7 @@ describe('session lifecycle: expiry, idempotency, cancel, limits (docs/acmp-nego
     const stream = subscribe(host, task.id);
     const first = await stream.next();
     expect((first.value as { task: WireTask }).task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    clock.advance(2_001);
+    await clock.advance(2_001);
     const { kinds, last } = await watchToEnd(stream);
     expect(kinds).toEqual(['update:TASK_STATE_COMPLETED']);
     expect(last?.message?.parts[0]?.data).toMatchObject({ acmp_error: { code: -34002 } });
@@ -177,7 +177,7 @@ describe('session lifecycle: expiry, idempotency, cancel, limits (docs/acmp-nego
       code: -34001,
       data: { reason: 'max_open_sessions', max_open_sessions: 2 },
     });
-    clock.advance(1_001);
+    await clock.advance(1_001);
     const third = await openSession(host);
     expect(third.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect((await getTask(host, first.id)).result?.status?.state).toBe('TASK_STATE_COMPLETED');

@@ -69,8 +69,11 @@ describe.skipIf(!process.env.TEST_PG_URL)('session mode across hosts on one Post
     expect(((await stream.next()).value as { task: WireTask }).task.status.state).toBe(
       'TASK_STATE_INPUT_REQUIRED',
     );
-    clock.advance(1_001);
-    const next = (await stream.next()).value as { statusUpdate: { status: WireTask['status'] } };
+    await clock.advance(1_001);
+    // The sweeps in flight read PostgreSQL: time goes on passing until the update arrives.
+    const next = (await clock.passUntil(stream.next(), 50)).value as {
+      statusUpdate: { status: WireTask['status'] };
+    };
     expect(next.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
     expect(next.statusUpdate.status.message?.parts[0]?.data).toMatchObject({ acmp_error: { code: -34002 } });
     expect((await stream.next()).done).toBe(true);

@@ -6,6 +6,7 @@ import { acmpModule } from '../../src/server/modules/acmp.js';
 import type { AcmpCapability } from '../../src/acmp/provider-types.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { freshPgDatabase } from '../helpers/pg.js';
 import { codeOf, countingCapability, newTaskId } from './helpers.js';
 
@@ -16,10 +17,7 @@ const A = 'agent-a-secret-0123456789';
 const B = 'agent-b-secret-0123456789';
 
 /** A clock the test moves (injected into the host: offer validity and agreement windows follow it). */
-function manualClock(start = Date.now()): Clock & { advance(ms: number): void } {
-  let now = start;
-  return { now: () => now, advance: (ms) => void (now += ms) };
-}
+const manualClock = (start = Date.now()): ManualClock => new ManualClock(start);
 
 const perToken: AcmpCapability = {
   id: 'per-token',
@@ -185,11 +183,11 @@ describe('Layer 6 flat negotiation over A2A (docs/acmp-negotiation.md)', () => {
     const buyer = await buyerFor(host.url, A);
     const offer = await buyer.quote({ capability: 'count-runs', offer_valid_ms: 1_000 });
     expect(offer.valid_until_ms).toBe(clock.now() + 1_000);
-    clock.advance(1_001);
+    await clock.advance(1_001);
     expect((await codeOf(buyer.accept({ offer_id: offer.offer_id }))).code).toBe(-34002);
     const fresh = await buyer.quote({ capability: 'count-runs' });
     const ack = await buyer.accept({ offer_id: fresh.offer_id });
-    clock.advance(60_001);
+    await clock.advance(60_001);
     const late = await codeOf(
       buyer.invoke({
         agreement: { offer: fresh, ack } satisfies NegotiatedAgreement,

@@ -2,6 +2,7 @@ import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, SESSION_EXTENSION_URI } from '../.
 import type { AcmpCapability } from '../../src/acmp/provider-types.js';
 import { acmpModule, type SessionModuleOptions } from '../../src/server/modules/acmp.js';
 import type { Clock } from '../../src/shared/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { postJson, startTestHost } from '../helpers/host.js';
 import { countingCapability, jsonRpcUrl, newTaskId, rpc, V1 } from './helpers.js';
 
@@ -13,9 +14,8 @@ export const B = 'agent-b-secret-0123456789';
 export const SESSION = SESSION_EXTENSION_URI;
 
 /** A clock the test moves; it runs with real time in between, so timers still fire. */
-export function manualClock(): Clock & { advance(ms: number): void } {
-  let offset = 0;
-  return { now: () => Date.now() + offset, advance: (ms) => void (offset += ms) };
+export function manualClock(): ManualClock {
+  return new ManualClock(Date.now());
 }
 
 /** Headers of a session-mode call as `secret` (both extensions activated, A2A §3.2.6). */

@@ -7,6 +7,7 @@ import { acmpModule } from '../../src/server/modules/acmp.js';
 import { shared } from '../helpers/cleanup.js';
 import { cleanup, postJson } from '../helpers/host.js';
 import { collectUntil, escrowHost, secret } from './helpers.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 afterEach(cleanup);
 
@@ -205,11 +206,3 @@ describe('each escrow is an A2A task its two parties can read and follow (design
     expect(totals.balances + totals.remaining + totals.pending).toBe(totals.credits);
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -7,6 +7,7 @@ import type { Payload } from '../../src/acmp/messages.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import { escrowHost, secret } from './helpers.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 afterEach(cleanup);
 
@@ -62,14 +63,6 @@ const invoke = (buyer: AcmpBuyer, escrowId: string, extra: Record<string, unknow
     ...extra,
   });
 
-async function eventually(check: () => Promise<boolean>, timeoutMs = 8_000): Promise<void> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe('three agents: buyer, provider and escrow agent over A2A (design §4.5, F-scenarios)', () => {
   it('the provider card names the escrow agent and its payee id there', async () => {
     const { buyer, escrow } = await threeAgents();
@@ -102,7 +95,7 @@ describe('three agents: buyer, provider and escrow agent over A2A (design §4.5,
     await buyer.escrow.bind(escrowId, 'agent:provider');
     const result = await invoke(buyer, escrowId);
     const cost = BigInt(Math.round(result.cost_cu * 1e9));
-    await eventually(async () => (await balance('agent:provider')) === cost);
+    await waitFor(async () => (await balance('agent:provider')) === cost);
     const status = await buyer.escrow.status(escrowId);
     expect(status).toMatchObject({ state: 'open', released_cu: result.cost_cu });
     expect(await buyer.escrow.reclaim(escrowId)).toMatchObject({ state: 'closed' });
@@ -119,7 +112,7 @@ describe('three agents: buyer, provider and escrow agent over A2A (design §4.5,
       code: -35003,
       data: { reason: 'bound_unsettled' },
     });
-    await eventually(async () => (await balance('agent:buyer')) === 1_000_000_000n);
+    await waitFor(async () => (await balance('agent:buyer')) === 1_000_000_000n);
     expect(await buyer.escrow.status(escrowId)).toMatchObject({ state: 'closed', expired: true });
     await conserved();
   });
@@ -207,7 +200,7 @@ describe('three agents: buyer, provider and escrow agent over A2A (design §4.5,
         escrow_id: escrowId,
       }),
     ).rejects.toMatchObject({ code: -33003 });
-    await eventually(async () => {
+    await waitFor(async () => {
       try {
         await invoke(buyer, escrowId);
         return true;

@@ -39,7 +39,7 @@ describe('the metric families of sessions, escrow funds, consent, push and store
 
     await send(host, onTask(accepted, 'acmp/accept', { offer_id: offerOf(accepted).offer_id }));
     await call(host, 'CancelTask', { id: canceled.id }, sessionHeaders(A));
-    clock.advance(1_001);
+    await clock.advance(1_001);
     // Read lazily: the session expires on this read (the sweep is far off).
     await getTask(host, expiring.id);
     // A second cancel of a canceled session changes nothing and counts nothing.

@@ -13,18 +13,11 @@ import { collectUntil, escrowHost, secret } from '../escrow/helpers.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import { didKeyIdentity } from '../helpers/identity.js';
 import { freshPgDatabase } from '../helpers/pg.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 afterEach(cleanup);
 
 const INPUT = { type: 'text', data: 'Revenue grew 12% YoY.' };
-
-async function eventually(check: () => Promise<boolean>, timeoutMs = 8_000): Promise<void> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /**
  * An escrow agent, a provider whose payee id there is its did:key (it signs with that key), and a buyer
@@ -105,7 +98,7 @@ describe('escrow claims and disputes of DID parties are signed (Layer 7 §4.1, L
   it('our provider signs its claim; the agent accepts it and keeps the envelope in escrowStatus and the escrow task', async () => {
     const { funded, buyer, payee } = await didParties({ claimDelayMs: 200 });
     const { escrowId, taskId } = await funded();
-    await eventually(async () => (await buyer.escrow.status(escrowId)).state === 'claimed');
+    await waitFor(async () => (await buyer.escrow.status(escrowId)).state === 'claimed');
     const status = await buyer.escrow.status(escrowId);
     expect(status.claim).toMatchObject({ task_id: taskId, sig: { did: payee.did, alg: 'EdDSA' } });
     const [viewed] = await collectUntil(buyer.escrow.watch(escrowId), () => true);
@@ -145,7 +138,7 @@ describe('escrow claims and disputes of DID parties are signed (Layer 7 §4.1, L
     const { escrow, funded, buyer, buyerId } = await didParties({ claimDelayMs: 200 });
     const { escrowId } = await funded();
     expect(await buyer.escrow.status(escrowId)).toMatchObject({ buyer_did: buyerId.did });
-    await eventually(async () => (await buyer.escrow.status(escrowId)).state === 'claimed');
+    await waitFor(async () => (await buyer.escrow.status(escrowId)).state === 'claimed');
     const unsigned = await escrow.client('buyer');
     expect(
       await codeOf(

@@ -17,6 +17,7 @@ import {
   slowCount,
   TOKEN_FLAGS,
 } from './helpers.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 afterEach(cleanup);
 
@@ -28,10 +29,6 @@ const tokenHost = shared(() => acmpHost({ flags: TOKEN_FLAGS }));
 
 function tick(taskId = newTaskId()): Record<string, unknown> {
   return { task_id: taskId, capability: 'ticker', input: { type: 'text', data: '' }, stream: true };
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 describe.each(ERAS)('acmp/cancel (Layer 1 §3.7) over MCP (%s)', (era) => {
@@ -47,7 +44,7 @@ describe.each(ERAS)('acmp/cancel (Layer 1 §3.7) over MCP (%s)', (era) => {
       params: { task_id: params.task_id, reason: 'enough' },
     });
     expect((await answer).code).toBe(-33004);
-    await until(() => ticker.aborted());
+    await waitFor(() => ticker.aborted());
     expect((await rpcError(invoke(rec.client, params))).code).toBe(-33004);
   });
 
@@ -99,7 +96,7 @@ describe('closing the request stream (MCP 2026-07-28 cancellation: Streamable HT
     await notified(rec, (n) => n.method === 'acmp/streamChunk');
     abort.abort(new Error('buyer closed the stream'));
     await answer;
-    await until(() => ticker.aborted());
+    await waitFor(() => ticker.aborted());
     expect((await rpcError(invoke(rec.client, params))).code).toBe(-33004);
   });
 
@@ -118,7 +115,7 @@ describe('closing the request stream (MCP 2026-07-28 cancellation: Streamable HT
     const reader = res.body!.getReader();
     await reader.read();
     abort.abort();
-    await until(() => ticker.aborted());
+    await waitFor(() => ticker.aborted());
     const rec = await httpClient(host, 'legacy');
     expect((await rpcError(invoke(rec.client, params))).code).toBe(-33004);
   });

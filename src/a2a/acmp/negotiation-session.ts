@@ -8,6 +8,7 @@ import { isOpen, type NegotiationSession } from '../../acmp/negotiation/session.
 import type { ResumeRequest, SessionMessage, SessionOutcome } from '../../acmp/negotiation/session-rules.js';
 import type { SessionListQuery } from '../../acmp/negotiation/session-store.js';
 import type { NegotiationSessions } from '../../acmp/negotiation/sessions.js';
+import { systemClock, type TimerClock, type TimerHandle } from '../../shared/clock.js';
 import { sha256Jcs } from '../../shared/jcs.js';
 import { isJsonObject } from '../../shared/json.js';
 import type { IdSource } from '../../shared/ids.js';
@@ -26,6 +27,8 @@ export interface SessionBindingOptions {
   readonly ids: IdSource;
   /** How often a subscriber re-reads its session when no signal came (default 1 s). */
   readonly fallbackReadMs?: number;
+  /** The clock of that re-read (default the system's). */
+  readonly clock?: TimerClock;
 }
 
 /**
@@ -173,7 +176,8 @@ export class AcmpSessionBinding implements TaskViewSource {
     let version = first.version;
     let dirty = false;
     let wake = (): void => {};
-    let timer: NodeJS.Timeout | undefined;
+    let timer: TimerHandle | undefined;
+    const clock = this.options.clock ?? systemClock;
     const unwatch = this.sessions.watch(first.id, () => {
       dirty = true;
       wake();
@@ -184,10 +188,10 @@ export class AcmpSessionBinding implements TaskViewSource {
           await new Promise<void>(
             (resolve) => (
               (wake = resolve),
-              (timer = setTimeout(resolve, this.options.fallbackReadMs ?? 1_000))
+              (timer = clock.setTimeout(resolve, this.options.fallbackReadMs ?? 1_000))
             ),
           );
-        clearTimeout(timer);
+        timer?.cancel();
         dirty = false;
         const session = await read();
         if (!session) return;
@@ -210,7 +214,7 @@ export class AcmpSessionBinding implements TaskViewSource {
       }
     } finally {
       unwatch();
-      clearTimeout(timer);
+      timer?.cancel();
     }
   }
 

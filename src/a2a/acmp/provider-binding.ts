@@ -6,7 +6,7 @@ import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../../acmp/constants.js';
 import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
 import { encodeEventRoot } from '../../acmp/messages.js';
 import type { AcmpProvider, Admission } from '../../acmp/provider.js';
-import { systemClock, type Clock } from '../../shared/clock.js';
+import { sleepOn, timerClockOf, type Clock, type TimerClock } from '../../shared/clock.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import type { A2ABinding, BindingCall } from '../binding.js';
@@ -37,7 +37,8 @@ export interface AcmpBindingOptions {
   /** Negotiation sessions (our extension, docs/acmp-negotiation.md "Session mode"); off when absent. */
   sessions?: AcmpSessionBinding;
   ids?: IdSource;
-  clock?: Clock;
+  /** Time and the drain's grace timer; a clock without timers uses the system's. */
+  clock?: Clock | TimerClock;
   logger?: Logger;
 }
 
@@ -67,7 +68,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
   private readonly provider: AcmpProvider;
   private readonly sessions: AcmpSessionBinding | undefined;
   private readonly ids: IdSource;
-  private readonly clock: Clock;
+  private readonly clock: TimerClock;
   private readonly logger: Logger;
   /** The first step of every message: what its ACMP message leads to. */
   private readonly admission: CallAdmission;
@@ -79,7 +80,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     this.sessions = options.sessions;
     this.views = this.sessions ? [this, this.sessions] : [this];
     this.ids = options.ids ?? systemIds;
-    this.clock = options.clock ?? systemClock;
+    this.clock = timerClockOf(options.clock);
     this.logger = options.logger ?? silentLogger;
     this.admission = new CallAdmission({ provider: this.provider, sessions: this.sessions, ids: this.ids });
     this.extraExtensions = [
@@ -115,10 +116,10 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
 
   async drain(graceMs: number): Promise<void> {
     if (this.inFlight.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    const ended = new AbortController();
+    const grace = sleepOn(this.clock, graceMs, ended.signal).catch(() => undefined);
     await Promise.race([Promise.allSettled([...this.inFlight]), grace]);
-    clearTimeout(timer);
+    ended.abort();
   }
 
   claims(message: Parameters<A2ABinding['claims']>[0]): boolean {

@@ -4,7 +4,7 @@ import { ESCROW_METHOD } from '../../acmp/escrow/constants.js';
 import type { PayoutEntry } from '../../acmp/escrow/payout-route.js';
 import type { Reservation, ReservationStore } from '../../acmp/escrow/reservations.js';
 import type { AcmpTaskRecord } from '../../acmp/task-store.js';
-import { systemClock, type Clock } from '../../shared/clock.js';
+import { timerClockOf, type Clock, type TimerClock, type TimerHandle } from '../../shared/clock.js';
 import type { JsonValue } from '../../shared/json.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
 import { acmpRootOf } from '../acmp/codec.js';
@@ -26,7 +26,8 @@ export interface EscrowSettlerOptions {
   payout?: readonly PayoutEntry[];
   /** A reservation whose task never appears in the store after this long is void (default 5 min). */
   orphanMs?: number;
-  clock?: Clock;
+  /** Time and the tick's timer; a clock without timers uses the system's. */
+  clock?: Clock | TimerClock;
   logger?: Logger;
 }
 
@@ -37,29 +38,30 @@ export interface EscrowSettlerOptions {
  * never claims twice). A failed or cancelled task claims nothing (design decision 5: no cancel fee).
  */
 export class EscrowSettler {
-  private readonly clock: Clock;
+  private readonly clock: TimerClock;
   private readonly logger: Logger;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   private running: Promise<void> | undefined;
 
   constructor(private readonly options: EscrowSettlerOptions) {
-    this.clock = options.clock ?? systemClock;
+    this.clock = timerClockOf(options.clock);
     this.logger = options.logger ?? silentLogger;
   }
 
   start(intervalMs: number): void {
-    this.timer ??= setInterval(
-      () =>
-        void this.tick().catch((error: unknown) =>
-          this.logger.warn('escrow.settle_failed', errorFields(error)),
-        ),
-      intervalMs,
-    );
-    this.timer.unref();
+    this.timer ??= this.clock
+      .setInterval(
+        () =>
+          void this.tick().catch((error: unknown) =>
+            this.logger.warn('escrow.settle_failed', errorFields(error)),
+          ),
+        intervalMs,
+      )
+      .background();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     await this.running;
   }

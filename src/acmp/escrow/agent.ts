@@ -1,5 +1,5 @@
 import type { Metrics } from '../../shared/metrics.js';
-import { systemClock, type Clock } from '../../shared/clock.js';
+import { timerClockOf, type Clock, type TimerClock, type TimerHandle } from '../../shared/clock.js';
 import { ANONYMOUS_IDENTITY } from '../../shared/identity.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
@@ -45,7 +45,8 @@ export interface EscrowAgentOptions {
    * defaults of {@link createDidResolver}): their claims and disputes are verified against them.
    */
   resolver?: DidResolver;
-  clock?: Clock;
+  /** Time and the tick's timer; a clock without timers uses the system's. */
+  clock?: Clock | TimerClock;
   ids?: IdSource;
   logger?: Logger;
   /** Counts requests by method and outcome and CU moved, reads CU held (docs/operations.md "Metrics"). */
@@ -64,10 +65,10 @@ export class EscrowAgent {
   private readonly store: EscrowStore;
   private readonly rail: PayoutRail;
   private readonly resolver: DidResolver;
-  private readonly clock: Clock;
+  private readonly clock: TimerClock;
   private readonly ids: IdSource;
   private readonly logger: Logger;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   private ticking: Promise<void> | undefined;
   private readonly committed = new Set<(record: EscrowRecord) => void>();
 
@@ -75,7 +76,7 @@ export class EscrowAgent {
     this.store = options.store;
     this.settings = options.settings ?? DEFAULT_ESCROW_SETTINGS;
     this.rail = options.rail ?? { pay: async (p, at) => void (await this.store.applyPayout(p.payoutId, at)) };
-    this.clock = options.clock ?? systemClock;
+    this.clock = timerClockOf(options.clock);
     // A party's DID is named by strangers: its did:web is fetched from public addresses only.
     this.resolver = options.resolver ?? createDidResolver({ clock: this.clock, publicOnly: true });
     this.ids = options.ids ?? systemIds;
@@ -153,14 +154,15 @@ export class EscrowAgent {
 
   /** Ticks every `intervalMs` until {@link stop}. */
   start(intervalMs: number): void {
-    this.timer ??= setInterval(() => {
-      this.tick().catch((error: unknown) => this.logger.warn('escrow.tick_failed', errorFields(error)));
-    }, intervalMs);
-    this.timer.unref();
+    this.timer ??= this.clock
+      .setInterval(() => {
+        this.tick().catch((error: unknown) => this.logger.warn('escrow.tick_failed', errorFields(error)));
+      }, intervalMs)
+      .background();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     await this.ticking;
   }

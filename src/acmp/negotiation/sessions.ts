@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../../shared/clock.js';
+import { timerClockOf, type Clock, type TimerClock, type TimerHandle } from '../../shared/clock.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
 import type { Metrics } from '../../shared/metrics.js';
@@ -51,7 +51,8 @@ export interface SessionServiceOptions extends SessionOptions {
   /** The same negotiator (and agreement store) as flat mode: accepts write the same agreements. */
   readonly negotiator: Negotiator;
   readonly capabilities: ReadonlyMap<string, AcmpCapability>;
-  readonly clock?: Clock;
+  /** Time and the expiry sweep's timer; a clock without timers uses the system's. */
+  readonly clock?: Clock | TimerClock;
   readonly ids?: IdSource;
   readonly logger?: Logger;
   /** Counts sessions opened and ended (docs/operations.md "Metrics"). */
@@ -75,10 +76,10 @@ export class NegotiationSessions {
   private readonly store: SessionStore;
   private readonly negotiator: Negotiator;
   private readonly policy: CounterPolicy;
-  private readonly clock: Clock;
+  private readonly clock: TimerClock;
   private readonly ids: IdSource;
   private readonly logger: Logger;
-  private sweeper: NodeJS.Timeout | undefined;
+  private sweeper: TimerHandle | undefined;
   private sweeping = false;
 
   constructor(private readonly options: SessionServiceOptions) {
@@ -88,7 +89,7 @@ export class NegotiationSessions {
     this.store = options.store;
     this.negotiator = options.negotiator;
     this.policy = options.policy ?? concedeToFloor();
-    this.clock = options.clock ?? systemClock;
+    this.clock = timerClockOf(options.clock);
     this.ids = options.ids ?? systemIds;
     this.logger = options.logger ?? silentLogger;
   }
@@ -106,12 +107,13 @@ export class NegotiationSessions {
 
   /** Starts the expiry sweep. */
   start(): void {
-    this.sweeper ??= setInterval(() => void this.sweep(), this.options.sweepMs ?? 1_000);
-    this.sweeper.unref();
+    this.sweeper ??= this.clock
+      .setInterval(() => void this.sweep(), this.options.sweepMs ?? 1_000)
+      .background();
   }
 
   async close(): Promise<void> {
-    clearInterval(this.sweeper);
+    this.sweeper?.cancel();
     this.sweeper = undefined;
     await this.store.close?.();
   }
