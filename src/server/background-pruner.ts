@@ -1,5 +1,5 @@
 import { SDK_STORE_TABLES } from '../a2a/sdk-stores.js';
-import type { Clock } from '../shared/clock.js';
+import { timerClockOf, type Clock, type TimerClock, type TimerHandle } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import type { Database } from '../storage/database.js';
 import type { PruneCount } from '../storage/retention/policy.js';
@@ -45,14 +45,22 @@ export function startBackgroundPruner(
  * next interval. Stopping aborts the pass between two statements and waits for it.
  */
 export class BackgroundPruner {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   private running: Promise<void> | undefined;
   private readonly stopping = new AbortController();
 
+  private readonly clock: TimerClock;
+
   constructor(
     private readonly pruner: Pruner,
-    private readonly options: { readonly intervalMs: number; readonly logger: Logger; readonly clock: Clock },
-  ) {}
+    private readonly options: {
+      readonly intervalMs: number;
+      readonly logger: Logger;
+      readonly clock: Clock | TimerClock;
+    },
+  ) {
+    this.clock = timerClockOf(options.clock);
+  }
 
   start(): void {
     this.schedule(Math.min(this.options.intervalMs, FIRST_PASS_MS));
@@ -60,23 +68,25 @@ export class BackgroundPruner {
 
   async stop(): Promise<void> {
     this.stopping.abort();
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     await this.running;
   }
 
   private schedule(ms: number): void {
     if (this.stopping.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.running = this.pass().finally(() => {
-        this.running = undefined;
-        this.schedule(this.options.intervalMs);
-      });
-    }, ms);
-    this.timer.unref();
+    this.timer = this.clock
+      .setTimeout(() => {
+        this.running = this.pass().finally(() => {
+          this.running = undefined;
+          this.schedule(this.options.intervalMs);
+        });
+      }, ms)
+      .background();
   }
 
   private async pass(): Promise<void> {
-    const { logger, clock } = this.options;
+    const { logger } = this.options;
+    const clock = this.clock;
     const started = clock.now();
     try {
       const run = await this.pruner.prune({ signal: this.stopping.signal });
