@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveHostConfig } from '../server/config.js';
 import { startHost } from '../server/host.js';
-import { defaultModules } from '../server/modules.js';
+import { defaultModules } from './host-modules.js';
 import { startTracing } from '../server/tracing.js';
 import { createJsonLogger } from '../shared/logger.js';
 import { DEMO_SCENARIOS, type DemoContext } from './demo/scenarios.js';

@@ -4,7 +4,7 @@ import { LocalError } from '../shared/errors.js';
 import { isIdentity } from '../shared/identity.js';
 import { resolveHostConfig, resolveStorageConfig } from '../server/config.js';
 import { migrateAll } from '../server/host-migrations.js';
-import { storageModules } from '../server/modules.js';
+import { storageModules } from './host-modules.js';
 import { openDatabase } from '../storage/database.js';
 import { KyselyEscrowStore } from '../storage/escrow-store-kysely.js';
 import { payoutVerb } from './escrow-payout.js';

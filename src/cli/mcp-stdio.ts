@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createJsonLogger } from '../shared/logger.js';
 import { ENV, resolveHostConfig } from '../server/config.js';
-import { defaultModules } from '../server/modules.js';
+import { defaultModules } from './host-modules.js';
 import { serveStdioHost } from '../server/stdio-host.js';
 import { UsageError, type CliIo } from './io.js';
 

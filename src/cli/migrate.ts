@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { resolveHostConfig, resolveStorageConfig } from '../server/config.js';
 import { migrateAll } from '../server/host-migrations.js';
-import { storageModules } from '../server/modules.js';
+import { storageModules } from './host-modules.js';
 import { openDatabase } from '../storage/database.js';
 import { UsageError, type CliIo } from './io.js';
 

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { isIdentity } from '../shared/identity.js';
 import { resolveHostConfig, resolveStorageConfig } from '../server/config.js';
 import { ownerColumnsOf } from '../server/host-migrations.js';
-import { storageModules } from '../server/modules.js';
+import { storageModules } from './host-modules.js';
 import { openDatabase } from '../storage/database.js';
 import { reassignOwner } from '../storage/owner-columns.js';
 import { UsageError, type CliIo } from './io.js';

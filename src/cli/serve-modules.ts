@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { DisputeDefault, EscrowSettings } from '../acmp/escrow/constants.js';
 import type { HostConfig } from '../server/config.js';
 import type { HostModule } from '../server/module.js';
-import { MODULE_NAMES, selectModules, type ModuleName } from '../server/modules.js';
+import { MODULE_NAMES, selectModules, type ModuleName } from './host-modules.js';
 import { readPayoutFile } from './escrow-payout.js';
 import { UsageError } from './io.js';
 

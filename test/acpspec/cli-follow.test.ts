@@ -5,7 +5,7 @@ import { ACP_HTTP_PREFIX, ACP_MEDIA_TYPE } from '../../src/acpspec/constants.js'
 import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/main.js';
 import type { HostModule } from '../../src/server/module.js';
-import { DEFAULT_ACP_PRODUCER } from '../../src/server/modules.js';
+import { DEFAULT_ACP_PRODUCER } from '../../src/cli/host-modules.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';
 import { closedPort, runCliProcess, startCliProcess } from '../helpers/cli-process.js';
 import { cleanup, startTestHost, tempDir } from '../helpers/host.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { acpspecScenario } from '../../src/cli/demo/acpspec.js';
 import { DEMO_SCENARIOS } from '../../src/cli/demo/scenarios.js';
-import { DEFAULT_ACP_PRODUCER } from '../../src/server/modules.js';
+import { DEFAULT_ACP_PRODUCER } from '../../src/cli/host-modules.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 

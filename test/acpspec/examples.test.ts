@@ -5,7 +5,7 @@ import type { Kind } from '../../src/acpspec/constants.js';
 import { ACP_ERRORS } from '../../src/acpspec/errors.js';
 import { checkEnvelopeValue } from '../../src/cli/acp-validate.js';
 import type { HostFlags } from '../../src/server/config.js';
-import { DEFAULT_ACP_PRODUCER } from '../../src/server/modules.js';
+import { DEFAULT_ACP_PRODUCER } from '../../src/cli/host-modules.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';
 import { ensureSelfSignedCertificate, selfSignedPaths } from '../../src/server/tls.js';
 import { fetchTrusting } from '../../src/shared/fetch.js';

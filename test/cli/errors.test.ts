@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { closedPort, runCliProcess } from '../helpers/cli-process.js';
 import { resolveHostConfig } from '../../src/server/config.js';
-import { defaultModules } from '../../src/server/modules.js';
+import { defaultModules } from '../../src/cli/host-modules.js';
 import { cleanup, startTestHost, tempDir } from '../helpers/host.js';
 
 afterEach(cleanup);

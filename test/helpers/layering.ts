@@ -34,7 +34,8 @@ const ALLOWED: Record<string, string[]> = {
   http: ['shared', 'acmp', 'acpspec', 'http'],
   storage: ['shared', 'acmp', 'acpspec', 'wallet', 'storage'],
   connect: ['shared', 'acmp', 'wallet', 'a2a', 'mcp', 'storage', 'connect'],
-  server: ['shared', 'acmp', 'acpspec', 'wallet', 'a2a', 'mcp', 'http', 'storage', 'demo', 'server'],
+  // The host runs whatever modules it is given; which capabilities `serve` offers is the CLI's choice.
+  server: ['shared', 'acmp', 'acpspec', 'wallet', 'a2a', 'mcp', 'http', 'storage', 'server'],
   // The conformance kit: a black-box client of remote agents over every binding (docs/conformance.md).
   conform: ['shared', 'acmp', 'acpspec', 'a2a', 'mcp', 'http', 'conform'],
   cli: [

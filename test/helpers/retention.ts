@@ -3,7 +3,7 @@ import { SDK_STORE_TABLES } from '../../src/a2a/sdk-stores.js';
 import type { TaskOutcome } from '../../src/acmp/task-store.js';
 import { migrateAll } from '../../src/server/host-migrations.js';
 import { resolveHostConfig } from '../../src/server/config.js';
-import { storageModules } from '../../src/server/modules.js';
+import { storageModules } from '../../src/cli/host-modules.js';
 import { KyselyAcmpTaskStore } from '../../src/storage/acmp-task-store-kysely.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { KyselyReservationStore } from '../../src/storage/escrow-reservations.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';
-import { DEFAULT_ACP_PRODUCER } from '../../src/server/modules.js';
+import { DEFAULT_ACP_PRODUCER } from '../../src/cli/host-modules.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { cleanup, startTestHost } from '../helpers/host.js';

@@ -4,7 +4,7 @@ import { A2AService } from '@a2a-js/sdk/server/grpc';
 import { A2A_PATHS } from '../../src/a2a/agent-card.js';
 import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
 import { resolveHostConfig } from '../../src/server/config.js';
-import { selectModules } from '../../src/server/modules.js';
+import { selectModules } from '../../src/cli/host-modules.js';
 import { acmpMessage, invokeRoot, rpc, V1 } from '../acmp/helpers.js';
 import { shared } from '../helpers/cleanup.js';
 import { cleanup, startTestHost } from '../helpers/host.js';

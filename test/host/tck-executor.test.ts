@@ -5,7 +5,7 @@ import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { encodeTextPart, encodeUserMessage } from '../../src/a2a/part-codec.js';
 import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
 import { resolveHostConfig } from '../../src/server/config.js';
-import { selectModules } from '../../src/server/modules.js';
+import { selectModules } from '../../src/cli/host-modules.js';
 import { shared } from '../helpers/cleanup.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { modulesFromFlags } from '../../src/cli/serve-modules.js';
 import { resolveHostConfig } from '../../src/server/config.js';
-import { defaultModules } from '../../src/server/modules.js';
+import { defaultModules } from '../../src/cli/host-modules.js';
 import { tckModule } from '../../src/server/modules/tck.js';
 import { scenarioFor, TCK_PREFIXES } from '../../src/a2a/tck/scenarios.js';
 import { cleanup, startTestHost, tempDir } from '../helpers/host.js';

@@ -11,7 +11,7 @@ import {
 } from '../../acpspec/envelope.js';
 import { ACP_EVENT_TYPES } from '../../acpspec/constants.js';
 import { createAcpHttpClient } from '../../http/acp-client.js';
-import { DEFAULT_ACP_PRODUCER } from '../../server/modules.js';
+import { DEFAULT_ACP_PRODUCER } from '../host-modules.js';
 import { canonicalJson } from '../../shared/jcs.js';
 import { expectThat } from './expect.js';
 import type { DemoScenario } from './scenarios.js';

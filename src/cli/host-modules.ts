@@ -2,12 +2,12 @@ import type { ProviderEscrowOptions } from '../a2a/escrow/provider-escrow.js';
 import { demoCapabilities } from '../demo/capabilities.js';
 import type { EscrowSettings } from '../acmp/escrow/constants.js';
 import { acmpEscrowMigrations } from '../storage/escrow-reservations.js';
-import type { HostConfig } from './config.js';
-import type { HostModule } from './module.js';
-import { acmpModule } from './modules/acmp.js';
-import { acpModule } from './modules/acpspec.js';
-import { escrowModule } from './modules/escrow.js';
-import { tckModule } from './modules/tck.js';
+import type { HostConfig } from '../server/config.js';
+import type { HostModule } from '../server/module.js';
+import { acmpModule } from '../server/modules/acmp.js';
+import { acpModule } from '../server/modules/acpspec.js';
+import { escrowModule } from '../server/modules/escrow.js';
+import { tckModule } from '../server/modules/tck.js';
 
 /** The agent id the default host writes on its ACPspec snapshots. */
 export const DEFAULT_ACP_PRODUCER = { agent_id: 'agent:a2a-commerce-dealer', role: 'dealer_agent' } as const;
