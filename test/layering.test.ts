@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breachesOf, treeBreaches, tsFiles } from './helpers/layering.js';
+import { breachesOf, folderCycles, treeBreaches, tsFiles } from './helpers/layering.js';
 
 /*
  * Layering (STYLE.md "Layout", docs/house-rules.md "Tests"), checked by test/helpers/layering.ts:
@@ -18,6 +18,20 @@ const ROOT = new URL('..', import.meta.url).pathname;
 describe('layering (STYLE.md "Layout")', () => {
   it('holds for production code, co-located tests and test/ files', () => {
     expect(treeBreaches(ROOT)).toEqual([]);
+  });
+
+  it('has no folders importing each other beyond the known parent/child pairs', () => {
+    // Each is a parent folder's shared module used by a child it also imports; they go with the
+    // sub-layer layout (docs/architecture.md). Sibling folders — bindings, protocols — never form one.
+    const known = [
+      'src/a2a <-> src/a2a/lean',
+      'src/acmp <-> src/acmp/identity',
+      'src/acmp <-> src/acmp/negotiation',
+      'src/cli <-> src/cli/demo',
+      'src/conform <-> src/conform/acmp',
+      'src/conform <-> src/conform/acpspec',
+    ];
+    expect(folderCycles(ROOT).filter((c) => !known.includes(c))).toEqual([]);
   });
 
   it('scans a non-trivial tree', () => {

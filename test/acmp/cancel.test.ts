@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { taskStateName } from '../../src/a2a/part-codec.js';
-import { acmpRootOf } from '../../src/a2a/acmp/codec.js';
+import { acmpRootOf } from '../../src/a2a/acmp-part.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { cleanup } from '../helpers/host.js';
 import { A2A_TRANSPORTS, clientTransport, type A2ATransport } from '../helpers/transports.js';

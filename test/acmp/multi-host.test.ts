@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { isCompleted, taskStateName } from '../../src/a2a/part-codec.js';
-import { acmpRootOf } from '../../src/a2a/acmp/codec.js';
+import { acmpRootOf } from '../../src/a2a/acmp-part.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { cleanup, startTestHost } from '../helpers/host.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import { acmpRootOf } from '../../src/a2a/acmp/codec.js';
+import { acmpRootOf } from '../../src/a2a/acmp-part.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { taskStateName } from '../../src/a2a/part-codec.js';
 import { cleanup } from '../helpers/host.js';

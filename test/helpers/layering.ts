@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
  * The layering rules (STYLE.md "Layout", docs/house-rules.md "Tests"), as a function of a file's path
@@ -160,4 +160,27 @@ export function treeBreaches(root: string): string[] {
   return [...tsFiles(root, 'src'), ...tsFiles(root, 'test')].flatMap((path) =>
     breachesOf(path, readFileSync(join(root, path), 'utf8')),
   );
+}
+
+/**
+ * The pairs of src/ folders that import each other (production code only), as `a <-> b`, sorted: a folder
+ * of a layer is a sub-layer, and two sub-layers leaning on each other are one.
+ */
+export function folderCycles(root: string): string[] {
+  const edges = new Set<string>();
+  for (const path of tsFiles(root, 'src')) {
+    if (path.endsWith('.test.ts')) continue;
+    const from = dirname(path);
+    for (const spec of imports(readFileSync(join(root, path), 'utf8'))) {
+      if (!spec.startsWith('.')) continue;
+      const to = dirname(target(path, spec));
+      if (to !== from && to.startsWith('src/')) edges.add(`${from} -> ${to}`);
+    }
+  }
+  const cycles = new Set<string>();
+  for (const edge of edges) {
+    const [a = '', b = ''] = edge.split(' -> ');
+    if (edges.has(`${b} -> ${a}`)) cycles.add([a, b].sort().join(' <-> '));
+  }
+  return [...cycles].sort();
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { acmpRootOf } from '../../src/a2a/acmp/codec.js';
+import { acmpRootOf } from '../../src/a2a/acmp-part.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { Role } from '@a2a-js/sdk';
 import { tickerCapability } from '../acmp/helpers.js';

@@ -15,7 +15,7 @@ import type { AcmpBuyerTransport } from '../../acmp/buyer.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { encodeUserMessage } from '../part-codec.js';
 import type { InvokeLink } from './buyer-negotiation.js';
-import { acmpPart, acmpRootOf } from './codec.js';
+import { acmpPart, acmpRootOf } from '../acmp-part.js';
 
 const EXTENSIONS = { 'A2A-Extensions': ACMP_EXTENSION_URI };
 

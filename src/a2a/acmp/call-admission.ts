@@ -20,9 +20,10 @@ import { ID_LIMITS, quoteId } from '../../shared/id-rules.js';
 import type { IdSource } from '../../shared/ids.js';
 import { TRACE_ATTR, failActiveSpan } from '../../shared/tracing.js';
 import type { BindingCall } from '../binding.js';
-import { acmpAgentMessage, readAcmpMessage } from './codec.js';
+import { acmpAgentMessage, readAcmpMessage } from '../acmp-part.js';
 import type { AcmpSessionBinding } from './negotiation-session.js';
-import { encodeRequest, scopeOf, taskView } from './task-view.js';
+import { encodeRequest } from '../acmp-part.js';
+import { scopeOf, taskView } from './task-view.js';
 
 /**
  * The longest task id this host accepts (docs/acmp-a2a-binding.md §4): the host's id limit

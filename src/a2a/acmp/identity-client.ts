@@ -7,7 +7,7 @@ import {
 } from '../../acmp/identity/prove-identity.js';
 import type { IdSource } from '../../shared/ids.js';
 import { decodeMessage, encodeUserMessage } from '../part-codec.js';
-import { acmpPart } from './codec.js';
+import { acmpPart } from '../acmp-part.js';
 import { readReply } from './negotiation-client.js';
 import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
 

@@ -17,7 +17,7 @@ import { systemIds, type IdSource } from '../../shared/ids.js';
 import { isJsonObject } from '../../shared/json.js';
 import type { z } from 'zod';
 import { encodeUserMessage } from '../part-codec.js';
-import { acmpPart } from './codec.js';
+import { acmpPart } from '../acmp-part.js';
 import { decodeMessage } from '../part-codec.js';
 
 /** An accepted offer, as the buyer holds it: what the invoke must carry to run under it. */

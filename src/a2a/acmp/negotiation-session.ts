@@ -15,9 +15,10 @@ import type { IdSource } from '../../shared/ids.js';
 import type { BindingCall } from '../binding.js';
 import { withHistoryLength } from '../part-codec.js';
 import type { TaskViewPage, TaskViewSource } from '../task-views.js';
-import { acmpAgentMessage } from './codec.js';
+import { acmpAgentMessage } from '../acmp-part.js';
 import { phasesOf, sessionTaskView } from './session-view.js';
-import { encodeRequest, scopeOf } from './task-view.js';
+import { encodeRequest } from '../acmp-part.js';
+import { scopeOf } from './task-view.js';
 
 /** Options of {@link AcmpSessionBinding}. */
 export interface SessionBindingOptions {

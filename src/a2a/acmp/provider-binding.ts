@@ -13,7 +13,7 @@ import type { A2ABinding, BindingCall } from '../binding.js';
 import { withHistoryLength } from '../part-codec.js';
 import type { TaskViewPage, TaskViewSource } from '../task-views.js';
 import { CallAdmission, type KnownInvoke } from './call-admission.js';
-import { acmpAgentMessage, isAcmpPart } from './codec.js';
+import { acmpAgentMessage, isAcmpPart } from '../acmp-part.js';
 import type { AcmpSessionBinding } from './negotiation-session.js';
 import {
   finishedView,

@@ -20,7 +20,7 @@ import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { isJsonObject } from '../../shared/json.js';
 import { decodeMessage, encodeUserMessage } from '../part-codec.js';
-import { acmpPart } from './codec.js';
+import { acmpPart } from '../acmp-part.js';
 import {
   checkOffer,
   readReply,

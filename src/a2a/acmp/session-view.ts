@@ -7,8 +7,8 @@ import {
   type SessionPhase,
   type SessionReply,
 } from '../../acmp/negotiation/session.js';
-import { acmpAgentMessage } from './codec.js';
-import { decodeRequest } from './task-view.js';
+import { acmpAgentMessage } from '../acmp-part.js';
+import { decodeRequest } from '../acmp-part.js';
 
 /** The A2A state of a session phase (design §4.4): the offer waits for the buyer in INPUT_REQUIRED. */
 function sessionState(phase: SessionPhase): TaskState {

@@ -19,29 +19,11 @@ import type {
 import { callerIdentity } from '../caller.js';
 import type { TaskViewPage } from '../task-views.js';
 import { encodeUserMessage } from '../part-codec.js';
-import { acmpAgentMessage, acmpPart, acmpRootOf } from './codec.js';
+import { acmpAgentMessage, acmpPart, acmpRootOf, decodeRequest } from '../acmp-part.js';
 
 /** The caller scope of a call: the tenant and the caller's identity (the SDK stores' owner rule). */
 export function scopeOf(context: ServerCallContext): TaskScope {
   return { tenant: context.tenant ?? '', agent: callerIdentity(context) };
-}
-
-/** The stored form of the invoke message: its ProtoJSON text. */
-export function encodeRequest(message: Message): string {
-  return JSON.stringify(Message.toJSON(message));
-}
-
-/** The A2A message stored as a request; `undefined` when there is none or the text is not one. */
-export function decodeRequest(text: string): Message | undefined {
-  if (text === '') return undefined;
-  try {
-    const json: unknown = JSON.parse(text);
-    // fromJSON fills in defaults for any object: only a message with an id is one (A2A §4.1.4).
-    const id = (json as { messageId?: unknown } | null)?.messageId;
-    return typeof id === 'string' && id !== '' ? Message.fromJSON(json) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

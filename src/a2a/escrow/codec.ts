@@ -4,7 +4,7 @@ import { ACMP_CODE, AcmpError, type AcmpErrorObjectShape } from '../../acmp/erro
 import { ESCROW_PROFILE_URI, isEscrowMethod, type EscrowMethod } from '../../acmp/escrow/constants.js';
 import { encodeStatus, type EscrowRecord } from '../../acmp/escrow/record.js';
 import { isJsonObject, type JsonValue } from '../../shared/json.js';
-import { acmpAgentMessage } from '../acmp/codec.js';
+import { acmpAgentMessage } from '../acmp-part.js';
 import { partMediaType, type InboundMessage } from '../part-codec.js';
 
 /** True for a message whose data part carries a Layer 4 request (the escrow binding's messages). */

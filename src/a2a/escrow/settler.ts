@@ -7,8 +7,8 @@ import type { AcmpTaskRecord } from '../../acmp/task-store.js';
 import { timerClockOf, type Clock, type TimerClock, type TimerHandle } from '../../shared/clock.js';
 import type { JsonValue } from '../../shared/json.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
-import { acmpRootOf } from '../acmp/codec.js';
-import { decodeRequest } from '../acmp/task-view.js';
+import { acmpRootOf } from '../acmp-part.js';
+import { decodeRequest } from '../acmp-part.js';
 import type { EscrowClient } from './client.js';
 
 /** Options of {@link EscrowSettler}. */

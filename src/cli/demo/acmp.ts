@@ -1,5 +1,5 @@
 import { a2aTaskIds, createA2AAcmpTransport, createAcmpBuyer, type AcmpBuyer } from '../../a2a/acmp/buyer.js';
-import { acmpRootOf } from '../../a2a/acmp/codec.js';
+import { acmpRootOf } from '../../a2a/acmp-part.js';
 import { createA2AClient } from '../../a2a/client.js';
 import { taskStateName } from '../../a2a/part-codec.js';
 import { ACMP_CODE, isAcmpError } from '../../acmp/errors.js';

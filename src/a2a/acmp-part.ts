@@ -1,8 +1,8 @@
-import type { Message, Part } from '@a2a-js/sdk';
-import { ACMP_MEDIA_TYPE } from '../../acmp/constants.js';
-import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
-import { parseAcmpRoot, type AcmpRoot } from '../../acmp/messages.js';
-import { isJsonObject } from '../../shared/json.js';
+import { Message, type Part } from '@a2a-js/sdk';
+import { ACMP_MEDIA_TYPE } from '../acmp/constants.js';
+import { AcmpError, ACMP_CODE } from '../acmp/errors.js';
+import { parseAcmpRoot, type AcmpRoot } from '../acmp/messages.js';
+import { isJsonObject } from '../shared/json.js';
 import {
   decodeMessage,
   encodeAgentMessage,
@@ -10,7 +10,7 @@ import {
   partMediaType,
   type InboundMessage,
   type InboundPart,
-} from '../part-codec.js';
+} from './part-codec.js';
 
 const ROOT_KEYS = ['acmp_method', 'acmp_result', 'acmp_error'];
 
@@ -69,4 +69,22 @@ export function acmpRootOf(message: Message | undefined): AcmpRoot | undefined {
   if (decoded.parts.length !== 1 || part === undefined || !isAcmpPart(part) || part.kind !== 'data')
     return undefined;
   return parseAcmpRoot(part.data);
+}
+
+/** The stored form of the invoke message: its ProtoJSON text. */
+export function encodeRequest(message: Message): string {
+  return JSON.stringify(Message.toJSON(message));
+}
+
+/** The A2A message stored as a request; `undefined` when there is none or the text is not one. */
+export function decodeRequest(text: string): Message | undefined {
+  if (text === '') return undefined;
+  try {
+    const json: unknown = JSON.parse(text);
+    // fromJSON fills in defaults for any object: only a message with an id is one (A2A §4.1.4).
+    const id = (json as { messageId?: unknown } | null)?.messageId;
+    return typeof id === 'string' && id !== '' ? Message.fromJSON(json) : undefined;
+  } catch {
+    return undefined;
+  }
 }
