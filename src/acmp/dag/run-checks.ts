@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DagPlan } from './dag-check.js';
+import type { DagBinding } from './dag-model.js';
 import { dagProblem, type DagProblem } from './dag-errors.js';
 
 /** What a run needs beyond a valid DAG: its budget and where tasks without a `provider` are bought. */
@@ -55,11 +56,23 @@ export function checkRunTerms(plan: DagPlan, terms: RunTerms): DagProblem[] {
   return problems;
 }
 
-/** The agent URL a task is bought from. */
-export function providerOf(plan: DagPlan, taskId: string, defaultProvider: string | undefined): string {
-  const url = plan.tasks.get(taskId)?.provider ?? defaultProvider;
+/** Where a task is bought: the agent URL and, when the task names one, the binding. */
+export interface ProviderRoute {
+  readonly url: string;
+  readonly binding?: DagBinding;
+}
+
+/** The route of a task: its `provider` (else the default) and its `binding`. */
+export function routeOf(plan: DagPlan, taskId: string, defaultProvider: string | undefined): ProviderRoute {
+  const task = plan.tasks.get(taskId);
+  const url = task?.provider ?? defaultProvider;
   if (url === undefined) throw new RangeError(`task ${taskId} has no provider`);
-  return url;
+  return task?.binding !== undefined ? { url, binding: task.binding } : { url };
+}
+
+/** One connection per route: the same URL over two bindings is two providers to the runner. */
+export function routeKey(route: ProviderRoute): string {
+  return `${route.binding ?? '*'} ${route.url}`;
 }
 
 /**
