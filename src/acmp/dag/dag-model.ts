@@ -56,6 +56,14 @@ export const DagTaskSchema = z.looseObject({
   metadata: z.record(z.string(), z.json()).optional(),
   timeout_ms: z.int().positive().optional(),
   stream: z.boolean().optional(),
+  // §5 step 2: `input_stream: true` is the orchestrator's to set on a downstream it forwards chunks to;
+  // this one never forwards (docs/acmp-dag.md "Streaming"), so a plan asking for it is refused before
+  // money is spent (the buyer would refuse the node's invoke locally, -33007, after its upstream ran).
+  input_stream: z
+    .literal(false, {
+      error: 'input_stream: true is refused: this runner sends no acmp/inputChunk (Layer 2 §5 fallback)',
+    })
+    .optional(),
   proof_method: z.string().min(1).optional(),
   escrow_id: z.string().min(1).optional(),
   offer_id: z.string().min(1).optional(),
