@@ -154,7 +154,7 @@ export class DagRunner {
   private async connectProviders(): Promise<void> {
     for (const [id, node] of this.nodes) {
       if (isTerminal(node.state)) continue;
-      const route = routeOf(this.plan, id, this.options.terms.defaultProvider);
+      const route = routeOf(this.plan, id, this.options.terms);
       const key = routeKey(route);
       if (this.providers.has(key)) continue;
       const { url, binding } = route;
@@ -186,7 +186,7 @@ export class DagRunner {
   }
 
   private routeKeyOf(nodeId: string): string {
-    return routeKey(routeOf(this.plan, nodeId, this.options.terms.defaultProvider));
+    return routeKey(routeOf(this.plan, nodeId, this.options.terms));
   }
 
   private providerFor(nodeId: string): DagProvider {

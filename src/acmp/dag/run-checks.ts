@@ -9,6 +9,8 @@ export interface RunTerms {
   readonly budgetCu?: number | undefined;
   /** The agent URL of every task that names no `provider`. */
   readonly defaultProvider?: string | undefined;
+  /** The binding of every task that names no `binding` (docs/acmp-dag.md "The DAG file"). */
+  readonly defaultBinding?: DagBinding | undefined;
 }
 
 /**
@@ -62,12 +64,13 @@ export interface ProviderRoute {
   readonly binding?: DagBinding;
 }
 
-/** The route of a task: its `provider` (else the default) and its `binding`. */
-export function routeOf(plan: DagPlan, taskId: string, defaultProvider: string | undefined): ProviderRoute {
+/** The route of a task: its `provider` and `binding`, else the run's defaults. */
+export function routeOf(plan: DagPlan, taskId: string, terms: RunTerms): ProviderRoute {
   const task = plan.tasks.get(taskId);
-  const url = task?.provider ?? defaultProvider;
+  const url = task?.provider ?? terms.defaultProvider;
   if (url === undefined) throw new RangeError(`task ${taskId} has no provider`);
-  return task?.binding !== undefined ? { url, binding: task.binding } : { url };
+  const binding = task?.binding ?? terms.defaultBinding;
+  return binding !== undefined ? { url, binding } : { url };
 }
 
 /** One connection per route: the same URL over two bindings is two providers to the runner. */
