@@ -6,7 +6,8 @@ import type { DagRunResult } from '../acmp/dag/dag-events.js';
 import type { DagRunStore } from '../acmp/dag/dag-ports.js';
 import { DagRunner, type FailurePolicy } from '../acmp/dag/dag-runner.js';
 import { MemoryDagRunStore } from '../acmp/dag/memory-run-store.js';
-import { checkRunTerms } from '../acmp/dag/run-checks.js';
+import { DAG_BINDINGS, type DagBinding } from '../acmp/dag/dag-model.js';
+import { checkRunTerms, type RunTerms } from '../acmp/dag/run-checks.js';
 import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
 import { ConnectDagBuyerPort } from '../connect/dag-buyer.js';
 import { openDatabase } from '../storage/database.js';
@@ -18,14 +19,16 @@ import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
 import { walletFromFlags } from './wallet.js';
 
-export const DAG_USAGE = `  a2a-commerce acmp dag validate <dag.json> [--budget <cu>] [--provider <agent-url>] [--json]
+export const DAG_USAGE = `  a2a-commerce acmp dag validate <dag.json> [--budget <cu>] [--provider <agent-url>] [--binding <b>] [--json]
   a2a-commerce acmp dag run <dag.json> [--run-id <id>] [--db <url>] [--max-parallel <n>]
-      [--policy fail-fast|best-effort] [--budget <cu>] [--deadline <ms>] [--provider <agent-url>] [--json]
-      [--token <t>] [--data-dir <dir> | --ca <pem>] [--wallet-limits <file>]
+      [--policy fail-fast|best-effort] [--budget <cu>] [--deadline <ms>] [--provider <agent-url>]
+      [--binding JSONRPC|HTTP+JSON|GRPC|MCP] [--json] [--token <t>] [--data-dir <dir> | --ca <pem>]
+      [--wallet-limits <file>]
 
 dag           runs a Layer 2 task DAG across providers (docs/acmp-dag.md): validate refuses a bad DAG
               with the exact reason; run buys each node where its "provider" (or --provider) points, as
-              soon as its inputs are ready, within --budget; --db makes the run resumable by --run-id;
+              soon as its inputs are ready, within --budget, over its "binding" (or --binding; default:
+              the card's first interface, else MCP); --db makes the run resumable by --run-id;
               Ctrl-C cancels the run (no new node starts, nodes in flight get acmp/cancel).`;
 
 const OPTIONS = {
@@ -36,6 +39,7 @@ const OPTIONS = {
   budget: { type: 'string' },
   deadline: { type: 'string' },
   provider: { type: 'string' },
+  binding: { type: 'string' },
   json: { type: 'boolean' },
   token: { type: 'string' },
   'data-dir': { type: 'string' },
@@ -78,14 +82,22 @@ function readDocument(file: string): unknown {
   }
 }
 
-function terms(values: Values): { budgetCu?: number; defaultProvider?: string } {
+function terms(values: Values): RunTerms {
   const budget = values.budget === undefined ? undefined : Number(values.budget);
   if (budget !== undefined && (!Number.isFinite(budget) || budget < 0))
     throw new UsageError('--budget must be a non-negative number of CU');
+  const binding = values.binding;
+  if (binding !== undefined && !isDagBinding(binding))
+    throw new UsageError(`--binding must be one of ${DAG_BINDINGS.join(', ')}`);
   return {
     ...(budget !== undefined ? { budgetCu: budget } : {}),
     ...(values.provider !== undefined ? { defaultProvider: values.provider } : {}),
+    ...(binding !== undefined ? { defaultBinding: binding } : {}),
   };
+}
+
+function isDagBinding(value: string): value is DagBinding {
+  return (DAG_BINDINGS as readonly string[]).includes(value);
 }
 
 /** Prints a refusal: one line per problem, with its code and where it is. */

@@ -91,6 +91,10 @@ export function agentEndpoints(agentUrl: string, mcpUrl?: string): { base: strin
 async function overA2A(options: PickAcmpBuyerOptions): Promise<PickedAcmpBuyer> {
   const card = options.card ?? (await agentCard(agentEndpoints(options.agentUrl).base, options));
   offeredOn(card);
+  if (options.transport && !card.supportedInterfaces.some((i) => i.protocolBinding === options.transport))
+    throw new AcmpError(ACMP_CODE.featureUnsupported, {
+      detail: `the agent card lists no ${options.transport} interface`,
+    });
   const buyer = await createA2AAcmpBuyer({ ...options, card });
   const transport = createA2AAcmpTransport(await createA2AClient(card, options), options.ids ?? a2aTaskIds);
   return new A2APickedBuyer(card, buyer, transport);

@@ -4,9 +4,18 @@ import { PayloadSchema, type Payload } from '../messages.js';
 /*
  * Zod schemas written from ACMP Layer 2 §1 (Task object), §1.1 (literal input vs. input reference), §3
  * (DAG schema, edge schema, input references). Objects are loose like the Layer 1 schemas: unknown task
- * fields pass through to the provider unchanged. Two buyer-side fields are ours (docs/acmp-dag.md): a
- * task's `provider` (the agent URL it is bought from, never sent) and the DAG's `budget_cu`.
+ * fields pass through to the provider unchanged. Buyer-side fields are ours (docs/acmp-dag.md): a task's
+ * `provider` (the agent URL it is bought from) and `binding` (how it is reached), never sent, and the
+ * DAG's `budget_cu`.
  */
+
+/**
+ * How a task's provider is reached: an A2A transport, spelled as the agent card's `protocolBinding`
+ * (A2A v1.0: `JSONRPC`, `HTTP+JSON`, `GRPC`), or `MCP` (the provider's MCP endpoint). Omitted: the
+ * card's preferred transport, else MCP (as `acmp invoke` picks; docs/acmp-dag.md "The DAG file").
+ */
+export const DAG_BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC', 'MCP'] as const;
+export type DagBinding = (typeof DAG_BINDINGS)[number];
 
 /**
  * An input reference (Layer 2 §3 "Input References"): exactly one of `from_task` / `from_tasks` ("mutually
@@ -35,7 +44,7 @@ const DagInputSchema = z.union([
 ]);
 export type DagInput = InputReference | Payload;
 
-/** A Task object inside a DAG (Layer 2 §1 "Task Schema"), plus the buyer-side `provider`. */
+/** A Task object inside a DAG (Layer 2 §1 "Task Schema"), plus the buyer-side `provider` and `binding`. */
 export const DagTaskSchema = z.looseObject({
   task_id: z.string().min(1).max(128),
   capability: z.string().min(1),
@@ -47,10 +56,19 @@ export const DagTaskSchema = z.looseObject({
   metadata: z.record(z.string(), z.json()).optional(),
   timeout_ms: z.int().positive().optional(),
   stream: z.boolean().optional(),
+  // §5 step 2: `input_stream: true` is the orchestrator's to set on a downstream it forwards chunks to;
+  // this one never forwards (docs/acmp-dag.md "Streaming"), so a plan asking for it is refused before
+  // money is spent (the buyer would refuse the node's invoke locally, -33007, after its upstream ran).
+  input_stream: z
+    .literal(false, {
+      error: 'input_stream: true is refused: this runner sends no acmp/inputChunk (Layer 2 §5 fallback)',
+    })
+    .optional(),
   proof_method: z.string().min(1).optional(),
   escrow_id: z.string().min(1).optional(),
   offer_id: z.string().min(1).optional(),
   provider: z.url({ protocol: /^https?$/ }).optional(),
+  binding: z.enum(DAG_BINDINGS).optional(),
 });
 export type DagTask = z.infer<typeof DagTaskSchema>;
 

@@ -1,5 +1,6 @@
 import type { BuyerEvent, InvokeInput } from '../buyer.js';
 import type { CapabilityObject, InvokeParams, Payload } from '../messages.js';
+import type { DagBinding } from './dag-model.js';
 
 /** A provider the runner buys nodes from: what it advertised and a call that yields its events. */
 export interface DagProvider {
@@ -14,8 +15,13 @@ export interface DagProvider {
 
 /** How the runner reaches providers (implemented over the real bindings in src/connect/dag-buyer.ts). */
 export interface DagBuyerPort {
-  /** The provider at an agent URL, connected once per run. @throws the binding's connection errors. */
-  provider(agentUrl: string, options?: { signal?: AbortSignal }): Promise<DagProvider>;
+  /**
+   * The provider at an agent URL over `binding` (the task's, docs/acmp-dag.md; omitted: the port's pick),
+   * connected once per run and binding.
+   * @throws AcmpError -33007 when the provider does not offer ACMP on that binding; the binding's
+   *   connection errors.
+   */
+  provider(agentUrl: string, options?: { signal?: AbortSignal; binding?: DagBinding }): Promise<DagProvider>;
   close(): Promise<void>;
 }
 

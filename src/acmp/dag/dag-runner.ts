@@ -14,7 +14,7 @@ import type {
 } from './dag-ports.js';
 import { executeNode, nodeError, nodeParams } from './node-call.js';
 import { resolveInput } from './resolve-input.js';
-import { checkRunTerms, nodeTaskId, providerOf, type RunTerms } from './run-checks.js';
+import { checkRunTerms, nodeTaskId, routeKey, routeOf, type RunTerms } from './run-checks.js';
 import { planStreaming, type StreamPlan } from './stream-plan.js';
 import { reportOf } from './run-report.js';
 
@@ -88,8 +88,7 @@ export class DagRunner {
     await this.connectProviders();
     this.streams = planStreaming(
       this.plan,
-      (id) =>
-        this.providers.get(providerOf(this.plan, id, this.options.terms.defaultProvider))?.capabilityObject,
+      (id) => this.providers.get(this.routeKeyOf(id))?.capabilityObject,
     );
     for (const f of this.streams.fallbacks) this.emit({ kind: 'fallback', ...f });
     const stop = (): void => this.cancelAll('cancelled by the buyer');
@@ -148,23 +147,33 @@ export class DagRunner {
     return stored;
   }
 
-  /** Connects once per provider URL, before any node is sent; refuses one that does not take invokes. */
+  /**
+   * Connects once per provider URL and binding, before any node is sent; refuses one that does not take
+   * invokes, or does not offer ACMP on the binding the task names.
+   */
   private async connectProviders(): Promise<void> {
     for (const [id, node] of this.nodes) {
       if (isTerminal(node.state)) continue;
-      const url = providerOf(this.plan, id, this.options.terms.defaultProvider);
-      if (this.providers.has(url)) continue;
+      const route = routeOf(this.plan, id, this.options.terms);
+      const key = routeKey(route);
+      if (this.providers.has(key)) continue;
+      const { url, binding } = route;
+      const over = binding === undefined ? '' : ` over ${binding}`;
       const provider = await this.options.port
-        .provider(url, { signal: this.options.signal })
+        .provider(url, { signal: this.options.signal, ...(binding ? { binding } : {}) })
         .catch((error) => {
-          // A provider's coded refusal and an abort pass as they are; a transport failure names who.
-          if (error instanceof AcmpError || error instanceof DagError || this.options.signal?.aborted)
-            throw error;
+          if (this.options.signal?.aborted || error instanceof DagError) throw error;
+          if (error instanceof AcmpError && error.code === ACMP_CODE.featureUnsupported)
+            throw new DagError([
+              dagProblem('providerUnfit', '', `the provider of task "${id}" at ${url} offers no ACMP${over}`),
+            ]);
+          // A provider's coded refusal passes as it is; a transport failure names who.
+          if (error instanceof AcmpError) throw error;
           throw new DagError([
             dagProblem(
               'providerUnreachable',
               '',
-              `the provider of task "${id}" at ${url} could not be reached`,
+              `the provider of task "${id}" at ${url}${over} could not be reached`,
             ),
           ]);
         });
@@ -172,12 +181,16 @@ export class DagRunner {
         throw new DagError([
           dagProblem('providerUnfit', '', `the provider of task "${id}" does not accept acmp/invoke`),
         ]);
-      this.providers.set(url, provider);
+      this.providers.set(key, provider);
     }
   }
 
+  private routeKeyOf(nodeId: string): string {
+    return routeKey(routeOf(this.plan, nodeId, this.options.terms));
+  }
+
   private providerFor(nodeId: string): DagProvider {
-    const provider = this.providers.get(providerOf(this.plan, nodeId, this.options.terms.defaultProvider));
+    const provider = this.providers.get(this.routeKeyOf(nodeId));
     if (!provider) throw new RangeError(`no provider connected for ${nodeId}`);
     return provider;
   }

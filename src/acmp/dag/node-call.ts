@@ -10,7 +10,7 @@ import type { DagProvider, NodeError, NodeOutcome } from './dag-ports.js';
 const DEFAULT_NODE_PROOF = 'result-hash';
 
 /** Task fields that exist only in the buyer's plan and are never sent (docs/acmp-dag.md "The DAG file"). */
-const PLAN_ONLY_FIELDS = ['provider'] as const;
+const PLAN_ONLY_FIELDS = ['provider', 'binding'] as const;
 
 /**
  * The `acmp/invoke` params of a node: the Task as the DAG states it (Layer 2 §1: "Every acmp/invoke

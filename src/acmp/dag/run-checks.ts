@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DagPlan } from './dag-check.js';
+import type { DagBinding } from './dag-model.js';
 import { dagProblem, type DagProblem } from './dag-errors.js';
 
 /** What a run needs beyond a valid DAG: its budget and where tasks without a `provider` are bought. */
@@ -8,6 +9,8 @@ export interface RunTerms {
   readonly budgetCu?: number | undefined;
   /** The agent URL of every task that names no `provider`. */
   readonly defaultProvider?: string | undefined;
+  /** The binding of every task that names no `binding` (docs/acmp-dag.md "The DAG file"). */
+  readonly defaultBinding?: DagBinding | undefined;
 }
 
 /**
@@ -55,11 +58,24 @@ export function checkRunTerms(plan: DagPlan, terms: RunTerms): DagProblem[] {
   return problems;
 }
 
-/** The agent URL a task is bought from. */
-export function providerOf(plan: DagPlan, taskId: string, defaultProvider: string | undefined): string {
-  const url = plan.tasks.get(taskId)?.provider ?? defaultProvider;
+/** Where a task is bought: the agent URL and, when the task names one, the binding. */
+export interface ProviderRoute {
+  readonly url: string;
+  readonly binding?: DagBinding;
+}
+
+/** The route of a task: its `provider` and `binding`, else the run's defaults. */
+export function routeOf(plan: DagPlan, taskId: string, terms: RunTerms): ProviderRoute {
+  const task = plan.tasks.get(taskId);
+  const url = task?.provider ?? terms.defaultProvider;
   if (url === undefined) throw new RangeError(`task ${taskId} has no provider`);
-  return url;
+  const binding = task?.binding ?? terms.defaultBinding;
+  return binding !== undefined ? { url, binding } : { url };
+}
+
+/** One connection per route: the same URL over two bindings is two providers to the runner. */
+export function routeKey(route: ProviderRoute): string {
+  return `${route.binding ?? '*'} ${route.url}`;
 }
 
 /**

@@ -14,7 +14,8 @@ export interface StreamPlan {
  * `output_streaming` (Layer 1 §1: never rely on an unadvertised feature); its chunks then reach the
  * caller in order. Forwarding them as `acmp/inputChunk` needs the downstream provider's
  * `input_streaming` AND a buyer binding that sends input chunks; none of ours does (A2A binding §3.3
- * declines input streaming), so every stream_eligible edge takes the fallback §5 requires: "wait for
+ * declines input streaming, MCP too: docs/acmp-mcp-binding.md §6), so every stream_eligible edge takes
+ * the fallback §5 requires (docs/acmp-dag.md "Streaming", a decision): "wait for
  * the upstream acmp/result, then invoke the downstream with literal input". The reason is reported.
  * A node of a resumed run that already ended has no connected provider (`undefined`): it streams nothing.
  */
