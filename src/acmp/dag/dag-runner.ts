@@ -127,13 +127,22 @@ export class DagRunner {
       runId,
       dagId: this.plan.dag.dag_id,
       dag,
-      terms: JSON.stringify(this.options.terms),
+      terms: canonicalJson(this.options.terms),
       nodes,
     });
     const stored = await store.loadRun(runId);
     if (stored?.dag !== dag)
       throw new DagError([
         dagProblem('runConflict', '', `run "${runId}" exists and executes a different DAG`),
+      ]);
+    // A resumed run spends the same budget over the same routes: other terms are another run.
+    if (canonicalJson(JSON.parse(stored.terms) as unknown) !== canonicalJson(this.options.terms))
+      throw new DagError([
+        dagProblem(
+          'runConflict',
+          '',
+          `run "${runId}" exists with other terms (budget, default provider or binding)`,
+        ),
       ]);
     for (const node of stored.nodes) {
       this.nodes.set(node.nodeId, {
