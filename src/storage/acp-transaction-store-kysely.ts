@@ -101,11 +101,7 @@ export class KyselyTransactionStore implements TransactionStore {
     const statements = new AcpStatements(database.dialect);
     this.statements = statements;
     this.run = runOn(db);
-    const signals = new AcpCommitSignals(database, {
-      ownerOf: async (transactionId) => (await this.head(transactionId))?.owner,
-      logger: options.logger,
-      metrics: options.metrics,
-    });
+    const signals = new AcpCommitSignals(database, { logger: options.logger, metrics: options.metrics });
     this.signals = signals;
     const sqlite = options.sqlite === undefined ? undefined : new SqliteTransactions(db, options.sqlite);
     const metrics = options.metrics ?? NO_METRICS;
