@@ -1,5 +1,4 @@
 import { NO_METRICS, type Metrics } from '../shared/metrics.js';
-import { sleep } from '../shared/async.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { ANONYMOUS_IDENTITY } from '../shared/identity.js';
 import type { IdSource } from '../shared/ids.js';
@@ -25,6 +24,7 @@ import type { TransactionHead, TransactionStore, TransactionSummary } from './tr
 import { heldEventTexts, TransitionCommitter, type Inbound, type ParentMismatch } from './receiver-commit.js';
 import { composeSnapshot, composeStateText, stateBodyOf } from './state-body.js';
 import { parseEnvelope } from './validate.js';
+import { followEvents } from './follow.js';
 import { transactionPage, type TransactionPage } from './transaction-page.js';
 
 /** Options of {@link createAcpReceiver}. */
@@ -89,8 +89,9 @@ export interface AcpReceiver {
     options?: CallerContext & { after?: number; limit?: number },
   ): Promise<{ events: AcpEvent[]; next?: number }>;
   /**
-   * Follows the stream by polling the store, so it sees events written by any process. Ends quietly when
-   * `signal` aborts. @throws `ACP_TRANSACTION_UNKNOWN` on the first step.
+   * Follows the stream: reads the store whenever it reports a commit of the transaction (every host's on
+   * PostgreSQL) and at least every `pollMs` (default 250), so it sees events written by any process. Ends
+   * quietly when `signal` aborts. @throws `ACP_TRANSACTION_UNKNOWN` on the first step.
    */
   follow(
     transactionId: string,
@@ -211,24 +212,8 @@ export class StoreBackedReceiver implements AcpReceiver {
     transactionId: string,
     options: CallerContext & { after?: number; signal: AbortSignal; pollMs?: number },
   ): AsyncGenerator<AcpEvent & { seq: number }> {
-    const { signal } = options;
     await this.requireHead(transactionId, options.caller);
-    let cursor = options.after ?? 0;
-    while (!signal.aborted) {
-      const rows = await this.store.events(transactionId, { after: cursor, limit: MAX_PAGE });
-      for (const row of rows) {
-        if (signal.aborted) return;
-        cursor = row.seq;
-        yield { ...row.event, seq: row.seq };
-      }
-      if (rows.length < MAX_PAGE) {
-        try {
-          await sleep(options.pollMs ?? 250, { signal });
-        } catch {
-          return;
-        }
-      }
-    }
+    yield* followEvents(this.store, transactionId, options);
   }
 
   /**

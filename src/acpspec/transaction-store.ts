@@ -97,6 +97,18 @@ export interface TransactionSummary {
   stateProducedAt: string;
 }
 
+/**
+ * One commit a store made, as followers of transactions hear of it (docs/acpspec-mcp.md "Subscriptions"):
+ * which transaction moved and whose it is, never its content.
+ */
+export interface TransactionCommitted {
+  transactionId: string;
+  /** The transaction's owner (only the owner extends a transaction, so also the sender). */
+  owner: string;
+  /** The head's version after the commit: 1 when the commit created the transaction. */
+  version: number;
+}
+
 /** An event with its position in the stream. */
 export interface SequencedEvent {
   seq: number;
@@ -137,4 +149,11 @@ export interface TransactionStore {
   transactions(owner: string, options: { after: string; limit: number }): Promise<TransactionSummary[]>;
   /** Events with `seq > after`, ascending, at most `limit`. */
   events(transactionId: string, options: { after: number; limit: number }): Promise<SequencedEvent[]>;
+  /**
+   * Calls `listener` after each commit is durable — a replay, which commits nothing, never — until the
+   * returned function is called. A store shared by several hosts reports every host's commits (PostgreSQL:
+   * LISTEN/NOTIFY, once the store is opened); otherwise those of this process. A listener that throws
+   * does not stop the others.
+   */
+  watchCommits(listener: (committed: TransactionCommitted) => void): () => void;
 }

@@ -9,12 +9,15 @@ import type {
   SequencedEvent,
   StoredEnvelope,
   StoredState,
+  TransactionCommitted,
   TransactionHead,
   TransactionStore,
   TransactionSummary,
 } from '../acpspec/transaction-store.js';
 import { LocalError } from '../shared/errors.js';
 import { NO_METRICS, type Metrics } from '../shared/metrics.js';
+import type { Logger } from '../shared/logger.js';
+import { ACP_COMMIT_CHANNEL, AcpCommitSignals, encodeCommitSignal } from './acp-commit-signals.js';
 import { observedCommit } from './observed-commit.js';
 import { writeBatch } from './acp-batch-write.js';
 import { AcpStatements, type EnvelopeIdRow, type HeadRow } from './acp-sql.js';
@@ -41,6 +44,24 @@ export interface KyselyTransactionStoreOptions {
   sqlite?: BetterSqlite3.Database | undefined;
   /** Times each group commit (one observation per batch, docs/operations.md "Metrics"). */
   metrics?: Metrics | undefined;
+  logger?: Logger | undefined;
+}
+
+/**
+ * The NOTIFY of a batch's commits, inside its database transaction (PostgreSQL delivers it on commit, once
+ * the rows are visible, to every host listening; docs/acpspec-mcp.md "Subscriptions").
+ */
+const NOTIFY_COMMITS = `SELECT pg_notify('${ACP_COMMIT_CHANNEL}', p) FROM unnest(CAST($1 AS text[])) AS p`;
+
+/** What a batch committed: one entry per commit that moved its head. */
+function committedOf(
+  batch: readonly IngestCommit[],
+  results: readonly CommitResult[],
+): TransactionCommitted[] {
+  return batch.flatMap((c, i) => {
+    const result = results[i];
+    return result?.ok ? [{ transactionId: c.transactionId, owner: c.owner, version: result.version }] : [];
+  });
 }
 
 /** A runner of the store's statements on a Kysely instance or transaction. */
@@ -70,34 +91,60 @@ export class KyselyTransactionStore implements TransactionStore {
   private readonly statements: AcpStatements;
   private readonly run: RunSql;
   private readonly committer: GroupCommitter<IngestCommit, CommitResult>;
+  private readonly signals: AcpCommitSignals;
 
-  constructor(database: Pick<Database, 'db' | 'dialect'>, options: KyselyTransactionStoreOptions = {}) {
+  constructor(
+    database: Pick<Database, 'db' | 'dialect'> & Partial<Pick<Database, 'url' | 'listens'>>,
+    options: KyselyTransactionStoreOptions = {},
+  ) {
     const { db } = database;
     const statements = new AcpStatements(database.dialect);
     this.statements = statements;
     this.run = runOn(db);
+    const signals = new AcpCommitSignals(database, { logger: options.logger, metrics: options.metrics });
+    this.signals = signals;
     const sqlite = options.sqlite === undefined ? undefined : new SqliteTransactions(db, options.sqlite);
     const metrics = options.metrics ?? NO_METRICS;
     const writeBatchOnce =
       sqlite === undefined
         ? (batch: readonly IngestCommit[]) =>
-            db
-              .transaction()
-              .execute((trx) => writeBatch({ statements, run: runOn(trx), count: countOn(trx) }, batch))
+            db.transaction().execute(async (trx) => {
+              const results = await writeBatch({ statements, run: runOn(trx), count: countOn(trx) }, batch);
+              const payloads = committedOf(batch, results).map(encodeCommitSignal);
+              if (signals.notifies && payloads.length > 0)
+                await trx.executeQuery(CompiledQuery.raw(NOTIFY_COMMITS, [payloads]));
+              return results;
+            })
         : (batch: readonly IngestCommit[]) =>
             sqlite.execute(({ run, count }) => writeBatch({ statements, run, count }, batch));
     // One span and one timing per batch written (docs/operations.md "Tracing", "Metrics"), however many
     // ingests share it.
-    const write = (batch: readonly IngestCommit[]): Promise<CommitResult[]> =>
-      observedCommit(
+    const write = async (batch: readonly IngestCommit[]): Promise<CommitResult[]> => {
+      const results = await observedCommit(
         metrics,
         { operation: 'acp_ingest', dialect: database.dialect, batchSize: batch.length },
         () => writeBatchOnce(batch),
       );
+      for (const committed of committedOf(batch, results)) signals.local(committed);
+      return results;
+    };
     this.committer = new GroupCommitter(write, (commit) => commit.transactionId, {
       maxBatch: options.groupCommit?.maxBatch ?? 32,
       lanes: options.groupCommit?.lanes ?? 1,
     });
+  }
+
+  /** Opens the LISTEN connection of commit signals (PostgreSQL); call before serving. */
+  async open(): Promise<void> {
+    await this.signals.open();
+  }
+
+  async close(): Promise<void> {
+    await this.signals.close();
+  }
+
+  watchCommits(listener: (committed: TransactionCommitted) => void): () => void {
+    return this.signals.watch(listener);
   }
 
   async findEnvelope(envelopeId: string): Promise<StoredEnvelope | undefined> {

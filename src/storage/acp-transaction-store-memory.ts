@@ -7,9 +7,11 @@ import type {
   StoredEnvelope,
   StoredState,
   TransactionHead,
+  TransactionCommitted,
   TransactionStore,
   TransactionSummary,
 } from '../acpspec/transaction-store.js';
+import { IngestFeed } from '../acpspec/ingest-feed.js';
 import { LocalError } from '../shared/errors.js';
 
 /**
@@ -25,6 +27,7 @@ export class MemoryTransactionStore implements TransactionStore {
   private readonly known = new Map<string, Set<string>>();
   /** State snapshot id → transaction; with `envelopes`, every envelope id in the store (unique; issue 9). */
   private readonly stateIds = new Map<string, string>();
+  private readonly feed = new IngestFeed();
 
   findEnvelope(envelopeId: string): Promise<StoredEnvelope | undefined> {
     return Promise.resolve(this.envelopes.get(envelopeId));
@@ -103,7 +106,12 @@ export class MemoryTransactionStore implements TransactionStore {
       eventCount: stream.length,
       owner: head?.owner ?? commit.owner,
     });
+    this.feed.publish({ transactionId, owner: head?.owner ?? commit.owner, version });
     return Promise.resolve({ ok: true, version });
+  }
+
+  watchCommits(listener: (committed: TransactionCommitted) => void): () => void {
+    return this.feed.subscribe(listener);
   }
 
   transactions(owner: string, options: { after: string; limit: number }): Promise<TransactionSummary[]> {

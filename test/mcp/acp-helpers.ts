@@ -33,12 +33,14 @@ export interface AcpMcpHost {
 export async function acpMcpHost(
   flags: HostFlags = { 'tls-self-signed': true },
   only?: 'acpspec',
+  options: { migrate?: boolean } = {},
 ): Promise<AcpMcpHost> {
   const acmp = only === 'acpspec' ? [] : [acmpModule({ capabilities: demoCapabilities({ stepMs: 5 }) })];
   const host = await startTestHost({
     flags: { 'no-tls': false, token: [`alice=${ALICE}`, `bob=${BOB}`], ...flags },
     dataDir: tempDir('a2ac-acp-mcp-'),
     modules: [...acmp, acpModule({ producer: { ...RECEIVER } })],
+    ...(options.migrate ? { migrate: true } : {}),
   });
   const caCert = host.tls?.cert;
   return {

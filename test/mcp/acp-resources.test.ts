@@ -49,6 +49,7 @@ describe('the ACPspec MCP extension (seed 001 "Declaring Support")', () => {
       expect(caps?.prompts).toBeDefined();
       // A stateless 2025-era HTTP exchange could never deliver an update: subscriptions are offered on 2026-07-28.
       expect(caps?.resources?.subscribe).toBe(era === 'modern');
+      expect(caps?.resources?.listChanged).toBe(era === 'modern');
       const schema = await fetchTrusting(host().caCert)(String(params?.schema_url));
       expect(await schema.text()).toBe(ACP_SCHEMA_TEXT);
     },
@@ -154,5 +155,46 @@ describe('subscriptions (2026-07-28 subscriptions/listen)', () => {
     // One stream delivers in order: once bob's own update is there, alice's would have come before it.
     await updated(bob, bobsUri, 1);
     expect(bob.notifications.filter((x) => x.params.uri === alicesUri)).toEqual([]);
+  });
+
+  it('does not notify again for an idempotent replay (nothing was committed)', async () => {
+    const a = fresh('tx-replay');
+    const b = fresh('tx-replay-other');
+    await sendHttps(host(), a);
+    await sendHttps(host(), b);
+    const [uriA, uriB] = [a, b].map((s) => ACP_MCP_URIS.transaction(s.transaction_id)) as [string, string];
+    const rec = await mcpClient(host(), 'modern');
+    await rec.client.listen({ resourceSubscriptions: [uriA, uriB] });
+    const once = delta(a, [eventOp('ev-once')], { envelope_id: envelopeIdFor(++n) });
+    const ack = await sendHttps(host(), once);
+    expect(await sendHttps(host(), once)).toEqual(ack);
+    await sendHttps(host(), delta(b, [eventOp('ev-other')], { envelope_id: envelopeIdFor(++n) }));
+    // One stream delivers in order: a replay's update would have come before b's.
+    await updated(rec, uriB, 1);
+    expect(rec.notifications.filter((x) => x.params.uri === uriA)).toHaveLength(1);
+  });
+});
+
+describe('resources.listChanged (2026-07-28 subscriptions/listen)', () => {
+  const listChanges = (rec: { notifications: { method: string }[] }): number =>
+    rec.notifications.filter((x) => x.method === 'notifications/resources/list_changed').length;
+
+  it('tells the creator’s streams, and no other caller’s, when a snapshot creates a transaction', async () => {
+    const s = fresh('tx-list');
+    const uri = ACP_MCP_URIS.transaction(s.transaction_id);
+    const alice = await mcpClient(host(), 'modern');
+    await alice.client.listen({ resourcesListChanged: true, resourceSubscriptions: [uri] });
+    const bob = await mcpClient(host(), 'modern', BOB);
+    await bob.client.listen({ resourcesListChanged: true });
+    await sendHttps(host(), s);
+    while (listChanges(alice) < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Extending a transaction changes its contents, not the list.
+    await sendHttps(host(), delta(s, [eventOp('ev-list')], { envelope_id: envelopeIdFor(++n) }));
+    await updated(alice, uri, 2);
+    expect(listChanges(alice)).toBe(1);
+    const bobs = fresh('tx-list-bob');
+    await sendHttps(asCaller(host(), BOB), bobs);
+    while (listChanges(bob) < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(listChanges(alice)).toBe(1);
   });
 });

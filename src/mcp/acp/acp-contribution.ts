@@ -6,8 +6,8 @@ import {
   ACP_VERSION,
   type Kind,
 } from '../../acpspec/constants.js';
-import type { IngestFeed } from '../../acpspec/ingest-feed.js';
 import type { AcpReceiver } from '../../acpspec/receiver.js';
+import type { TransactionStore } from '../../acpspec/transaction-store.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import type { McpCall, McpContribution } from '../contribution.js';
@@ -17,9 +17,13 @@ import { AcpTools } from './tools.js';
 
 /** Options of {@link createAcpMcpContribution}. */
 export interface AcpMcpOptions {
-  /** THE receiver every binding uses (wrapped so that `feed` learns of each accepted envelope). */
+  /** THE receiver every binding uses. */
   receiver: AcpReceiver;
-  feed: IngestFeed;
+  /**
+   * The commits of the receiver's store: on PostgreSQL those of every host sharing it (docs/acpspec-mcp.md
+   * "Subscriptions"), elsewhere this process's.
+   */
+  commits: Pick<TransactionStore, 'watchCommits'>;
   accepts: readonly Kind[];
   emits: readonly Kind[];
   /** Whether the host's HTTP interface is TLS; stdio is a local pipe and counts as secure. */
@@ -57,9 +61,9 @@ class AcpMcpContribution implements McpContribution {
   capabilities(serving: Omit<McpCall, 'caller'>): ServerCapabilities {
     const base = this.options.baseUrl();
     return {
-      // A 2025-era client over HTTP is served statelessly, one instance per POST: a subscription could
-      // never be delivered, so it is not offered (docs/acpspec-mcp.md "Subscriptions").
-      resources: { subscribe: serving.era === 'modern' || serving.transport === 'stdio', listChanged: false },
+      // A 2025-era client over HTTP is served statelessly, one instance per POST: neither an update nor a
+      // list change could ever be delivered, so neither is offered (docs/acpspec-mcp.md "Subscriptions").
+      resources: { subscribe: delivered(serving), listChanged: delivered(serving) },
       tools: { listChanged: false },
       prompts: { listChanged: false },
       extensions: {
@@ -76,8 +80,8 @@ class AcpMcpContribution implements McpContribution {
   }
 
   register(mcp: McpServer, call: McpCall): void {
-    const { receiver, feed } = this.options;
-    new AcpResources({ receiver, feed, logger: this.logger }, call).register(mcp);
+    const { receiver, commits } = this.options;
+    new AcpResources({ receiver, commits, logger: this.logger }, call).register(mcp);
     new AcpTools(
       {
         receiver,
@@ -93,8 +97,15 @@ class AcpMcpContribution implements McpContribution {
   }
 
   connectHttp(publish: (owner: string, event: ServerEvent) => void): () => void {
-    return this.options.feed.subscribe(({ ack, owner }) =>
-      publish(owner, { kind: 'resource_updated', uri: ACP_MCP_URIS.transaction(ack.transaction_id) }),
-    );
+    return this.options.commits.watchCommits(({ transactionId, owner, version }) => {
+      // A commit that created the transaction changed its owner's list (it is now listed).
+      if (version === 1) publish(owner, { kind: 'resources_list_changed' });
+      publish(owner, { kind: 'resource_updated', uri: ACP_MCP_URIS.transaction(transactionId) });
+    });
   }
+}
+
+/** Whether change notifications reach this kind of instance (not a stateless 2025-era HTTP one). */
+function delivered(serving: Omit<McpCall, 'caller'>): boolean {
+  return serving.era === 'modern' || serving.transport === 'stdio';
 }

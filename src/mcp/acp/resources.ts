@@ -8,8 +8,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { ACP_MCP_URIS, ACP_MEDIA_TYPE } from '../../acpspec/constants.js';
 import { isAcpError, isAcpId } from '../../acpspec/errors.js';
-import type { IngestFeed } from '../../acpspec/ingest-feed.js';
 import type { AcpReceiver } from '../../acpspec/receiver.js';
+import type { TransactionStore } from '../../acpspec/transaction-store.js';
 import { ACP_SCHEMA_TEXT } from '../../acpspec/schema.js';
 import { errorFields, type Logger } from '../../shared/logger.js';
 import type { McpCall } from '../contribution.js';
@@ -23,7 +23,8 @@ const SCHEMA_MEDIA_TYPE = 'application/schema+json';
 /** What the resource handlers of one instance read from. */
 export interface AcpResourceDeps {
   receiver: AcpReceiver;
-  feed: IngestFeed;
+  /** The commits of the receiver's store (every host's on PostgreSQL). */
+  commits: Pick<TransactionStore, 'watchCommits'>;
   logger: Logger;
 }
 
@@ -110,10 +111,11 @@ export class AcpResources {
   }
 
   /**
-   * stdio: the connection outlives a request, so this instance follows the receiver's feed and sends
-   * `notifications/resources/updated` for each envelope accepted into one of the caller's transactions — on
-   * 2026-07-28 the entry delivers it on the `subscriptions/listen` streams whose filter names the URI; on
-   * the 2025 era only for URIs this connection subscribed to. The follower ends with the instance.
+   * stdio: the connection outlives a request, so this instance follows the store's commits and sends
+   * `notifications/resources/updated` for each envelope accepted into one of the caller's transactions,
+   * and `notifications/resources/list_changed` when one created a transaction of the caller — on
+   * 2026-07-28 the entry delivers them on the `subscriptions/listen` streams whose filter asks for them; on
+   * the 2025 era updates only for URIs this connection subscribed to. The follower ends with the instance.
    */
   private followOnStdio(mcp: McpServer): void {
     const server = mcp.server;
@@ -127,9 +129,10 @@ export class AcpResources {
         return Promise.resolve({});
       });
     }
-    const stop = this.deps.feed.subscribe(({ ack, owner }) => {
+    const stop = this.deps.commits.watchCommits(({ transactionId, owner, version }) => {
       if (owner !== this.call.caller) return;
-      const uri = ACP_MCP_URIS.transaction(ack.transaction_id);
+      if (version === 1) server.sendResourceListChanged().catch(() => undefined);
+      const uri = ACP_MCP_URIS.transaction(transactionId);
       if (this.call.era === 'legacy' && !this.subscribed.has(uri)) return;
       server.sendResourceUpdated({ uri }).catch(() => undefined);
     });

@@ -2,7 +2,6 @@ import type express from 'express';
 import { createAcpBinding } from '../../a2a/acp/receiver-binding.js';
 import type { A2ABinding } from '../../a2a/binding.js';
 import type { Kind } from '../../acpspec/constants.js';
-import { IngestFeed, ObservedReceiver } from '../../acpspec/ingest-feed.js';
 import { createAcpReceiver, type AcpReceiver } from '../../acpspec/receiver.js';
 import type { TransactionStore } from '../../acpspec/transaction-store.js';
 import type { Producer } from '../../acpspec/envelope.js';
@@ -15,6 +14,7 @@ import {
   ACP_OWNER_COLUMNS,
   acpMigrations,
   createKyselyTransactionStore,
+  KyselyTransactionStore,
 } from '../../storage/acp-transaction-store-kysely.js';
 import type { HostModule, HttpGuards, ModuleContext, ModuleParts } from '../module.js';
 
@@ -47,9 +47,11 @@ export function acpModule(options: AcpModuleOptions): HostModule {
 type AcpModuleSettings = AcpModuleOptions & Required<Pick<AcpModuleOptions, 'accepts' | 'emits'>>;
 
 /** The transaction store for the host's dialect: over the host database when there is one, in memory otherwise. */
-function acpTransactionStoreOf(context: Pick<ModuleContext, 'database' | 'metrics'>): TransactionStore {
+function acpTransactionStoreOf(
+  context: Pick<ModuleContext, 'database' | 'metrics' | 'logger'>,
+): TransactionStore {
   return context.database
-    ? createKyselyTransactionStore(context.database, { metrics: context.metrics })
+    ? createKyselyTransactionStore(context.database, { metrics: context.metrics, logger: context.logger })
     : new MemoryTransactionStore();
 }
 
@@ -72,14 +74,16 @@ class AcpModule implements HostModule {
     }
   }
 
-  start(context: ModuleContext): ModuleParts {
-    const feed = new IngestFeed();
-    // One receiver for every binding; the feed tells MCP subscribers of each envelope it accepts.
-    const receiver = new ObservedReceiver(this.receiver(context), feed);
+  async start(context: ModuleContext): Promise<ModuleParts> {
+    const store = acpTransactionStoreOf(context);
+    // On PostgreSQL the store hears every host's commits (LISTEN/NOTIFY): open it before serving.
+    if (store instanceof KyselyTransactionStore) await store.open();
+    // One receiver for every binding; the store's commits tell MCP subscribers of each accepted envelope.
+    const receiver = this.receiver(context, store);
     context.mcp?.add(
       createAcpMcpContribution({
         receiver,
-        feed,
+        commits: store,
         accepts: this.options.accepts,
         emits: this.options.emits,
         secure: context.secure,
@@ -88,14 +92,14 @@ class AcpModule implements HostModule {
         logger: context.logger,
       }),
     );
-    return new RunningAcpModule(context, receiver, this.binding(context, receiver));
+    return new RunningAcpModule(context, { receiver, binding: this.binding(context, receiver), store });
   }
 
   /** The receiver pipeline over the store for the host's dialect. */
-  private receiver(context: ModuleContext): AcpReceiver {
+  private receiver(context: ModuleContext, store: TransactionStore): AcpReceiver {
     const { options } = this;
     return createAcpReceiver({
-      store: acpTransactionStoreOf(context),
+      store,
       accepts: options.accepts,
       receiverAgentId: options.producer.agent_id,
       producer: options.producer,
@@ -122,11 +126,23 @@ class AcpModule implements HostModule {
 
 /** A started ACPspec module: one receiver served over A2A (the binding) and plain HTTPS (the routes). */
 class RunningAcpModule implements ModuleParts {
+  readonly binding: A2ABinding;
+  private readonly receiver: AcpReceiver;
+  private readonly store: TransactionStore;
+
   constructor(
     private readonly context: ModuleContext,
-    private readonly receiver: AcpReceiver,
-    readonly binding: A2ABinding,
-  ) {}
+    parts: { receiver: AcpReceiver; binding: A2ABinding; store: TransactionStore },
+  ) {
+    this.binding = parts.binding;
+    this.receiver = parts.receiver;
+    this.store = parts.store;
+  }
+
+  /** Closes the store's LISTEN connection (PostgreSQL). */
+  async close(): Promise<void> {
+    if (this.store instanceof KyselyTransactionStore) await this.store.close();
+  }
 
   /** ACPspec over plain HTTPS, behind the host's bearer authentication and body limit. */
   mountHttp(app: express.Express, guards: HttpGuards): void {
