@@ -30,7 +30,11 @@ describe('each ACMP check can fail (docs/conformance.md "ACMP checks")', () => {
     expect(new Set(broken)).toEqual(new Set(acmpChecks.map((c) => c.id)));
   });
 
-  // A fresh host and proxies per breakage: a proxy's rewrites keep state (ids seen, renamed).
+  // A fresh host and proxies per breakage: a proxy's rewrites keep state (ids seen, renamed). One after
+  // another, each a full pass (~4 s, mostly the fixture's timed steps): "exactly its check" needs every
+  // check over every transport, and 14 rules x 3 transports already share 14 runs. Side by side in this
+  // process (it.concurrent, 5 at a time) the hosts' heartbeats came 700-1050 ms apart, past the kit's
+  // 600 ms window, and acmp-a2a-liveness failed beside the breakage under test.
   it.each(BREAKAGES.map((b) => [b.name, b] as const))(
     '%s fails exactly its check',
     async (_name, breakage) => {

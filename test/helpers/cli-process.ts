@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { cliCommand } from './dist.js';
 import { onCleanup } from './host.js';
 
 /** The repository root: the CLI runs from here, as `npx tsx src/cli/bin.ts` does. */
 export const REPO_ROOT = new URL('../../', import.meta.url).pathname;
-const BIN = new URL('../../src/cli/bin.ts', import.meta.url).pathname;
 
 /** What a finished CLI process printed. */
 export interface CliRun {
@@ -21,12 +21,12 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, ...env };
 }
 
-/** Runs `a2a-commerce <args>` as a child process (through tsx) and waits for it to exit. */
+/** Runs `a2a-commerce <args>` as a child process (through tsx, or built: ./dist.js) and waits for it to exit. */
 export function runCliProcess(
   args: string[],
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): Promise<CliRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
+  const child = spawn(process.execPath, [...cliCommand(), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: childEnv(options.env ?? {}),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,7 +60,7 @@ export function startServeProcess(
   args: string[],
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'serve', ...args], {
+  const child = spawn(process.execPath, [...cliCommand(), 'serve', ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: childEnv(options.env ?? {}),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -96,12 +96,12 @@ export interface CliProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
-/** Starts `a2a-commerce <args>` as a child process (through tsx) without waiting for it. */
+/** Starts `a2a-commerce <args>` as a child process (through tsx, or built: ./dist.js) without waiting for it. */
 export function startCliProcess(
   args: string[],
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
+  const child = spawn(process.execPath, [...cliCommand(), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: childEnv(options.env ?? {}),
     stdio: ['ignore', 'pipe', 'pipe'],
