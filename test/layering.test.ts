@@ -93,8 +93,8 @@ describe('the layering checker finds each kind of breach', () => {
 
   it('process.env and console outside server and cli, in production code only', () => {
     const source = `const url = process.env.A2AC_DB;\n`;
-    expect(breach('src/storage/database.ts', source)).toHaveLength(1);
+    expect(breach('src/storage/sql/database.ts', source)).toHaveLength(1);
     expect(breach('src/cli/bin.ts', source)).toEqual([]);
-    expect(breach('src/storage/database.test.ts', source)).toEqual([]);
+    expect(breach('src/storage/sql/database.test.ts', source)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-import type { Database, SqlDialect } from '../database.js';
-import { compileSql } from '../sql-text.js';
+import type { Database, SqlDialect } from '../sql/database.js';
+import { compileSql } from '../sql/sql-text.js';
 
 /** One statement runner over the shared database, statements written with `$n` placeholders. */
 export class SqlRunner {

@@ -1,0 +1,172 @@
+import type { Kysely, Migration } from 'kysely';
+import { z } from 'zod';
+import type {
+  Reservation,
+  ReservationRequest,
+  ReservationState,
+  ReservationStore,
+} from '../../acmp/escrow/reservations.js';
+import { LocalError } from '../../shared/errors.js';
+import type { Database, SqlDialect } from '../sql/database.js';
+import { encodeJson } from './escrow-rows.js';
+import type { MigrationSet } from '../sql/migrations.js';
+import { compileSql } from '../sql/sql-text.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
+const createReservations: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('acmp_escrow_reservations')
+      .addColumn('escrow_id', 'text', (c) => c.primaryKey())
+      .addColumn('task_id', 'text', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('amount', 'bigint', (c) => c.notNull())
+      .addColumn('proof', 'text')
+      .addColumn('claim_after', 'bigint')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex('acmp_escrow_reservations_state')
+      .on('acmp_escrow_reservations')
+      .columns(['state', 'created_at'])
+      .execute();
+  },
+};
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** The provider-side escrow tables (reservations), applied with the ACMP module when it checks escrows. */
+export const acmpEscrowMigrations: MigrationSet = {
+  id: 'acmp_escrow',
+  migrations: { '0001_reservations': createReservations },
+};
+
+const Big = z.union([z.number().int(), z.string().regex(/^-?\d+$/)]).transform((v) => BigInt(v));
+const RowSchema = z.object({
+  escrow_id: z.string(),
+  task_id: z.string(),
+  state: z.enum(['reserved', 'delivered', 'claimed', 'settled', 'void']),
+  amount: Big,
+  proof: z.string().nullable(),
+  claim_after: Big.transform(Number).nullable(),
+  created_at: Big.transform(Number),
+});
+
+function decode(row: unknown): Reservation {
+  const parsed = RowSchema.safeParse(row);
+  if (!parsed.success) throw new LocalError('INVALID_STATE', 'acmp_escrow_reservations row is malformed');
+  const r = parsed.data;
+  return {
+    escrowId: r.escrow_id,
+    taskId: r.task_id,
+    state: r.state,
+    amount: r.amount,
+    proof: r.proof === null ? null : (JSON.parse(r.proof) as Reservation['proof']),
+    claimAfter: r.claim_after,
+    createdAt: r.created_at,
+  };
+}
+
+/**
+ * {@link ReservationStore} on SQLite or PostgreSQL: the reservation is one `INSERT … ON CONFLICT`, which
+ * takes over only a `void` reservation (a task that failed or never ran frees its escrow).
+ */
+export class KyselyReservationStore implements ReservationStore {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private readonly db: Kysely<any>;
+  private readonly dialect: SqlDialect;
+
+  constructor(database: Pick<Database, 'db' | 'dialect'>) {
+    this.db = database.db;
+    this.dialect = database.dialect;
+  }
+
+  async reserve({ escrowId, taskId, amount, at }: ReservationRequest): Promise<Reservation> {
+    await this.run(
+      `INSERT INTO acmp_escrow_reservations (escrow_id, task_id, state, amount, created_at) VALUES ($1, $2, 'reserved', $3, $4)
+       ON CONFLICT (escrow_id) DO UPDATE SET task_id = excluded.task_id, state = 'reserved', amount = excluded.amount, proof = NULL, claim_after = NULL, created_at = excluded.created_at
+       WHERE acmp_escrow_reservations.state = 'void'`,
+      [escrowId, taskId, amount, at],
+    );
+    const held = await this.get(escrowId);
+    if (!held) throw new LocalError('INVALID_STATE', 'reservation row vanished');
+    return held;
+  }
+
+  async inState(state: ReservationState, limit: number): Promise<Reservation[]> {
+    const { rows } = await this.run(
+      `SELECT * FROM acmp_escrow_reservations WHERE state = $1 ORDER BY created_at LIMIT $2`,
+      [state, limit],
+    );
+    return rows.map(decode);
+  }
+
+  async update(
+    escrowId: string,
+    from: ReservationState,
+    to: Parameters<ReservationStore['update']>[2],
+  ): Promise<boolean> {
+    const params: unknown[] = [escrowId, from, to.state];
+    const sets = ['state = $3'];
+    if (to.amount !== undefined) sets.push(`amount = $${params.push(to.amount)}`);
+    if (to.proof !== undefined)
+      sets.push(`proof = $${params.push(to.proof === null ? null : encodeJson(to.proof))}`);
+    if (to.claimAfter !== undefined) sets.push(`claim_after = $${params.push(to.claimAfter)}`);
+    const { numAffectedRows } = await this.run(
+      `UPDATE acmp_escrow_reservations SET ${sets.join(', ')} WHERE escrow_id = $1 AND state = $2`,
+      params,
+    );
+    return Number(numAffectedRows ?? 0n) === 1;
+  }
+
+  async get(escrowId: string): Promise<Reservation | undefined> {
+    const { rows } = await this.run(`SELECT * FROM acmp_escrow_reservations WHERE escrow_id = $1`, [
+      escrowId,
+    ]);
+    return rows[0] === undefined ? undefined : decode(rows[0]);
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private run(text: string, params: readonly unknown[]): Promise<{ rows: any[]; numAffectedRows?: bigint }> {
+    return this.db.executeQuery(compileSql(this.dialect, text, params));
+  }
+}
+
+/** {@link ReservationStore} in memory (a provider without a database). */
+export class MemoryReservationStore implements ReservationStore {
+  private readonly rows = new Map<string, Reservation>();
+
+  reserve({ escrowId, taskId, amount, at }: ReservationRequest): Promise<Reservation> {
+    const held = this.rows.get(escrowId);
+    if (held && held.state !== 'void') return Promise.resolve(held);
+    const fresh: Reservation = {
+      escrowId,
+      taskId,
+      state: 'reserved',
+      amount,
+      proof: null,
+      claimAfter: null,
+      createdAt: at,
+    };
+    this.rows.set(escrowId, fresh);
+    return Promise.resolve(fresh);
+  }
+
+  inState(state: ReservationState, limit: number): Promise<Reservation[]> {
+    return Promise.resolve([...this.rows.values()].filter((r) => r.state === state).slice(0, limit));
+  }
+
+  update(
+    escrowId: string,
+    from: ReservationState,
+    to: Parameters<ReservationStore['update']>[2],
+  ): Promise<boolean> {
+    const row = this.rows.get(escrowId);
+    if (row?.state !== from) return Promise.resolve(false);
+    this.rows.set(escrowId, { ...row, ...to });
+    return Promise.resolve(true);
+  }
+
+  get(escrowId: string): Promise<Reservation | undefined> {
+    return Promise.resolve(this.rows.get(escrowId));
+  }
+}
