@@ -1,6 +1,7 @@
-import { PostgresIntrospector, sql, type Kysely, type Migration } from 'kysely';
+import { PostgresIntrospector, sql } from 'kysely';
 import { ID_LIMITS } from '../../shared/id-rules.js';
-import type { MigrationSet } from '../sql/migrations.js';
+import type { MigrationSet, SqlMigration } from '../sql/migrations.js';
+import type { SqlKysely } from '../sql/query.js';
 
 /** The table names the A2A SDK's database stores use (its exported `TASK_TABLE`, `PUSH_NOTIFICATION_TABLE`). */
 export interface SdkStoreTables {
@@ -16,21 +17,19 @@ function sdkLedgerOf(table: string): string {
   return `a2a_${table}_migrations`;
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
-
 /**
  * The SDK's key columns compare bytewise on every database (`collate "C"` on PostgreSQL, `binary` on
  * SQLite), as its own migration declares them.
  */
-function collated(db: Kysely<any>, length: number) {
+function collated(db: SqlKysely, length: number) {
   const postgres = db.introspection instanceof PostgresIntrospector;
   return sql.raw(`varchar(${length}) ${postgres ? 'collate "C"' : 'collate binary'}`);
 }
 
 /** The SDK's `0001_create_tasks`, column for column (its payloads are `text` on PostgreSQL and SQLite). */
-function createTasks(table: string): Migration {
+function createTasks(table: string): SqlMigration {
   return {
-    async up(db: Kysely<any>): Promise<void> {
+    async up(db: SqlKysely): Promise<void> {
       await db.schema
         .createTable(table)
         .addColumn('tenant', collated(db, 255), (c) => c.notNull())
@@ -57,16 +56,16 @@ function createTasks(table: string): Migration {
         .columns(['tenant', 'owner', 'context_id', 'status_last_updated', 'id'])
         .execute();
     },
-    async down(db: Kysely<any>): Promise<void> {
+    async down(db: SqlKysely): Promise<void> {
       await db.schema.dropTable(table).ifExists().execute();
     },
   };
 }
 
 /** The SDK's `0001_create_push_notification_configs`, column for column. */
-function createPushNotificationConfigs(table: string): Migration {
+function createPushNotificationConfigs(table: string): SqlMigration {
   return {
-    async up(db: Kysely<any>): Promise<void> {
+    async up(db: SqlKysely): Promise<void> {
       await db.schema
         .createTable(table)
         .addColumn('tenant', collated(db, 255), (c) => c.notNull())
@@ -78,7 +77,7 @@ function createPushNotificationConfigs(table: string): Migration {
         .addPrimaryKeyConstraint(`${table}_pkey`, ['tenant', 'owner', 'task_id', 'config_id'])
         .execute();
     },
-    async down(db: Kysely<any>): Promise<void> {
+    async down(db: SqlKysely): Promise<void> {
       await db.schema.dropTable(table).ifExists().execute();
     },
   };
@@ -90,7 +89,7 @@ function createPushNotificationConfigs(table: string): Migration {
  * PostgreSQL widens a varchar in place (no rewrite; keys and indexes stay). SQLite declares lengths
  * without enforcing them, so there is nothing to change there; the migration is recorded all the same.
  */
-function widenIds(tables: SdkStoreTables): Migration {
+function widenIds(tables: SdkStoreTables): SqlMigration {
   const columns: [string, string][] = [
     [tables.tasks, 'id'],
     [tables.tasks, 'context_id'],
@@ -98,7 +97,7 @@ function widenIds(tables: SdkStoreTables): Migration {
     [tables.pushNotificationConfigs, 'config_id'],
   ];
   return {
-    async up(db: Kysely<any>): Promise<void> {
+    async up(db: SqlKysely): Promise<void> {
       if (!(db.introspection instanceof PostgresIntrospector)) return;
       for (const [table, column] of columns) {
         await sql`ALTER TABLE ${sql.table(table)} ALTER COLUMN ${sql.ref(column)} TYPE ${collated(db, ID_LIMITS.id)}`.execute(
@@ -113,9 +112,9 @@ function widenIds(tables: SdkStoreTables): Migration {
  * An index on the SDK's task rows by state and last update, so the pruner finds ended tasks by age
  * (docs/operations.md "Retention") without scanning the table.
  */
-function retentionIndex(tables: SdkStoreTables): Migration {
+function retentionIndex(tables: SdkStoreTables): SqlMigration {
   return {
-    async up(db: Kysely<any>): Promise<void> {
+    async up(db: SqlKysely): Promise<void> {
       await db.schema
         .createIndex(`${tables.tasks}_a2ac_retention_idx`)
         .on(tables.tasks)
@@ -124,8 +123,6 @@ function retentionIndex(tables: SdkStoreTables): Migration {
     },
   };
 }
-
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** Our retention index on the SDK's task table (ledger `a2ac_sdk_retention_migrations`). */
 export function sdkRetentionMigrations(tables: SdkStoreTables): MigrationSet {

@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely, Migration } from 'kysely';
+import type { SqlMigration } from '../sql/migrations.js';
 import { z } from 'zod';
 import type { AcceptOutcome, Agreement, AgreementStore } from '../../acmp/negotiation/agreement-store.js';
 import { OfferTermsSchema } from '../../acmp/negotiation/offer-codec.js';
 import { LocalError } from '../../shared/errors.js';
 import type { Database, SqlDialect } from '../sql/database.js';
 import { compileSql } from '../sql/sql-text.js';
-
-/* eslint-disable @typescript-eslint/no-explicit-any -- migrations and the shared Database are untyped */
+import type { SqlKysely } from '../sql/query.js';
 
 /** Layer 6 agreements and the provider's settings (its offer key) — part of the `acmp` migration set. */
-export const agreementsMigration: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+export const agreementsMigration: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createTable('acmp_agreements')
       .addColumn('offer_key', 'text', (c) => c.primaryKey())
@@ -54,7 +53,7 @@ const COLUMNS = 'offer_key, offer_id, tenant, agent, terms, escrow_id, accepted_
  * every host reads, created by whichever host needs it first.
  */
 export class KyselyAgreementStore implements AgreementStore {
-  private readonly db: Kysely<any>;
+  private readonly db: SqlKysely;
   private readonly dialect: SqlDialect;
   private key: Promise<Buffer> | undefined;
 
@@ -155,4 +154,3 @@ function decode(row: unknown): Agreement {
     consumedBy: r.consumed_by,
   };
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */

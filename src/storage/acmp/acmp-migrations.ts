@@ -1,9 +1,9 @@
-import type { Kysely, Migration } from 'kysely';
 import { z } from 'zod';
-import type { MigrationSet } from '../sql/migrations.js';
+import type { MigrationSet, SqlMigration } from '../sql/migrations.js';
 import { agreementsMigration } from './acmp-agreement-store-kysely.js';
 import { sessionsMigration } from './acmp-session-store-kysely.js';
 import { ownerIdentityMigration, type OwnerColumn } from '../sql/owner-columns.js';
+import type { SqlKysely } from '../sql/query.js';
 
 /** Where ACMP records who owns a task (for migrations and `a2a-commerce reassign`). */
 export const ACMP_OWNER_COLUMNS: readonly OwnerColumn[] = [
@@ -12,9 +12,8 @@ export const ACMP_OWNER_COLUMNS: readonly OwnerColumn[] = [
   { table: 'acmp_sessions', column: 'agent' },
 ];
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
-const createTasks: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+const createTasks: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createTable('acmp_tasks')
       .addColumn('task_id', 'text', (c) => c.primaryKey())
@@ -34,7 +33,7 @@ const createTasks: Migration = {
       .columns(['state', 'alive_at'])
       .execute();
   },
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db: SqlKysely): Promise<void> {
     await db.schema.dropTable('acmp_tasks').execute();
   },
 };
@@ -45,8 +44,8 @@ const createTasks: Migration = {
  * host. Rows written before this migration are completed from the SDK's copy of the same task (its owner,
  * tenant, context and first history message), which is then deleted, so no task is kept twice.
  */
-const oneRecord: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+const oneRecord: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema.alterTable('acmp_tasks').renameColumn('owner_id', 'host_id').execute();
     for (const [name, type, fallback] of [
       ['tenant', 'text', ''],
@@ -101,17 +100,21 @@ const LegacySdkRow = z.object({
   history: z.string().nullable(),
 });
 
+const Millis = z.union([z.number(), z.string()]);
+const LegacyTaskRow = z.object({
+  task_id: z.string(),
+  outcome: z.string().nullable(),
+  created_at: Millis,
+  finished_at: Millis.nullable(),
+});
+
 /** Completes rows stored before one-record from the SDK's `tasks` table and moves stored chunks out. */
-async function moveLegacyRows(db: Kysely<any>): Promise<void> {
-  const rows = (await db
-    .selectFrom('acmp_tasks')
-    .select(['task_id', 'outcome', 'created_at', 'finished_at'])
-    .execute()) as {
-    task_id: string;
-    outcome: string | null;
-    created_at: number | string;
-    finished_at: number | string | null;
-  }[];
+async function moveLegacyRows(db: SqlKysely): Promise<void> {
+  const rows = z
+    .array(LegacyTaskRow)
+    .parse(
+      await db.selectFrom('acmp_tasks').select(['task_id', 'outcome', 'created_at', 'finished_at']).execute(),
+    );
   const sdkTable = await hasTable(db, 'tasks');
   for (const row of rows) {
     const updates: Record<string, unknown> = { updated_at: Number(row.finished_at ?? row.created_at) };
@@ -153,7 +156,7 @@ function firstHistoryMessage(history: string | null): string {
   return parsed.success && parsed.data.length > 0 ? JSON.stringify(parsed.data[0]) : '';
 }
 
-async function hasTable(db: Kysely<any>, name: string): Promise<boolean> {
+async function hasTable(db: SqlKysely, name: string): Promise<boolean> {
   const tables = await db.introspection.getTables();
   return tables.some((t) => t.name === name);
 }
@@ -162,8 +165,8 @@ async function hasTable(db: Kysely<any>, name: string): Promise<boolean> {
  * counts the caller's running tasks, and every session opening its open sessions, over every tenant, so
  * both counts are looked up by `agent` first (the scope indexes begin with `tenant`).
  */
-const callerLimitIndexes: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+const callerLimitIndexes: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createIndex('acmp_tasks_agent_state')
       .on('acmp_tasks')
@@ -181,8 +184,8 @@ const callerLimitIndexes: Migration = {
  * pruned (its row stays as the key of its task id); the indexes let the pruner find finished tasks and
  * ended sessions by age without scanning the tables.
  */
-const retention: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+const retention: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema.alterTable('acmp_tasks').addColumn('pruned_at', 'bigint').execute();
     await db.schema
       .createIndex('acmp_tasks_retention')
@@ -196,7 +199,6 @@ const retention: Migration = {
       .execute();
   },
 };
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** The `acmp` migration set (SQLite and PostgreSQL). */
 export const acmpMigrations: MigrationSet = {

@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, type Migration } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { z } from 'zod';
 import {
   dueAt,
@@ -14,12 +14,12 @@ import type { Logger } from '../../shared/logger.js';
 import type { Metrics } from '../../shared/metrics.js';
 import type { Database, SqlDialect } from '../sql/database.js';
 import { RowSignals } from '../sql/row-signals.js';
-
-/* eslint-disable @typescript-eslint/no-explicit-any -- migrations and the shared Database are untyped */
+import { column, count, type SqlKysely } from '../sql/query.js';
+import type { SqlMigration } from '../sql/migrations.js';
 
 /** Negotiation sessions (session mode) — part of the `acmp` migration set. */
-export const sessionsMigration: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+export const sessionsMigration: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createTable('acmp_sessions')
       .addColumn('session_id', 'text', (c) => c.primaryKey())
@@ -76,7 +76,7 @@ const COLUMNS =
  * that tells every host's watchers.
  */
 export class KyselySessionStore implements SessionStore {
-  private readonly db: Kysely<any>;
+  private readonly db: SqlKysely;
   private readonly dialect: SqlDialect;
   private readonly signals: RowSignals;
 
@@ -191,7 +191,7 @@ export class KyselySessionStore implements SessionStore {
   async countOpen(now: number): Promise<number> {
     // The cap's own count (open sessions have a due time, terminal ones none), on the due_at index.
     const { rows } = await this.run(`SELECT COUNT(*) AS open FROM acmp_sessions WHERE due_at >= $1`, [now]);
-    return Number((rows[0] as { open?: unknown } | undefined)?.open ?? 0);
+    return rows.length === 0 ? 0 : column('open', count)(rows[0]);
   }
 
   async list(
@@ -220,7 +220,7 @@ export class KyselySessionStore implements SessionStore {
       `SELECT ${COLUMNS} FROM acmp_sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, session_id DESC LIMIT ${next(query.limit)}`,
       params,
     );
-    const total = Number((counted.rows[0] as { total?: unknown } | undefined)?.total ?? 0);
+    const total = counted.rows.length === 0 ? 0 : column('total', count)(counted.rows[0]);
     return { sessions: rows.map(decode), total };
   }
 
@@ -239,7 +239,7 @@ export class KyselySessionStore implements SessionStore {
    * before either commits); a transaction-scoped advisory lock on the caller makes the second wait and
    * count again. SQLite serialises writes already.
    */
-  private callerSerial<T>(scope: TaskScope, work: (db: Kysely<any>) => Promise<T>): Promise<T> {
+  private callerSerial<T>(scope: TaskScope, work: (db: SqlKysely) => Promise<T>): Promise<T> {
     if (this.dialect !== 'postgres') return work(this.db);
     return this.db.transaction().execute(async (trx) => {
       await this.run(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [callerKey(scope)], trx);
@@ -250,7 +250,7 @@ export class KyselySessionStore implements SessionStore {
   private run(
     text: string,
     params: readonly unknown[],
-    db: Kysely<any> = this.db,
+    db: SqlKysely = this.db,
   ): Promise<{ rows: unknown[]; numAffectedRows?: bigint }> {
     const sql = this.dialect === 'postgres' ? text : text.replace(/\$\d+/g, '?');
     return db.executeQuery(CompiledQuery.raw(sql, [...params]));
@@ -281,7 +281,6 @@ function decode(row: unknown): NegotiationSession {
     updatedAt: r.updated_at,
   };
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /**
  * The advisory-lock key text of a caller's session openings (the namespace keeps it apart from others):

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { FinishTask, NewAcmpTask } from '../../acmp/task-store.js';
 import type { Metrics, StoreOperation } from '../../shared/metrics.js';
 import type { SqlDialect } from '../sql/database.js';
@@ -8,11 +8,9 @@ import { observedCommit } from '../sql/observed-commit.js';
 import { TASK_COLUMNS } from './acmp-task-rows.js';
 import { bindParams, dialectSql, type RunSql, type Statement } from '../sql/sql-text.js';
 import { SqliteTransactions } from '../sql/sqlite-batch.js';
+import type { SqlKysely } from '../sql/query.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- the shared Database instance is untyped */
-type UntypedDb = Kysely<any>;
 type Row = Record<string, unknown>;
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** One claim of {@link AcmpTaskCommits.claim}. */
 interface ClaimItem {
@@ -56,7 +54,7 @@ export class AcmpTaskCommits {
   private readonly transact: <T>(body: (run: RunSql) => Promise<T>) => Promise<T>;
 
   constructor(
-    private readonly database: { db: UntypedDb; dialect: SqlDialect; sqlite?: BetterSqlite3.Database },
+    private readonly database: { db: SqlKysely; dialect: SqlDialect; sqlite?: BetterSqlite3.Database },
     private readonly options: { metrics: Metrics; channel: string },
   ) {
     const sqlite =
@@ -167,7 +165,7 @@ export class AcmpTaskCommits {
 const byTask = (item: ClaimItem): string => item.task.taskId;
 
 /** A runner of statements on a Kysely transaction. */
-function runOn(db: UntypedDb): RunSql {
+function runOn(db: SqlKysely): RunSql {
   return async <R>(statement: Statement<R>, params: readonly unknown[]) =>
     (await db.executeQuery<R>(CompiledQuery.raw(statement.sql, [...bindParams(statement, params)]))).rows;
 }

@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import { SignalHub } from '../../acmp/signal-hub.js';
 import type { Payload } from '../../acmp/messages.js';
 import type {
@@ -21,13 +20,24 @@ import { decodeChunk, decodeTaskRow, encodeSignal, decodeSignal, TASK_COLUMNS } 
 import type { Database, SqlDialect } from '../sql/database.js';
 import { lagProbe, PgListener } from '../sql/pg-listener.js';
 import { compileSql } from '../sql/sql-text.js';
+import { column, count, sqlQuery, SqlRunner, text, type SqlKysely } from '../sql/query.js';
 
 export { ACMP_OWNER_COLUMNS, acmpMigrations } from './acmp-migrations.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- the shared Database instance is untyped */
-type UntypedDb = Kysely<any>;
-type Rows = { rows: any[]; numAffectedRows?: bigint };
-/* eslint-enable @typescript-eslint/no-explicit-any */
+const GET = sqlQuery(`SELECT ${TASK_COLUMNS} FROM acmp_tasks WHERE task_id = $1`, (row) =>
+  decodeTaskRow(row),
+);
+const CHUNKS = sqlQuery(
+  `SELECT chunk FROM acmp_task_chunks WHERE task_id = $1 AND seq >= $2 ORDER BY seq`,
+  decodeChunk,
+);
+const ORPHANS = sqlQuery(
+  `SELECT t.task_id AS task_id FROM acmp_tasks t LEFT JOIN acmp_hosts h ON h.host_id = t.host_id
+       WHERE t.state = 'running' AND ((h.host_id IS NULL AND t.created_at < $1) OR h.alive_at < $2) LIMIT $3`,
+  column('task_id', text),
+);
+/** A row of one column whose value is not read (a guard's `RETURNING`, a `pg_notify` result). */
+const ignoredRow = (): null => null;
 
 /** The PostgreSQL channel task signals travel on. */
 const ACMP_SIGNAL_CHANNEL = 'acmp_task_signals';
@@ -43,7 +53,8 @@ const ACMP_SIGNAL_CHANNEL = 'acmp_task_signals';
  * connection; on SQLite signals stay in the process and other processes rely on fallback reads.
  */
 export class KyselyAcmpTaskStore implements AcmpTaskStore {
-  private readonly db: UntypedDb;
+  private readonly db: SqlKysely;
+  private readonly sql: SqlRunner;
   private readonly dialect: SqlDialect;
   private readonly hub = new SignalHub();
   private readonly listener: PgListener | undefined;
@@ -57,6 +68,7 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
   ) {
     this.db = database.db;
     this.dialect = database.dialect;
+    this.sql = new SqlRunner(database.dialect);
     this.logger = options.logger ?? silentLogger;
     this.metrics = options.metrics ?? NO_METRICS;
     this.commits = new AcmpTaskCommits(
@@ -99,16 +111,11 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
   }
 
   async get(taskId: string): Promise<AcmpTaskRecord | undefined> {
-    const { rows } = await this.run(`SELECT ${TASK_COLUMNS} FROM acmp_tasks WHERE task_id = $1`, [taskId]);
-    return rows[0] === undefined ? undefined : decodeTaskRow(rows[0]);
+    return this.sql.first(this.db, GET, [taskId]);
   }
 
   async chunks(taskId: string, from: number): Promise<Payload[]> {
-    const { rows } = await this.run(
-      `SELECT chunk FROM acmp_task_chunks WHERE task_id = $1 AND seq >= $2 ORDER BY seq`,
-      [taskId, from],
-    );
-    return rows.map(decodeChunk);
+    return this.sql.rows(this.db, CHUNKS, [taskId, from]);
   }
 
   async appendChunks(taskId: string, append: AppendChunks): Promise<boolean> {
@@ -148,11 +155,15 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     const signalAt = params.length + 1;
     if (this.dialect === 'postgres') {
       // One statement: the guard, the chunk rows and the signal commit together or not at all.
-      const { rows } = await this.run(
-        `WITH guard AS (${guard}),
+      const rows = await this.sql.rows(
+        this.db,
+        sqlQuery(
+          `WITH guard AS (${guard}),
          fresh (task_id, seq, chunk) AS (VALUES ${values}),
          added AS (INSERT INTO acmp_task_chunks (task_id, seq, chunk) SELECT f.task_id, f.seq, f.chunk FROM fresh f, guard RETURNING 1)
          SELECT pg_notify('${ACMP_SIGNAL_CHANNEL}', $${signalAt}) FROM guard`,
+          ignoredRow,
+        ),
         [...params, write.signal],
       );
       return rows.length === 1;
@@ -191,10 +202,11 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
       this.hub.emit(signal);
       return;
     }
-    this.run(`SELECT pg_notify('${ACMP_SIGNAL_CHANNEL}', $1)`, [encodeSignal(signal)]).catch(
-      (error: unknown) =>
+    this.sql
+      .exec(this.db, `SELECT pg_notify('${ACMP_SIGNAL_CHANNEL}', $1)`, [encodeSignal(signal)])
+      .catch((error: unknown) =>
         this.logger.warn('acmp.heartbeat_signal_failed', { task_id: taskId, ...errorFields(error) }),
-    );
+      );
   }
 
   watch(taskId: string, listener: (signal: TaskSignal) => void): () => void {
@@ -209,8 +221,12 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
     if (query.updatedAfter !== undefined) where.push(`updated_at > ${next(query.updatedAfter)}`);
     if (query.state === 'running') where.push(`state = 'running'`);
     else if (query.state !== undefined) where.push(`state = 'finished' AND end_state = ${next(query.state)}`);
-    const counted = await this.run(
-      `SELECT COUNT(*) AS total FROM acmp_tasks WHERE ${where.join(' AND ')}`,
+    const total = await this.sql.first(
+      this.db,
+      sqlQuery(
+        `SELECT COUNT(*) AS total FROM acmp_tasks WHERE ${where.join(' AND ')}`,
+        column('total', count),
+      ),
       params,
     );
     const after = query.after;
@@ -220,46 +236,45 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
         `(updated_at < ${at} OR (updated_at = ${next(after.updatedAt)} AND task_id < ${next(after.taskId)}))`,
       );
     }
-    const { rows } = await this.run(
-      `SELECT ${TASK_COLUMNS} FROM acmp_tasks WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, task_id DESC LIMIT ${next(query.limit)}`,
+    const records = await this.sql.rows(
+      this.db,
+      sqlQuery(
+        `SELECT ${TASK_COLUMNS} FROM acmp_tasks WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, task_id DESC LIMIT ${next(query.limit)}`,
+        (row) => decodeTaskRow(row),
+      ),
       params,
     );
-    const total = Number((counted.rows[0] as { total?: unknown } | undefined)?.total ?? 0);
-    return { records: rows.map((row) => decodeTaskRow(row)), total };
+    return { records, total: total ?? 0 };
   }
 
   async beat(host: HostBeat): Promise<void> {
-    await this.run(
+    await this.sql.exec(
+      this.db,
       `INSERT INTO acmp_hosts (host_id, alive_at, started_at) VALUES ($1, $2, $3) ON CONFLICT (host_id) DO UPDATE SET alive_at = excluded.alive_at`,
       [host.hostId, host.at, host.at],
     );
   }
 
   async retire(hostId: string): Promise<void> {
-    await this.run(`DELETE FROM acmp_hosts WHERE host_id = $1`, [hostId]);
+    await this.sql.exec(this.db, `DELETE FROM acmp_hosts WHERE host_id = $1`, [hostId]);
   }
 
   async orphans(staleBefore: number, limit: number): Promise<string[]> {
-    const { rows } = await this.run(
-      `SELECT t.task_id AS task_id FROM acmp_tasks t LEFT JOIN acmp_hosts h ON h.host_id = t.host_id
-       WHERE t.state = 'running' AND ((h.host_id IS NULL AND t.created_at < $1) OR h.alive_at < $2) LIMIT $3`,
-      [staleBefore, staleBefore, limit],
-    );
-    return rows.map((row) => String((row as { task_id: unknown }).task_id));
+    return this.sql.rows(this.db, ORPHANS, [staleBefore, staleBefore, limit]);
   }
 
   async lost(hostId: string, taskIds: readonly string[]): Promise<string[]> {
     if (taskIds.length === 0) return [];
     const placeholders = taskIds.map((_, i) => `$${i + 2}`).join(', ');
-    const { rows } = await this.run(
-      `SELECT task_id FROM acmp_tasks WHERE state = 'running' AND host_id = $1 AND task_id IN (${placeholders})`,
+    const rows = await this.sql.rows(
+      this.db,
+      sqlQuery(
+        `SELECT task_id FROM acmp_tasks WHERE state = 'running' AND host_id = $1 AND task_id IN (${placeholders})`,
+        column('task_id', text),
+      ),
       [hostId, ...taskIds],
     );
-    const running = new Set(rows.map((row) => String((row as { task_id: unknown }).task_id)));
+    const running = new Set(rows);
     return taskIds.filter((id) => !running.has(id));
-  }
-
-  private run(text: string, params: readonly unknown[], db: UntypedDb = this.db): Promise<Rows> {
-    return db.executeQuery(compileSql(this.dialect, text, params));
   }
 }

@@ -3,17 +3,17 @@ import type { ReplayCache } from '../../acmp/identity/index.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import type { Database } from '../sql/database.js';
 import type { MigrationSet } from '../sql/migrations.js';
+import type { SqlKysely, SqlTables } from '../sql/query.js';
 
 /** Spent caller-token ids (docs/acmp-identity.md "Callers identified by DID", "Replay"). */
 const TABLE = 'a2ac_spent_caller_tokens';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
 /** The table of spent caller tokens: one row per `(iss, jti)` until it expires. */
 export const callerTokenMigrations: MigrationSet = {
   id: 'caller_tokens',
   migrations: {
     '0001_spent_caller_tokens': {
-      async up(db: Kysely<any>): Promise<void> {
+      async up(db: SqlKysely): Promise<void> {
         await db.schema
           .createTable(TABLE)
           .addColumn('token_key', 'text', (c) => c.primaryKey())
@@ -24,7 +24,6 @@ export const callerTokenMigrations: MigrationSet = {
     },
   },
 };
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 interface SpentTable {
   token_key: string;
@@ -41,14 +40,14 @@ const PRUNE_EVERY = 1000;
  * accepted tokens, so the table holds about as many rows as tokens were accepted in five minutes.
  */
 export class KyselyReplayCache implements ReplayCache {
-  private readonly db: Kysely<{ [TABLE]: SpentTable }>;
+  private readonly db: Kysely<SqlTables & { [TABLE]: SpentTable }>;
   private accepted = 0;
 
   constructor(
     database: Database,
     private readonly clock: Clock = systemClock,
   ) {
-    this.db = database.db as Kysely<{ [TABLE]: SpentTable }>;
+    this.db = database.db.withTables<{ [TABLE]: SpentTable }>();
   }
 
   async remember(key: string, expiresAtMs: number): Promise<boolean> {

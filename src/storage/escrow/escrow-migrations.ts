@@ -1,6 +1,7 @@
-import { sql, type Kysely, type Migration } from 'kysely';
-import type { MigrationSet } from '../sql/migrations.js';
+import { sql } from 'kysely';
+import type { MigrationSet, SqlMigration } from '../sql/migrations.js';
 import type { OwnerColumn } from '../sql/owner-columns.js';
+import type { SqlKysely } from '../sql/query.js';
 
 /**
  * Where the escrow agent records caller identities (`a2a-commerce reassign`). Moving an account onto an
@@ -16,9 +17,8 @@ export const ESCROW_OWNER_COLUMNS: readonly OwnerColumn[] = [
   { table: 'escrow_payout_configs', column: 'party' },
 ];
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
 /** The escrows themselves, with the indexes the due-work scan and each party's listing read. */
-async function createEscrows(db: Kysely<any>): Promise<void> {
+async function createEscrows(db: SqlKysely): Promise<void> {
   await db.schema
     .createTable('escrows')
     .addColumn('escrow_id', 'text', (c) => c.primaryKey())
@@ -62,8 +62,8 @@ async function createEscrows(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-const createTables: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+const createTables: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createTable('escrow_accounts')
       .addColumn('tenant', 'text', (c) => c.notNull())
@@ -113,15 +113,15 @@ const createTables: Migration = {
       .addPrimaryKeyConstraint('escrow_events_pk', ['escrow_id', 'seq'])
       .execute();
   },
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db: SqlKysely): Promise<void> {
     for (const table of ['escrow_events', 'escrow_payouts', 'escrow_ops', 'escrows', 'escrow_accounts'])
       await db.schema.dropTable(table).execute();
   },
 };
 
 /** The operator's deposits made under a reference, each at most once (`escrow credit --op-ref`). */
-const createCredits: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+const createCredits: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createTable('escrow_credits')
       .addColumn('tenant', 'text', (c) => c.notNull())
@@ -132,7 +132,7 @@ const createCredits: Migration = {
       .addPrimaryKeyConstraint('escrow_credits_pk', ['tenant', 'ref'])
       .execute();
   },
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db: SqlKysely): Promise<void> {
     await db.schema.dropTable('escrow_credits').execute();
   },
 };
@@ -140,11 +140,11 @@ const createCredits: Migration = {
  * The buyer's DID of an escrow (Layer 7, docs/acmp-escrow.md "DID parties"): its disputes must be signed
  * with it. Signed claims and disputes live in the claim and dispute JSON, which older rows lack (null).
  */
-const addBuyerDid: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+const addBuyerDid: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema.alterTable('escrows').addColumn('buyer_did', 'text').execute();
   },
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db: SqlKysely): Promise<void> {
     await db.schema.alterTable('escrows').dropColumn('buyer_did').execute();
   },
 };
@@ -153,8 +153,8 @@ const addBuyerDid: Migration = {
  * payout list, the route of each payout (`identity` for the rows before it, which is how they were
  * paid), and the route of an escrow's payee payouts as its status shows it.
  */
-const addPayoutConfig: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+const addPayoutConfig: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createTable('escrow_payout_configs')
       .addColumn('tenant', 'text', (c) => c.notNull())
@@ -170,13 +170,12 @@ const addPayoutConfig: Migration = {
       .execute();
     await db.schema.alterTable('escrows').addColumn('payee_payout', 'text').execute();
   },
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db: SqlKysely): Promise<void> {
     await db.schema.alterTable('escrows').dropColumn('payee_payout').execute();
     await db.schema.alterTable('escrow_payouts').dropColumn('route').execute();
     await db.schema.dropTable('escrow_payout_configs').execute();
   },
 };
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** The `escrow` migration set (SQLite and PostgreSQL). */
 export const escrowMigrations: MigrationSet = {

@@ -1,4 +1,3 @@
-import type { Kysely, Migration } from 'kysely';
 import { z } from 'zod';
 import type {
   Reservation,
@@ -7,14 +6,13 @@ import type {
   ReservationStore,
 } from '../../acmp/escrow/reservations.js';
 import { LocalError } from '../../shared/errors.js';
-import type { Database, SqlDialect } from '../sql/database.js';
+import type { Database } from '../sql/database.js';
 import { encodeJson } from './escrow-rows.js';
-import type { MigrationSet } from '../sql/migrations.js';
-import { compileSql } from '../sql/sql-text.js';
+import type { MigrationSet, SqlMigration } from '../sql/migrations.js';
+import { sqlQuery, SqlRunner, type SqlKysely } from '../sql/query.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
-const createReservations: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+const createReservations: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createTable('acmp_escrow_reservations')
       .addColumn('escrow_id', 'text', (c) => c.primaryKey())
@@ -32,7 +30,6 @@ const createReservations: Migration = {
       .execute();
   },
 };
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** The provider-side escrow tables (reservations), applied with the ACMP module when it checks escrows. */
 export const acmpEscrowMigrations: MigrationSet = {
@@ -60,28 +57,34 @@ function decode(row: unknown): Reservation {
     taskId: r.task_id,
     state: r.state,
     amount: r.amount,
-    proof: r.proof === null ? null : (JSON.parse(r.proof) as Reservation['proof']),
+    proof: r.proof === null ? null : z.json().parse(JSON.parse(r.proof)),
     claimAfter: r.claim_after,
     createdAt: r.created_at,
   };
 }
+
+const IN_STATE = sqlQuery(
+  `SELECT * FROM acmp_escrow_reservations WHERE state = $1 ORDER BY created_at LIMIT $2`,
+  decode,
+);
+const GET = sqlQuery(`SELECT * FROM acmp_escrow_reservations WHERE escrow_id = $1`, decode);
 
 /**
  * {@link ReservationStore} on SQLite or PostgreSQL: the reservation is one `INSERT … ON CONFLICT`, which
  * takes over only a `void` reservation (a task that failed or never ran frees its escrow).
  */
 export class KyselyReservationStore implements ReservationStore {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private readonly db: Kysely<any>;
-  private readonly dialect: SqlDialect;
+  private readonly db: SqlKysely;
+  private readonly sql: SqlRunner;
 
   constructor(database: Pick<Database, 'db' | 'dialect'>) {
     this.db = database.db;
-    this.dialect = database.dialect;
+    this.sql = new SqlRunner(database.dialect);
   }
 
   async reserve({ escrowId, taskId, amount, at }: ReservationRequest): Promise<Reservation> {
-    await this.run(
+    await this.sql.exec(
+      this.db,
       `INSERT INTO acmp_escrow_reservations (escrow_id, task_id, state, amount, created_at) VALUES ($1, $2, 'reserved', $3, $4)
        ON CONFLICT (escrow_id) DO UPDATE SET task_id = excluded.task_id, state = 'reserved', amount = excluded.amount, proof = NULL, claim_after = NULL, created_at = excluded.created_at
        WHERE acmp_escrow_reservations.state = 'void'`,
@@ -93,11 +96,7 @@ export class KyselyReservationStore implements ReservationStore {
   }
 
   async inState(state: ReservationState, limit: number): Promise<Reservation[]> {
-    const { rows } = await this.run(
-      `SELECT * FROM acmp_escrow_reservations WHERE state = $1 ORDER BY created_at LIMIT $2`,
-      [state, limit],
-    );
-    return rows.map(decode);
+    return this.sql.rows(this.db, IN_STATE, [state, limit]);
   }
 
   async update(
@@ -111,23 +110,16 @@ export class KyselyReservationStore implements ReservationStore {
     if (to.proof !== undefined)
       sets.push(`proof = $${params.push(to.proof === null ? null : encodeJson(to.proof))}`);
     if (to.claimAfter !== undefined) sets.push(`claim_after = $${params.push(to.claimAfter)}`);
-    const { numAffectedRows } = await this.run(
+    const changed = await this.sql.exec(
+      this.db,
       `UPDATE acmp_escrow_reservations SET ${sets.join(', ')} WHERE escrow_id = $1 AND state = $2`,
       params,
     );
-    return Number(numAffectedRows ?? 0n) === 1;
+    return changed === 1;
   }
 
   async get(escrowId: string): Promise<Reservation | undefined> {
-    const { rows } = await this.run(`SELECT * FROM acmp_escrow_reservations WHERE escrow_id = $1`, [
-      escrowId,
-    ]);
-    return rows[0] === undefined ? undefined : decode(rows[0]);
-  }
-
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private run(text: string, params: readonly unknown[]): Promise<{ rows: any[]; numAffectedRows?: bigint }> {
-    return this.db.executeQuery(compileSql(this.dialect, text, params));
+    return this.sql.first(this.db, GET, [escrowId]);
   }
 }
 

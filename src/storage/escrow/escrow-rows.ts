@@ -3,7 +3,7 @@ import type { EscrowRecord } from '../../acmp/escrow/record.js';
 import { PayoutListSchema, type PayoutEntry } from '../../acmp/escrow/payout-route.js';
 import type { PayoutConfig, StoredOp } from '../../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../../acmp/escrow/transitions.js';
-import { ESCROW_METHODS } from '../../acmp/escrow/constants.js';
+import { isEscrowMethod } from '../../acmp/escrow/constants.js';
 import { AcmpErrorObjectSchema } from '../../acmp/messages.js';
 import { LocalError } from '../../shared/errors.js';
 
@@ -122,7 +122,7 @@ export function encodeJson(value: unknown): string {
 const OpRowSchema = z.object({
   tenant: z.string(),
   party: z.string(),
-  method: z.enum(ESCROW_METHODS as [string, ...string[]]),
+  method: z.string().refine(isEscrowMethod),
   scope: z.string(),
   op_ref: z.string(),
   params_hash: z.string(),
@@ -145,7 +145,7 @@ export function decodeOpRow(row: unknown): StoredOp {
     key: {
       tenant: r.tenant,
       party: r.party,
-      method: r.method as StoredOp['key']['method'],
+      method: r.method,
       scope: r.scope,
       opRef: r.op_ref,
     },

@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import { LocalError } from '../../shared/errors.js';
 import type { EscrowRecord } from '../../acmp/escrow/record.js';
 import {
@@ -12,7 +11,7 @@ import {
   type LedgerTotals,
 } from '../../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../../acmp/escrow/transitions.js';
-import { ESCROW_SIGNAL_CHANNEL, KyselyEscrowTx, type Rows } from './escrow-tx-kysely.js';
+import { ESCROW_SIGNAL_CHANNEL, KyselyEscrowTx } from './escrow-tx-kysely.js';
 import type { Logger } from '../../shared/logger.js';
 import { NO_METRICS, type Metrics } from '../../shared/metrics.js';
 import { observedCommit } from '../sql/observed-commit.js';
@@ -26,11 +25,62 @@ import {
 } from './escrow-rows.js';
 import { RowSignals } from '../sql/row-signals.js';
 import { compileSql } from '../sql/sql-text.js';
+import {
+  bindSql,
+  column,
+  count,
+  sqlQuery,
+  SqlRunner,
+  text,
+  type SqlExecutor,
+  type SqlKysely,
+} from '../sql/query.js';
 
 export { ESCROW_OWNER_COLUMNS, escrowMigrations } from './escrow-migrations.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shared Database instance is untyped
-type Db = Kysely<any>;
+type Db = SqlExecutor;
+
+const GET = sqlQuery(`SELECT ${ESCROW_COLUMNS} FROM escrows WHERE escrow_id = $1`, decodeEscrowRow);
+const DUE = sqlQuery(
+  `SELECT escrow_id FROM escrows WHERE next_due_at IS NOT NULL AND next_due_at <= $1 ORDER BY next_due_at LIMIT $2`,
+  column('escrow_id', text),
+);
+const PENDING_PAYOUTS = sqlQuery(
+  `SELECT * FROM escrow_payouts WHERE paid_at IS NULL AND route <> 'held' ORDER BY created_at, payout_id LIMIT $1`,
+  decodePayoutRow,
+);
+const MARK_PAID = sqlQuery(
+  `UPDATE escrow_payouts SET paid_at = $2 WHERE payout_id = $1 AND paid_at IS NULL AND route <> 'held' RETURNING tenant, account, amount`,
+  (row) => ({
+    tenant: column('tenant', text)(row),
+    account: column('account', text)(row),
+    amount: column('amount', decodeBig)(row),
+  }),
+);
+const INSERT_CREDIT = sqlQuery(
+  `INSERT INTO escrow_credits (tenant, ref, account, amount, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant, ref) DO NOTHING RETURNING ref`,
+  column('ref', text),
+);
+const CREDIT = sqlQuery(
+  `SELECT account, amount FROM escrow_credits WHERE tenant = $1 AND ref = $2`,
+  (row) => ({ account: column('account', text)(row), amount: column('amount', decodeBig)(row) }),
+);
+const BALANCE = sqlQuery(
+  `SELECT balance FROM escrow_accounts WHERE tenant = $1 AND account = $2`,
+  column('balance', decodeBig),
+);
+const ADD_BALANCE = sqlQuery(
+  `UPDATE escrow_accounts SET balance = balance + $3, credited = credited + $4 WHERE tenant = $1 AND account = $2 RETURNING balance`,
+  column('balance', decodeBig),
+);
+const sum = (statement: string) => sqlQuery(statement, column('v', decodeBig));
+const TOTALS = {
+  balances: sum(`SELECT SUM(balance) AS v FROM escrow_accounts`),
+  credits: sum(`SELECT SUM(credited) AS v FROM escrow_accounts`),
+  remaining: sum(`SELECT SUM(locked - released - reclaimed) AS v FROM escrows`),
+  pending: sum(`SELECT SUM(amount) AS v FROM escrow_payouts WHERE paid_at IS NULL`),
+};
+const EVENTS = sqlQuery(`SELECT * FROM escrow_events WHERE escrow_id = $1 ORDER BY seq`, decodeEventRow);
 
 /**
  * {@link EscrowStore} on SQLite or PostgreSQL, each statement written once with `$n` placeholders. A
@@ -41,8 +91,9 @@ type Db = Kysely<any>;
  * in this process after commit on both.
  */
 export class KyselyEscrowStore implements EscrowStore {
-  private readonly db: Db;
+  private readonly db: SqlKysely;
   private readonly dialect: SqlDialect;
+  private readonly sql: SqlRunner;
   private readonly signals: RowSignals;
   private readonly metrics: Metrics;
 
@@ -52,6 +103,7 @@ export class KyselyEscrowStore implements EscrowStore {
   ) {
     this.db = database.db;
     this.dialect = database.dialect;
+    this.sql = new SqlRunner(database.dialect);
     this.metrics = options.metrics ?? NO_METRICS;
     this.signals = new RowSignals(database, { channel: ESCROW_SIGNAL_CHANNEL, ...options });
   }
@@ -92,12 +144,11 @@ export class KyselyEscrowStore implements EscrowStore {
   }
 
   private tx(db: Db, changed: Set<string>): EscrowTx {
-    return new KyselyEscrowTx(this.dialect, (text, params) => this.run(text, params, db), changed);
+    return new KyselyEscrowTx(this.dialect, bindSql(this.sql, db), changed);
   }
 
   async get(escrowId: string): Promise<EscrowRecord | undefined> {
-    const { rows } = await this.run(`SELECT ${ESCROW_COLUMNS} FROM escrows WHERE escrow_id = $1`, [escrowId]);
-    return rows[0] === undefined ? undefined : decodeEscrowRow(rows[0]);
+    return this.sql.first(this.db, GET, [escrowId]);
   }
 
   async list(
@@ -110,8 +161,9 @@ export class KyselyEscrowStore implements EscrowStore {
     if (query.closed !== undefined) where.push(query.closed ? `state = 'closed'` : `state <> 'closed'`);
     if (query.contextId !== undefined) where.push(`context_id = ${next(query.contextId)}`);
     if (query.updatedAfter !== undefined) where.push(`updated_at > ${next(query.updatedAfter)}`);
-    const counted = await this.run(
-      `SELECT COUNT(*) AS total FROM escrows WHERE ${where.join(' AND ')}`,
+    const total = await this.sql.first(
+      this.db,
+      sqlQuery(`SELECT COUNT(*) AS total FROM escrows WHERE ${where.join(' AND ')}`, column('total', count)),
       params,
     );
     if (query.after) {
@@ -120,48 +172,31 @@ export class KyselyEscrowStore implements EscrowStore {
         `(updated_at < ${at} OR (updated_at = ${next(query.after.updatedAt)} AND escrow_id < ${next(query.after.escrowId)}))`,
       );
     }
-    const { rows } = await this.run(
-      `SELECT ${ESCROW_COLUMNS} FROM escrows WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, escrow_id DESC LIMIT ${next(query.limit)}`,
+    const records = await this.sql.rows(
+      this.db,
+      sqlQuery(
+        `SELECT ${ESCROW_COLUMNS} FROM escrows WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, escrow_id DESC LIMIT ${next(query.limit)}`,
+        decodeEscrowRow,
+      ),
       params,
     );
-    return {
-      records: rows.map(decodeEscrowRow),
-      total: Number(decodeBig((counted.rows[0] as { total?: unknown } | undefined)?.total)),
-    };
+    return { records, total: total ?? 0 };
   }
 
   async due(now: number, limit: number): Promise<string[]> {
-    const { rows } = await this.run(
-      `SELECT escrow_id FROM escrows WHERE next_due_at IS NOT NULL AND next_due_at <= $1 ORDER BY next_due_at LIMIT $2`,
-      [now, limit],
-    );
-    return rows.map((r) => String((r as { escrow_id: unknown }).escrow_id));
+    return this.sql.rows(this.db, DUE, [now, limit]);
   }
 
   async pendingPayouts(limit: number): Promise<Payout[]> {
-    const { rows } = await this.run(
-      `SELECT * FROM escrow_payouts WHERE paid_at IS NULL AND route <> 'held' ORDER BY created_at, payout_id LIMIT $1`,
-      [limit],
-    );
-    return rows.map(decodePayoutRow);
+    return this.sql.rows(this.db, PENDING_PAYOUTS, [limit]);
   }
 
   async applyPayout(payoutId: string, at: number): Promise<boolean> {
     return this.withTx(async (db) => {
       // Marking paid and crediting commit together; the conditional UPDATE makes the payout happen once.
-      const { rows } = await this.run(
-        `UPDATE escrow_payouts SET paid_at = $2 WHERE payout_id = $1 AND paid_at IS NULL AND route <> 'held' RETURNING tenant, account, amount`,
-        [payoutId, at],
-        db,
-      );
-      const row = rows[0] as { tenant: string; account: string; amount: unknown } | undefined;
+      const row = await this.sql.first(db, MARK_PAID, [payoutId, at]);
       if (!row) return false;
-      await this.creditIn(db, {
-        tenant: row.tenant,
-        account: row.account,
-        amount: decodeBig(row.amount),
-        source: 'payout',
-      });
+      await this.creditIn(db, { ...row, source: 'payout' });
       return true;
     });
   }
@@ -173,22 +208,19 @@ export class KyselyEscrowStore implements EscrowStore {
   async creditOnce(entry: CreditOnce): Promise<CreditOutcome> {
     return this.withTx(async (db) => {
       // The reference's row decides: a concurrent repeat waits on its key, then finds it (one deposit).
-      const { rows } = await this.run(
-        `INSERT INTO escrow_credits (tenant, ref, account, amount, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant, ref) DO NOTHING RETURNING ref`,
-        [entry.tenant, entry.ref, entry.account, entry.amount, entry.at],
-        db,
-      );
-      if (rows.length > 0)
+      const inserted = await this.sql.rows(db, INSERT_CREDIT, [
+        entry.tenant,
+        entry.ref,
+        entry.account,
+        entry.amount,
+        entry.at,
+      ]);
+      if (inserted.length > 0)
         return { balance: await this.creditIn(db, { ...entry, source: 'deposit' }), replayed: false };
-      const first = await this.run(
-        `SELECT account, amount FROM escrow_credits WHERE tenant = $1 AND ref = $2`,
-        [entry.tenant, entry.ref],
-        db,
-      );
-      const row = first.rows[0] as { account: string; amount: unknown } | undefined;
+      const row = await this.sql.first(db, CREDIT, [entry.tenant, entry.ref]);
       if (!row)
         throw new LocalError('INVALID_STATE', `deposit reference ${entry.ref} conflicts but cannot be read`);
-      checkRepeatedDeposit(entry, { account: row.account, amount: decodeBig(row.amount) });
+      checkRepeatedDeposit(entry, row);
       return { balance: await this.balanceIn(db, entry.tenant, entry.account), replayed: true };
     });
   }
@@ -198,35 +230,26 @@ export class KyselyEscrowStore implements EscrowStore {
   }
 
   private async balanceIn(db: Db, tenant: string, account: string): Promise<bigint> {
-    const { rows } = await this.run(
-      `SELECT balance FROM escrow_accounts WHERE tenant = $1 AND account = $2`,
-      [tenant, account],
-      db,
-    );
-    return decodeBig((rows[0] as { balance?: unknown } | undefined)?.balance);
+    return (await this.sql.first(db, BALANCE, [tenant, account])) ?? 0n;
   }
 
   async totals(): Promise<LedgerTotals> {
-    const one = async (text: string): Promise<bigint> =>
-      decodeBig((((await this.run(text, [])).rows[0] ?? {}) as { v?: unknown }).v);
+    const one = async (statement: typeof TOTALS.balances): Promise<bigint> =>
+      (await this.sql.first(this.db, statement, [])) ?? 0n;
     return {
-      balances: await one(`SELECT SUM(balance) AS v FROM escrow_accounts`),
-      credits: await one(`SELECT SUM(credited) AS v FROM escrow_accounts`),
-      remaining: await one(`SELECT SUM(locked - released - reclaimed) AS v FROM escrows`),
-      pending: await one(`SELECT SUM(amount) AS v FROM escrow_payouts WHERE paid_at IS NULL`),
+      balances: await one(TOTALS.balances),
+      credits: await one(TOTALS.credits),
+      remaining: await one(TOTALS.remaining),
+      pending: await one(TOTALS.pending),
     };
   }
 
   async held(): Promise<bigint> {
-    const { rows } = await this.run(`SELECT SUM(locked - released - reclaimed) AS v FROM escrows`, []);
-    return decodeBig((rows[0] as { v?: unknown } | undefined)?.v);
+    return (await this.sql.first(this.db, TOTALS.remaining, [])) ?? 0n;
   }
 
   async events(escrowId: string): Promise<EscrowEvent[]> {
-    const { rows } = await this.run(`SELECT * FROM escrow_events WHERE escrow_id = $1 ORDER BY seq`, [
-      escrowId,
-    ]);
-    return rows.map(decodeEventRow);
+    return this.sql.rows(this.db, EVENTS, [escrowId]);
   }
 
   watch(escrowId: string, listener: () => void): () => void {
@@ -243,24 +266,21 @@ export class KyselyEscrowStore implements EscrowStore {
       source,
     }: { tenant: string; account: string; amount: bigint; source: 'deposit' | 'payout' },
   ): Promise<bigint> {
-    await this.run(
+    await this.sql.exec(
+      db,
       `INSERT INTO escrow_accounts (tenant, account, balance, credited) VALUES ($1, $2, 0, 0) ON CONFLICT (tenant, account) DO NOTHING`,
       [tenant, account],
-      db,
     );
-    const { rows } = await this.run(
-      `UPDATE escrow_accounts SET balance = balance + $3, credited = credited + $4 WHERE tenant = $1 AND account = $2 RETURNING balance`,
-      [tenant, account, amount, source === 'deposit' ? amount : 0n],
-      db,
-    );
-    return decodeBig((rows[0] as { balance?: unknown } | undefined)?.balance);
+    const balance = await this.sql.first(db, ADD_BALANCE, [
+      tenant,
+      account,
+      amount,
+      source === 'deposit' ? amount : 0n,
+    ]);
+    return balance ?? 0n;
   }
 
   private signal(escrowId: string): void {
     this.signals.signal(escrowId);
-  }
-
-  private run(text: string, params: readonly unknown[], db: Db = this.db): Promise<Rows> {
-    return db.executeQuery(compileSql(this.dialect, text, params));
   }
 }

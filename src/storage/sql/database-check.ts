@@ -1,4 +1,5 @@
 import { Migrator, sql } from 'kysely';
+import { z } from 'zod';
 import { LocalError } from '../../shared/errors.js';
 import type { Database } from './database.js';
 import { migrationTableOf, type MigrationSet } from './migrations.js';
@@ -122,8 +123,10 @@ export async function isMigrated(database: Database, sets: readonly MigrationSet
   return sets.every((set, i) => Object.keys(set.migrations).every((name) => applied.has(`${i}/${name}`)));
 }
 
+const LedgerRow = z.object({ set_index: z.union([z.number(), z.string(), z.bigint()]), name: z.string() });
+
 /** `<set index>/<migration name>` of one ledger row (decoded: the driver's row is untyped). */
 function appliedKey(row: unknown): string {
-  const { set_index: index, name } = (row ?? {}) as { set_index?: unknown; name?: unknown };
-  return `${String(index)}/${String(name)}`;
+  const parsed = LedgerRow.safeParse(row);
+  return parsed.success ? `${String(parsed.data.set_index)}/${parsed.data.name}` : '';
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { LocalError } from '../../shared/errors.js';
 import { ListenConnections } from './listen-connections.js';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
+import type { SqlKysely, SqlTables } from './query.js';
 
 /** The SQL dialects we run on. */
 export type SqlDialect = 'sqlite' | 'postgres';
@@ -20,9 +21,8 @@ export function dbSystemOf(dialect: SqlDialect): string {
  * stores and each binding's own tables).
  */
 export interface Database {
-  // Stores name their tables at runtime, so the instance is untyped here and typed per store.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly db: Kysely<any>;
+  /** Tables are named at run time, so every column reads as `unknown` and is decoded ({@link SqlKysely}). */
+  readonly db: SqlKysely;
   readonly dialect: SqlDialect;
   /** The URL the SDK's migrator connects with (`sqlite:<file>` or the `postgres://` URL). */
   readonly url: string;
@@ -126,7 +126,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     // ended the process. The statement in flight already fails with the cause and the pool discards the
     // client when it is released, so this listener only keeps the process alive.
     pool.on('connect', (client) => client.on('error', () => undefined));
-    const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<SqlTables>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
       dialect: 'postgres',
@@ -141,7 +141,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   // Checkpoints mostly on a worker thread, not inside commits on the event loop (sqlite-checkpointer.ts).
   const checkpointer =
     file === ':memory:' ? undefined : startBackgroundCheckpoints(sqlite, file, options.onIdleError);
-  const db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<SqlTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: 'sqlite',

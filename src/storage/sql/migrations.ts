@@ -1,6 +1,13 @@
-import { Migrator, type Migration } from 'kysely';
+import { Migrator } from 'kysely';
 import { LocalError } from '../../shared/errors.js';
 import type { Database } from './database.js';
+import type { SqlKysely } from './query.js';
+
+/** One migration: schema statements on the database (`down` undoes `up` where a set supports it). */
+export interface SqlMigration {
+  up(db: SqlKysely): Promise<void>;
+  down?(db: SqlKysely): Promise<void>;
+}
 
 /**
  * A named, ordered set of migrations owned by one part of the system (a binding's tables). Each set has
@@ -8,7 +15,7 @@ import type { Database } from './database.js';
  */
 export interface MigrationSet {
   readonly id: string;
-  readonly migrations: Record<string, Migration>;
+  readonly migrations: Record<string, SqlMigration>;
   /** The set's ledger table when it is not `a2ac_<id>_migrations` (a ledger another tool keeps too). */
   readonly ledgerTable?: string;
   /** The lock table serialising its migrations when it is not ours (shared with another tool). */

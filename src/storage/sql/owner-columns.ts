@@ -1,13 +1,12 @@
-import type { Kysely, Migration } from 'kysely';
+import type { SqlMigration } from './migrations.js';
 import { ANONYMOUS_IDENTITY, legacyIdentityOf } from '../../shared/identity.js';
+import type { SqlKysely } from './query.js';
 
 /** A column holding the identity of the caller that owns a row (src/shared/identity.ts). */
 export interface OwnerColumn {
   readonly table: string;
   readonly column: string;
 }
-
-/* eslint-disable @typescript-eslint/no-explicit-any -- migrations and `reassign` run against an untyped schema */
 
 /**
  * A migration to caller identities from the releases that named callers by position: `token-<n>` owners
@@ -18,16 +17,13 @@ export interface OwnerColumn {
 export function ownerIdentityMigration(
   columns: readonly OwnerColumn[],
   previousAnonymous: readonly string[],
-): Migration {
+): SqlMigration {
   return {
-    async up(db: Kysely<any>): Promise<void> {
+    async up(db: SqlKysely): Promise<void> {
       for (const { table, column } of columns) {
-        const rows = (await db.selectFrom(table).select(column).distinct().execute()) as Record<
-          string,
-          string
-        >[];
+        const rows = await db.selectFrom(table).select(column).distinct().execute();
         for (const owner of rows.map((r) => r[column])) {
-          if (owner === undefined) continue;
+          if (typeof owner !== 'string') continue;
           const target =
             legacyIdentityOf(owner) ?? (previousAnonymous.includes(owner) ? ANONYMOUS_IDENTITY : undefined);
           if (target !== undefined)
@@ -50,7 +46,7 @@ export interface Reassigned {
  * exist are skipped). Run it for rows no running task still writes, e.g. legacy rows.
  */
 export async function reassignOwner(
-  db: Kysely<any>,
+  db: SqlKysely,
   columns: readonly OwnerColumn[],
   { from, to }: { readonly from: string; readonly to: string },
 ): Promise<Reassigned[]> {
@@ -65,4 +61,3 @@ export async function reassignOwner(
     return moved;
   });
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */

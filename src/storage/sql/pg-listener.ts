@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
 import type { ListenConnections, ListenTracker } from './listen-connections.js';
 import type { Metrics } from '../../shared/metrics.js';
+import type { SqlKysely } from './query.js';
 
 /** Options of {@link PgListener}. */
 export interface PgListenerOptions {
@@ -164,8 +165,7 @@ export class PgListener {
  * `a2a_commerce_pg_notification_lag_seconds`.
  */
 export function lagProbe(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shared Database instance is untyped
-  db: Kysely<any>,
+  db: SqlKysely,
   channel: string,
   metrics: Metrics | undefined,
 ): Pick<PgListenerOptions, 'probe'> {

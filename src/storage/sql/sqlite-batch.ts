@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely } from 'kysely';
 import { bindParams, type CountSql, type DialectSql, type RunSql, type Statement } from './sql-text.js';
+import type { SqlKysely } from './query.js';
 
 /**
  * Runs transactions on the raw better-sqlite3 handle under a Kysely instance, holding the instance's
@@ -14,8 +14,7 @@ export class SqliteTransactions {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
 
   constructor(
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    private readonly db: Kysely<any>,
+    private readonly db: SqlKysely,
     private readonly sqlite: BetterSqlite3.Database,
   ) {}
 

@@ -1,16 +1,15 @@
-import { sql, type Kysely, type Migration } from 'kysely';
-import type { MigrationSet } from '../sql/migrations.js';
-
-/* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against an untyped schema */
+import { sql } from 'kysely';
+import type { MigrationSet, SqlMigration } from '../sql/migrations.js';
+import type { SqlKysely } from '../sql/query.js';
 
 /** Whether a migration runs on PostgreSQL (its compiler numbers placeholders; SQLite's writes `?`). */
-function isPostgres(db: Kysely<any>): boolean {
+function isPostgres(db: SqlKysely): boolean {
   return db.selectFrom('t').selectAll().where('a', '=', 1).compile().sql.includes('$1');
 }
 
 /** The spends the limits count, the write-ahead intents, and the append-only audit log (Layer 7 §6). */
-const createTables: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+const createTables: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createTable('wallet_spends')
       .addColumn('spend_id', 'text', (c) => c.primaryKey())
@@ -68,7 +67,7 @@ const createTables: Migration = {
       .execute();
     await appendOnly(db);
   },
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db: SqlKysely): Promise<void> {
     for (const table of ['wallet_audit', 'wallet_intents', 'wallet_spends'])
       await db.schema.dropTable(table).execute();
     if (isPostgres(db)) await sql`DROP FUNCTION IF EXISTS wallet_audit_append_only()`.execute(db);
@@ -79,7 +78,7 @@ const createTables: Migration = {
  * The database itself refuses to update an audit entry (Layer 7 §6.3: append-only). Deleting old entries
  * stays possible for the operator's retention (no library method deletes).
  */
-async function appendOnly(db: Kysely<any>): Promise<void> {
+async function appendOnly(db: SqlKysely): Promise<void> {
   if (isPostgres(db)) {
     await sql`CREATE FUNCTION wallet_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION 'wallet_audit is append-only'; END $$`.execute(db);
@@ -90,7 +89,6 @@ async function appendOnly(db: Kysely<any>): Promise<void> {
   await sql`CREATE TRIGGER wallet_audit_no_update BEFORE UPDATE ON wallet_audit
     BEGIN SELECT RAISE(ABORT, 'wallet_audit is append-only'); END`.execute(db);
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** The `wallet` migration set (SQLite and PostgreSQL): the buyer's wallet (docs/acmp-wallet.md). */
 export const walletMigrations: MigrationSet = {

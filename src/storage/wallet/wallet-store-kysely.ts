@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { LocalError } from '../../shared/errors.js';
 import type { JsonValue } from '../../shared/json.js';
@@ -16,14 +15,29 @@ import type {
 } from '../../wallet/store.js';
 import type { Database, SqlDialect } from '../sql/database.js';
 import { decodeBig } from '../escrow/escrow-rows.js';
-import type { Rows } from '../escrow/escrow-tx-kysely.js';
-import { compileSql } from '../sql/sql-text.js';
+import { bindSql, column, sqlQuery, SqlRunner, text, type BoundSql, type SqlKysely } from '../sql/query.js';
 
 export { walletMigrations } from './wallet-migrations.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shared Database instance is untyped
-type Db = Kysely<any>;
-type Run = (text: string, params: readonly unknown[]) => Promise<Rows>;
+const PENDING = sqlQuery(
+  `SELECT * FROM wallet_intents WHERE wallet_id = $1 AND state = 'pending' ORDER BY created_ms, op_ref`,
+  decodeIntentRow,
+);
+const CLOSE_INTENT = sqlQuery(
+  `UPDATE wallet_intents SET state = $3 WHERE wallet_id = $1 AND op_ref = $2 AND state = 'pending' RETURNING op_ref`,
+  column('op_ref', text),
+);
+const HELD = sqlQuery(
+  `SELECT s.escrow_id AS escrow_id, MAX(i.agent) AS agent, SUM(s.amount) AS amount
+       FROM wallet_spends s LEFT JOIN wallet_intents i ON i.wallet_id = s.wallet_id AND i.spend_id = s.spend_id
+       WHERE s.wallet_id = $1 AND s.escrow_id IS NOT NULL AND s.state = 'settled'
+       GROUP BY s.escrow_id ORDER BY s.escrow_id`,
+  (row) => ({
+    escrowId: column('escrow_id', text)(row),
+    agent: column('agent', (v) => z.string().nullable().parse(v) ?? '')(row),
+    amount: column('amount', decodeBig)(row),
+  }),
+);
 
 /**
  * {@link WalletStore} on SQLite or PostgreSQL. Every write is one transaction serialised per wallet
@@ -32,12 +46,14 @@ type Run = (text: string, params: readonly unknown[]) => Promise<Rows>;
  * another admission: concurrent spends at the cap never overshoot it.
  */
 export class KyselyWalletStore implements WalletStore {
-  private readonly db: Db;
+  private readonly db: SqlKysely;
   private readonly dialect: SqlDialect;
+  private readonly sql: SqlRunner;
 
   constructor(database: Pick<Database, 'db' | 'dialect'>) {
     this.db = database.db;
     this.dialect = database.dialect;
+    this.sql = new SqlRunner(database.dialect);
   }
 
   admit(a: Admission): Promise<Breach[]> {
@@ -49,7 +65,7 @@ export class KyselyWalletStore implements WalletStore {
       }
       if (a.spend) {
         const s = a.spend;
-        await run(
+        await run.exec(
           `INSERT INTO wallet_spends (spend_id, wallet_id, kind, counterparty, task_id, escrow_id, op_ref, amount, at_ms, counted_ms, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
           [
             s.spendId,
@@ -68,7 +84,7 @@ export class KyselyWalletStore implements WalletStore {
       }
       if (a.intent) {
         const i = a.intent;
-        await run(
+        await run.exec(
           `INSERT INTO wallet_intents (wallet_id, op_ref, method, agent, escrow_id, params, spend_id, counterparty, task_id, state, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
           [
             i.walletId,
@@ -92,21 +108,18 @@ export class KyselyWalletStore implements WalletStore {
   finish(c: Completion): Promise<boolean> {
     return this.locked(c.walletId, async (run) => {
       if (c.opRef !== undefined) {
-        const closed = await run(
-          `UPDATE wallet_intents SET state = $3 WHERE wallet_id = $1 AND op_ref = $2 AND state = 'pending' RETURNING op_ref`,
-          [c.walletId, c.opRef, c.intentState ?? 'done'],
-        );
-        if (closed.rows.length === 0) return false;
+        const closed = await run.rows(CLOSE_INTENT, [c.walletId, c.opRef, c.intentState ?? 'done']);
+        if (closed.length === 0) return false;
       }
       if (c.spend)
-        await run(
+        await run.exec(
           `UPDATE wallet_spends SET state = $2, amount = COALESCE($3, amount), escrow_id = COALESCE($4, escrow_id) WHERE spend_id = $1`,
           [c.spend.spendId, c.spend.state, c.spend.amount ?? null, c.spend.escrowId ?? null],
         );
       if (c.refund) {
         const r = c.refund;
         // Counted where the escrow's lock was: a refund gives back the period the money was spent in.
-        await run(
+        await run.exec(
           `INSERT INTO wallet_spends (spend_id, wallet_id, kind, counterparty, task_id, escrow_id, op_ref, amount, at_ms, counted_ms, state)
            SELECT $1, $2, 'refund', COALESCE(MAX(counterparty), ''), NULL, $3, NULL, $4, $5, COALESCE(MAX(counted_ms), $5), 'settled'
            FROM wallet_spends WHERE wallet_id = $2 AND escrow_id = $3 AND kind = 'lock'`,
@@ -123,11 +136,7 @@ export class KyselyWalletStore implements WalletStore {
   }
 
   async pending(walletId: string): Promise<Intent[]> {
-    const { rows } = await this.run(
-      `SELECT * FROM wallet_intents WHERE wallet_id = $1 AND state = 'pending' ORDER BY created_ms, op_ref`,
-      [walletId],
-    );
-    return rows.map(decodeIntentRow);
+    return this.sql.rows(this.db, PENDING, [walletId]);
   }
 
   async audit(walletId: string, q: AuditQuery): Promise<AuditEntry[]> {
@@ -137,74 +146,62 @@ export class KyselyWalletStore implements WalletStore {
     if (q.kind !== undefined) where.push(`kind = ${next(q.kind)}`);
     if (q.counterparty !== undefined) where.push(`counterparty = ${next(q.counterparty)}`);
     if (q.sinceMs !== undefined) where.push(`ts_ms >= ${next(q.sinceMs)}`);
-    const { rows } = await this.run(
-      `SELECT * FROM wallet_audit WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${next(q.limit)}`,
+    return this.sql.rows(
+      this.db,
+      sqlQuery(
+        `SELECT * FROM wallet_audit WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${next(q.limit)}`,
+        decodeAuditRow,
+      ),
       params,
     );
-    return rows.map(decodeAuditRow);
   }
 
   usage(query: UsageQuery): Promise<UsageScopes> {
-    return usageOf((text, params) => this.run(text, params), query);
+    return usageOf(bindSql(this.sql, this.db), query);
   }
 
   async heldEscrows(walletId: string): Promise<{ escrowId: string; agent: string; amount: bigint }[]> {
-    const { rows } = await this.run(
-      `SELECT s.escrow_id AS escrow_id, MAX(i.agent) AS agent, SUM(s.amount) AS amount
-       FROM wallet_spends s LEFT JOIN wallet_intents i ON i.wallet_id = s.wallet_id AND i.spend_id = s.spend_id
-       WHERE s.wallet_id = $1 AND s.escrow_id IS NOT NULL AND s.state = 'settled'
-       GROUP BY s.escrow_id ORDER BY s.escrow_id`,
-      [walletId],
-    );
-    return rows.flatMap((r: { escrow_id: string; agent: string | null; amount: unknown }) => {
-      const amount = decodeBig(r.amount);
-      return amount > 0n ? [{ escrowId: r.escrow_id, agent: r.agent ?? '', amount }] : [];
-    });
+    const held = await this.sql.rows(this.db, HELD, [walletId]);
+    return held.filter((h) => h.amount > 0n);
   }
 
   /** Runs `work` in one transaction holding the wallet's lock (see the class comment). */
-  private async locked<T>(walletId: string, work: (run: Run) => Promise<T>): Promise<T> {
+  private async locked<T>(walletId: string, work: (run: BoundSql) => Promise<T>): Promise<T> {
     if (this.dialect === 'postgres')
       return this.db.transaction().execute(async (trx) => {
-        const run: Run = (text, params) => this.run(text, params, trx);
-        await run(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`a2ac_wallet:${walletId}`]);
+        const run = bindSql(this.sql, trx);
+        await run.exec(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`a2ac_wallet:${walletId}`]);
         return work(run);
       });
     return this.db.connection().execute(async (conn) => {
-      const run: Run = (text, params) => this.run(text, params, conn);
-      await run('BEGIN IMMEDIATE', []);
+      const run = bindSql(this.sql, conn);
+      await run.exec('BEGIN IMMEDIATE', []);
       try {
         const value = await work(run);
-        await run('COMMIT', []);
+        await run.exec('COMMIT', []);
         return value;
       } catch (error) {
-        await run('ROLLBACK', []).catch(() => undefined);
+        await run.exec('ROLLBACK', []).catch(() => undefined);
         throw error;
       }
     });
   }
-
-  private run(text: string, params: readonly unknown[], db: Db = this.db): Promise<Rows> {
-    return db.executeQuery(compileSql(this.dialect, text, params));
-  }
 }
 
 /** The usage sums of Layer 7 §6.2's limits, for the wallet and the counterparty (non-void spends). */
-async function usageOf(run: Run, q: UsageQuery): Promise<UsageScopes> {
+async function usageOf(run: BoundSql, q: UsageQuery): Promise<UsageScopes> {
   const scope = async (extra: string, extraParams: unknown[], start: number): Promise<Usage> => {
-    const { rows } = await run(
-      `SELECT
-         SUM(CASE WHEN counted_ms >= $2 THEN amount ELSE 0 END) AS period,
-         SUM(CASE WHEN amount > 0 AND at_ms >= $3 THEN amount ELSE 0 END) AS hour,
-         SUM(CASE WHEN amount > 0 AND task_id = $4 THEN amount ELSE 0 END) AS task
-       FROM wallet_spends WHERE wallet_id = $1 AND state <> 'void'${extra}`,
-      [q.walletId, start, q.nowMs - RATE_WINDOW_MS, q.taskId ?? '', ...extraParams],
-    );
-    const row = (rows[0] ?? {}) as { period?: unknown; hour?: unknown; task?: unknown };
+    const row = await run.first(usageSums(extra), [
+      q.walletId,
+      start,
+      q.nowMs - RATE_WINDOW_MS,
+      q.taskId ?? '',
+      ...extraParams,
+    ]);
     return {
-      period: decodeBig(row.period),
-      hour: decodeBig(row.hour),
-      task: q.taskId === null ? 0n : decodeBig(row.task),
+      period: row?.period ?? 0n,
+      hour: row?.hour ?? 0n,
+      task: q.taskId === null ? 0n : (row?.task ?? 0n),
     };
   };
   return {
@@ -213,9 +210,25 @@ async function usageOf(run: Run, q: UsageQuery): Promise<UsageScopes> {
   };
 }
 
-async function insertAudit(run: Run, e: AuditEntry): Promise<void> {
+/** The period, hour and task sums of the non-void spends (`extra` narrows them to a counterparty). */
+function usageSums(extra: string) {
+  return sqlQuery(
+    `SELECT
+         SUM(CASE WHEN counted_ms >= $2 THEN amount ELSE 0 END) AS period,
+         SUM(CASE WHEN amount > 0 AND at_ms >= $3 THEN amount ELSE 0 END) AS hour,
+         SUM(CASE WHEN amount > 0 AND task_id = $4 THEN amount ELSE 0 END) AS task
+       FROM wallet_spends WHERE wallet_id = $1 AND state <> 'void'${extra}`,
+    (row) => ({
+      period: column('period', decodeBig)(row),
+      hour: column('hour', decodeBig)(row),
+      task: column('task', decodeBig)(row),
+    }),
+  );
+}
+
+async function insertAudit(run: BoundSql, e: AuditEntry): Promise<void> {
   // The caller holds the wallet's lock, so the next sequence number is this transaction's alone.
-  await run(
+  await run.exec(
     `INSERT INTO wallet_audit (wallet_id, seq, ts_ms, kind, amount, tier, counterparty, escrow_id, task_id, op_ref, outcome, detail)
      SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM wallet_audit WHERE wallet_id = $1`,
     [
