@@ -10,7 +10,8 @@ import { KyselyAgreementStore } from '../../storage/acmp/acmp-agreement-store-ky
 import { KyselySessionStore } from '../../storage/acmp/acmp-session-store-kysely.js';
 import { KyselyAcmpTaskStore } from '../../storage/acmp/acmp-task-store-kysely.js';
 import { openDatabase, type Database } from '../../storage/sql/database.js';
-import { KyselyReservationStore, MemoryReservationStore } from '../../storage/escrow/escrow-reservations.js';
+import { KyselyReservationStore } from '../../storage/escrow/escrow-reservations.js';
+import { MemoryReservationStore } from '../../storage/memory/escrow-reservations-memory.js';
 import { cleanup, onCleanup, tempDir } from '../../../test/helpers/cleanup.js';
 import type { ModuleContext } from '../module.js';
 import { AcmpNegotiation, negotiationStoresOf } from './acmp-negotiation.js';

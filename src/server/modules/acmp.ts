@@ -17,11 +17,8 @@ import {
   acmpMigrations,
   KyselyAcmpTaskStore,
 } from '../../storage/acmp/acmp-task-store-kysely.js';
-import {
-  acmpEscrowMigrations,
-  KyselyReservationStore,
-  MemoryReservationStore,
-} from '../../storage/escrow/escrow-reservations.js';
+import { acmpEscrowMigrations, KyselyReservationStore } from '../../storage/escrow/escrow-reservations.js';
+import { MemoryReservationStore } from '../../storage/memory/escrow-reservations-memory.js';
 import type { MigrationSet } from '../../storage/sql/migrations.js';
 import type { HostModule, ModuleContext, ModuleParts } from '../module.js';
 import { AcmpNegotiation, type NegotiationModuleOptions, type StartedSessions } from './acmp-negotiation.js';

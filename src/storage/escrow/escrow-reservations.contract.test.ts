@@ -1,10 +1,7 @@
 import { expect, it } from 'vitest';
 import type { ReservationStore } from '../../acmp/escrow/reservations.js';
-import {
-  acmpEscrowMigrations,
-  KyselyReservationStore,
-  MemoryReservationStore,
-} from './escrow-reservations.js';
+import { acmpEscrowMigrations, KyselyReservationStore } from './escrow-reservations.js';
+import { MemoryReservationStore } from '../memory/escrow-reservations-memory.js';
 import { storeContract } from '../../../test/helpers/store-harness.js';
 
 storeContract<ReservationStore>(
