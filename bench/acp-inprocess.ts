@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createAcpReceiver, type AcpReceiver } from '../src/acpspec/receiver.js';
 import type { Envelope } from '../src/acpspec/envelope.js';
-import { openDatabase, type Database } from '../src/storage/database.js';
-import { migrateSets } from '../src/storage/migrations.js';
+import { openDatabase, type Database } from '../src/storage/sql/database.js';
+import { migrateSets } from '../src/storage/sql/migrations.js';
 import {
   acpMigrations,
   createKyselyTransactionStore,
   type KyselyTransactionStore,
-} from '../src/storage/acp-transaction-store-kysely.js';
+} from '../src/storage/acpspec/acp-transaction-store-kysely.js';
 import { freshPg, pgBackendCpuUs } from './pg-procs.js';
 import type { LoadResult } from './protocol.js';
 import { acpChain } from './workload.js';

@@ -8,7 +8,7 @@ import { resolveHostConfig } from '../src/server/config.js';
 import { startHost, type RunningHost } from '../src/server/host.js';
 import { acmpModule } from '../src/server/modules/acmp.js';
 import { systemClock } from '../src/shared/clock.js';
-import type { Database } from '../src/storage/database.js';
+import type { Database } from '../src/storage/sql/database.js';
 import { LoadGen, type ServerProc } from './procs.js';
 import { metricsOf } from './report.js';
 import { fmt } from './stats.js';

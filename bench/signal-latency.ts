@@ -3,9 +3,9 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createAcmpProvider, LOCAL_SCOPE } from '../src/acmp/provider.js';
 import type { AcmpCapability } from '../src/acmp/provider-types.js';
-import { KyselyAcmpTaskStore, acmpMigrations } from '../src/storage/acmp-task-store-kysely.js';
-import { openDatabase } from '../src/storage/database.js';
-import { migrateSets } from '../src/storage/migrations.js';
+import { KyselyAcmpTaskStore, acmpMigrations } from '../src/storage/acmp/acmp-task-store-kysely.js';
+import { openDatabase } from '../src/storage/sql/database.js';
+import { migrateSets } from '../src/storage/sql/migrations.js';
 import { quantile } from './stats.js';
 
 /**

@@ -5,9 +5,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createAcpReceiver, type AcpReceiver } from '../src/acpspec/receiver.js';
 import type { Envelope } from '../src/acpspec/envelope.js';
-import { openDatabase } from '../src/storage/database.js';
-import { migrateSets } from '../src/storage/migrations.js';
-import { acpMigrations, createKyselyTransactionStore } from '../src/storage/acp-transaction-store-kysely.js';
+import { openDatabase } from '../src/storage/sql/database.js';
+import { migrateSets } from '../src/storage/sql/migrations.js';
+import {
+  acpMigrations,
+  createKyselyTransactionStore,
+} from '../src/storage/acpspec/acp-transaction-store-kysely.js';
 import { acpChain } from '../bench/workload.js';
 
 /**

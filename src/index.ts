@@ -113,7 +113,7 @@ export {
   type EscrowClientOptions,
   type EscrowStatus,
 } from './a2a/escrow/client.js';
-export { openDatabase, type Database } from './storage/database.js';
+export { openDatabase, type Database } from './storage/sql/database.js';
 export { openWallet, type OpenWallet } from './connect/wallet.js';
 export { SpendDeniedError, type SpendRequest, type Wallet } from './wallet/wallet.js';
 export type { AuditEntry, AuditKind } from './wallet/store.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Overview } from '../src/server/console/overview-reads.js';
 import type { ConsoleTaskRow } from '../src/server/console/task-reads.js';
-import { KyselyEscrowStore } from '../src/storage/escrow-store-kysely.js';
+import { KyselyEscrowStore } from '../src/storage/escrow/escrow-store-kysely.js';
 import { cleanup } from './helpers/host.js';
 import {
   consoleBuyer,

@@ -5,7 +5,8 @@ import { breachesOf, folderCycles, treeBreaches, tsFiles } from './helpers/layer
  * Layering (STYLE.md "Layout", docs/house-rules.md "Tests"), checked by test/helpers/layering.ts:
  *
  * - production code in src/<layer>/ imports only the layers its layer may import; @a2a-js/sdk stays in
- *   src/a2a, the MCP SDKs in src/mcp; only server and cli touch process.env, process.exit or console;
+ *   src/a2a, the MCP SDKs in src/mcp, kysely, pg and better-sqlite3 in src/storage (a few files allowed
+ *   with a reason); only server and cli touch process.env, process.exit or console;
  * - a co-located test src/<layer>/**\/*.test.ts imports what its layer may import, plus test/helpers/ and
  *   dev tools (vitest, fast-check, …) — a test that needs another layer lives under test/;
  * - a file under test/ may import production code of any layer through src/ paths, scripts/, test/
@@ -72,6 +73,19 @@ describe('the layering checker finds each kind of breach', () => {
     expect(breach('src/shared/x.ts', api)).toEqual([]);
   });
 
+  it('kysely, pg or better-sqlite3 outside src/storage, but for the files allowed with a reason', () => {
+    const source = `import { sql } from 'kysely';\nimport pg from 'pg';\nimport Db from 'better-sqlite3';\n`;
+    expect(breach('src/server/x.ts', source)).toEqual([
+      'src/server/x.ts imports kysely (owned by src/storage)',
+      'src/server/x.ts imports pg (owned by src/storage)',
+      'src/server/x.ts imports better-sqlite3 (owned by src/storage)',
+    ]);
+    expect(breach('src/acmp/x.test.ts', `import { sql } from 'kysely';\n`)).toHaveLength(1);
+    expect(breach('src/storage/sql/x.ts', source)).toEqual([]);
+    expect(breach('src/server/console/tables.ts', `import { sql } from 'kysely';\n`)).toEqual([]);
+    expect(breach('src/server/x.ts', `import Cursor from 'pg-cursor';\n`)).toEqual([]);
+  });
+
   it('a co-located test reaching test/ beyond the helpers, or another test file', () => {
     expect(breach('src/storage/x.test.ts', `import { h } from '../../test/helpers/pg.js';\n`)).toEqual([]);
     expect(breach('src/storage/x.test.ts', `import { f } from '../../test/acmp/helpers.js';\n`)).toHaveLength(
@@ -107,8 +121,8 @@ describe('the layering checker finds each kind of breach', () => {
 
   it('process.env and console outside server and cli, in production code only', () => {
     const source = `const url = process.env.A2AC_DB;\n`;
-    expect(breach('src/storage/database.ts', source)).toHaveLength(1);
+    expect(breach('src/storage/sql/database.ts', source)).toHaveLength(1);
     expect(breach('src/cli/bin.ts', source)).toEqual([]);
-    expect(breach('src/storage/database.test.ts', source)).toEqual([]);
+    expect(breach('src/storage/sql/database.test.ts', source)).toEqual([]);
   });
 });

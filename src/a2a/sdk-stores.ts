@@ -45,7 +45,7 @@ export const SDK_OWNER_COLUMNS: readonly { table: string; column: string }[] = [
 
 /**
  * The SDK stores' table names (its exported constants), for our migrations of their schema
- * (src/storage/sdk-store-migrations.ts).
+ * (src/storage/a2a/sdk-store-migrations.ts).
  */
 export const SDK_STORE_TABLES = {
   tasks: TASK_TABLE,

@@ -5,8 +5,8 @@ import { isIdentity } from '../shared/identity.js';
 import { resolveHostConfig, resolveStorageConfig } from '../server/config.js';
 import { migrateAll } from '../server/host-migrations.js';
 import { storageModules } from './host-modules.js';
-import { openDatabase } from '../storage/database.js';
-import { KyselyEscrowStore } from '../storage/escrow-store-kysely.js';
+import { openDatabase } from '../storage/sql/database.js';
+import { KyselyEscrowStore } from '../storage/escrow/escrow-store-kysely.js';
 import { payoutVerb } from './escrow-payout.js';
 import { UsageError, type CliIo } from './io.js';
 

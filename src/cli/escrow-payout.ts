@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { registerPayout } from '../acmp/escrow/payout-config.js';
 import { PayoutListSchema, type PayoutEntry } from '../acmp/escrow/payout-route.js';
 import { isIdentity } from '../shared/identity.js';
-import type { KyselyEscrowStore } from '../storage/escrow-store-kysely.js';
+import type { KyselyEscrowStore } from '../storage/escrow/escrow-store-kysely.js';
 import { UsageError, type CliIo } from './io.js';
 
 /*

@@ -1,7 +1,7 @@
 import type { ProviderEscrowOptions } from '../a2a/escrow/provider-escrow.js';
 import { demoCapabilities } from '../demo/capabilities.js';
 import type { EscrowSettings } from '../acmp/escrow/constants.js';
-import { acmpEscrowMigrations } from '../storage/escrow-reservations.js';
+import { acmpEscrowMigrations } from '../storage/escrow/escrow-reservations.js';
 import type { HostConfig } from '../server/config.js';
 import type { HostModule } from '../server/module.js';
 import { acmpModule } from '../server/modules/acmp.js';

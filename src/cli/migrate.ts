@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { resolveHostConfig, resolveStorageConfig } from '../server/config.js';
 import { migrateAll } from '../server/host-migrations.js';
 import { storageModules } from './host-modules.js';
-import { openDatabase } from '../storage/database.js';
+import { openDatabase } from '../storage/sql/database.js';
 import { UsageError, type CliIo } from './io.js';
 
 export const MIGRATE_USAGE = `Usage: a2a-commerce migrate [--db <url>] [--data-dir <dir>]

@@ -5,8 +5,8 @@ import { LocalError } from '../shared/errors.js';
 import { hostPruner } from '../server/background-pruner.js';
 import { resolveStorageConfig } from '../server/config.js';
 import { parseDuration, resolveRetention, type RetentionConfig } from '../server/retention-config.js';
-import { probeDatabase } from '../storage/database-check.js';
-import { openDatabase, resolveDatabaseTarget } from '../storage/database.js';
+import { probeDatabase } from '../storage/sql/database-check.js';
+import { openDatabase, resolveDatabaseTarget } from '../storage/sql/database.js';
 import type { PruneCount, PruneKind } from '../storage/retention/policy.js';
 import { UsageError, type CliIo } from './io.js';
 

@@ -3,8 +3,8 @@ import { isIdentity } from '../shared/identity.js';
 import { resolveHostConfig, resolveStorageConfig } from '../server/config.js';
 import { ownerColumnsOf } from '../server/host-migrations.js';
 import { storageModules } from './host-modules.js';
-import { openDatabase } from '../storage/database.js';
-import { reassignOwner } from '../storage/owner-columns.js';
+import { openDatabase } from '../storage/sql/database.js';
+import { reassignOwner } from '../storage/sql/owner-columns.js';
 import { UsageError, type CliIo } from './io.js';
 
 export const REASSIGN_USAGE = `Usage: a2a-commerce reassign --from <identity> --to <identity> [--db <url>] [--data-dir <dir>]

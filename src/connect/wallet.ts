@@ -1,9 +1,9 @@
 import { dirname } from 'node:path';
 import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
-import { openDatabase } from '../storage/database.js';
-import { migrateSets } from '../storage/migrations.js';
-import { KyselyWalletStore, walletMigrations } from '../storage/wallet-store-kysely.js';
+import { openDatabase } from '../storage/sql/database.js';
+import { migrateSets } from '../storage/sql/migrations.js';
+import { KyselyWalletStore, walletMigrations } from '../storage/wallet/wallet-store-kysely.js';
 import { loadWalletConfig } from '../wallet/limits.js';
 import { Wallet } from '../wallet/wallet.js';
 

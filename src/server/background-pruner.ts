@@ -1,7 +1,7 @@
 import { SDK_STORE_TABLES } from '../a2a/sdk-stores.js';
 import { timerClockOf, type Clock, type TimerClock, type TimerHandle } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
-import type { Database } from '../storage/database.js';
+import type { Database } from '../storage/sql/database.js';
 import type { PruneCount } from '../storage/retention/policy.js';
 import { Pruner } from '../storage/retention/pruner.js';
 import type { RetentionConfig } from './retention-config.js';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../storage/database.js';
-import { migrateSets, type MigrationSet } from '../storage/migrations.js';
+import { openDatabase, type Database } from '../storage/sql/database.js';
+import { migrateSets, type MigrationSet } from '../storage/sql/migrations.js';
 import { Readiness } from './health.js';
 
 const SET: MigrationSet = {

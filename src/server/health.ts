@@ -1,9 +1,9 @@
 import type express from 'express';
 import type { Clock } from '../shared/clock.js';
-import { isMigrated } from '../storage/database-check.js';
-import type { Database } from '../storage/database.js';
-import type { ListenState } from '../storage/listen-connections.js';
-import type { MigrationSet } from '../storage/migrations.js';
+import { isMigrated } from '../storage/sql/database-check.js';
+import type { Database } from '../storage/sql/database.js';
+import type { ListenState } from '../storage/sql/listen-connections.js';
+import type { MigrationSet } from '../storage/sql/migrations.js';
 
 /** Where the host answers liveness and readiness probes (docs/operations.md "Health, readiness and shutdown"). */
 const HEALTH_PATHS = { live: '/healthz', ready: '/readyz' } as const;
@@ -39,7 +39,7 @@ const DEFAULT_TIMEOUT_MS = 1000;
 /**
  * The host's readiness: ready when the database answers and has every migration of this build, every
  * PostgreSQL LISTEN connection listens, and the host is not draining. The database is checked with one
- * statement over the migration ledgers (src/storage/database-check.ts `isMigrated`), at most once per
+ * statement over the migration ledgers (src/storage/sql/database-check.ts `isMigrated`), at most once per
  * `refreshMs` however often probes come, and bounded by `timeoutMs`; LISTEN and draining are read live.
  * HTTP (`/readyz`) and gRPC health (src/a2a/grpc-health.ts) read the same object.
  */

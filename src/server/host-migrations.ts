@@ -1,22 +1,22 @@
 import { SDK_OWNER_COLUMNS, SDK_STORE_TABLES } from '../a2a/sdk-stores.js';
 import { LocalError } from '../shared/errors.js';
-import { pendingMigrations, probeDatabase } from '../storage/database-check.js';
-import type { Database } from '../storage/database.js';
-import { migrateSets, type MigrationSet } from '../storage/migrations.js';
-import { ownerIdentityMigration, type OwnerColumn } from '../storage/owner-columns.js';
-import { callerTokenMigrations } from '../storage/replay-cache-kysely.js';
+import { pendingMigrations, probeDatabase } from '../storage/sql/database-check.js';
+import type { Database } from '../storage/sql/database.js';
+import { migrateSets, type MigrationSet } from '../storage/sql/migrations.js';
+import { ownerIdentityMigration, type OwnerColumn } from '../storage/sql/owner-columns.js';
+import { callerTokenMigrations } from '../storage/acmp/replay-cache-kysely.js';
 import {
   sdkIdMigrations,
   sdkRetentionMigrations,
   sdkStoreMigrations,
-} from '../storage/sdk-store-migrations.js';
+} from '../storage/a2a/sdk-store-migrations.js';
 import type { HostModule } from './module.js';
 
 /** The host's migrations: the SDK stores' tables, ours on them, and every module's (docs/host.md "Migrations"). */
 
 /**
  * The SDK stores' tables, created by our migrations as the SDK's own `a2a-db upgrade` creates them and
- * kept in its ledgers (src/storage/sdk-store-migrations.ts; docs/host.md "Migrations").
+ * kept in its ledgers (src/storage/a2a/sdk-store-migrations.ts; docs/host.md "Migrations").
  */
 export const SDK_STORE_MIGRATIONS: readonly MigrationSet[] = sdkStoreMigrations(SDK_STORE_TABLES);
 

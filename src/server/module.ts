@@ -8,9 +8,9 @@ import type { Clock } from '../shared/clock.js';
 import type { IdSource } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import type { McpContributions } from '../mcp/contribution.js';
-import type { Database } from '../storage/database.js';
-import type { MigrationSet } from '../storage/migrations.js';
-import type { OwnerColumn } from '../storage/owner-columns.js';
+import type { Database } from '../storage/sql/database.js';
+import type { MigrationSet } from '../storage/sql/migrations.js';
+import type { OwnerColumn } from '../storage/sql/owner-columns.js';
 
 /** What a module is given when the host starts. */
 export interface ModuleContext {

@@ -1,6 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { resolveDatabaseTarget } from '../storage/database.js';
+import { resolveDatabaseTarget } from '../storage/sql/database.js';
 import type { HostConfig } from './config.js';
 import { selfSignedPaths } from './tls.js';
 

@@ -4,7 +4,7 @@ import { LocalError } from '../shared/errors.js';
 import { ANONYMOUS_IDENTITY, identityOfSecret } from '../shared/identity.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
-import { openDatabase, type Database } from '../storage/database.js';
+import { openDatabase, type Database } from '../storage/sql/database.js';
 import type { HostConfig } from './config.js';
 import { migrateAll } from './host-migrations.js';
 import type { HostModule, ModuleContext, ModuleParts, StdioSession } from './module.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { DagEvent, DagRunResult } from '../../src/acmp/dag/dag-events.js';
 import { DagRunner, type DagRunOptions } from '../../src/acmp/dag/dag-runner.js';
-import { MemoryDagRunStore } from '../../src/acmp/dag/memory-run-store.js';
+import { MemoryDagRunStore } from '../../src/storage/memory/dag-run-store-memory.js';
 import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider-types.js';
 import type { Payload } from '../../src/acmp/messages.js';
 import { ConnectDagBuyerPort } from '../../src/connect/dag-buyer.js';

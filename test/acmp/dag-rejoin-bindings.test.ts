@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DagBuyerPort } from '../../src/acmp/dag/dag-ports.js';
 import { DagRunner } from '../../src/acmp/dag/dag-runner.js';
-import { MemoryDagRunStore } from '../../src/acmp/dag/memory-run-store.js';
+import { MemoryDagRunStore } from '../../src/storage/memory/dag-run-store-memory.js';
 import { ConnectDagBuyerPort } from '../../src/connect/dag-buyer.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { shared } from '../helpers/cleanup.js';

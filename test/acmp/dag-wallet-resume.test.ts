@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DagRunner } from '../../src/acmp/dag/dag-runner.js';
-import { MemoryDagRunStore } from '../../src/acmp/dag/memory-run-store.js';
+import { MemoryDagRunStore } from '../../src/storage/memory/dag-run-store-memory.js';
 import { ConnectDagBuyerPort } from '../../src/connect/dag-buyer.js';
-import { MemoryWalletStore } from '../../src/storage/wallet-store-memory.js';
+import { MemoryWalletStore } from '../../src/storage/memory/wallet-store-memory.js';
 import type { WalletStore } from '../../src/wallet/store.js';
 import { Wallet } from '../../src/wallet/wallet.js';
 import { cleanup, onCleanup } from '../helpers/host.js';

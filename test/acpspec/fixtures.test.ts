@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalBytes } from '../../src/shared/jcs.js';
-import { MemoryTransactionStore } from '../../src/storage/acp-transaction-store-memory.js';
+import { MemoryTransactionStore } from '../../src/storage/memory/acp-transaction-store-memory.js';
 import { fixedClock, RECEIVER_AGENT_ID, sequentialIds } from '../helpers/acp-builders.js';
 import { givenChain, listFixtures, type AcpFixture } from '../helpers/acp-fixtures.js';
 import { isAcpError } from '../../src/acpspec/errors.js';

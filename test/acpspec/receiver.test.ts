@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryTransactionStore } from '../../src/storage/acp-transaction-store-memory.js';
+import { MemoryTransactionStore } from '../../src/storage/memory/acp-transaction-store-memory.js';
 import {
   delta,
   envelopeIdFor,

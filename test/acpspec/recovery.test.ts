@@ -9,7 +9,7 @@ import {
   type DeltaEnvelope,
 } from '../../src/acpspec/envelope.js';
 import type { TransactionStore } from '../../src/acpspec/transaction-store.js';
-import { KyselyTransactionStore } from '../../src/storage/acp-transaction-store-kysely.js';
+import { KyselyTransactionStore } from '../../src/storage/acpspec/acp-transaction-store-kysely.js';
 import { eventOp, leadState, producer } from '../helpers/acp-builders.js';
 import { cleanup } from '../helpers/host.js';
 import { codeOf, freshDelta, startAcpHost, txId, type AcpTestHost } from './helpers.js';

@@ -8,9 +8,9 @@ import { mountAcpRoutes } from '../../src/http/acp-routes.js';
 import type { HostModule, HttpGuards, ModuleContext, ModuleParts } from '../../src/server/module.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';
 import { isJsonObject } from '../../src/shared/json.js';
-import { ACP_OWNER_COLUMNS, acpMigrations } from '../../src/storage/acp-transaction-store-kysely.js';
-import { createKyselyTransactionStore } from '../../src/storage/acp-transaction-store-kysely.js';
-import { MemoryTransactionStore } from '../../src/storage/acp-transaction-store-memory.js';
+import { ACP_OWNER_COLUMNS, acpMigrations } from '../../src/storage/acpspec/acp-transaction-store-kysely.js';
+import { createKyselyTransactionStore } from '../../src/storage/acpspec/acp-transaction-store-kysely.js';
+import { MemoryTransactionStore } from '../../src/storage/memory/acp-transaction-store-memory.js';
 import { RECEIVER } from '../acpspec/helpers.js';
 import { MisbehavingReceiver, type ReceiverBreakage } from './misbehaving-receiver.js';
 

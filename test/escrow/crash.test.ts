@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEscrowClient } from '../../src/a2a/escrow/client.js';
 import { ESCROW_METHOD as M } from '../../src/acmp/escrow/constants.js';
-import { openDatabase } from '../../src/storage/database.js';
-import { KyselyEscrowStore } from '../../src/storage/escrow-store-kysely.js';
+import { openDatabase } from '../../src/storage/sql/database.js';
+import { KyselyEscrowStore } from '../../src/storage/escrow/escrow-store-kysely.js';
 import { cleanup, onCleanup, tempDir } from '../helpers/host.js';
 import { secret, TOKENS } from './helpers.js';
 

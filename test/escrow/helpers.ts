@@ -4,7 +4,7 @@ import { ESCROW_METHOD, type EscrowSettings } from '../../src/acmp/escrow/consta
 import type { HostFlags } from '../../src/server/config.js';
 import type { HostModule } from '../../src/server/module.js';
 import { escrowModule, type EscrowModuleOptions } from '../../src/server/modules/escrow.js';
-import { KyselyEscrowStore } from '../../src/storage/escrow-store-kysely.js';
+import { KyselyEscrowStore } from '../../src/storage/escrow/escrow-store-kysely.js';
 import { startTestHost } from '../helpers/host.js';
 import { nano } from '../helpers/escrow-harness.js';
 

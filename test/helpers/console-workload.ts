@@ -5,7 +5,7 @@ import { ACP_MEDIA_TYPE } from '../../src/acpspec/constants.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { fetchTrusting } from '../../src/shared/fetch.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
-import { KyselyEscrowStore } from '../../src/storage/escrow-store-kysely.js';
+import { KyselyEscrowStore } from '../../src/storage/escrow/escrow-store-kysely.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { acpModule } from '../../src/server/modules/acpspec.js';
 import { escrowModule } from '../../src/server/modules/escrow.js';

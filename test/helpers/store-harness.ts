@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe } from 'vitest';
-import { openDatabase, type Database } from '../../src/storage/database.js';
-import { migrateSets, type MigrationSet } from '../../src/storage/migrations.js';
+import { openDatabase, type Database } from '../../src/storage/sql/database.js';
+import { migrateSets, type MigrationSet } from '../../src/storage/sql/migrations.js';
 import { createPgDatabase, type PgDatabase } from './pg.js';
 
 /** What a store may need opened before use and closed after (the Kysely stores' LISTEN connections). */

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
-import { LISTEN_APPLICATION_NAME } from '../../src/storage/pg-listener.js';
+import { LISTEN_APPLICATION_NAME } from '../../src/storage/sql/pg-listener.js';
 import { cleanup, onCleanup, startTestHost } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';
 

@@ -8,10 +8,10 @@ import { PUSH_NOTIFICATION_TABLE, TASK_TABLE } from '@a2a-js/sdk/server/database
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, tempDir } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';
-import { openDatabase, type Database } from '../../src/storage/database.js';
-import { pendingMigrations } from '../../src/storage/database-check.js';
-import { migrateSets } from '../../src/storage/migrations.js';
-import { sdkIdMigrations, sdkStoreMigrations } from '../../src/storage/sdk-store-migrations.js';
+import { openDatabase, type Database } from '../../src/storage/sql/database.js';
+import { pendingMigrations } from '../../src/storage/sql/database-check.js';
+import { migrateSets } from '../../src/storage/sql/migrations.js';
+import { sdkIdMigrations, sdkStoreMigrations } from '../../src/storage/a2a/sdk-store-migrations.js';
 
 afterEach(cleanup);
 

@@ -70,7 +70,7 @@ describe('one trace: buyer → provider → escrow agent', () => {
     expect(finish.attributes).toEqual({
       'db.operation.name': 'acmp_outcome',
       'db.system.name': 'sqlite',
-      // Outcomes are group-committed (src/storage/acmp-task-commits.ts): one invoke, a batch of one.
+      // Outcomes are group-committed (src/storage/acmp/acmp-task-commits.ts): one invoke, a batch of one.
       'db.operation.batch.size': 1,
     });
     expect(parentOf(onlySpan(spans, 'store.commit escrow'))).toBe(atEscrow.spanContext().spanId);

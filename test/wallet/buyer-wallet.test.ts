@@ -7,7 +7,7 @@ import { createAcmpBuyer as createPickedBuyer } from '../../src/connect/acmp-buy
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
-import { MemoryWalletStore } from '../../src/storage/wallet-store-memory.js';
+import { MemoryWalletStore } from '../../src/storage/memory/wallet-store-memory.js';
 import { Wallet } from '../../src/wallet/wallet.js';
 import { escrowHost, secret } from '../escrow/helpers.js';
 import { cleanup, startTestHost } from '../helpers/host.js';

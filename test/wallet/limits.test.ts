@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MemoryWalletStore } from '../../src/storage/wallet-store-memory.js';
+import { MemoryWalletStore } from '../../src/storage/memory/wallet-store-memory.js';
 import { loadWalletConfig, parseWalletConfig, type LimitSet } from '../../src/wallet/limits.js';
 import { Wallet } from '../../src/wallet/wallet.js';
 

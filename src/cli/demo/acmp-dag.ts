@@ -1,6 +1,6 @@
 import type { DagEvent } from '../../acmp/dag/dag-events.js';
 import { DagRunner } from '../../acmp/dag/dag-runner.js';
-import { MemoryDagRunStore } from '../../acmp/dag/memory-run-store.js';
+import { MemoryDagRunStore } from '../../storage/memory/dag-run-store-memory.js';
 import { ConnectDagBuyerPort } from '../../connect/dag-buyer.js';
 import { demoCapabilities } from '../../demo/capabilities.js';
 import type { RunningHost } from '../../server/host.js';

@@ -8,7 +8,7 @@ import { startHost, type RunningHost } from '../../server/host.js';
 import type { HostModule } from '../../server/module.js';
 import { acmpModule } from '../../server/modules/acmp.js';
 import { escrowModule } from '../../server/modules/escrow.js';
-import { KyselyEscrowStore } from '../../storage/escrow-store-kysely.js';
+import { KyselyEscrowStore } from '../../storage/escrow/escrow-store-kysely.js';
 import { expectThat } from './expect.js';
 import type { DemoContext, DemoScenario } from './scenarios.js';
 

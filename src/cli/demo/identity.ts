@@ -3,7 +3,7 @@ import { createAcmpBuyer, type AcmpBuyer } from '../../a2a/acmp/buyer.js';
 import type { BuyerEscrow } from '../../a2a/acmp/buyer-escrow.js';
 import { fetchAgentCard } from '../../a2a/client.js';
 import { isAcmpError } from '../../acmp/errors.js';
-import { KyselyEscrowStore } from '../../storage/escrow-store-kysely.js';
+import { KyselyEscrowStore } from '../../storage/escrow/escrow-store-kysely.js';
 import { didKeyOf } from '../../acmp/identity/did-key.js';
 import { createDidResolver } from '../../acmp/identity/resolver.js';
 import { createKeySigner } from '../../acmp/identity/signer.js';

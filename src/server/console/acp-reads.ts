@@ -2,7 +2,7 @@ import { ACP_CONSENT_SCOPES, ACP_EVENT_TYPES } from '../../acpspec/constants.js'
 import type { AcpEvent, SnapshotEnvelope } from '../../acpspec/envelope.js';
 import { composeSnapshot } from '../../acpspec/state-body.js';
 import type { TransactionStore } from '../../acpspec/transaction-store.js';
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/sql/database.js';
 import { num, str } from './tables.js';
 
 /** One transaction as the ACPspec page lists it. */

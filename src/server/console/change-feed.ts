@@ -1,4 +1,4 @@
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/sql/database.js';
 import type { Logger } from '../../shared/logger.js';
 import { errorFields } from '../../shared/logger.js';
 import type { ConsoleTables } from './tables.js';

@@ -1,8 +1,8 @@
 import { formatCu } from '../../acmp/escrow/amounts.js';
 import { remainingOf, type EscrowRecord } from '../../acmp/escrow/record.js';
-import type { Database } from '../../storage/database.js';
-import { decodeEscrowRow, ESCROW_COLUMNS } from '../../storage/escrow-rows.js';
-import { KyselyEscrowStore } from '../../storage/escrow-store-kysely.js';
+import type { Database } from '../../storage/sql/database.js';
+import { decodeEscrowRow, ESCROW_COLUMNS } from '../../storage/escrow/escrow-rows.js';
+import { KyselyEscrowStore } from '../../storage/escrow/escrow-store-kysely.js';
 import { num } from './tables.js';
 
 /** One escrow as the escrow page lists it; amounts in CU. */

@@ -1,4 +1,4 @@
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/sql/database.js';
 import { num, optNum, optStr, parseStored, str } from './tables.js';
 
 /** One negotiation session (session mode, docs/acmp-negotiation.md). */

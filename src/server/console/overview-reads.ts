@@ -1,4 +1,4 @@
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/sql/database.js';
 import { num, type ConsoleTables } from './tables.js';
 import { taskActivity, type TaskActivity } from './task-reads.js';
 

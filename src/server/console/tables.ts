@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/sql/database.js';
 
 /** How long the list of tables is kept: modules (and so tables) change only when a host restarts. */
 const TABLES_TTL_MS = 10_000;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/sql/database.js';
 import { num, optNum, parseStored, str } from './tables.js';
 
 /** How a task shows on the console: running, or how it finished. */

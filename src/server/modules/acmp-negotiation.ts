@@ -1,13 +1,13 @@
 import { AcmpSessionBinding } from '../../a2a/acmp/negotiation-session.js';
 import type { AcmpCapability } from '../../acmp/provider.js';
 import type { AgreementStore } from '../../acmp/negotiation/agreement-store.js';
-import { MemoryAgreementStore } from '../../acmp/negotiation/memory-agreement-store.js';
-import { MemorySessionStore } from '../../acmp/negotiation/memory-session-store.js';
+import { MemoryAgreementStore } from '../../storage/memory/acmp-agreement-store-memory.js';
+import { MemorySessionStore } from '../../storage/memory/acmp-session-store-memory.js';
 import { Negotiator, type NegotiationOptions } from '../../acmp/negotiation/negotiator.js';
 import { sessionReferences, type SessionStore } from '../../acmp/negotiation/session-store.js';
 import { NegotiationSessions, type SessionOptions } from '../../acmp/negotiation/sessions.js';
-import { KyselyAgreementStore } from '../../storage/acmp-agreement-store-kysely.js';
-import { KyselySessionStore } from '../../storage/acmp-session-store-kysely.js';
+import { KyselyAgreementStore } from '../../storage/acmp/acmp-agreement-store-kysely.js';
+import { KyselySessionStore } from '../../storage/acmp/acmp-session-store-kysely.js';
 import type { ModuleContext } from '../module.js';
 
 /** Session mode (our extension, docs/acmp-negotiation.md "Session mode"): its limits, policy and URI. */

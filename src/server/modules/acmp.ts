@@ -16,13 +16,10 @@ import {
   ACMP_OWNER_COLUMNS,
   acmpMigrations,
   KyselyAcmpTaskStore,
-} from '../../storage/acmp-task-store-kysely.js';
-import {
-  acmpEscrowMigrations,
-  KyselyReservationStore,
-  MemoryReservationStore,
-} from '../../storage/escrow-reservations.js';
-import type { MigrationSet } from '../../storage/migrations.js';
+} from '../../storage/acmp/acmp-task-store-kysely.js';
+import { acmpEscrowMigrations, KyselyReservationStore } from '../../storage/escrow/escrow-reservations.js';
+import { MemoryReservationStore } from '../../storage/memory/escrow-reservations-memory.js';
+import type { MigrationSet } from '../../storage/sql/migrations.js';
 import type { HostModule, ModuleContext, ModuleParts } from '../module.js';
 import { AcmpNegotiation, type NegotiationModuleOptions, type StartedSessions } from './acmp-negotiation.js';
 

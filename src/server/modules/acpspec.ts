@@ -9,13 +9,13 @@ import { LocalError } from '../../shared/errors.js';
 import type { IdSource } from '../../shared/ids.js';
 import { mountAcpRoutes } from '../../http/acp-routes.js';
 import { createAcpMcpContribution } from '../../mcp/acp/acp-contribution.js';
-import { MemoryTransactionStore } from '../../storage/acp-transaction-store-memory.js';
+import { MemoryTransactionStore } from '../../storage/memory/acp-transaction-store-memory.js';
 import {
   ACP_OWNER_COLUMNS,
   acpMigrations,
   createKyselyTransactionStore,
   KyselyTransactionStore,
-} from '../../storage/acp-transaction-store-kysely.js';
+} from '../../storage/acpspec/acp-transaction-store-kysely.js';
 import type { HostModule, HttpGuards, ModuleContext, ModuleParts } from '../module.js';
 
 export interface AcpModuleOptions {

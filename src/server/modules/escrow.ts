@@ -13,8 +13,8 @@ import {
   ESCROW_OWNER_COLUMNS,
   escrowMigrations,
   KyselyEscrowStore,
-} from '../../storage/escrow-store-kysely.js';
-import { MemoryEscrowStore } from '../../storage/escrow-store-memory.js';
+} from '../../storage/escrow/escrow-store-kysely.js';
+import { MemoryEscrowStore } from '../../storage/memory/escrow-store-memory.js';
 import type { HostModule, ModuleContext, ModuleParts } from '../module.js';
 
 /** Options of {@link escrowModule}. */

@@ -2,6 +2,7 @@ import { PRUNED_TASK_OUTCOME } from '../../acmp/pruned-task.js';
 import { inBatches, pause, type BatchLoop } from './batches.js';
 import type { PruneCount } from './policy.js';
 import type { SqlRunner } from './sql-runner.js';
+import { column, text } from '../sql/query.js';
 
 /** When the pass runs, and the cut-offs it applies (each `null`: that kind is kept). */
 export interface TaskCuts {
@@ -108,7 +109,7 @@ export class AcmpTaskRetention {
       `SELECT t.task_id AS task_id ${this.candidates} ORDER BY t.finished_at LIMIT $2`,
       [before, limit],
     );
-    return rows.map((row) => String((row as { task_id: unknown }).task_id));
+    return rows.map(column('task_id', text));
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import { LocalError } from '../../shared/errors.js';
-import type { Database } from '../database.js';
-import type { SdkStoreTables } from '../sdk-store-migrations.js';
+import type { Database } from '../sql/database.js';
+import type { SdkStoreTables } from '../a2a/sdk-store-migrations.js';
 import { AcmpTaskRetention, type TaskCuts } from './acmp-task-retention.js';
 import type { BatchLoop } from './batches.js';
 import { PgPruneLock } from './pg-lock.js';

@@ -1,5 +1,5 @@
 import type { SessionPhase } from '../../acmp/negotiation/session.js';
-import type { SdkStoreTables } from '../sdk-store-migrations.js';
+import type { SdkStoreTables } from '../a2a/sdk-store-migrations.js';
 import { inBatches, type BatchLoop } from './batches.js';
 import type { PruneCount } from './policy.js';
 import type { SqlRunner } from './sql-runner.js';

@@ -1,5 +1,6 @@
-import type { Database, SqlDialect } from '../database.js';
-import { compileSql } from '../sql-text.js';
+import type { Database, SqlDialect } from '../sql/database.js';
+import { compileSql } from '../sql/sql-text.js';
+import { column, count } from '../sql/query.js';
 
 /** One statement runner over the shared database, statements written with `$n` placeholders. */
 export class SqlRunner {
@@ -25,7 +26,7 @@ export class SqlRunner {
   /** The `n` of a `SELECT COUNT(*) AS n …`. */
   async count(text: string, params: readonly unknown[]): Promise<number> {
     const [row] = await this.rows(text, params);
-    return Number((row as { n?: unknown } | undefined)?.n ?? 0);
+    return row === undefined ? 0 : column('n', count)(row);
   }
 
   /** A subquery of the strings of a JSON array parameter `$n` (a batch of ids bound as one value). */

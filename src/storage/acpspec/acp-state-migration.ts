@@ -1,0 +1,159 @@
+import type { Kysely } from 'kysely';
+import { ACP_OBJECT_KEYS } from '../../acpspec/constants.js';
+import { composeStateText, decodeStateBody } from '../../acpspec/state-body.js';
+import { canonicalJson } from '../../shared/jcs.js';
+
+/*
+ * The data steps of migration 0005_state_parts (src/storage/acp-tables.ts): the state snapshot that was
+ * kept whole in acp_transactions.state_body becomes a body row in acp_states (the header fields the
+ * receiver chose and the seven objects other than events; the events are already in acp_events), and
+ * every stored event body becomes its canonical (RFC 8785) text, from which the state's bytes are now
+ * composed. Rows are read in pages so a large store does not have to fit in memory.
+ */
+
+const PAGE = 500;
+const BODY_KEYS = ['acp_version', 'producer', ...ACP_OBJECT_KEYS.filter((key) => key !== 'events')];
+
+// The migration runs on tables whose shape it changes, so it works on an untyped instance.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDb = Kysely<any>;
+
+/**
+ * The body of a legacy whole-snapshot text. A text that is not a JSON object is kept as it is: that
+ * transaction then reads as `INVALID_STATE`, as it would have before.
+ */
+function legacyBodyText(stateText: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stateText);
+  } catch {
+    return stateText;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return stateText;
+  const record = parsed as Record<string, unknown>;
+  return canonicalJson(
+    Object.fromEntries(BODY_KEYS.filter((key) => key in record).map((key) => [key, record[key]])),
+  );
+}
+
+/** Moves every transaction's state body into acp_states. */
+export async function splitLegacyStates(db: AnyDb): Promise<void> {
+  let after = '';
+  for (;;) {
+    const rows = (await db
+      .selectFrom('acp_transactions')
+      .select(['transaction_id', 'version', 'state_body'])
+      .where('transaction_id', '>', after)
+      .orderBy('transaction_id')
+      .limit(PAGE)
+      .execute()) as { transaction_id: string; version: number; state_body: string }[];
+    const last = rows.at(-1);
+    if (last === undefined) return;
+    await db
+      .insertInto('acp_states')
+      .values(
+        rows.map((row) => ({
+          transaction_id: row.transaction_id,
+          version: Number(row.version),
+          body: legacyBodyText(row.state_body),
+        })),
+      )
+      .execute();
+    after = last.transaction_id;
+  }
+}
+
+/** Rewrites every event body that is not its canonical text. */
+export async function canonicaliseEvents(db: AnyDb): Promise<void> {
+  let after = { transaction_id: '', seq: 0 };
+  for (;;) {
+    const rows = (await db
+      .selectFrom('acp_events')
+      .select(['transaction_id', 'seq', 'body'])
+      .where((eb) =>
+        eb.or([
+          eb('transaction_id', '>', after.transaction_id),
+          eb.and([eb('transaction_id', '=', after.transaction_id), eb('seq', '>', after.seq)]),
+        ]),
+      )
+      .orderBy('transaction_id')
+      .orderBy('seq')
+      .limit(PAGE)
+      .execute()) as { transaction_id: string; seq: number; body: string }[];
+    const last = rows.at(-1);
+    if (last === undefined) return;
+    for (const row of rows) {
+      const text = canonicalText(row.body);
+      if (text !== row.body) {
+        await db
+          .updateTable('acp_events')
+          .set({ body: text })
+          .where('transaction_id', '=', row.transaction_id)
+          .where('seq', '=', row.seq)
+          .execute();
+      }
+    }
+    after = { transaction_id: last.transaction_id, seq: Number(last.seq) };
+  }
+}
+
+function canonicalText(body: string): string {
+  try {
+    return canonicalJson(JSON.parse(body));
+  } catch {
+    return body;
+  }
+}
+
+/** The reverse for `down`: composes each state snapshot again into acp_transactions.state_body. */
+export async function joinStates(db: AnyDb): Promise<void> {
+  const memo = new WeakMap<object, string>();
+  let after = '';
+  for (;;) {
+    const rows = (await db
+      .selectFrom('acp_transactions as t')
+      .innerJoin('acp_states as s', 's.transaction_id', 't.transaction_id')
+      .select(['t.transaction_id', 't.state_envelope_id', 't.updated_at', 't.event_count', 's.body'])
+      .where('t.transaction_id', '>', after)
+      .orderBy('t.transaction_id')
+      .limit(PAGE)
+      .execute()) as {
+      transaction_id: string;
+      state_envelope_id: string;
+      updated_at: string;
+      event_count: number;
+      body: string;
+    }[];
+    const last = rows.at(-1);
+    if (last === undefined) return;
+    for (const row of rows) {
+      const events = (await db
+        .selectFrom('acp_events')
+        .select('body')
+        .where('transaction_id', '=', row.transaction_id)
+        .where('seq', '<=', Number(row.event_count))
+        .orderBy('seq')
+        .execute()) as { body: string }[];
+      const meta = {
+        envelopeId: row.state_envelope_id,
+        transactionId: row.transaction_id,
+        producedAt: row.updated_at,
+      };
+      let text: string;
+      try {
+        text = composeStateText(
+          { meta, body: decodeStateBody(row.body), eventTexts: events.map((e) => e.body) },
+          memo,
+        );
+      } catch {
+        text = row.body;
+      }
+      await db
+        .updateTable('acp_transactions')
+        .set({ state_body: text })
+        .where('transaction_id', '=', row.transaction_id)
+        .execute();
+    }
+    after = last.transaction_id;
+  }
+}
