@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { envelopeIdFor, snapshot } from '../../test/helpers/acp-builders.js';
 import { parseAck, parseEvent, parseEventPage, parseStateAnswer } from './replies.js';
+import { errorCode } from '../shared/errors.js';
 
 const ack = { envelope_id: envelopeIdFor(1), transaction_id: 'tx-1', state_envelope_id: envelopeIdFor(2) };
 const code = (fn: () => unknown): unknown => {
@@ -8,7 +9,7 @@ const code = (fn: () => unknown): unknown => {
     fn();
     return 'no error';
   } catch (error) {
-    return (error as { code?: unknown }).code;
+    return errorCode(error);
   }
 };
 

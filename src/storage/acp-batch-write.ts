@@ -1,5 +1,5 @@
 import type { CommitResult, IngestCommit } from '../acpspec/transaction-store.js';
-import { LocalError } from '../shared/errors.js';
+import { errorCode, LocalError } from '../shared/errors.js';
 import type { AcpStatements } from './acp-sql.js';
 import { ENVELOPE_ID_ROLES } from './acp-tables.js';
 import type { CountSql, RunSql } from './sql-text.js';
@@ -106,7 +106,7 @@ async function insertedAll(sql: BatchSql, rows: readonly (readonly unknown[])[])
 
 /** better-sqlite3's error for a broken PRIMARY KEY or UNIQUE constraint (`SQLITE_CONSTRAINT_…`). */
 function isConstraintError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
 }
 
