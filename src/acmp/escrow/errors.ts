@@ -1,4 +1,4 @@
-import { AcmpError, type AcmpErrorObjectShape } from '../errors.js';
+import { AcmpError, type AcmpErrorObject } from '../errors.js';
 
 /** One row of the Layer 4 code table. */
 export interface EscrowErrorSpec {
@@ -60,7 +60,7 @@ function passesThrough(code: number): boolean {
  * The escrow agent's one outbound mapper (STYLE.md "Errors"): its own protocol errors pass; anything else
  * becomes -35099 with the generic message (the cause is logged by the caller, never sent).
  */
-export function toEscrowErrorObject(error: unknown): AcmpErrorObjectShape {
+export function toEscrowErrorObject(error: unknown): AcmpErrorObject {
   if (error instanceof AcmpError && passesThrough(error.code)) return error.toObject();
   return { code: ESCROW_ERRORS.internal.code, message: ESCROW_ERRORS.internal.message };
 }
