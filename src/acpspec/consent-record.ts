@@ -21,7 +21,7 @@ function hasConsentEvidence(record: ConsentRecord): boolean {
   );
 }
 
-/** The state to enforce: an expired grant is no grant and counts as `unknown` (design "Consent"; issue 9). */
+/** The state to enforce: an expired grant is no grant and counts as `unknown` (docs/acpspec-core.md "Consent"). */
 export function effectiveConsent(record: ConsentRecord | undefined, nowMs: number): ConsentState | undefined {
   if (record === undefined) return undefined;
   if (record.expires_at !== undefined && Date.parse(record.expires_at) <= nowMs && permits(record.state))
@@ -59,7 +59,7 @@ const EVIDENCE_KEYS = ['captured_at', 'captured_by', 'method', 'consent_text', '
 
 /**
  * Merges an inbound assertion into the held record (design "Consent": the receiver enforces the most
- * restrictive state it holds; issue 9: that holds for the whole record, dimension by dimension). An
+ * restrictive state it holds; docs/acpspec-core.md "Consent": that holds for the whole record, dimension by dimension). An
  * inbound record may narrow any dimension, never widen one:
  * - state: lower is accepted, higher is refused; an expired held grant counts as `unknown`, so no
  *   assertion revives it (a revocation of it is still a lowering);

@@ -111,7 +111,7 @@ const lapsed = grant({ captured_at: '2019-06-01T11:58:00Z', expires_at: LAPSED }
 
 /** Every dimension of the record (state, channels, audience, expiry, evidence): narrowed yes, widened never. */
 const dimensionCases: Record<string, DimensionCase> = {
-  'a lowering keeps the held audience (issue 9)': {
+  'a lowering keeps the held audience (docs/acpspec-core.md "Consent")': {
     held: grant({ granted_to: [OTHER] }),
     inbound: { state: 'limited' },
     record: grant({ state: 'limited', granted_to: [OTHER] }),
@@ -125,7 +125,7 @@ const dimensionCases: Record<string, DimensionCase> = {
     outcome: 'lowered',
     narrowed: ['state'],
   },
-  'a "lowering" of an expired grant does not revive it (issue 9)': {
+  'a "lowering" of an expired grant does not revive it (docs/acpspec-core.md "Consent")': {
     held: lapsed,
     inbound: { state: 'limited' },
     record: lapsed,
@@ -275,7 +275,7 @@ describe('consent: most restrictive wins, dimension by dimension (design "Consen
     ]);
   });
 
-  it('refuses personal data under an audience a lowering tried to drop (issue 9)', () => {
+  it('refuses personal data under an audience a lowering tried to drop (docs/acpspec-core.md "Consent")', () => {
     const merge = mergeConsent(
       { p1: { data_sharing: grant({ granted_to: [OTHER] }) } },
       { p1: { data_sharing: { state: 'limited' } } },
@@ -289,7 +289,7 @@ describe('consent: most restrictive wins, dimension by dimension (design "Consen
     ).toHaveLength(1);
   });
 
-  it('refuses personal data under an expired grant a lowering tried to revive (issue 9)', () => {
+  it('refuses personal data under an expired grant a lowering tried to revive (docs/acpspec-core.md "Consent")', () => {
     const merge = mergeConsent(
       { p1: { data_sharing: lapsed } },
       { p1: { data_sharing: { state: 'limited' } } },

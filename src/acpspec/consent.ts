@@ -43,7 +43,7 @@ export function mergeConsent(
 ): ConsentMerge {
   // A delta that leaves /consent alone asserts the held map itself: every record is kept as it is (an
   // expired grant aside, whose re-assertion is a refused widening), so the map stays the same object and
-  // the state body need not be written again (issue 10).
+  // the state body need not be written again (docs/acpspec-core.md "Ingest path").
   if (held !== undefined && asserted === held && keepsItself(held, nowMs))
     return { consent: held, events: [] };
   const consent: ConsentMap = {};

@@ -54,7 +54,7 @@ export function snapshotTransition(
 /**
  * A delta's transition: the patch is applied to the held state (which the caller has checked is the
  * parent's), the result validated, consent merged against the held records and enforced, on the
- * resulting state, for the personal data the patch writes or hands to another party (issue 9).
+ * resulting state, for the personal data the patch writes or hands to another party (docs/acpspec-core.md "Consent").
  * @throws AcpError `ACP_POLICY_VIOLATION`, `ACP_PATCH_FAILED`, `ACP_CONSENT_REQUIRED`.
  */
 export function deltaTransition(

@@ -83,7 +83,7 @@ describe('personal data paths (design "Personal data and TLS")', () => {
     });
   });
 
-  it('counts personal data re-pointed to another party as affected by the delta (issue 9)', () => {
+  it('counts personal data re-pointed to another party as affected by the delta (docs/acpspec-core.md "Consent")', () => {
     const state = leadState({
       vehicles: { t: { role: 'trade_in', owner_party_id: 'p-owner', registration: { plate: 'X1' } } },
     });

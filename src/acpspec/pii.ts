@@ -156,7 +156,7 @@ export function containsPersonalData(envelope: Envelope): boolean {
  * The personal data a delta affects in its resulting state: the hits written by a PII-carrying operation,
  * and the hits whose data subject an `add`/`replace` re-pointed (`owner_party_id`, `recipient_party_id`,
  * `applicant_party_ids`, … — wherever `x-acp-subject` says): that hands the data to another party, whose
- * consent is then needed (design "Consent"; issue 9). Hits the delta leaves alone are not affected, so a
+ * consent is then needed (docs/acpspec-core.md "Consent"). Hits the delta leaves alone are not affected, so a
  * revocation is accepted while the party's data is held.
  */
 export function personalDataAffectedBy(patch: readonly PatchOperation[], state: AcpState): PiiHit[] {

@@ -13,7 +13,7 @@ const code = (fn: () => unknown): unknown => {
   }
 };
 
-describe('replies from peers are decoded, not cast (issue 10)', () => {
+describe('replies from peers are decoded, not cast (docs/acpspec-core.md "Envelope types and decoding")', () => {
   it('accepts an ack and keeps only its three ids', () => {
     expect(parseAck({ ...ack, extra: 1 })).toEqual(ack);
   });

@@ -238,7 +238,7 @@ async function write(res: Response, chunk: string, signal: AbortSignal): Promise
 
 /**
  * Writes a canonical JSON body directly: the bytes are final, so Express's `send` (ETag hashing, freshness
- * and charset handling) would only add work to every envelope's answer (issue 10).
+ * and charset handling) would only add work to every envelope's answer (docs/acpspec-core.md "Ingest path").
  */
 function sendCanonical(res: Response, status: number, body: unknown): void {
   const bytes = Buffer.from(canonicalJson(body), 'utf8');

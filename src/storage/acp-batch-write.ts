@@ -15,7 +15,7 @@ export interface BatchSql {
 const MAX_ROWS = 256;
 
 /**
- * Writes a batch of ingest commits inside one database transaction (group commit, issue 10), with a few
+ * Writes a batch of ingest commits inside one database transaction (group commit, docs/acpspec-core.md "Ingest path"), with a few
  * multi-row statements for the whole batch instead of a round trip per envelope and table. Each commit is
  * still all or nothing: one whose envelope or state id is taken (`duplicate`) or whose head moved
  * (`stale`) writes nothing — the ids registered for it in this transaction are deleted again — and the
