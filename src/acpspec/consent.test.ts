@@ -16,7 +16,7 @@ const OTHER = 'agent:someone-else';
 const LAPSED = '2020-06-01T00:00:00Z';
 const rank = (s: ConsentState): number => ACP_CONSENT_STATES.indexOf(s);
 
-/** Expected outcome for every held × inbound pair (design "Consent"). */
+/** Expected outcome for every held × inbound pair (docs/acpspec-core.md "Consent"). */
 function expected(
   held: ConsentState | undefined,
   inbound: ConsentState | undefined,
@@ -29,7 +29,7 @@ function expected(
   return { outcome: 'kept', state: held };
 }
 
-describe('consent lattice (design "Consent")', () => {
+describe('consent lattice (docs/acpspec-core.md "Consent")', () => {
   const states = [undefined, ...ACP_CONSENT_STATES];
   const pairs = states.flatMap((held) =>
     states.map((inbound) => [held ?? 'nothing', inbound ?? 'nothing', held, inbound] as const),
@@ -254,7 +254,7 @@ const dimensionCases: Record<string, DimensionCase> = {
   },
 };
 
-describe('consent: most restrictive wins, dimension by dimension (design "Consent")', () => {
+describe('consent: most restrictive wins, dimension by dimension (docs/acpspec-core.md "Consent")', () => {
   it.each(Object.entries(dimensionCases))('%s', (_name, c) => {
     const merge = mergeConsentRecord(c.held, c.inbound, NOW);
     expect(merge.record).toEqual(c.record);
@@ -304,7 +304,7 @@ describe('consent: most restrictive wins, dimension by dimension (design "Consen
   });
 });
 
-describe('consent required for personal data (design "Consent")', () => {
+describe('consent required for personal data (docs/acpspec-core.md "Consent")', () => {
   const context = { receiverAgentId: RECEIVER_AGENT_ID, nowMs: Date.parse('2025-06-01T12:00:00Z') };
 
   it('accepts data_sharing at least limited', () => {

@@ -104,7 +104,7 @@ export interface ConsentShortfall {
 /**
  * Lists the unmet requirements for receiving the personal data of `subjects`: each needs `data_sharing`
  * at least `limited` and, when `granted_to` is set, naming the receiver; credit data additionally
- * needs `credit` (design "Consent").
+ * needs `credit` (docs/acpspec-core.md "Consent").
  */
 export function consentShortfalls(
   consent: ConsentMap,

@@ -28,7 +28,7 @@ export interface TransitionContext {
 
 /**
  * A snapshot's transition: its objects replace the held ones, except that consent is merged by the
- * lattice and the held event stream is kept and grown (design "Consent", seed "Append to the event
+ * lattice and the held event stream is kept and grown (docs/acpspec-core.md "Consent", seed "Append to the event
  * stream"). Consent is enforced on every personal-data value the snapshot carries.
  * @throws AcpError `ACP_CONSENT_REQUIRED`, `ACP_POLICY_VIOLATION` (event rewritten).
  */

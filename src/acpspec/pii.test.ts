@@ -9,7 +9,7 @@ import {
 } from './pii.js';
 import { anonymousState, BUYER, buyer, delta, leadState, snapshot } from '../../test/helpers/acp-builders.js';
 
-describe('personal data paths (design "Personal data and TLS")', () => {
+describe('personal data paths (docs/acpspec-binding.md "Personal data and TLS")', () => {
   it('derives the PII locations from the schema annotations', () => {
     const paths = PII_LOCATIONS.map((l) => l.path.join('/'));
     expect(paths).toEqual(

@@ -9,7 +9,7 @@ const ANY = '*';
 
 /**
  * Where personal data may sit in the state, derived from the schema's `x-acp-pii` annotations
- * (design "Personal data and TLS"). `subject` says where the data subject's party id(s) are found:
+ * (docs/acpspec-binding.md "Personal data and TLS"). `subject` says where the data subject's party id(s) are found:
  * `base` is the annotated object's path, `field` is `$key` (the last segment of `base`) or a
  * slash path relative to it.
  */
