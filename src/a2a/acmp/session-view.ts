@@ -10,7 +10,7 @@ import {
 import { acmpAgentMessage } from './codec.js';
 import { decodeRequest } from './task-view.js';
 
-/** The A2A state of a session phase (design §4.4): the offer waits for the buyer in INPUT_REQUIRED. */
+/** The A2A state of a session phase (docs/acmp-negotiation.md "State machine"): the offer waits for the buyer in INPUT_REQUIRED. */
 function sessionState(phase: SessionPhase): TaskState {
   switch (phase) {
     case 'offer':

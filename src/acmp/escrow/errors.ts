@@ -9,7 +9,7 @@ export interface EscrowErrorSpec {
 
 /**
  * The Layer 4 codes [L4 §5], the single source of truth for the escrow agent's errors. Cases a code covers
- * several of are told apart by `data.reason` (design decision 1: no new numeric codes).
+ * several of are told apart by `data.reason` (docs/acmp-escrow.md §3 "Messages": no new numeric codes).
  */
 export const ESCROW_ERRORS = {
   notFound: { code: -35001, name: 'escrow_not_found', message: 'Escrow not found' },
