@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEscrowClient } from '../../src/a2a/escrow/client.js';
+import { signingEscrowClient } from '../../src/a2a/escrow/signing-client.js';
 import { ESCROW_METHOD as M } from '../../src/acmp/escrow/constants.js';
 import { startTamperProxy } from '../../src/cli/demo/tamper-proxy.js';
 import { cleanup, onCleanup } from '../helpers/host.js';
+import { didKeyIdentity } from '../helpers/identity.js';
 import { escrowHost, secret } from './helpers.js';
 
 afterEach(cleanup);
@@ -28,9 +30,9 @@ describe('escrow client: status replies decoded (L4 §4.7)', () => {
     onCleanup(() => proxy.close());
     proxyOrigin = proxy.url;
     const tampered = await createEscrowClient({ agentUrl: proxy.url, token: secret('buyer') });
-    await expect(tampered.status(escrowId)).rejects.toMatchObject({
-      code: -33099,
-      data: { reason: 'escrow_status_malformed' },
-    });
+    const malformed = { code: -33099, data: { reason: 'escrow_status_malformed' } };
+    await expect(tampered.status(escrowId)).rejects.toMatchObject(malformed);
+    const signing = signingEscrowClient(tampered, didKeyIdentity().signer);
+    await expect(signing.status(escrowId)).rejects.toMatchObject(malformed);
   });
 });

@@ -131,7 +131,7 @@ class A2AEscrowClient implements EscrowClient {
   }
 
   async status(escrowId: string, options?: { signal?: AbortSignal }): Promise<EscrowStatus> {
-    return decodeStatus(await this.call(ESCROW_METHOD.status, { escrow_id: escrowId }, options));
+    return decodeEscrowStatus(await this.call(ESCROW_METHOD.status, { escrow_id: escrowId }, options));
   }
 
   async *watch(escrowId: string, options: { signal?: AbortSignal } = {}): AsyncIterable<EscrowStatus> {
@@ -163,7 +163,7 @@ function resultOf(reply: Parameters<typeof decodeMessage>[0] | undefined): Recor
  * An agent's escrowStatus reply decoded [L4 §4.7].
  * @throws AcmpError -33099 `escrow_status_malformed` when a field the client relies on is missing or mistyped.
  */
-function decodeStatus(result: Record<string, JsonValue>): EscrowStatus {
+export function decodeEscrowStatus(result: Record<string, JsonValue>): EscrowStatus {
   const fields = EscrowStatusFieldsSchema.safeParse(result);
   if (!fields.success) throw new AcmpError(ACMP_CODE.internal, { reason: 'escrow_status_malformed' });
   return { ...result, ...fields.data };
@@ -179,7 +179,7 @@ function statusOf(event: StreamResponse): EscrowStatus | undefined {
         : undefined;
   if (!message) return undefined;
   try {
-    return decodeStatus(resultOf(message));
+    return decodeEscrowStatus(resultOf(message));
   } catch {
     return undefined;
   }
