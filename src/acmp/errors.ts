@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ProtocolError } from '../shared/errors.js';
 import type { JsonValue } from '../shared/json.js';
 
@@ -102,12 +103,12 @@ export function acmpErrorSpec(code: number): AcmpErrorSpec | undefined {
 }
 
 /** The wire shape of an ACMP error (Layer 1 §3.3; the A2A binding's `acmp_error` root value). */
-// A type alias (not an interface) so it is assignable to the schema's loose object type.
-export type AcmpErrorObjectShape = {
-  code: number;
-  message: string;
-  data?: JsonValue;
-};
+export const AcmpErrorObjectSchema = z.looseObject({
+  code: z.int(),
+  message: z.string(),
+  data: z.json().optional(),
+});
+export type AcmpErrorObject = z.infer<typeof AcmpErrorObjectSchema>;
 
 /**
  * An ACMP protocol error (code space `acmp`). The message defaults to the table's message; callers put
@@ -121,7 +122,7 @@ export class AcmpError extends ProtocolError<number> {
   }
 
   /** Rebuilds an error received from a peer (`acmp_error` / JSON-RPC `error`). */
-  static fromObject(error: AcmpErrorObjectShape): AcmpError {
+  static fromObject(error: AcmpErrorObject): AcmpError {
     return new AcmpError(error.code, error.data, { message: error.message });
   }
 
@@ -131,7 +132,7 @@ export class AcmpError extends ProtocolError<number> {
   }
 
   /** The wire object; `data` is left out when undefined (callers only put JSON values into `data`). */
-  toObject(): AcmpErrorObjectShape {
+  toObject(): AcmpErrorObject {
     return this.data === undefined
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, data: this.data as JsonValue };
@@ -147,7 +148,7 @@ export function isAcmpError(value: unknown, code?: number): value is AcmpError {
  * The one mapper on the way out (STYLE.md "Errors"): an {@link AcmpError} passes through; anything else
  * becomes -33099 with the generic message. The cause is never put on the wire; callers log it.
  */
-export function toAcmpErrorObject(error: unknown, data?: unknown): AcmpErrorObjectShape {
+export function toAcmpErrorObject(error: unknown, data?: unknown): AcmpErrorObject {
   if (error instanceof AcmpError) return error.toObject();
   return new AcmpError(ACMP_CODE.internal, data).toObject();
 }

@@ -23,7 +23,6 @@ export {
   type AcmpErrorSpec,
   type AcmpErrorKey,
   type AcmpErrorCode,
-  type AcmpErrorObjectShape,
 } from './errors.js';
 export {
   PayloadSchema,

@@ -19,7 +19,7 @@ import {
   type CounterOfferParams,
   type OfferRequestParams,
 } from './negotiation/messages.js';
-import { ACMP_CODE, AcmpError } from './errors.js';
+import { ACMP_CODE, AcmpError, AcmpErrorObjectSchema, type AcmpErrorObject } from './errors.js';
 
 /*
  * Zod schemas written from ACMP Layer 1 §3. Objects are "loose": unknown fields pass through unchanged,
@@ -119,12 +119,7 @@ export const AcmpResultSchema = z
 export type AcmpResult = z.infer<typeof AcmpResultSchema>;
 
 /** The `acmp/error` object (Layer 1 §3.3; JSON-RPC 2.0 error object). */
-export const AcmpErrorObjectSchema = z.looseObject({
-  code: z.int(),
-  message: z.string(),
-  data: z.json().optional(),
-});
-export type AcmpErrorObject = z.infer<typeof AcmpErrorObjectSchema>;
+export { AcmpErrorObjectSchema, type AcmpErrorObject };
 
 /** The `acmp` capability object (Layer 1 §1; the AgentExtension `params`, A2A binding §2). */
 export const CapabilityObjectSchema = z.looseObject({

@@ -1,7 +1,7 @@
 import { ACP_CONSENT_STATES, type ConsentState } from './constants.js';
 import type { ConsentRecord } from './envelope.js';
 
-/** Position in the lattice `revoked < denied < unknown < limited < granted` (design "Consent"). */
+/** Position in the lattice `revoked < denied < unknown < limited < granted` (docs/acpspec-core.md "Consent"). */
 export function consentRank(state: ConsentState): number {
   return ACP_CONSENT_STATES.indexOf(state);
 }
@@ -21,7 +21,7 @@ function hasConsentEvidence(record: ConsentRecord): boolean {
   );
 }
 
-/** The state to enforce: an expired grant is no grant and counts as `unknown` (design "Consent"; issue 9). */
+/** The state to enforce: an expired grant is no grant and counts as `unknown` (docs/acpspec-core.md "Consent"). */
 export function effectiveConsent(record: ConsentRecord | undefined, nowMs: number): ConsentState | undefined {
   if (record === undefined) return undefined;
   if (record.expires_at !== undefined && Date.parse(record.expires_at) <= nowMs && permits(record.state))
@@ -58,8 +58,8 @@ export interface ConsentRecordMerge {
 const EVIDENCE_KEYS = ['captured_at', 'captured_by', 'method', 'consent_text', 'evidence_hash'] as const;
 
 /**
- * Merges an inbound assertion into the held record (design "Consent": the receiver enforces the most
- * restrictive state it holds; issue 9: that holds for the whole record, dimension by dimension). An
+ * Merges an inbound assertion into the held record (docs/acpspec-core.md "Consent": the receiver enforces the most
+ * restrictive state it holds; docs/acpspec-core.md "Consent": that holds for the whole record, dimension by dimension). An
  * inbound record may narrow any dimension, never widen one:
  * - state: lower is accepted, higher is refused; an expired held grant counts as `unknown`, so no
  *   assertion revives it (a revocation of it is still a lowering);

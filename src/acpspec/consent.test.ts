@@ -16,7 +16,7 @@ const OTHER = 'agent:someone-else';
 const LAPSED = '2020-06-01T00:00:00Z';
 const rank = (s: ConsentState): number => ACP_CONSENT_STATES.indexOf(s);
 
-/** Expected outcome for every held × inbound pair (design "Consent"). */
+/** Expected outcome for every held × inbound pair (docs/acpspec-core.md "Consent"). */
 function expected(
   held: ConsentState | undefined,
   inbound: ConsentState | undefined,
@@ -29,7 +29,7 @@ function expected(
   return { outcome: 'kept', state: held };
 }
 
-describe('consent lattice (design "Consent")', () => {
+describe('consent lattice (docs/acpspec-core.md "Consent")', () => {
   const states = [undefined, ...ACP_CONSENT_STATES];
   const pairs = states.flatMap((held) =>
     states.map((inbound) => [held ?? 'nothing', inbound ?? 'nothing', held, inbound] as const),
@@ -111,7 +111,7 @@ const lapsed = grant({ captured_at: '2019-06-01T11:58:00Z', expires_at: LAPSED }
 
 /** Every dimension of the record (state, channels, audience, expiry, evidence): narrowed yes, widened never. */
 const dimensionCases: Record<string, DimensionCase> = {
-  'a lowering keeps the held audience (issue 9)': {
+  'a lowering keeps the held audience (docs/acpspec-core.md "Consent")': {
     held: grant({ granted_to: [OTHER] }),
     inbound: { state: 'limited' },
     record: grant({ state: 'limited', granted_to: [OTHER] }),
@@ -125,7 +125,7 @@ const dimensionCases: Record<string, DimensionCase> = {
     outcome: 'lowered',
     narrowed: ['state'],
   },
-  'a "lowering" of an expired grant does not revive it (issue 9)': {
+  'a "lowering" of an expired grant does not revive it (docs/acpspec-core.md "Consent")': {
     held: lapsed,
     inbound: { state: 'limited' },
     record: lapsed,
@@ -254,7 +254,7 @@ const dimensionCases: Record<string, DimensionCase> = {
   },
 };
 
-describe('consent: most restrictive wins, dimension by dimension (design "Consent")', () => {
+describe('consent: most restrictive wins, dimension by dimension (docs/acpspec-core.md "Consent")', () => {
   it.each(Object.entries(dimensionCases))('%s', (_name, c) => {
     const merge = mergeConsentRecord(c.held, c.inbound, NOW);
     expect(merge.record).toEqual(c.record);
@@ -275,7 +275,7 @@ describe('consent: most restrictive wins, dimension by dimension (design "Consen
     ]);
   });
 
-  it('refuses personal data under an audience a lowering tried to drop (issue 9)', () => {
+  it('refuses personal data under an audience a lowering tried to drop (docs/acpspec-core.md "Consent")', () => {
     const merge = mergeConsent(
       { p1: { data_sharing: grant({ granted_to: [OTHER] }) } },
       { p1: { data_sharing: { state: 'limited' } } },
@@ -289,7 +289,7 @@ describe('consent: most restrictive wins, dimension by dimension (design "Consen
     ).toHaveLength(1);
   });
 
-  it('refuses personal data under an expired grant a lowering tried to revive (issue 9)', () => {
+  it('refuses personal data under an expired grant a lowering tried to revive (docs/acpspec-core.md "Consent")', () => {
     const merge = mergeConsent(
       { p1: { data_sharing: lapsed } },
       { p1: { data_sharing: { state: 'limited' } } },
@@ -304,7 +304,7 @@ describe('consent: most restrictive wins, dimension by dimension (design "Consen
   });
 });
 
-describe('consent required for personal data (design "Consent")', () => {
+describe('consent required for personal data (docs/acpspec-core.md "Consent")', () => {
   const context = { receiverAgentId: RECEIVER_AGENT_ID, nowMs: Date.parse('2025-06-01T12:00:00Z') };
 
   it('accepts data_sharing at least limited', () => {

@@ -43,7 +43,7 @@ export function mergeConsent(
 ): ConsentMerge {
   // A delta that leaves /consent alone asserts the held map itself: every record is kept as it is (an
   // expired grant aside, whose re-assertion is a refused widening), so the map stays the same object and
-  // the state body need not be written again (issue 10).
+  // the state body need not be written again (docs/acpspec-core.md "Ingest path").
   if (held !== undefined && asserted === held && keepsItself(held, nowMs))
     return { consent: held, events: [] };
   const consent: ConsentMap = {};
@@ -104,7 +104,7 @@ export interface ConsentShortfall {
 /**
  * Lists the unmet requirements for receiving the personal data of `subjects`: each needs `data_sharing`
  * at least `limited` and, when `granted_to` is set, naming the receiver; credit data additionally
- * needs `credit` (design "Consent").
+ * needs `credit` (docs/acpspec-core.md "Consent").
  */
 export function consentShortfalls(
   consent: ConsentMap,

@@ -39,7 +39,7 @@ export const ACP_SCHEMA_FILE = 'acpspec-envelope-0.1.schema.json';
 /** Route prefix of the HTTPS binding. */
 export const ACP_HTTP_PREFIX = '/acp/v0.1';
 
-/** HTTPS binding routes (design "HTTPS binding"). */
+/** HTTPS binding routes (docs/acpspec-binding.md "HTTPS binding"). */
 export const ACP_HTTP_ROUTES = {
   envelopes: `${ACP_HTTP_PREFIX}/envelopes`,
   state: (transactionId: string): string =>
@@ -80,7 +80,7 @@ export const ACP_HEADER_KEYS = [
   'producer',
 ] as const;
 
-/** Consent lattice, most restrictive first (design "Consent"). */
+/** Consent lattice, most restrictive first (docs/acpspec-core.md "Consent"). */
 export const ACP_CONSENT_STATES = ['revoked', 'denied', 'unknown', 'limited', 'granted'] as const;
 /** A consent state. */
 export type ConsentState = (typeof ACP_CONSENT_STATES)[number];
@@ -97,14 +97,14 @@ export const ACP_EVENT_TYPES = {
   consentLowered: 'consent.lowered',
 } as const;
 
-/** Keys of the non-envelope data parts of the A2A binding (design "A2A binding"). */
+/** Keys of the non-envelope data parts of the A2A binding (docs/acpspec-binding.md "A2A binding"). */
 export const ACP_PART_KEYS = {
   stateRequest: 'acp_state_request',
   ack: 'acp_ack',
   error: 'acp_error',
 } as const;
 
-/** Schema annotations (design "Personal data and TLS"); the PII path set is derived from them. */
+/** Schema annotations (docs/acpspec-binding.md "Personal data and TLS"); the PII path set is derived from them. */
 export const ACP_SCHEMA_KEYWORDS = {
   pii: 'x-acp-pii',
   credit: 'x-acp-credit',

@@ -109,7 +109,7 @@ function ownPath(root: Record<string, unknown>, pointer: string, owned: WeakSet<
 /**
  * Applies a delta to its parent's state and checks that the result is a complete, valid snapshot
  * (design "Deltas": otherwise the whole delta is rejected). The parent is valid, so only what the patch
- * changed is checked (issue 10): the objects its operations write, and the events it appends — the same
+ * changed is checked (docs/acpspec-core.md "Ingest path"): the objects its operations write, and the events it appends — the same
  * issues a check of the whole result would report, at a cost that does not grow with the stream.
  * @throws AcpError `ACP_POLICY_VIOLATION`; `ACP_PATCH_FAILED` (with `details.issues` when the result
  * does not validate).

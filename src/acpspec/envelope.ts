@@ -52,7 +52,7 @@ export type DeltaEnvelope = EnvelopeHeader & { parent_envelope_id: string; patch
 /** Either kind; told apart only by `parent_envelope_id` (seed). */
 export type Envelope = SnapshotEnvelope | DeltaEnvelope;
 
-/** The acknowledgement of an ingested envelope (design "A2A binding": `acp_ack`). */
+/** The acknowledgement of an ingested envelope (docs/acpspec-binding.md "A2A binding": `acp_ack`). */
 export interface AcpAck {
   envelope_id: string;
   transaction_id: string;

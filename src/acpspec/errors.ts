@@ -10,7 +10,7 @@ export interface AcpErrorSpec {
 
 /**
  * The ACPspec error table: the single source of truth for codes, HTTP statuses, retryability and default
- * messages (design "Errors"; `ACP_PARENT_UNKNOWN` and `ACP_CONSENT_REQUIRED` come from the seed).
+ * messages (docs/acpspec-core.md "Errors"; `ACP_PARENT_UNKNOWN` and `ACP_CONSENT_REQUIRED` come from the seed).
  */
 export const ACP_ERRORS = {
   ACP_PARENT_UNKNOWN: {
@@ -69,7 +69,7 @@ export interface AcpErrorIds {
   transaction_id?: string | undefined;
 }
 
-/** The wire error object (design "A2A binding": `acp_error`). */
+/** The wire error object (docs/acpspec-binding.md "A2A binding": `acp_error`). */
 export interface AcpErrorObject {
   code: AcpErrorCode;
   message: string;

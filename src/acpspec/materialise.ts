@@ -28,7 +28,7 @@ export interface TransitionContext {
 
 /**
  * A snapshot's transition: its objects replace the held ones, except that consent is merged by the
- * lattice and the held event stream is kept and grown (design "Consent", seed "Append to the event
+ * lattice and the held event stream is kept and grown (docs/acpspec-core.md "Consent", seed "Append to the event
  * stream"). Consent is enforced on every personal-data value the snapshot carries.
  * @throws AcpError `ACP_CONSENT_REQUIRED`, `ACP_POLICY_VIOLATION` (event rewritten).
  */
@@ -54,7 +54,7 @@ export function snapshotTransition(
 /**
  * A delta's transition: the patch is applied to the held state (which the caller has checked is the
  * parent's), the result validated, consent merged against the held records and enforced, on the
- * resulting state, for the personal data the patch writes or hands to another party (issue 9).
+ * resulting state, for the personal data the patch writes or hands to another party (docs/acpspec-core.md "Consent").
  * @throws AcpError `ACP_POLICY_VIOLATION`, `ACP_PATCH_FAILED`, `ACP_CONSENT_REQUIRED`.
  */
 export function deltaTransition(

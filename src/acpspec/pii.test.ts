@@ -9,7 +9,7 @@ import {
 } from './pii.js';
 import { anonymousState, BUYER, buyer, delta, leadState, snapshot } from '../../test/helpers/acp-builders.js';
 
-describe('personal data paths (design "Personal data and TLS")', () => {
+describe('personal data paths (docs/acpspec-binding.md "Personal data and TLS")', () => {
   it('derives the PII locations from the schema annotations', () => {
     const paths = PII_LOCATIONS.map((l) => l.path.join('/'));
     expect(paths).toEqual(
@@ -83,7 +83,7 @@ describe('personal data paths (design "Personal data and TLS")', () => {
     });
   });
 
-  it('counts personal data re-pointed to another party as affected by the delta (issue 9)', () => {
+  it('counts personal data re-pointed to another party as affected by the delta (docs/acpspec-core.md "Consent")', () => {
     const state = leadState({
       vehicles: { t: { role: 'trade_in', owner_party_id: 'p-owner', registration: { plate: 'X1' } } },
     });

@@ -9,7 +9,7 @@ const ANY = '*';
 
 /**
  * Where personal data may sit in the state, derived from the schema's `x-acp-pii` annotations
- * (design "Personal data and TLS"). `subject` says where the data subject's party id(s) are found:
+ * (docs/acpspec-binding.md "Personal data and TLS"). `subject` says where the data subject's party id(s) are found:
  * `base` is the annotated object's path, `field` is `$key` (the last segment of `base`) or a
  * slash path relative to it.
  */
@@ -156,7 +156,7 @@ export function containsPersonalData(envelope: Envelope): boolean {
  * The personal data a delta affects in its resulting state: the hits written by a PII-carrying operation,
  * and the hits whose data subject an `add`/`replace` re-pointed (`owner_party_id`, `recipient_party_id`,
  * `applicant_party_ids`, … — wherever `x-acp-subject` says): that hands the data to another party, whose
- * consent is then needed (design "Consent"; issue 9). Hits the delta leaves alone are not affected, so a
+ * consent is then needed (docs/acpspec-core.md "Consent"). Hits the delta leaves alone are not affected, so a
  * revocation is accepted while the party's data is held.
  */
 export function personalDataAffectedBy(patch: readonly PatchOperation[], state: AcpState): PiiHit[] {

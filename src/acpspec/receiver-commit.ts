@@ -150,7 +150,7 @@ export class TransitionCommitter {
     }));
   }
 
-  /** What the store writes, all or nothing: the state body only when it changed (issue 10). */
+  /** What the store writes, all or nothing: the state body only when it changed (docs/acpspec-core.md "Ingest path"). */
   private ingestCommit(inbound: Inbound, { held, snapshot, state, added }: PreparedCommit): IngestCommit {
     const { envelope } = inbound;
     const bodyChanged =

@@ -236,7 +236,7 @@ export class StoreBackedReceiver implements AcpReceiver {
   }
 
   /**
-   * The common case without a read (issue 10): on the state this receiver holds for the transaction (or, for
+   * The common case without a read (docs/acpspec-core.md "Ingest path"): on the state this receiver holds for the transaction (or, for
    * a snapshot, on no transaction), compute and commit at once. The store's compare-and-set and its id
    * registry refuse the commit if another writer moved the head or the id is taken; any refusal, and any
    * error of the transition, hands over to {@link checked}, which reads the store and answers exactly as if
@@ -300,7 +300,7 @@ export class StoreBackedReceiver implements AcpReceiver {
 
   /**
    * The original ack when this envelope id is stored with the same canonical bytes (design "Deltas").
-   * Envelope ids are unique across the store (issue 9): an id already used for another envelope — other
+   * Envelope ids are unique across the store (docs/acpspec-core.md): an id already used for another envelope — other
    * bytes, or a state snapshot this receiver minted, in any transaction — is `ACP_ENVELOPE_CONFLICT`.
    */
   private async replayAck(inbound: Inbound, head: TransactionHead | undefined): Promise<AcpAck | undefined> {

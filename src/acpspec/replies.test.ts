@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { envelopeIdFor, snapshot } from '../../test/helpers/acp-builders.js';
 import { parseAck, parseEvent, parseEventPage, parseStateAnswer } from './replies.js';
+import { errorCode } from '../shared/errors.js';
 
 const ack = { envelope_id: envelopeIdFor(1), transaction_id: 'tx-1', state_envelope_id: envelopeIdFor(2) };
 const code = (fn: () => unknown): unknown => {
@@ -8,11 +9,11 @@ const code = (fn: () => unknown): unknown => {
     fn();
     return 'no error';
   } catch (error) {
-    return (error as { code?: unknown }).code;
+    return errorCode(error);
   }
 };
 
-describe('replies from peers are decoded, not cast (issue 10)', () => {
+describe('replies from peers are decoded, not cast (docs/acpspec-core.md "Envelope types and decoding")', () => {
   it('accepts an ack and keeps only its three ids', () => {
     expect(parseAck({ ...ack, extra: 1 })).toEqual(ack);
   });

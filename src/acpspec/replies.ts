@@ -7,7 +7,7 @@ export { parseAck } from './validate.js';
 
 /**
  * Decodes a peer's answer to a state request: a schema-valid snapshot of the transaction asked for
- * (design "A2A binding": never a delta).
+ * (docs/acpspec-binding.md "A2A binding": never a delta).
  * @throws AcpError `ACP_SCHEMA_INVALID` (not an envelope) or `ACP_MESSAGE_NONCONFORMANT` (a delta, or
  *   another transaction's state).
  */

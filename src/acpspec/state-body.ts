@@ -7,7 +7,7 @@ import { isStoredEvents, isStoredProducer, isStoredStateObject } from './validat
 /**
  * The part of a state snapshot that changes only when an envelope changes one of the seven objects other
  * than `events` (or the receiver's own header): what the store keeps apart from the event stream, so
- * appending an event never rewrites it (issue 10).
+ * appending an event never rewrites it (docs/acpspec-core.md "Ingest path").
  */
 export interface StateBody extends Omit<AcpState, 'events'> {
   acp_version: string;

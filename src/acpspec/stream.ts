@@ -12,7 +12,7 @@ export interface EventMerge {
 
 /**
  * Positions of event ids, shared by a stream and every stream grown from it, so that a delta appending one
- * event costs O(1) instead of indexing the whole stream again (issue 10: cost flat as a transaction grows).
+ * event costs O(1) instead of indexing the whole stream again (docs/acpspec-core.md "Ingest path": cost flat as a transaction grows).
  * A position only counts for a stream whose entry there has that id: streams grown from the same one on
  * different branches (an ingest that lost a race) share the index without seeing each other's events.
  */

@@ -23,7 +23,7 @@ export interface TransactionHead {
  * A transaction's materialised state as the store keeps it: the head, the state body (the snapshot's
  * header fields the receiver chose and the seven objects other than `events`) and the event stream.
  * The snapshot is these parts composed (src/acpspec/state-body.ts); the store never keeps it whole, so an
- * ingest writes what changed, not the state (issue 10). Decoded and checked when read.
+ * ingest writes what changed, not the state (docs/acpspec-core.md "Ingest path"). Decoded and checked when read.
  */
 export interface StoredState {
   head: TransactionHead;
@@ -46,7 +46,7 @@ export interface StoredEnvelope {
 
 /**
  * What an envelope id names in the store. Envelope ids are unique across the whole store (all
- * transactions, ingested envelopes and the receiver's own state snapshots alike; issue 9), so one id
+ * transactions, ingested envelopes and the receiver's own state snapshots alike; docs/acpspec-core.md "Envelope ids are unique across the store"), so one id
  * never names two envelopes.
  */
 export type EnvelopeIdUse =

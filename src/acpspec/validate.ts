@@ -21,7 +21,7 @@ const ajv = createAjv({ allErrors: true, formats: 'full' });
 /**
  * For parts read back from storage: they were checked in full on the way in, so the check on the way out
  * (a corrupt or foreign row must not pass as a state) uses ajv-formats' fast format checks and stops at
- * the first error. It keeps a state request for a 1,000-event transaction well under 5 ms (issue 10).
+ * the first error. It keeps a state request for a 1,000-event transaction well under 5 ms (docs/acpspec-core.md "Ingest path").
  */
 const storedAjv = createAjv({ allErrors: false, formats: 'fast' });
 const SCHEMA_ID = String(ACP_ENVELOPE_SCHEMA['$id']);
@@ -71,7 +71,7 @@ export function parseEnvelope(value: unknown): Envelope {
 }
 
 /**
- * Checks the parts of a state a patch changed, given that the rest was valid before (issue 10): each
+ * Checks the parts of a state a patch changed, given that the rest was valid before (docs/acpspec-core.md "Ingest path"): each
  * object in `changed` against its schema, and the events from index `eventsFrom` on against the event
  * schema. Every rule of the envelope schema is local to one of the eight objects (and, under `events`,
  * to one event), so this reports exactly what checking the whole state as a snapshot would, with

@@ -251,7 +251,7 @@ function payload(raw: string, type: string): Payload {
   if (type === 'text') return { type, data: raw };
   if (type !== 'json') throw new UsageError('--input-type must be text or json');
   try {
-    return { type, data: JSON.parse(raw) as Payload['data'] };
+    return { type, data: PayloadSchema.shape.data.parse(JSON.parse(raw)) };
   } catch {
     throw new UsageError('--input is not valid JSON');
   }

@@ -3,7 +3,7 @@ import { createAcmpBuyer as createA2AAcmpBuyer } from '../a2a/acmp/buyer.js';
 import { createAcmpBuyer, type AcmpBindingName } from '../connect/acmp-buyer.js';
 import type { BuyerEvent, InvokeInput } from '../acmp/buyer.js';
 import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
-import type { AcmpResult, Payload } from '../acmp/messages.js';
+import { PayloadSchema, type AcmpResult, type Payload } from '../acmp/messages.js';
 import { readCapabilitySkill } from '../acmp/capability-summary.js';
 import { verifyProof } from '../acmp/proof.js';
 import {
@@ -181,7 +181,7 @@ export function invokeInputFromFlags(values: {
   let data: Payload['data'] = raw;
   if (inputType === 'json') {
     try {
-      data = JSON.parse(raw) as Payload['data'];
+      data = PayloadSchema.shape.data.parse(JSON.parse(raw));
     } catch {
       throw new UsageError('--input is not valid JSON');
     }

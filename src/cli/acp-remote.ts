@@ -6,7 +6,7 @@ import { isAcpError, type AcpError } from '../acpspec/errors.js';
 import { createAcpSenderCore, type AcpSenderCore } from '../acpspec/sender.js';
 import { AcpHttpStatusError, createAcpHttpClient, type AcpHttpClient } from '../http/acp-client.js';
 import { sleep } from '../shared/async.js';
-import { isLocalError, LocalError } from '../shared/errors.js';
+import { errorCode, isLocalError, LocalError } from '../shared/errors.js';
 import { canonicalJson } from '../shared/jcs.js';
 import { caFromFlags, tokenFromFlags } from './card.js';
 import { UsageError, type CliIo } from './io.js';
@@ -92,7 +92,7 @@ export function readJsonFile(file: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (cause) {
-    const code = (cause as { code?: unknown }).code;
+    const code = errorCode(cause);
     throw new LocalError('NOT_FOUND', `cannot read ${file} (${String(code ?? cause)}): check the path`, {
       cause,
     });
@@ -138,7 +138,7 @@ function isConnectionLoss(error: unknown): boolean {
   if (isAcpError(error) || isLocalError(error)) return false;
   if (error instanceof AcpHttpStatusError)
     return error.status === 502 || error.status === 503 || error.status === 504;
-  return error instanceof TypeError || typeof (error as { code?: unknown }).code === 'string';
+  return error instanceof TypeError || typeof errorCode(error) === 'string';
 }
 
 /** `fetch` failed before any response (undici's "fetch failed"), as opposed to a stream cut off later. */
@@ -150,7 +150,7 @@ function isConnectFailure(error: unknown): boolean {
 function causeOf(error: unknown): string {
   let e: unknown = error;
   while (e instanceof Error && e.cause instanceof Error) e = e.cause;
-  const code = (e as { code?: unknown }).code;
+  const code = errorCode(e);
   const message = e instanceof Error ? e.message : String(e);
   return typeof code === 'string' && !message.includes(code) ? `${message}, ${code}` : message;
 }

@@ -6,7 +6,7 @@ import { ACMP_EXTENSION_URI } from '../acmp/constants.js';
 import { CapabilityObjectSchema } from '../acmp/messages.js';
 import { ACP_EXTENSION_URI, ACP_KINDS } from '../acpspec/constants.js';
 import { selfSignedPaths } from '../server/tls.js';
-import { LocalError } from '../shared/errors.js';
+import { errorCode, LocalError } from '../shared/errors.js';
 import { UsageError, type CliIo } from './io.js';
 
 export const CARD_USAGE = `Usage: a2a-commerce card <agent-url> [--data-dir <dir>] [--ca <pem>] [--json]
@@ -24,7 +24,7 @@ export function caFromFlags(
     try {
       return readFileSync(values.ca, 'utf8');
     } catch (cause) {
-      const code = (cause as { code?: unknown }).code;
+      const code = errorCode(cause);
       throw new LocalError(
         'CONFIG_INVALID',
         `cannot read --ca ${values.ca} (${String(code ?? cause)}): give the path of a PEM certificate`,

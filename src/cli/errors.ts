@@ -1,5 +1,5 @@
 import { isAuthenticationRefusal } from '../a2a/client.js';
-import { isLocalError, isProtocolError } from '../shared/errors.js';
+import { errorCode, isLocalError, isProtocolError } from '../shared/errors.js';
 import { TOKEN_ENV } from './card.js';
 
 /** What a CLI run was pointed at, for messages that name the thing at fault. */
@@ -49,7 +49,7 @@ function networkHint(code: string, url: URL | undefined): string | undefined {
 /** The first error in the cause chain that carries a string `code` (a socket or TLS failure). */
 function codedCause(error: unknown): { code: string; message: string } | undefined {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; depth++) {
-    const code = (e as { code?: unknown }).code;
+    const code = errorCode(e);
     if (typeof code === 'string') return { code, message: e.message };
     e = e instanceof AggregateError && e.errors.length > 0 ? (e.errors[0] as unknown) : e.cause;
   }

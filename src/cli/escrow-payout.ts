@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { registerPayout } from '../acmp/escrow/payout-config.js';
 import { PayoutListSchema, type PayoutEntry } from '../acmp/escrow/payout-route.js';
 import { isIdentity } from '../shared/identity.js';
+import { isJsonObject } from '../shared/json.js';
 import type { KyselyEscrowStore } from '../storage/escrow/escrow-store-kysely.js';
 import { UsageError, type CliIo } from './io.js';
 
@@ -21,13 +22,13 @@ export function readPayoutFile(path: string): readonly PayoutEntry[] {
   } catch {
     throw new UsageError(`cannot read a JSON payout list from ${path}`);
   }
-  const list = Array.isArray(value) ? value : (value as { payout?: unknown } | null)?.payout;
+  const list = Array.isArray(value) ? value : isJsonObject(value) ? value.payout : undefined;
   const parsed = PayoutListSchema.safeParse(list);
   if (!parsed.success)
     throw new UsageError(
       `${path}: expected {"payout": [{"rail": "credit-ledger", "account": "..."}, ...]} (1 to 16 entries)`,
     );
-  return parsed.data as PayoutEntry[];
+  return parsed.data;
 }
 
 /**

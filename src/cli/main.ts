@@ -13,6 +13,7 @@ import { PRUNE_USAGE, prune } from './prune.js';
 import { REASSIGN_USAGE, reassign } from './reassign.js';
 import { SERVE_USAGE, serve } from './serve.js';
 import { WALLET_USAGE, wallet } from './wallet.js';
+import { errorCode } from '../shared/errors.js';
 
 type Verb = { run: (argv: string[], io: CliIo) => Promise<number>; usage: string; summary: string };
 
@@ -92,7 +93,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 /** Prints a failed verb's error as one line: with the verb's usage (exit 2), or explained (exit 1). */
 function report(error: unknown, run: { verb: Verb; argv: readonly string[]; io: CliIo }): number {
   const { verb, argv, io } = run;
-  const code = (error as { code?: unknown }).code;
+  const code = errorCode(error);
   if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
     io.err(`error: ${(error as Error).message}\n\n${verb.usage}`);
     return 2;

@@ -52,10 +52,13 @@ export function modulesFromFlags(
     .split(',')
     .map((n) => n.trim())
     .filter((n) => n !== '');
-  for (const name of names)
-    if (!(MODULE_NAMES as readonly string[]).includes(name))
+  const modules = new Set<ModuleName>();
+  for (const name of names) {
+    const known = MODULE_NAMES.find((m) => m === name);
+    if (known === undefined)
       throw new UsageError(`unknown module "${name}" (use ${MODULE_NAMES.join(', ')})`);
-  const modules = new Set(names as ModuleName[]);
+    modules.add(known);
+  }
   if (flags.escrow === true) modules.add('escrow');
   const settings: Partial<EscrowSettings> = {
     ...(flags['escrow-window-ms'] === undefined

@@ -84,11 +84,12 @@ async function log(
   values: { kind?: string; counterparty?: string; since?: string; json?: boolean },
   io: CliIo,
 ): Promise<number> {
-  if (values.kind !== undefined && !KINDS.includes(values.kind as AuditKind))
+  const kind = values.kind === undefined ? undefined : KINDS.find((k) => k === values.kind);
+  if (values.kind !== undefined && kind === undefined)
     throw new UsageError(`--kind is one of ${KINDS.join(', ')}`);
   const entries = await open.wallet.log({
     limit: 100_000,
-    ...(values.kind === undefined ? {} : { kind: values.kind as AuditKind }),
+    ...(kind === undefined ? {} : { kind }),
     ...(values.counterparty === undefined ? {} : { counterparty: values.counterparty }),
     ...(values.since === undefined ? {} : { sinceMs: sinceOf(values.since, Date.now()) }),
   });

@@ -26,7 +26,7 @@ export interface AcpEventPage {
 /** An event followed over Server-Sent Events, with its stream position. */
 export type SequencedAcpEvent = AcpEvent & { seq: number };
 
-/** The client side of the HTTPS binding (design "HTTPS binding"). */
+/** The client side of the HTTPS binding (docs/acpspec-binding.md "HTTPS binding"). */
 export interface AcpHttpClient {
   /** The sender core's transport: `POST /envelopes` with exactly the canonical bytes. */
   readonly transport: AcpSenderTransport;

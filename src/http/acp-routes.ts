@@ -28,7 +28,7 @@ const MAX_FOLLOW_MS = 30 * 60 * 1000;
 const SSE_KEEPALIVE_MS = 15_000;
 
 /**
- * ACPspec over plain HTTPS (design "HTTPS binding"). Every body we send is canonical (RFC 8785) bytes, so
+ * ACPspec over plain HTTPS (docs/acpspec-binding.md "HTTPS binding"). Every body we send is canonical (RFC 8785) bytes, so
  * the same envelope is byte-identical here and in the A2A data part (seed "The Conformance Rule"):
  * - `POST /acp/v0.1/envelopes` → `{"acp_ack": …}` with 200 (a new envelope and an idempotent replay alike:
  *   the ack is the same) or `{"acp_error": …}` with the error table's HTTP status (a body over the limit is
@@ -238,7 +238,7 @@ async function write(res: Response, chunk: string, signal: AbortSignal): Promise
 
 /**
  * Writes a canonical JSON body directly: the bytes are final, so Express's `send` (ETag hashing, freshness
- * and charset handling) would only add work to every envelope's answer (issue 10).
+ * and charset handling) would only add work to every envelope's answer (docs/acpspec-core.md "Ingest path").
  */
 function sendCanonical(res: Response, status: number, body: unknown): void {
   const bytes = Buffer.from(canonicalJson(body), 'utf8');

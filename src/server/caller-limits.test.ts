@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CALLER_LIMITS, resolveCallerLimits } from './caller-limits.js';
 import { resolveHostConfig } from './config.js';
+import { errorCode } from '../shared/errors.js';
 
 describe('caller limits (docs/host.md "Limits per caller")', () => {
   it('defaults to 8 open sessions, 32 running tasks and 600 requests a minute per caller', () => {
@@ -43,7 +44,7 @@ describe('caller limits (docs/host.md "Limits per caller")', () => {
         resolveCallerLimits(flags, {});
         return 'accepted';
       } catch (error) {
-        return `${String((error as { code?: unknown }).code)}: ${(error as Error).message}`;
+        return `${String(errorCode(error))}: ${(error as Error).message}`;
       }
     };
     expect(refused({ 'max-open-sessions': '0' })).toMatch(/^CONFIG_INVALID: --max-open-sessions must be/);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveHostConfig, type HostFlags } from './config.js';
+import { errorCode } from '../shared/errors.js';
 
 const ALICE = 'alice-secret-0123456789abcdef';
 const BOB = 'bobby-secret-0123456789abcdef';
@@ -31,7 +32,7 @@ function refusal(flags: HostFlags, env: Record<string, string> = {}): string {
   try {
     resolveHostConfig(flags, env);
   } catch (error) {
-    return `${String((error as { code?: unknown }).code)}: ${(error as Error).message}`;
+    return `${String(errorCode(error))}: ${(error as Error).message}`;
   }
   return 'accepted';
 }

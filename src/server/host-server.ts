@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { LocalError } from '../shared/errors.js';
+import { errorCode, LocalError } from '../shared/errors.js';
 import type { HostConfig } from './config.js';
 
 /** Listens on the configured address. @throws LocalError `CONFIG_INVALID` saying why the address cannot be used. */
@@ -13,7 +13,7 @@ export async function listen(server: Server, config: HostConfig): Promise<void> 
       });
     });
   } catch (cause) {
-    const code = (cause as { code?: unknown }).code;
+    const code = errorCode(cause);
     const where = `${config.host}:${config.port}`;
     const fix =
       code === 'EADDRINUSE'

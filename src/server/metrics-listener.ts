@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { LocalError } from '../shared/errors.js';
+import { errorCode, LocalError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { hostAccessOf } from './allowed-hosts.js';
 import type { HostConfig } from './config.js';
@@ -59,7 +59,7 @@ async function listenOn(server: Server, where: { host: string; port: number }): 
       });
     });
   } catch (cause) {
-    const code = (cause as { code?: unknown }).code;
+    const code = errorCode(cause);
     throw new LocalError(
       'CONFIG_INVALID',
       `cannot serve metrics on ${where.host}:${where.port} (${String(code ?? cause)}): choose another --metrics-port or --metrics-host`,

@@ -2,7 +2,7 @@ import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
-import { LocalError } from '../shared/errors.js';
+import { errorCode, LocalError } from '../shared/errors.js';
 import type { TlsConfig } from './config.js';
 
 /** PEM material for an HTTPS server. */
@@ -82,7 +82,7 @@ function readPem(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (cause) {
-    const code = (cause as { code?: unknown }).code;
+    const code = errorCode(cause);
     throw new LocalError('CONFIG_INVALID', `cannot read the ${what} ${path} (${String(code ?? cause)})`, {
       cause,
     });

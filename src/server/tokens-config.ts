@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { LocalError } from '../shared/errors.js';
+import { errorCode, LocalError } from '../shared/errors.js';
 import { parseBearerToken, type BearerToken } from '../shared/identity.js';
 import { roleOfLine, type RoledEntry } from './operator-config.js';
 
@@ -56,7 +56,7 @@ export function readTokensFile(path: string): RoledEntry[] {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (error instanceof LocalError) throw error;
-    const code = (error as { code?: unknown }).code;
+    const code = errorCode(error);
     return fail(
       `cannot read tokens file ${path}${typeof code === 'string' ? ` (${code})` : ''}: check --tokens-file / A2AC_TOKENS_FILE`,
     );

@@ -61,10 +61,10 @@ export function timerClockOf(clock: Clock | TimerClock | undefined): TimerClock 
 /** Resolves after `ms` on `clock`, or rejects with `signal.reason` as soon as the signal aborts. */
 export function sleepOn(clock: TimerClock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
+    if (signal?.aborted) return reject(signal.reason);
     const onAbort = (): void => {
       timer.cancel();
-      reject(signal?.reason as Error);
+      reject(signal?.reason);
     };
     const timer = clock.setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);

@@ -70,3 +70,12 @@ export function isProtocolError(value: unknown, space?: string): value is Protoc
 export function isLocalError(value: unknown, code?: LocalErrorCode): value is LocalError {
   return value instanceof LocalError && (code === undefined || value.code === code);
 }
+
+/**
+ * The `code` property of a thrown value, undecoded: Node's system errors (`ENOENT`, `EADDRINUSE`), driver
+ * errors (`SQLITE_CONSTRAINT_…`, PostgreSQL SQLSTATEs), `jose`'s `ERR_JWS_…`, or either family's code.
+ * Undefined when the value is not an object or carries no `code`; never throws (not even on `null`).
+ */
+export function errorCode(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+}

@@ -1,4 +1,5 @@
 import { activeTraceIds } from './tracing.js';
+import { errorCode } from './errors.js';
 
 /** Structured log fields: ids, codes, counts, durations — never personal data or payloads. */
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
@@ -71,7 +72,7 @@ export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() 
 /** A safe description of an unknown error for logs: its class name and code, never its message text. */
 export function errorFields(error: unknown): LogFields {
   if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
+    const code = errorCode(error);
     return {
       error_name: error.name,
       error_code: typeof code === 'string' || typeof code === 'number' ? code : undefined,

@@ -8,6 +8,7 @@ import {
   type Attributes,
   type Span,
 } from '@opentelemetry/api';
+import { errorCode } from './errors.js';
 
 /**
  * OpenTelemetry tracing through the API only (docs/operations.md "Tracing"). The host registers the SDK
@@ -112,7 +113,7 @@ export function failSpan(span: Span, attributes: Attributes): void {
 /** The `error.type` of an error: its code when it has a string or numeric one, else its class name. */
 export function errorType(error: unknown): string {
   if (!(error instanceof Error)) return typeof error;
-  const code = (error as { code?: unknown }).code;
+  const code = errorCode(error);
   return typeof code === 'string' || typeof code === 'number' ? String(code) : error.name;
 }
 

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { formatCu, parseCu } from '../acmp/escrow/amounts.js';
-import { LocalError } from '../shared/errors.js';
+import { errorCode, LocalError } from '../shared/errors.js';
 import { frozenPayout, payoutOf, PayoutSchema, type PayoutRail } from './payout.js';
 
 /*
@@ -97,7 +97,7 @@ export function loadWalletConfig(path: string): WalletConfig {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (error instanceof LocalError) throw error;
-    const code = (error as { code?: unknown }).code;
+    const code = errorCode(error);
     throw new LocalError(
       'CONFIG_INVALID',
       `cannot read wallet limits file ${path}${typeof code === 'string' ? ` (${code})` : ''}`,

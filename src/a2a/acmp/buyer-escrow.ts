@@ -26,7 +26,7 @@ export interface AcceptedEscrowAgent {
   readonly payeeId: string;
 }
 
-/** The escrow agents a provider's card lists (design decision 6); empty when it lists none. */
+/** The escrow agents a provider's card lists (docs/acmp-escrow.md §2 "Agent Card"); empty when it lists none. */
 export function acceptedEscrowAgents(card: AgentCard): AcceptedEscrowAgent[] {
   const params = card.capabilities?.extensions.find((e) => e.uri === ESCROW_PROFILE_URI)?.params;
   const agents = isJsonObject(params) && Array.isArray(params.escrow_agents) ? params.escrow_agents : [];

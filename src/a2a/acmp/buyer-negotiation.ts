@@ -95,7 +95,7 @@ export interface InvokeLink {
 
 /**
  * The links of invokes under session agreements, by task id, while they run: the transport reads them to
- * put `referenceTaskIds` and the negotiation's `contextId` on the invoke message (design §4.3 step 5).
+ * put `referenceTaskIds` and the negotiation's `contextId` on the invoke message (docs/acmp-negotiation.md "From agreement to invoke").
  */
 export class InvokeLinks {
   private readonly links = new Map<string, InvokeLink>();

@@ -86,7 +86,7 @@ class A2AAcmpTransport implements AcmpBuyerTransport {
 
   /** The SendMessage request carrying one ACMP request root, on the task `params.task_id`. */
   private request(method: string, params: { task_id: string }) {
-    // An invoke under a session agreement names the negotiation task, in its context (design §4.3 step 5).
+    // An invoke under a session agreement names the negotiation task, in its context (docs/acmp-negotiation.md "From agreement to invoke").
     const link = this.options.links?.(params.task_id);
     const message = encodeUserMessage({
       messageId: this.ids.newId('msg'),

@@ -10,7 +10,7 @@ import {
 import { acmpAgentMessage } from '../acmp-part.js';
 import { decodeRequest } from '../acmp-part.js';
 
-/** The A2A state of a session phase (design §4.4): the offer waits for the buyer in INPUT_REQUIRED. */
+/** The A2A state of a session phase (docs/acmp-negotiation.md "State machine"): the offer waits for the buyer in INPUT_REQUIRED. */
 function sessionState(phase: SessionPhase): TaskState {
   switch (phase) {
     case 'offer':

@@ -1,6 +1,7 @@
 import type { AgentCard, StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { A2AError, isJsonRpcError, isRestError } from '@a2a-js/sdk/errors';
+import { z } from 'zod';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../../acmp/constants.js';
 import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
 import {
@@ -17,11 +18,14 @@ import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../clie
 import { decodeMessage, encodeDataPart, encodeUserMessage } from '../part-codec.js';
 
 /** The escrowStatus object [L4 §4.7] as the client reads it (amounts in CU). */
-export type EscrowStatus = Record<string, JsonValue> & {
-  escrow_id: string;
-  state: string;
-  remaining_cu: number;
-};
+export type EscrowStatus = Record<string, JsonValue> & z.infer<typeof EscrowStatusFieldsSchema>;
+
+/** The fields of an escrowStatus [L4 §4.7] the client relies on; the rest stays JSON as the agent sent it. */
+const EscrowStatusFieldsSchema = z.object({
+  escrow_id: z.string(),
+  state: z.string(),
+  remaining_cu: z.number(),
+});
 
 /** Options of {@link createEscrowClient}. */
 export interface EscrowClientOptions extends A2AConnectOptions {
@@ -127,7 +131,7 @@ class A2AEscrowClient implements EscrowClient {
   }
 
   async status(escrowId: string, options?: { signal?: AbortSignal }): Promise<EscrowStatus> {
-    return (await this.call(ESCROW_METHOD.status, { escrow_id: escrowId }, options)) as EscrowStatus;
+    return decodeEscrowStatus(await this.call(ESCROW_METHOD.status, { escrow_id: escrowId }, options));
   }
 
   async *watch(escrowId: string, options: { signal?: AbortSignal } = {}): AsyncIterable<EscrowStatus> {
@@ -155,6 +159,16 @@ function resultOf(reply: Parameters<typeof decodeMessage>[0] | undefined): Recor
   throw new AcmpError(ACMP_CODE.internal, { reason: 'escrow_reply_malformed' });
 }
 
+/**
+ * An agent's escrowStatus reply decoded [L4 §4.7].
+ * @throws AcmpError -33099 `escrow_status_malformed` when a field the client relies on is missing or mistyped.
+ */
+export function decodeEscrowStatus(result: Record<string, JsonValue>): EscrowStatus {
+  const fields = EscrowStatusFieldsSchema.safeParse(result);
+  if (!fields.success) throw new AcmpError(ACMP_CODE.internal, { reason: 'escrow_status_malformed' });
+  return { ...result, ...fields.data };
+}
+
 function statusOf(event: StreamResponse): EscrowStatus | undefined {
   const payload = event.payload;
   const message =
@@ -165,7 +179,7 @@ function statusOf(event: StreamResponse): EscrowStatus | undefined {
         : undefined;
   if (!message) return undefined;
   try {
-    return resultOf(message) as EscrowStatus;
+    return decodeEscrowStatus(resultOf(message));
   } catch {
     return undefined;
   }

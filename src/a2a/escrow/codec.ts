@@ -1,6 +1,6 @@
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ACMP_MEDIA_TYPE } from '../../acmp/constants.js';
-import { ACMP_CODE, AcmpError, type AcmpErrorObjectShape } from '../../acmp/errors.js';
+import { ACMP_CODE, AcmpError, type AcmpErrorObject } from '../../acmp/errors.js';
 import { ESCROW_PROFILE_URI, isEscrowMethod, type EscrowMethod } from '../../acmp/escrow/constants.js';
 import { encodeStatus, type EscrowRecord } from '../../acmp/escrow/record.js';
 import { isJsonObject, type JsonValue } from '../../shared/json.js';
@@ -46,8 +46,7 @@ export function readEscrowRequest(
 
 /** The agent message answering one request: `{acmp_result}` or `{acmp_error}` (binding §1), no task. */
 export function escrowReply(
-  answer:
-    { kind: 'result'; result: Record<string, JsonValue> } | { kind: 'error'; error: AcmpErrorObjectShape },
+  answer: { kind: 'result'; result: Record<string, JsonValue> } | { kind: 'error'; error: AcmpErrorObject },
   messageId: string,
 ): Message {
   return acmpAgentMessage(

@@ -13,7 +13,7 @@ import { signingEscrowClient } from './signing-client.js';
 import { EscrowSettler } from './settler.js';
 import { createEscrowVerifier } from './verifier.js';
 
-/** The escrow agent a provider trusts (design decision 6: advertised on its card). */
+/** The escrow agent a provider trusts (docs/acmp-escrow.md §2 "Agent Card": advertised on its card). */
 export interface ProviderEscrowOptions {
   /** The escrow agent's base URL. */
   agentUrl: string;

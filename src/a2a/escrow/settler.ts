@@ -35,7 +35,7 @@ export interface EscrowSettlerOptions {
  * The provider's safety path [L4 §1, §4.5]: once a task backed by an escrow has delivered its result, the
  * provider waits `claimDelayMs` for the buyer's release; if the escrow still owes the task's `cost_cu`,
  * it claims what is owed with the result's proof (op_ref `claim-<task_id>`, so a retry or a second host
- * never claims twice). A failed or cancelled task claims nothing (design decision 5: no cancel fee).
+ * never claims twice). A failed or cancelled task claims nothing (docs/acmp-escrow.md §12 "The provider side": no cancel fee).
  */
 export class EscrowSettler {
   private readonly clock: TimerClock;

@@ -2,7 +2,7 @@ import { ESCROW_METHOD } from '../../acmp/escrow/constants.js';
 import type { Signer } from '../../acmp/identity/signer.js';
 import { withSignature } from '../../acmp/signed.js';
 import type { Clock } from '../../shared/clock.js';
-import type { EscrowClient, EscrowStatus } from './client.js';
+import { decodeEscrowStatus, type EscrowClient } from './client.js';
 
 /**
  * An escrow client whose every request carries the party's Layer 7 §4 envelope over its params as sent:
@@ -19,7 +19,7 @@ export function signingEscrowClient(client: EscrowClient, signer: Signer, clock?
     profile: client.profile,
     call,
     status: async (escrowId, callOptions) =>
-      (await call(ESCROW_METHOD.status, { escrow_id: escrowId }, callOptions)) as EscrowStatus,
+      decodeEscrowStatus(await call(ESCROW_METHOD.status, { escrow_id: escrowId }, callOptions)),
     watch: (escrowId, callOptions) => client.watch(escrowId, callOptions),
   };
 }

@@ -24,7 +24,7 @@ export interface EscrowVerifierOptions {
   logger?: Logger;
 }
 
-/** Why an escrow is refused: `data.reason` of -33005 (design §4.5). */
+/** Why an escrow is refused: `data.reason` of -33005 (docs/acmp-escrow.md §12 "The provider side"). */
 export type EscrowRefusal =
   | 'unknown'
   | 'not_bound_to_provider'
@@ -36,7 +36,7 @@ export type EscrowRefusal =
   | 'agent_unavailable';
 
 /**
- * The provider's escrow check before any work (Layer 1 §3.3 -33005, design §4.5), against the escrow agent
+ * The provider's escrow check before any work (Layer 1 §3.3 -33005, docs/acmp-escrow.md §12 "The provider side"), against the escrow agent
  * over A2A (`acmp/escrowStatus`, L4 §4.7): the escrow is bound to this provider, open, holds at least this
  * task's cost (and no less than an agreed price allows), stays valid past the task's deadline plus the
  * claim delay and the challenge window, and backs no other task — the last reserved atomically, so one

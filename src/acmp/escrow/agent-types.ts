@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../shared/json.js';
-import type { AcmpErrorObjectShape } from '../errors.js';
+import type { AcmpErrorObject } from '../errors.js';
 import type { Payout } from './transitions.js';
 
 /** Who calls: the authenticated identity from the credential (never self-reported, L4 §1) and its tenant. */
@@ -11,7 +11,7 @@ export interface EscrowCaller {
 /** The answer to one Layer 4 request: its result, or its error object (already safe for the wire). */
 export type EscrowAnswer =
   | { readonly kind: 'result'; readonly result: Record<string, JsonValue> }
-  | { readonly kind: 'error'; readonly error: AcmpErrorObjectShape };
+  | { readonly kind: 'error'; readonly error: AcmpErrorObject };
 
 /**
  * Where payouts go (the L4 §7 payout rail). `pay` MUST be idempotent by `payoutId`. The default is the

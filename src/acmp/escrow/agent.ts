@@ -263,7 +263,7 @@ export class EscrowAgent {
       const record = openEscrow(command, owner, this.settings);
       let outcome: StoredOp['outcome'];
       if (balance < command.amount) {
-        // L4 §4.1 -35002; replayed for this op_ref even after funding (design decision 7, L4 §3).
+        // L4 §4.1 -35002; replayed for this op_ref even after funding (L4 §3; docs/acmp-escrow.md §6 "op_ref").
         outcome = { kind: 'error', error: escrowError('insufficientFunds').toObject() };
       } else {
         await tx.insertEscrow(record);

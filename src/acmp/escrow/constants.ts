@@ -26,7 +26,7 @@ export function isEscrowMethod(method: unknown): method is EscrowMethod {
 
 /**
  * The card extension of our escrow profile (settings of an escrow agent; accepted agents of a provider).
- * A URN we control — never a URI under a2agora.org (design decision, docs/acmp-escrow.md).
+ * A URN we control — never a URI under a2agora.org (docs/acmp-escrow.md §2 "Agent Card").
  */
 export const ESCROW_PROFILE_URI = 'urn:a2a-commerce:acmp-escrow:v0';
 

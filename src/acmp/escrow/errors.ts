@@ -1,4 +1,4 @@
-import { AcmpError, type AcmpErrorObjectShape } from '../errors.js';
+import { AcmpError, type AcmpErrorObject } from '../errors.js';
 
 /** One row of the Layer 4 code table. */
 export interface EscrowErrorSpec {
@@ -9,7 +9,7 @@ export interface EscrowErrorSpec {
 
 /**
  * The Layer 4 codes [L4 §5], the single source of truth for the escrow agent's errors. Cases a code covers
- * several of are told apart by `data.reason` (design decision 1: no new numeric codes).
+ * several of are told apart by `data.reason` (docs/acmp-escrow.md §3 "Messages": no new numeric codes).
  */
 export const ESCROW_ERRORS = {
   notFound: { code: -35001, name: 'escrow_not_found', message: 'Escrow not found' },
@@ -60,7 +60,7 @@ function passesThrough(code: number): boolean {
  * The escrow agent's one outbound mapper (STYLE.md "Errors"): its own protocol errors pass; anything else
  * becomes -35099 with the generic message (the cause is logged by the caller, never sent).
  */
-export function toEscrowErrorObject(error: unknown): AcmpErrorObjectShape {
+export function toEscrowErrorObject(error: unknown): AcmpErrorObject {
   if (error instanceof AcmpError && passesThrough(error.code)) return error.toObject();
   return { code: ESCROW_ERRORS.internal.code, message: ESCROW_ERRORS.internal.message };
 }

@@ -14,7 +14,8 @@ const SUPPORTED_PAYOUT_RAILS: readonly string[] = ['credit-ledger'];
 export type PayoutEntry = Readonly<Record<string, JsonValue>> & { readonly rail: string };
 
 const EntrySchema = z
-  .looseObject({ rail: z.string().min(1).max(64), account: z.string().min(1).max(200).optional() })
+  .object({ rail: z.string().min(1).max(64), account: z.string().min(1).max(200).optional() })
+  .catchall(z.json())
   .refine((e) => e.rail !== 'credit-ledger' || e.account !== undefined, 'credit-ledger needs an account');
 
 /** A payout list as Layer 7 §6.4 writes it (the value of `payout`). */
@@ -35,7 +36,7 @@ export type PayeeRoute =
 export function parsePayoutList(value: unknown): readonly PayoutEntry[] {
   const parsed = PayoutListSchema.safeParse(value);
   if (!parsed.success) throw new AcmpError(ACMP_CODE.invalidParams, { reason: 'payout_invalid' });
-  return parsed.data as PayoutEntry[];
+  return parsed.data;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { AcmpErrorObjectShape } from '../errors.js';
+import type { AcmpErrorObject } from '../errors.js';
 import { LocalError } from '../../shared/errors.js';
 import type { JsonValue } from '../../shared/json.js';
 import { formatCu } from './amounts.js';
@@ -27,7 +27,7 @@ export interface StoredOp {
   readonly paramsHash: string;
   readonly outcome:
     | { readonly kind: 'result'; readonly result: Record<string, JsonValue> }
-    | { readonly kind: 'error'; readonly error: AcmpErrorObjectShape };
+    | { readonly kind: 'error'; readonly error: AcmpErrorObject };
   /** The escrow a lock created (so a replay returns the same one). */
   readonly escrowId: string | null;
   readonly at: number;

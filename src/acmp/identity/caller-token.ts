@@ -6,6 +6,7 @@ import { keyFitsAlg, publicKeyOf } from './public-key.js';
 import type { ReplayCache } from './replay-cache.js';
 import type { SignatureAlg, Signer } from './signer.js';
 import type { DidResolver } from './verify.js';
+import { errorCode } from '../../shared/errors.js';
 
 /*
  * Caller tokens (docs/acmp-identity.md "Callers identified by DID"): a compact JWS (RFC 7515) JWT
@@ -173,7 +174,7 @@ export async function checkCallerToken(token: string, policy: CallerTokenPolicy)
       currentDate: new Date(now),
     }));
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
+    const code = errorCode(error);
     return { ok: false, refusal: code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' ? 'signature' : 'claims' };
   }
   const { iat = 0, exp = 0, jti = '' } = payload;

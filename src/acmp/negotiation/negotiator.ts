@@ -208,7 +208,7 @@ export class Negotiator {
   }
 
   /**
-   * The agreement an invoke executes under (design §4.5): named by `offer_id` in the params (ours, the L6
+   * The agreement an invoke executes under (docs/acmp-negotiation.md "From agreement to invoke"): named by `offer_id` in the params (ours, the L6
    * candidate for escrow-less links), by a negotiation task in `references` (A2A `referenceTaskIds`,
    * session mode) or by its `escrow_id` (L6 §2.2); `undefined` means direct mode.
    * @throws AcmpError -32602 with `data.reason` `agreement_unknown|agreement_foreign|agreement_capability|
@@ -313,7 +313,7 @@ export class Negotiator {
 }
 
 /**
- * The refusal of a second invoke on one agreement (design §4.5 I4): -33005 `committed` when an escrow backs
+ * The refusal of a second invoke on one agreement (docs/acmp-negotiation.md "From agreement to invoke"): -33005 `committed` when an escrow backs
  * it (the escrow is spoken for), else -32602 `agreement_consumed`.
  */
 function consumedError(agreement: Agreement, taskId: string): AcmpError {
@@ -327,7 +327,7 @@ function consumedError(agreement: Agreement, taskId: string): AcmpError {
 }
 
 function replayOrRefuse(known: Agreement, escrowId: string | null, ack: Ack): Ack {
-  // L6 §6 -34003, except an exact retry of the caller's own acceptance (design §4.4 "Flat mode").
+  // L6 §6 -34003, except an exact retry of the caller's own acceptance (docs/acmp-negotiation.md "Flat mode").
   if (known.escrowId === escrowId) return ack;
   throw new AcmpError(ACMP_CODE.alreadyAccepted, {});
 }

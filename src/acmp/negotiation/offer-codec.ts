@@ -24,7 +24,7 @@ export type OfferTerms = z.infer<typeof OfferTermsSchema>;
 const PREFIX = 'offer_';
 
 /**
- * A self-verifying offer id (design §4.2, L6 §3 "quoting MUST be stateless"): `offer_` + base64url of the
+ * A self-verifying offer id (L6 §3 "quoting MUST be stateless"; docs/acmp-negotiation.md "Quotes are stateless"): `offer_` + base64url of the
  * JCS of the terms + `.` + base64url of an HMAC-SHA256 over those bytes under the provider's offer key.
  * Any host holding the key can verify an accept without having stored the quote.
  */

@@ -45,7 +45,7 @@ export type SessionOutcome =
 /** The verdict on a resume before any write: an outcome, `proceed` to the transition, or `finish` a pending acceptance. */
 export type Verdict = SessionOutcome | { readonly kind: 'proceed' } | { readonly kind: 'finish_accept' };
 
-/** A refusal of a session message with -34001 and a reason (design header decision 1: no new codes). */
+/** A refusal of a session message with -34001 and a reason (docs/acmp-negotiation.md "Decisions": no new codes). */
 export function sessionRefusal(reason: string, data: Record<string, unknown> = {}): SessionOutcome {
   return { kind: 'refused', error: new AcmpError(ACMP_CODE.offerNotFound, { ...data, reason }) };
 }

@@ -161,7 +161,7 @@ export function expiryAt(session: NegotiationSession, now: number): SessionEnd |
   return { kind: 'expired', at: due, offerId: session.standing.offer_id, reason };
 }
 
-/** The hash that binds an acceptance to the exact terms of an offer (`offer_hash`, design §4.3). */
+/** The hash that binds an acceptance to the exact terms of an offer (`offer_hash`, docs/acmp-negotiation.md "Wire"). */
 export function offerHash(offer: Offer): string {
   return sha256Jcs(offer);
 }

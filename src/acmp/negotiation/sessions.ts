@@ -94,7 +94,7 @@ export class NegotiationSessions {
     this.logger = options.logger ?? silentLogger;
   }
 
-  /** The card params of the session extension (design §4.3). */
+  /** The card params of the session extension (docs/acmp-negotiation.md "Agent Card"). */
   cardParams(): Record<string, unknown> {
     return {
       max_rounds: this.maxRounds,

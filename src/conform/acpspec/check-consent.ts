@@ -45,7 +45,7 @@ async function expectHeld(
  * Hop": the receiver's more restrictive state prevails; the conflict is recorded as an event rather than
  * discarded). The receiver is given a denial, then an envelope asserting an evidenced grant — as a
  * snapshot and, when accepted, as a delta: each is received, the denial stays, and a `consent.conflict`
- * event (design "Consent") is appended. Consent records carry no personal data, so this runs on any
+ * event (docs/acpspec-core.md "Consent") is appended. Consent records carry no personal data, so this runs on any
  * endpoint.
  */
 export function consentCheck(binding: AcpBinding): Check {

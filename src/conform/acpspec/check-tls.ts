@@ -32,7 +32,7 @@ async function cleartextInterfaces(
 
 /**
  * No personal data accepted over a non-TLS endpoint (seed 001: envelopes carrying personal data travel
- * over TLS; design "Personal data and TLS": `ACP_TRANSPORT_INSECURE`). The rule is checked where it can
+ * over TLS; docs/acpspec-binding.md "Personal data and TLS": `ACP_TRANSPORT_INSECURE`). The rule is checked where it can
  * be observed: on every cleartext interface the card lists (A2A) or on a cleartext base URL (HTTPS) an
  * envelope with personal data and evidenced consent must be refused and leave nothing behind. An agent
  * reached only over TLS skips the check: there is no cleartext endpoint to try (docs/conformance.md).

@@ -87,7 +87,7 @@ export function unknownEnvelopeId(): string {
   return newEnvelopeId();
 }
 
-/** A consent record with the evidence that establishes it (design "Consent"). */
+/** A consent record with the evidence that establishes it (docs/acpspec-core.md "Consent"). */
 export function evidencedConsent(state: ConsentRecord['state']): ConsentRecord {
   return {
     state,

@@ -1,5 +1,5 @@
 import type { CommitResult, IngestCommit } from '../../acpspec/transaction-store.js';
-import { LocalError } from '../../shared/errors.js';
+import { errorCode, LocalError } from '../../shared/errors.js';
 import type { AcpStatements } from './acp-sql.js';
 import { ENVELOPE_ID_ROLES } from './acp-tables.js';
 import type { CountSql, RunSql } from '../sql/sql-text.js';
@@ -15,7 +15,7 @@ export interface BatchSql {
 const MAX_ROWS = 256;
 
 /**
- * Writes a batch of ingest commits inside one database transaction (group commit, issue 10), with a few
+ * Writes a batch of ingest commits inside one database transaction (group commit, docs/acpspec-core.md "Ingest path"), with a few
  * multi-row statements for the whole batch instead of a round trip per envelope and table. Each commit is
  * still all or nothing: one whose envelope or state id is taken (`duplicate`) or whose head moved
  * (`stale`) writes nothing — the ids registered for it in this transaction are deleted again — and the
@@ -106,7 +106,7 @@ async function insertedAll(sql: BatchSql, rows: readonly (readonly unknown[])[])
 
 /** better-sqlite3's error for a broken PRIMARY KEY or UNIQUE constraint (`SQLITE_CONSTRAINT_…`). */
 function isConstraintError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
 }
 

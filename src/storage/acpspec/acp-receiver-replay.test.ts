@@ -79,7 +79,7 @@ async function conflictsOver(a: AcpReceiver, b: AcpReceiver): Promise<unknown[]>
   return unexpected;
 }
 
-describe('the same envelope sent to two receivers at once gets the replay ack, never a conflict (issue 9)', () => {
+describe('the same envelope sent to two receivers at once gets the replay ack, never a conflict (docs/acpspec-core.md "Envelope ids are unique across the store")', () => {
   it('memory store shared by two receivers', { timeout: 30_000 }, async () => {
     const store = new MemoryTransactionStore();
     expect(await conflictsOver(receiverOn(store), receiverOn(store))).toEqual([]);
@@ -94,7 +94,7 @@ describe('the same envelope sent to two receivers at once gets the replay ack, n
 });
 
 describe.skipIf(!process.env.TEST_PG_URL)(
-  'the same envelope sent to two hosts on one PostgreSQL at once (issue 9)',
+  'the same envelope sent to two hosts on one PostgreSQL at once (docs/acpspec-core.md "Envelope ids are unique across the store")',
   () => {
     it('gets the replay ack on both hosts, never a conflict', { timeout: 60_000 }, async () => {
       const url = await freshPgDatabase();

@@ -44,7 +44,7 @@ export interface AcpTables {
     version: number;
     body: string;
   };
-  /** Every envelope id in the store, ingested or state; the primary key makes ids unique (issue 9). */
+  /** Every envelope id in the store, ingested or state; the primary key makes ids unique (docs/acpspec-core.md "Envelope ids are unique across the store"). */
   acp_envelope_ids: {
     envelope_id: string;
     transaction_id: string;
@@ -109,7 +109,7 @@ const transactionOwner: Migration = {
 };
 
 /**
- * Envelope ids are unique across the store (issue 9): one registry of every id, ingested or minted by the
+ * Envelope ids are unique across the store (docs/acpspec-core.md): one registry of every id, ingested or minted by the
  * receiver for its state snapshot. Ids stored before it are registered (an ingested id wins when a client
  * reused a state id, which this migration is there to stop).
  */
@@ -135,7 +135,7 @@ const envelopeIds: Migration = {
 };
 
 /**
- * The state is kept in parts (issue 10): acp_transactions becomes a small head row (no longer rewriting the
+ * The state is kept in parts (docs/acpspec-core.md "Ingest path"): acp_transactions becomes a small head row (no longer rewriting the
  * whole state on every envelope), the state body moves to acp_states (written when it changes), events are
  * stored as canonical text and the state's bytes are composed from them. The id registry answers "is this
  * envelope known in this transaction", so acp_envelopes loses the index that did.

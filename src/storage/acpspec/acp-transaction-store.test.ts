@@ -82,7 +82,7 @@ describe('acp migration 0003_envelope_ids', () => {
   });
 });
 
-describe('acp migration 0005_state_parts (issue 10)', () => {
+describe('acp migration 0005_state_parts (docs/acpspec-core.md "Ingest path")', () => {
   it('splits a whole stored state into its body and canonical event rows, and composes the same bytes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'acp-parts-'));
     const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });

@@ -25,7 +25,7 @@ export class MemoryTransactionStore implements TransactionStore {
   private readonly bodies = new Map<string, string>();
   private readonly streams = new Map<string, string[]>();
   private readonly known = new Map<string, Set<string>>();
-  /** State snapshot id → transaction; with `envelopes`, every envelope id in the store (unique; issue 9). */
+  /** State snapshot id → transaction; with `envelopes`, every envelope id in the store (unique; docs/acpspec-core.md "Envelope ids are unique across the store"). */
   private readonly stateIds = new Map<string, string>();
   private readonly feed = new IngestFeed();
 

@@ -1,6 +1,6 @@
 import { Migrator, sql } from 'kysely';
 import { z } from 'zod';
-import { LocalError } from '../../shared/errors.js';
+import { errorCode, LocalError } from '../../shared/errors.js';
 import type { Database } from './database.js';
 import { migrationTableOf, type MigrationSet } from './migrations.js';
 
@@ -22,9 +22,11 @@ function firstError(error: unknown): unknown {
  * `where` is the printable location (password removed).
  */
 function describeDatabaseFailure(error: unknown, where: string): DatabaseFailure {
-  const e = firstError(error) as { code?: unknown; message?: unknown };
-  const code = typeof e.code === 'string' ? e.code : undefined;
-  const message = typeof e.message === 'string' && e.message !== '' ? e.message : String(error);
+  const e = firstError(error);
+  const raw = errorCode(e);
+  const code = typeof raw === 'string' ? raw : undefined;
+  const text = typeof e === 'object' && e !== null && 'message' in e ? e.message : undefined;
+  const message = typeof text === 'string' && text !== '' ? text : String(error);
   const cause = code === undefined || message.includes(code) ? message : `${message} (${code})`;
   let url: URL | undefined;
   try {

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
-import { LocalError } from '../../shared/errors.js';
+import { errorCode, LocalError } from '../../shared/errors.js';
 import { ListenConnections } from './listen-connections.js';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import type { SqlKysely, SqlTables } from './query.js';
@@ -171,7 +171,7 @@ function openSqlite(file: string): BetterSqlite3.Database {
     return sqlite;
   } catch (cause) {
     sqlite?.close();
-    const code = (cause as { code?: unknown }).code;
+    const code = errorCode(cause);
     const message = (cause as Error).message;
     const detail = typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
     throw new LocalError(

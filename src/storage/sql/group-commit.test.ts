@@ -20,7 +20,7 @@ function recording(fail?: (batch: readonly Item[]) => boolean): {
   return { committer, batches };
 }
 
-describe('GroupCommitter (issue 10: group commit)', () => {
+describe('GroupCommitter (docs/acpspec-core.md "Ingest path": group commit)', () => {
   it('writes what was submitted in one turn together, up to maxBatch, and answers each item', async () => {
     const { committer, batches } = recording();
     const results = await Promise.all([1, 2, 3, 4].map((n) => committer.submit({ key: `k${n}`, n })));

@@ -15,7 +15,7 @@ interface Waiting<T, R> {
 }
 
 /**
- * Group commit (issue 10): items submitted while a batch is being written, or in the same turn of the
+ * Group commit (docs/acpspec-core.md "Ingest path"): items submitted while a batch is being written, or in the same turn of the
  * event loop, are written together by `write` — one database transaction for many items, so the cost of a
  * commit is shared. Each item still gets its own result, and a submitter hears back only when the batch
  * holding its item has been written (committed, hence durable). Items with the same `key` are never in one

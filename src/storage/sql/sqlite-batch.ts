@@ -7,7 +7,7 @@ import type { SqlKysely } from './query.js';
  * single connection the whole time (Kysely's own mutex), so no other store's statement or open
  * transaction can interleave. Statements (already in SQLite's form) run as cached prepared statements
  * without Kysely's per-query machinery: a group commit's database work is then a few native calls
- * (issue 10). `BEGIN IMMEDIATE` takes the write lock at once, so a second process waits on
+ * (docs/acpspec-core.md "Ingest path"). `BEGIN IMMEDIATE` takes the write lock at once, so a second process waits on
  * `busy_timeout` instead of failing mid-transaction.
  */
 export class SqliteTransactions {

@@ -7,7 +7,7 @@ import { startCheckpointer } from './sqlite-checkpointer.js';
 
 afterEach(cleanup);
 
-describe('SQLite checkpoints on a worker thread (issue 10)', () => {
+describe('SQLite checkpoints on a worker thread (docs/acpspec-core.md "Ingest path")', () => {
   it('copies every frame the writer committed into the database file, without the writer checkpointing', async () => {
     const file = join(tempDir('acp-ckpt-'), 'c.sqlite');
     const db = new BetterSqlite3(file);

@@ -44,7 +44,7 @@ export interface Checkpointer {
 }
 
 /**
- * Copies SQLite's WAL into the database file on a worker thread (issue 10), so the writer's own automatic
+ * Copies SQLite's WAL into the database file on a worker thread (docs/acpspec-core.md "Ingest path"), so the writer's own automatic
  * checkpoint — which still runs in a commit once the WAL passes its threshold, and is what lets the WAL
  * start over (a checkpoint on another connection never sees the WAL at rest while the writer keeps
  * committing) — finds nearly everything copied already and only syncs. A checkpoint never makes a commit
