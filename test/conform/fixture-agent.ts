@@ -12,8 +12,12 @@ import { startRewriteProxy, type Rewrites } from './rewrite-proxy.js';
  * for each rule — a rewriting proxy in front that breaks exactly that rule (test/conform/breakages.ts).
  */
 
-/** Heartbeat interval of the fixture host; the kit's liveness window is 3 × this. */
-const HEARTBEAT_MS = 200;
+/**
+ * Heartbeat interval of the fixture host; the kit's liveness window is 3 × this (900 ms). At 200 ms a
+ * full parallel suite on 2 cores once starved the host for 648 ms; a tick run (1.2 s) still outlives four
+ * intervals, and a stream without heartbeats still outlives the window.
+ */
+const HEARTBEAT_MS = 300;
 /** Steps of a tick run, and their length: a run outlives several heartbeat intervals. */
 const STEPS = 6;
 const STEP_MS = 200;
