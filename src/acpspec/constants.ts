@@ -1,5 +1,5 @@
 /**
- * Every ACPspec wire name that may change, written once (design "acpspec-envelope.md": the core
+ * Every ACPspec wire name that may change, written once (docs/acpspec-core.md: the core
  * specification is not public yet, so a swap must be a one-line change).
  */
 

@@ -12,7 +12,7 @@ const codeOf = (fn: () => unknown): unknown => {
   return undefined;
 };
 
-describe('delta application (design "Deltas")', () => {
+describe('delta application (docs/acpspec-core.md "Deltas")', () => {
   it('applies a patch without mutating the parent', () => {
     const parent = leadState();
     const before = JSON.stringify(parent);

@@ -16,7 +16,7 @@ export interface PatchPolicyIssue {
 }
 
 /**
- * Checks the design's delta policy (design "Deltas"): only add/remove/replace/test; paths rooted at one
+ * Checks the design's delta policy (docs/acpspec-core.md "Deltas"): only add/remove/replace/test; paths rooted at one
  * of the eight objects (header fields unpatchable); under `/events` only `add` at `/events/-`.
  * @throws AcpError `ACP_POLICY_VIOLATION` listing every breach.
  */
@@ -108,7 +108,7 @@ function ownPath(root: Record<string, unknown>, pointer: string, owned: WeakSet<
 
 /**
  * Applies a delta to its parent's state and checks that the result is a complete, valid snapshot
- * (design "Deltas": otherwise the whole delta is rejected). The parent is valid, so only what the patch
+ * (docs/acpspec-core.md "Deltas": otherwise the whole delta is rejected). The parent is valid, so only what the patch
  * changed is checked (docs/acpspec-core.md "Ingest path"): the objects its operations write, and the events it appends — the same
  * issues a check of the whole result would report, at a cost that does not grow with the stream.
  * @throws AcpError `ACP_POLICY_VIOLATION`; `ACP_PATCH_FAILED` (with `details.issues` when the result

@@ -273,7 +273,7 @@ export class StoreBackedReceiver implements AcpReceiver {
       const ack = await this.commits.commit(inbound, held, transition);
       if (ack) return ack;
       // Another writer moved the head or stored this id between our reads and our commit. It may have
-      // stored this very envelope (the same delta sent to two hosts at once): design "Deltas" makes that a
+      // stored this very envelope (the same delta sent to two hosts at once): docs/acpspec-core.md "Deltas" makes that a
       // replay, never a conflict, so start over from the replay check. A delta whose parent is no longer
       // the head then gets ACP_ENVELOPE_CONFLICT; a snapshot is recomputed.
       if (attempt >= COMMIT_ATTEMPTS) {
@@ -299,7 +299,7 @@ export class StoreBackedReceiver implements AcpReceiver {
   }
 
   /**
-   * The original ack when this envelope id is stored with the same canonical bytes (design "Deltas").
+   * The original ack when this envelope id is stored with the same canonical bytes (docs/acpspec-core.md "Deltas").
    * Envelope ids are unique across the store (docs/acpspec-core.md): an id already used for another envelope — other
    * bytes, or a state snapshot this receiver minted, in any transaction — is `ACP_ENVELOPE_CONFLICT`.
    */

@@ -65,7 +65,7 @@ export interface HeldSenderState {
 export interface AcpSenderCore {
   /**
    * Sends one envelope. A delta answered with `ACP_PARENT_UNKNOWN` is not retried: a snapshot of the
-   * delta's result (new `envelope_id`) is sent instead and its ack returned (design "Deltas").
+   * delta's result (new `envelope_id`) is sent instead and its ack returned (docs/acpspec-core.md "Deltas").
    * @throws AcpError — local refusals (`ACP_SCHEMA_INVALID`, `ACP_VERSION_UNSUPPORTED`,
    * `ACP_KIND_NOT_ACCEPTED`, `ACP_TRANSPORT_INSECURE`) or the peer's error.
    */

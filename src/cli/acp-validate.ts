@@ -15,7 +15,7 @@ export interface EnvelopeProblem {
 }
 
 /**
- * Checks a parsed envelope against the schema and, for a delta, the patch policy (design "Deltas"), and
+ * Checks a parsed envelope against the schema and, for a delta, the patch policy (docs/acpspec-core.md "Deltas"), and
  * returns every problem at once. The policy is checked whenever the patch is a list of operations, even
  * if the schema failed elsewhere, so one run shows everything a receiver would refuse statically.
  */

@@ -26,7 +26,7 @@ async function appendedTo(
 
 /**
  * Events append-only (seed 001 "The Conformance Rule": append to the event stream rather than replacing
- * it; design "Deltas" and "Snapshots of a known transaction"): each step re-reads the stream (over A2A
+ * it; docs/acpspec-core.md "Deltas" and "Snapshots of a known transaction"): each step re-reads the stream (over A2A
  * from the state answer, over HTTPS from the events route) and finds the earlier events unchanged, in
  * place, with the new ones after them — for an appended event, for a snapshot that omits the held
  * events, and (whatever the reply) for a delta that replaces an event and a snapshot that re-sends one

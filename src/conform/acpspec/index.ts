@@ -26,7 +26,7 @@ function perBinding(binding: AcpBinding): Check[] {
 }
 
 /**
- * The ACPspec checks (seed 001, design "acpspec-envelope.md"; docs/conformance.md "ACPspec checks"): the
+ * The ACPspec checks (seed 001, docs/acpspec-core.md; docs/conformance.md "ACPspec checks"): the
  * card's declaration and schema, then each rule over A2A and over HTTPS, then byte identity across the
  * two. Every check but the card's two writes to the agent under a fresh transaction id of its own
  * (`writes: true`); none spends CU, so all run with `--max-spend 0`.
