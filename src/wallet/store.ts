@@ -95,6 +95,20 @@ export interface Admission {
   readonly intent?: Intent;
   /** The audit entry of a denial. */
   readonly denied: (breaches: Breach[]) => AuditEntry;
+  /**
+   * An invoke that may re-send a task id: when the wallet holds a non-void invoke spend of this
+   * counterparty and task id, nothing is decided or written and that spend is returned. A provider runs a
+   * task id once (Layer 1 §3.1.1), so a re-sent invoke (a resumed DAG node, a retry) is counted once.
+   */
+  readonly rejoin?: { readonly counterparty: string; readonly taskId: string };
+}
+
+/** What {@link WalletStore.admit} did. */
+export interface Admitted {
+  /** The limits the spend would breach: then only the denial's audit entry was written. */
+  readonly breaches: Breach[];
+  /** The earlier spend an {@link Admission.rejoin} found (nothing was written). */
+  readonly rejoined?: { readonly spendId: string; readonly amount: bigint };
 }
 
 /** What {@link WalletStore.finish} records once an operation's answer is known. */
@@ -123,7 +137,7 @@ export interface WalletStore {
    * Reads the usage, decides and writes — one transaction, serialised per wallet across processes (no
    * overshoot under concurrent spends): the spend and intent when nothing is breached, else the denial.
    */
-  admit(admission: Admission): Promise<Breach[]>;
+  admit(admission: Admission): Promise<Admitted>;
   /** Closes an intent and a spend and appends the audit entries, atomically. False when already closed. */
   finish(completion: Completion): Promise<boolean>;
   /** Appends one audit entry. */

@@ -31,6 +31,8 @@ export interface SpendTicket {
   readonly spendId: string | undefined;
   readonly amount: bigint;
   readonly request: SpendRequest;
+  /** The invoke re-sent a task id the wallet already counted: its spend is the earlier one. */
+  readonly rejoined?: boolean;
 }
 
 /** A denied spend: a local error, raised before anything is sent (Layer 7 §6.2). */
@@ -99,7 +101,9 @@ export class Wallet {
     const { request } = ticket;
     const cost = outcome.ok ? min(roundCu(outcome.costCu, 'up'), ticket.amount) : undefined;
     // An unknown outcome (the task may have run) keeps the whole reservation counted; it is still logged.
-    const keep = !outcome.ok && !outcome.definite;
+    // So is a re-sent task's refusal: the first send may have run (a reused task id is refused -32602),
+    // so only a result may close the earlier spend — a wallet never counts less than may have been spent.
+    const keep = !outcome.ok && (!outcome.definite || ticket.rejoined === true);
     await this.#store.finish({
       walletId: this.id,
       ...(ticket.spendId === undefined || keep
@@ -250,7 +254,8 @@ export class Wallet {
     const spendId = request && effect === 'count' ? this.#ids.newId('spend') : undefined;
     const withSpend = intent && spendId ? { ...intent, spendId } : intent;
     const cpLimits = this.#config.counterparties.get(counterparty);
-    const breaches = await this.#store.admit({
+    const taskId = request?.kind === 'invoke' && effect === 'count' ? request.task_id : undefined;
+    const { breaches, rejoined } = await this.#store.admit({
       query: this.#query(counterparty, request?.task_id ?? null),
       decide: (usage) =>
         request
@@ -274,9 +279,15 @@ export class Wallet {
           }
         : {}),
       ...(withSpend ? { intent: withSpend } : {}),
+      ...(taskId ? { rejoin: { counterparty, taskId } } : {}),
       denied: (found) => this.#denial({ request, intent, amount }, found),
     });
     if (breaches.length > 0) throw new SpendDeniedError(breaches);
+    if (rejoined && request)
+      return {
+        ticket: { spendId: rejoined.spendId, amount: rejoined.amount, request, rejoined: true },
+        intent: withSpend,
+      };
     return {
       ticket: { spendId, amount, request: request ?? { amount_cu: 0, counterparty, kind: 'lock' } },
       intent: withSpend,

@@ -116,6 +116,47 @@ export function walletContract(t: StoreUnderTest<WalletStore>): void {
     expect(await w.log({ kind: 'invoke' })).toMatchObject([{ amount: 600_000_000n, outcome: 'unknown' }]);
   });
 
+  it('counts a re-sent task id once: the re-send re-joins the earlier spend, a result settles it', async () => {
+    const w = wallet(walletConfig({ total_cap_cu: 1, per_task_max_cu: 0.6 }));
+    const invoke = { amount_cu: 0.6, counterparty: 'agent:p', kind: 'invoke', task_id: 't1' } as const;
+    const first = await w.authorize(invoke);
+    await w.settle(first, { ok: false, definite: false, outcome: 'unknown' });
+    // A resumed runner sends the same task id again: no second reservation, the per-task cap still holds.
+    const again = await w.authorize(invoke);
+    expect(again).toMatchObject({ spendId: first.spendId, amount: 600_000_000n, rejoined: true });
+    await w.settle(again, { ok: true, costCu: 0.25 });
+    await expect(w.authorize(lock(0.5))).resolves.toBeDefined();
+    await expect(w.authorize(lock(0.25))).resolves.toBeDefined();
+    await expect(w.authorize(lock(0.000000001))).rejects.toBeInstanceOf(SpendDeniedError);
+  });
+
+  it('keeps a re-joined spend counted when the re-send is refused: the first send may have run', async () => {
+    const w = wallet(walletConfig({ total_cap_cu: 1 }));
+    const invoke = { amount_cu: 0.6, counterparty: 'agent:p', kind: 'invoke', task_id: 't1' } as const;
+    const first = await w.authorize(invoke);
+    await w.settle(first, { ok: false, definite: false, outcome: 'unknown' });
+    const again = await w.authorize(invoke);
+    await w.settle(again, { ok: false, definite: true, outcome: 'refused:-32602' });
+    await expect(w.authorize(lock(0.4))).resolves.toBeDefined();
+    await expect(w.authorize(lock(0.000000001))).rejects.toBeInstanceOf(SpendDeniedError);
+  });
+
+  it('re-joins only a live invoke spend of the same counterparty and task id', async () => {
+    const w = wallet(walletConfig({ total_cap_cu: 10 }));
+    const invoke = { amount_cu: 1, counterparty: 'agent:p', kind: 'invoke', task_id: 't1' } as const;
+    const voided = await w.authorize(invoke);
+    await w.settle(voided, { ok: false, definite: true, outcome: 'refused:-33001' });
+    const fresh = await w.authorize(invoke);
+    expect(fresh.rejoined).toBeUndefined();
+    expect(fresh.spendId).not.toBe(voided.spendId);
+    for (const other of [{ task_id: 't2' }, { counterparty: 'agent:q' }]) {
+      const ticket = await w.authorize({ ...invoke, ...other });
+      expect(ticket.rejoined).toBeUndefined();
+    }
+    await expect(w.authorize(lock(7))).resolves.toBeDefined();
+    await expect(w.authorize(lock(0.000000001))).rejects.toBeInstanceOf(SpendDeniedError);
+  });
+
   it('records an intent before the send and closes it once, whoever finishes it (L7 §6.5)', async () => {
     const w = wallet();
     const intent = await w.begin(lockIntent('op_1', 0.5));

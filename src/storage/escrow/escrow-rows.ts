@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EscrowRecord } from '../../acmp/escrow/record.js';
-import { PayoutListSchema, type PayoutEntry } from '../../acmp/escrow/payout-route.js';
+import { PayoutListSchema } from '../../acmp/escrow/payout-route.js';
 import type { PayoutConfig, StoredOp } from '../../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../../acmp/escrow/transitions.js';
 import { isEscrowMethod } from '../../acmp/escrow/constants.js';
@@ -244,7 +244,7 @@ export function decodePayoutConfigRow(row: unknown): PayoutConfig {
   return {
     tenant: r.tenant,
     party: r.party,
-    payout: json(PayoutListSchema, r.payout) as PayoutEntry[],
+    payout: json(PayoutListSchema, r.payout),
     setBy: r.set_by,
     at: r.at,
   };

@@ -2,6 +2,7 @@ import type { Usage, UsageScopes } from '../../wallet/check.js';
 import { RATE_WINDOW_MS } from '../../wallet/check.js';
 import type {
   Admission,
+  Admitted,
   AuditEntry,
   AuditQuery,
   Completion,
@@ -20,15 +21,31 @@ export class MemoryWalletStore implements WalletStore {
   private readonly entries: AuditEntry[] = [];
   private readonly intents = new Map<string, Intent>();
 
-  admit(admission: Admission): Promise<ReturnType<Admission['decide']>> {
-    const breaches = admission.decide(this.usageNow(admission.query));
+  admit(admission: Admission): Promise<Admitted> {
+    const { rejoin, query } = admission;
+    const earlier =
+      rejoin &&
+      [...this.spends.values()].find(
+        (s) =>
+          s.walletId === query.walletId &&
+          s.kind === 'invoke' &&
+          s.counterparty === rejoin.counterparty &&
+          s.taskId === rejoin.taskId &&
+          s.state !== 'void',
+      );
+    if (earlier)
+      return Promise.resolve({
+        breaches: [],
+        rejoined: { spendId: earlier.spendId, amount: earlier.amount },
+      });
+    const breaches = admission.decide(this.usageNow(query));
     if (breaches.length > 0) {
       this.entries.push(admission.denied(breaches));
-      return Promise.resolve(breaches);
+      return Promise.resolve({ breaches });
     }
     if (admission.spend) this.spends.set(admission.spend.spendId, admission.spend);
     if (admission.intent) this.intents.set(intentKey(admission.intent), admission.intent);
-    return Promise.resolve([]);
+    return Promise.resolve({ breaches: [] });
   }
 
   finish(c: Completion): Promise<boolean> {

@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { LocalError } from '../../shared/errors.js';
-import type { JsonValue } from '../../shared/json.js';
-import { RATE_WINDOW_MS, type Breach, type Usage, type UsageScopes } from '../../wallet/check.js';
-import { AUDIT_KINDS } from '../../wallet/store.js';
+import { RATE_WINDOW_MS, type Usage, type UsageScopes } from '../../wallet/check.js';
 import type {
   Admission,
+  Admitted,
   AuditEntry,
-  AuditKind,
   AuditQuery,
   Completion,
   Intent,
@@ -16,6 +13,7 @@ import type {
 import type { Database, SqlDialect } from '../sql/database.js';
 import { decodeBig } from '../escrow/escrow-rows.js';
 import { bindSql, column, sqlQuery, SqlRunner, text, type BoundSql, type SqlKysely } from '../sql/query.js';
+import { decodeAuditRow, decodeIntentRow } from './wallet-rows.js';
 
 export { walletMigrations } from './wallet-migrations.js';
 
@@ -26,6 +24,11 @@ const PENDING = sqlQuery(
 const CLOSE_INTENT = sqlQuery(
   `UPDATE wallet_intents SET state = $3 WHERE wallet_id = $1 AND op_ref = $2 AND state = 'pending' RETURNING op_ref`,
   column('op_ref', text),
+);
+const REJOIN = sqlQuery(
+  `SELECT spend_id, amount FROM wallet_spends WHERE wallet_id = $1 AND kind = 'invoke' AND counterparty = $2
+       AND task_id = $3 AND state <> 'void' ORDER BY at_ms, spend_id LIMIT 1`,
+  (row) => ({ spendId: column('spend_id', text)(row), amount: column('amount', decodeBig)(row) }),
 );
 const HELD = sqlQuery(
   `SELECT s.escrow_id AS escrow_id, MAX(i.agent) AS agent, SUM(s.amount) AS amount
@@ -56,12 +59,16 @@ export class KyselyWalletStore implements WalletStore {
     this.sql = new SqlRunner(database.dialect);
   }
 
-  admit(a: Admission): Promise<Breach[]> {
-    return this.locked(a.query.walletId, async (run) => {
+  admit(a: Admission): Promise<Admitted> {
+    return this.locked(a.query.walletId, async (run): Promise<Admitted> => {
+      // Under the wallet's lock, so a concurrent first send of the task is seen or sees this one.
+      const rejoined =
+        a.rejoin && (await run.first(REJOIN, [a.query.walletId, a.rejoin.counterparty, a.rejoin.taskId]));
+      if (rejoined) return { breaches: [], rejoined };
       const breaches = a.decide(await usageOf(run, a.query));
       if (breaches.length > 0) {
         await insertAudit(run, a.denied(breaches));
-        return breaches;
+        return { breaches };
       }
       if (a.spend) {
         const s = a.spend;
@@ -101,7 +108,7 @@ export class KyselyWalletStore implements WalletStore {
           ],
         );
       }
-      return [];
+      return { breaches: [] };
     });
   }
 
@@ -245,83 +252,4 @@ async function insertAudit(run: BoundSql, e: AuditEntry): Promise<void> {
       e.detail === null ? null : JSON.stringify(e.detail),
     ],
   );
-}
-
-const Num = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number), z.bigint().transform(Number)]);
-const Text = z.string().nullable();
-
-const AuditRowSchema = z.object({
-  wallet_id: z.string(),
-  ts_ms: Num,
-  kind: z.enum(AUDIT_KINDS),
-  amount: z.unknown(),
-  tier: Text,
-  counterparty: Text,
-  escrow_id: Text,
-  task_id: Text,
-  op_ref: Text,
-  outcome: z.string(),
-  detail: Text,
-});
-
-function decodeAuditRow(row: unknown): AuditEntry {
-  const parsed = AuditRowSchema.safeParse(row);
-  if (!parsed.success) throw new LocalError('INVALID_STATE', 'wallet_audit row is malformed');
-  const r = parsed.data;
-  return {
-    walletId: r.wallet_id,
-    tsMs: r.ts_ms,
-    kind: r.kind satisfies AuditKind,
-    amount: r.amount === null ? null : decodeBig(r.amount),
-    tier: r.tier,
-    counterparty: r.counterparty,
-    escrowId: r.escrow_id,
-    taskId: r.task_id,
-    opRef: r.op_ref,
-    outcome: r.outcome,
-    detail: r.detail === null ? null : jsonOf(r.detail),
-  };
-}
-
-const IntentRowSchema = z.object({
-  wallet_id: z.string(),
-  op_ref: z.string(),
-  method: z.string(),
-  agent: z.string(),
-  escrow_id: Text,
-  params: z.string(),
-  spend_id: Text,
-  counterparty: Text,
-  task_id: Text,
-  state: z.enum(['pending', 'done', 'failed']),
-  created_ms: Num,
-});
-
-function decodeIntentRow(row: unknown): Intent {
-  const parsed = IntentRowSchema.safeParse(row);
-  if (!parsed.success) throw new LocalError('INVALID_STATE', 'wallet_intents row is malformed');
-  const r = parsed.data;
-  const params = z.record(z.string(), z.json()).safeParse(jsonOf(r.params));
-  if (!params.success) throw new LocalError('INVALID_STATE', 'wallet_intents params are malformed');
-  return {
-    walletId: r.wallet_id,
-    opRef: r.op_ref,
-    method: r.method,
-    agent: r.agent,
-    escrowId: r.escrow_id,
-    params: params.data,
-    spendId: r.spend_id,
-    counterparty: r.counterparty,
-    taskId: r.task_id,
-    state: r.state,
-    createdMs: r.created_ms,
-  };
-}
-
-function jsonOf(text: string): JsonValue {
-  try {
-    return z.json().parse(JSON.parse(text));
-  } catch {
-    throw new LocalError('INVALID_STATE', 'wallet row holds malformed JSON');
-  }
 }
