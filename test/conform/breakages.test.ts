@@ -34,18 +34,22 @@ describe('each ACMP check can fail (docs/conformance.md "ACMP checks")', () => {
   // another, each a full pass (~4 s, mostly the fixture's timed steps): "exactly its check" needs every
   // check over every transport, and 14 rules x 3 transports already share 14 runs. Side by side in this
   // process (it.concurrent, 5 at a time) the hosts' heartbeats came 700-1050 ms apart, past the kit's
-  // 600 ms window, and acmp-a2a-liveness failed beside the breakage under test.
+  // 600 ms window, and acmp-a2a-liveness failed beside the breakage under test. The liveness checks
+  // measure wall time, so a full suite on 2 cores can still starve the fixture past the window: a run
+  // whose only unexpected failures are liveness checks is run again (twice at most); any other
+  // unexpected failure, or a liveness failure that persists, fails the test.
   it.each(BREAKAGES.map((b) => [b.name, b] as const))(
     '%s fails exactly its check',
     async (_name, breakage) => {
-      const agent = await startBrokenAgent(breakage.rewrites);
-      const report = await runConformance({
-        url: agent.url,
-        maxSpendCu: 1,
-        only: acmpChecks.map((c) => c.id),
-      });
-      const failed = report.results.filter((r) => r.status === 'fail');
       const expected = idsOf(breakage.breaks, breakage.rewrites.transports);
+      const run = async () => {
+        const agent = await startBrokenAgent(breakage.rewrites);
+        return runConformance({ url: agent.url, maxSpendCu: 1, only: acmpChecks.map((c) => c.id) });
+      };
+      let report = await run();
+      for (let again = 0; again < 2 && onlyLivenessBeside(report.results, expected); again++)
+        report = await run();
+      const failed = report.results.filter((r) => r.status === 'fail');
       const anyEvidence: unknown = expect.any(String);
       expect(failed.map((r) => [r.id, r.evidence])).toEqual(expected.map((id) => [id, anyEvidence]));
       const skipped = report.results.filter((r) => r.status === 'skip').map((r) => r.id);
@@ -54,3 +58,9 @@ describe('each ACMP check can fail (docs/conformance.md "ACMP checks")', () => {
     90_000,
   );
 });
+
+/** Whether the unexpected failures of a run are all liveness checks (wall-time, see above). */
+function onlyLivenessBeside(results: readonly { id: string; status: string }[], expected: string[]): boolean {
+  const unexpected = results.filter((r) => r.status === 'fail' && !expected.includes(r.id)).map((r) => r.id);
+  return unexpected.length > 0 && unexpected.every((id) => /^acmp-a2a-liveness(-rest|-grpc)?$/.test(id));
+}
