@@ -52,7 +52,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_OUTPUT_TYPE = 'json';
 
 /** The longest delay Node timers accept; longer `timeout_ms` values are clamped to it. */
-export const MAX_TIMER_MS = 2_147_483_647;
+export { MAX_TIMER_MS } from '../shared/clock.js';
 
 /** The proof methods this implementation can produce and verify (Layer 3 §3.1). */
 export const IMPLEMENTED_PROOF_METHODS: readonly string[] = ['result-hash'];

@@ -4,7 +4,6 @@ import { sleepOn, type TimerClock, type TimerHandle } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import { TRACE_ATTR, failSpan, startSpan, withSpan } from '../shared/tracing.js';
 import type { Span } from '@opentelemetry/api';
-import { MAX_TIMER_MS } from './constants.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from './errors.js';
 import {
   PayloadSchema,
@@ -111,12 +110,9 @@ export class LocalExecution implements TaskFeed {
   private startInSpan(): this {
     const { params, heartbeatIntervalMs, store, clock } = this.deps;
     const timeoutMs = resolveInvoke(params).timeoutMs;
-    // Layer 1 §3.1: the provider MUST stop a task at its `timeout_ms` (clamped to what a timer holds).
+    // Layer 1 §3.1: the provider MUST stop a task at its `timeout_ms` (the clock clamps what a timer holds).
     this.timers.push(
-      clock.setTimeout(
-        () => void this.stop(ACMP_CODE.timeout, { timeout_ms: timeoutMs }),
-        Math.min(timeoutMs, MAX_TIMER_MS),
-      ),
+      clock.setTimeout(() => void this.stop(ACMP_CODE.timeout, { timeout_ms: timeoutMs }), timeoutMs),
     );
     if (heartbeatIntervalMs !== null)
       this.timers.push(clock.setInterval(() => this.broadcastHeartbeat(), heartbeatIntervalMs));

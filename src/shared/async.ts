@@ -1,25 +1,8 @@
-/** Resolves after `ms`, or rejects with `signal.reason` as soon as the signal aborts. */
+import { sleepOn, systemClock } from './clock.js';
+
+/** Resolves after `ms`, or rejects with `signal.reason` as soon as the signal aborts (the system clock). */
 export function sleep(ms: number, options?: { signal?: AbortSignal }): Promise<void> {
-  const signal = options?.signal;
-  return new Promise<void>((resolve, reject) => {
-    if (signal === undefined) {
-      setTimeout(() => resolve(), ms);
-      return;
-    }
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  return sleepOn(systemClock, ms, options?.signal);
 }
 
 /**

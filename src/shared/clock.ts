@@ -27,7 +27,7 @@ export interface TimerClock extends Clock {
 }
 
 /** The longest delay a Node timer holds (2^31 − 1 ms); a longer one would fire at once. */
-const MAX_DELAY_MS = 2_147_483_647;
+export const MAX_TIMER_MS = 2_147_483_647;
 
 function handleOf(timer: NodeJS.Timeout, clear: (t: NodeJS.Timeout) => void): TimerHandle {
   const handle: TimerHandle = {
@@ -44,8 +44,8 @@ function handleOf(timer: NodeJS.Timeout, clear: (t: NodeJS.Timeout) => void): Ti
 export const systemClock: TimerClock = {
   now: () => Date.now(),
   monotonic: () => performance.now(),
-  setTimeout: (run, ms) => handleOf(setTimeout(run, Math.min(ms, MAX_DELAY_MS)), clearTimeout),
-  setInterval: (run, ms) => handleOf(setInterval(run, Math.min(ms, MAX_DELAY_MS)), clearInterval),
+  setTimeout: (run, ms) => handleOf(setTimeout(run, Math.min(ms, MAX_TIMER_MS)), clearTimeout),
+  setInterval: (run, ms) => handleOf(setInterval(run, Math.min(ms, MAX_TIMER_MS)), clearInterval),
 };
 
 /**
