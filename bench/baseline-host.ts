@@ -14,7 +14,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
-import { buildAgentCard } from '../src/a2a/agent-card.js';
+import { buildAgentCard } from '../src/a2a/host/agent-card.js';
 import { SDK_STORE_MIGRATIONS } from '../src/server/host-migrations.js';
 import { openDatabase, type Database } from '../src/storage/sql/database.js';
 import { migrateSets } from '../src/storage/sql/migrations.js';

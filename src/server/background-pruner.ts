@@ -1,4 +1,4 @@
-import { SDK_STORE_TABLES } from '../a2a/sdk-stores.js';
+import { SDK_STORE_TABLES } from '../a2a/host/sdk-stores.js';
 import { timerClockOf, type Clock, type TimerClock, type TimerHandle } from '../shared/clock.js';
 import { errorFields, type Logger } from '../shared/logger.js';
 import type { Database } from '../storage/sql/database.js';

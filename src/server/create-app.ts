@@ -3,21 +3,21 @@ import { mountHealth, type Readiness } from './health.js';
 import express from 'express';
 import type { AgentCard, AgentExecutor, AgentSkill } from '../a2a/binding.js';
 
-import { A2A_PATHS, buildAgentCard } from '../a2a/agent-card.js';
+import { A2A_PATHS, buildAgentCard } from '../a2a/host/agent-card.js';
 import type { A2ABinding, PlainExecutor } from '../a2a/binding.js';
-import type { DidCallerPolicy } from '../a2a/caller-auth.js';
+import type { DidCallerPolicy } from '../a2a/host/caller-auth.js';
 import { signAgentCard } from '../a2a/card-signature.js';
-import { EchoExecutor } from '../a2a/echo-executor.js';
-import { bearerAuth, callerOf } from '../a2a/http-front.js';
-import { mountA2A } from '../a2a/mount.js';
-import type { CommerceRequestHandler } from '../a2a/request-handler.js';
-import { requestRateGuard } from '../a2a/request-rate-guard.js';
-import type { WireShape } from '../a2a/wire-errors.js';
+import { EchoExecutor } from '../a2a/host/echo-executor.js';
+import { bearerAuth, callerOf } from '../a2a/host/http-front.js';
+import { mountA2A } from '../a2a/host/mount.js';
+import type { CommerceRequestHandler } from '../a2a/host/request-handler.js';
+import { requestRateGuard } from '../a2a/host/request-rate-guard.js';
+import type { WireShape } from '../a2a/host/wire-errors.js';
 import { ACP_HTTP_PREFIX } from '../acpspec/constants.js';
 import { MCP_PATH } from '../mcp/acmp-extension.js';
 import type { RequestLimiter } from '../shared/request-rate.js';
-import { routeSdkConsole } from '../a2a/sdk-scope.js';
-import type { SdkStores } from '../a2a/sdk-stores.js';
+import { routeSdkConsole } from '../a2a/host/sdk-scope.js';
+import type { SdkStores } from '../a2a/host/sdk-stores.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { Signer } from '../acmp/identity/index.js';
 import type { BearerToken } from '../shared/identity.js';
@@ -80,7 +80,7 @@ export interface AppDeps {
   metrics?: { metrics: HostMetrics; token?: string | undefined; serve?: boolean };
   /** `/healthz` and `/readyz` (src/server/health.ts); absent: no probes. */
   readiness?: Readiness | undefined;
-  /** The lean invoke path (src/a2a/lean/); default on, off only to compare it with the SDK's path. */
+  /** The lean invoke path (src/a2a/host/lean-invoke.ts); default on, off only to compare it with the SDK's path. */
   leanInvoke?: boolean | undefined;
   /** The operator console at `/console` (docs/console.md); absent: not served. */
   console?: Omit<ConsoleDeps, 'logger' | 'clock'> | undefined;
@@ -104,7 +104,7 @@ export function createApp(deps: AppDeps): App {
   const cards = new AgentCardCache(deps, bindings, plain?.skills ?? []);
   const card = (): AgentCard => cards.current().card;
 
-  // The SDK takes no logger: inside A2A requests its console lines go to ours (src/a2a/sdk-scope.ts).
+  // The SDK takes no logger: inside A2A requests its console lines go to ours (src/a2a/host/sdk-scope.ts).
   routeSdkConsole(console);
   const app = express();
   app.disable('x-powered-by');

@@ -41,7 +41,7 @@ const DEFAULT_TIMEOUT_MS = 1000;
  * PostgreSQL LISTEN connection listens, and the host is not draining. The database is checked with one
  * statement over the migration ledgers (src/storage/sql/database-check.ts `isMigrated`), at most once per
  * `refreshMs` however often probes come, and bounded by `timeoutMs`; LISTEN and draining are read live.
- * HTTP (`/readyz`) and gRPC health (src/a2a/grpc-health.ts) read the same object.
+ * HTTP (`/readyz`) and gRPC health (src/a2a/host/grpc-health.ts) read the same object.
  */
 export class Readiness {
   private drainingNow = false;

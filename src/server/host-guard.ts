@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { A2A_PATHS } from '../a2a/agent-card.js';
-import { sendHostError, type WireShape } from '../a2a/wire-errors.js';
+import { A2A_PATHS } from '../a2a/host/agent-card.js';
+import { sendHostError, type WireShape } from '../a2a/host/wire-errors.js';
 import { MCP_PATH } from '../mcp/acmp-extension.js';
 import type { Logger } from '../shared/logger.js';
 import { hostNameOf, type HostAccess } from './allowed-hosts.js';

@@ -1,4 +1,4 @@
-import { SDK_OWNER_COLUMNS, SDK_STORE_TABLES } from '../a2a/sdk-stores.js';
+import { SDK_OWNER_COLUMNS, SDK_STORE_TABLES } from '../a2a/host/sdk-stores.js';
 import { LocalError } from '../shared/errors.js';
 import { pendingMigrations, probeDatabase } from '../storage/sql/database-check.js';
 import type { Database } from '../storage/sql/database.js';

@@ -4,10 +4,10 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { AgentExecutor } from '../a2a/binding.js';
-import { didCallerAudiences, type DidCallerPolicy } from '../a2a/caller-auth.js';
-import { startGrpcFront, type GrpcFront } from '../a2a/grpc-front.js';
-import type { CommerceRequestHandler } from '../a2a/request-handler.js';
-import { createSdkStores } from '../a2a/sdk-stores.js';
+import { didCallerAudiences, type DidCallerPolicy } from '../a2a/host/caller-auth.js';
+import { startGrpcFront, type GrpcFront } from '../a2a/host/grpc-front.js';
+import type { CommerceRequestHandler } from '../a2a/host/request-handler.js';
+import { createSdkStores } from '../a2a/host/sdk-stores.js';
 import {
   createDidResolver,
   createMemoryReplayCache,
@@ -82,7 +82,7 @@ export interface StartHostOptions {
   signer?: Signer;
   /** Resolves the DIDs of callers (with `acceptDidCallers`); default: did:key and did:web over HTTPS. */
   didResolver?: DidResolver;
-  /** The lean invoke path (src/a2a/lean/); default on. Off only to compare it with the SDK's path. */
+  /** The lean invoke path (src/a2a/host/lean-invoke.ts); default on. Off only to compare it with the SDK's path. */
   leanInvoke?: boolean;
 }
 

@@ -1,6 +1,6 @@
 import type express from 'express';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { bearerVerifier } from '../a2a/bearer.js';
+import { bearerVerifier } from '../a2a/host/bearer.js';
 import { ESCROW_METHODS } from '../acmp/escrow/constants.js';
 import { PAYOUT_KINDS } from '../acmp/escrow/transitions.js';
 import { ACP_CONSENT_SCOPES } from '../acpspec/constants.js';

@@ -15,7 +15,7 @@ import { startTestHost } from '../helpers/host.js';
 import { sdkMessage } from '../helpers/transports.js';
 
 /**
- * The lean invoke path (src/a2a/lean/) is byte-compatible with the SDK's: the SDK's real client sends
+ * The lean invoke path (src/a2a/host/lean-invoke.ts) is byte-compatible with the SDK's: the SDK's real client sends
  * each request once; a mirroring fetch sends the very same bytes to a host with the lean path on and to
  * one with it off, and compares status, the A2A extension headers, the content type and the body.
  * Normalised, because inherently per run: `timestamp` values (each host's wall clock). Ids are not

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import type { BuyerEscrow } from '../../src/a2a/acmp/buyer-escrow.js';
+import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { createEscrowClient } from '../../src/a2a/escrow/client.js';
 import { createKeySigner, didKeyOf, type Signer } from '../../src/acmp/identity/index.js';
 import type { Payload } from '../../src/acmp/messages.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EscrowClient } from '../../src/a2a/escrow/client.js';
 import { signingEscrowClient } from '../../src/a2a/escrow/signing-client.js';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import type { BuyerEscrow } from '../../src/a2a/acmp/buyer-escrow.js';
+import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { AcmpError } from '../../src/acmp/errors.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import type { BuyerEscrow } from '../../src/a2a/acmp/buyer-escrow.js';
+import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { createEscrowAgent } from '../../src/acmp/escrow/agent.js';
 import type { Payload } from '../../src/acmp/messages.js';

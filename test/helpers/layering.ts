@@ -58,22 +58,48 @@ const ALLOWED: Record<string, string[]> = {
 
 /**
  * Sub-layers inside a layer: the files under `folder` may import, of their own layer, only `folder`
- * itself and `also`. Layer 7 identity (src/acmp/identity/) is the transport-free core every ACMP role
- * builds on — signatures, DIDs, resolution — so it reaches nothing of ACMP but its error table.
- * The Layer 2 DAG runner (src/acmp/dag/, docs/acmp-dag.md) reaches ACMP's wire model, proof check and
- * error table, and the buyer core's event types (its port's contract): no binding, no provider side.
+ * itself and `also` (a file, or `dir/*` for the files directly in `dir`). `flat` rules hold only for the
+ * files directly in `folder`, whose subfolders have rules of their own.
+ *
+ * - Layer 7 identity (src/acmp/identity/) is the transport-free core every ACMP role builds on —
+ *   signatures, DIDs, resolution — so it reaches nothing of ACMP but its error table.
+ * - The Layer 2 DAG runner (src/acmp/dag/, docs/acmp-dag.md) reaches ACMP's wire model, proof check and
+ *   error table, and the buyer core's event types (its port's contract): no binding, no provider side.
+ * - A2A (docs/architecture.md "Layers"): the files directly in src/a2a/ are the neutral A2A pieces every
+ *   side shares (the binding contract, part codecs, the client, the card); the host (src/a2a/host/) and
+ *   each protocol binding (acmp, acp, escrow) and the TCK executor build on them only — the host never
+ *   reaches a binding (it is given them), and bindings never reach each other.
  */
-const SUB_LAYERS: { folder: string; also: string[] }[] = [
+const A2A_NEUTRAL = 'src/a2a/*';
+const SUB_LAYERS: { folder: string; also: string[]; flat?: boolean }[] = [
   { folder: 'src/acmp/identity/', also: ['src/acmp/errors.js'] },
   {
     folder: 'src/acmp/dag/',
     also: ['src/acmp/messages.js', 'src/acmp/proof.js', 'src/acmp/errors.js', 'src/acmp/buyer.js'],
   },
+  { folder: 'src/a2a/', also: [], flat: true },
+  { folder: 'src/a2a/host/', also: [A2A_NEUTRAL] },
+  { folder: 'src/a2a/acp/', also: [A2A_NEUTRAL] },
+  { folder: 'src/a2a/escrow/', also: [A2A_NEUTRAL] },
+  { folder: 'src/a2a/tck/', also: [A2A_NEUTRAL] },
+  // The ACMP buyer composes the escrow client when given escrow options (docs/acmp-escrow.md "Buyer").
+  { folder: 'src/a2a/acmp/', also: [A2A_NEUTRAL, 'src/a2a/escrow/buyer-escrow.js'] },
 ];
+
+/** Whether a sub-layer rule covers a file. */
+function coveredBy(rule: { folder: string; flat?: boolean }, path: string): boolean {
+  return rule.flat ? `${dirname(path)}/` === rule.folder : path.startsWith(rule.folder);
+}
+
+/** Whether a sub-layer rule lets its files import `landing`. */
+function reaches(rule: { folder: string; also: string[]; flat?: boolean }, landing: string): boolean {
+  if (rule.flat ? `${dirname(landing)}/` === rule.folder : landing.startsWith(rule.folder)) return true;
+  return rule.also.some((a) => (a.endsWith('/*') ? `${dirname(landing)}/*` === a : a === landing));
+}
 
 /** Files outside src/storage that import the database packages, and why. */
 const DB_ALLOWED: Record<string, string> = {
-  'src/a2a/sdk-stores.ts': "hands the shared Kysely instance to the A2A SDK's own database stores",
+  'src/a2a/host/sdk-stores.ts': "hands the shared Kysely instance to the A2A SDK's own database stores",
   'src/server/console/task-reads.ts': "the console's aggregate reads are SQL templates over the ACMP tables",
   'src/server/console/tables.ts': "the console lists the database's tables through the catalogue",
   'src/server/health.test.ts': 'stalls a real connection to test the readiness probe',
@@ -156,14 +182,9 @@ function srcFileBreach(file: { path: string; layer: string; isTest: boolean }, s
   const [top, layer = ''] = target(file.path, spec).split('/');
   if (top === 'src') {
     const landing = target(file.path, spec);
-    const sub = SUB_LAYERS.find((s) => file.path.startsWith(s.folder));
-    if (
-      sub &&
-      landing.startsWith(`src/${file.layer}/`) &&
-      !landing.startsWith(sub.folder) &&
-      !sub.also.includes(landing)
-    )
-      return ` (${sub.folder} reaches only itself and ${sub.also.join(', ')} in src/${file.layer}/)`;
+    const sub = SUB_LAYERS.find((s) => coveredBy(s, file.path));
+    if (sub && landing.startsWith(`src/${file.layer}/`) && !reaches(sub, landing))
+      return ` (${sub.folder}${sub.flat ? '*' : ''} reaches only itself${sub.also.map((a) => `, ${a}`).join('')} in src/${file.layer}/)`;
     const allowed = ALLOWED[file.layer];
     return allowed && !allowed.includes(layer) ? ` (${layer}/ is not below ${file.layer}/)` : '';
   }

@@ -2,7 +2,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { ClientFactory as ClientFactoryV03, A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CARD_MAX_AGE_S } from '../../src/a2a/agent-card.js';
+import { CARD_MAX_AGE_S } from '../../src/a2a/host/agent-card.js';
 import { createPlainTask } from '../helpers/a2a.js';
 import { cleanup, shared } from '../helpers/cleanup.js';
 import { startTestHost } from '../helpers/host.js';

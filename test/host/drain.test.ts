@@ -1,8 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import { GRPC_SERVICE_NAMES } from '../../src/a2a/grpc-front.js';
-import { HealthService, SERVING_STATUS } from '../../src/a2a/grpc-health.js';
+import { GRPC_SERVICE_NAMES } from '../../src/a2a/host/grpc-front.js';
+import { HealthService, SERVING_STATUS } from '../../src/a2a/host/grpc-health.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { codeOf } from '../acmp/helpers.js';

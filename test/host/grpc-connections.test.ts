@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
-import { HealthService, SERVING_STATUS } from '../../src/a2a/grpc-health.js';
+import { HealthService, SERVING_STATUS } from '../../src/a2a/host/grpc-health.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';

@@ -6,7 +6,7 @@ import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createAcpClient } from '../../src/a2a/acp/client.js';
 import { describeCard } from '../../src/a2a/card-summary.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
-import { HealthService, SERVING_STATUS } from '../../src/a2a/grpc-health.js';
+import { HealthService, SERVING_STATUS } from '../../src/a2a/host/grpc-health.js';
 import { encodeTextPart, encodeUserMessage } from '../../src/a2a/part-codec.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { HostFlags } from '../../src/server/config.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import type { BuyerEscrow } from '../../src/a2a/acmp/buyer-escrow.js';
+import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import type { EscrowClient } from '../../src/a2a/escrow/client.js';
 import { signingEscrowClient } from '../../src/a2a/escrow/signing-client.js';
 import { codeOf } from '../acmp/helpers.js';

@@ -1,5 +1,5 @@
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import type { BuyerEscrow } from '../../src/a2a/acmp/buyer-escrow.js';
+import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import type { Logger } from '../../src/shared/logger.js';

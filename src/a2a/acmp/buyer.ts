@@ -35,7 +35,7 @@ import {
   type AcceptedEscrowAgent,
   type BuyerEscrow,
   type BuyerEscrowOptions,
-} from './buyer-escrow.js';
+} from '../escrow/buyer-escrow.js';
 import { walletBuyerCore } from '../../wallet/buyer-guard.js';
 import { guardNegotiation, walletNameOf } from './wallet-negotiation.js';
 import type { Wallet } from '../../wallet/wallet.js';

@@ -1,6 +1,6 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { CapabilityObject } from '../../acmp/messages.js';
-import { agentIdOf } from '../escrow/wallet-client.js';
+import { agentIdOf } from '../agent-id.js';
 import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
 import { authorizeAccept, walletOfferCalls } from '../../wallet/accept-guard.js';
 import type { Wallet } from '../../wallet/wallet.js';

@@ -3,6 +3,7 @@ import type { EscrowMethod } from '../../acmp/escrow/constants.js';
 import type { JsonValue } from '../../shared/json.js';
 import { guardedEscrowCall, recoverEscrowOperations, type Replay } from '../../wallet/escrow-guard.js';
 import type { Wallet } from '../../wallet/wallet.js';
+import { agentIdOf } from '../agent-id.js';
 import type { EscrowClient, EscrowStatus } from './client.js';
 
 /**
@@ -18,11 +19,6 @@ export async function walletEscrowClient(
   const agent = agentIdOf(client.card);
   const recovered = await recoverEscrowOperations(wallet, { agent, caller: client }, options);
   return new WalletEscrowClient(client, wallet, recovered);
-}
-
-/** How the wallet's records name an A2A agent: the URL of the first interface on its card. */
-export function agentIdOf(card: AgentCard): string {
-  return card.supportedInterfaces[0]?.url ?? card.name;
 }
 
 class WalletEscrowClient implements EscrowClient {

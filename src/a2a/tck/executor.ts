@@ -123,7 +123,7 @@ export class TckExecutor implements AgentExecutor {
         return this.status(ids, TaskState.TASK_STATE_INPUT_REQUIRED);
       case 'reject':
         // A rejected task (A2A TaskState REJECTED), not a thrown error: the host turns an executor's thrown
-        // error into a generic internal error (src/a2a/mount.ts), which would tell the TCK nothing.
+        // error into a generic internal error (src/a2a/host/mount.ts), which would tell the TCK nothing.
         return this.status(ids, TaskState.TASK_STATE_REJECTED, this.agentMessage(ids, step.text, true));
       case 'message':
         // Only a scenario's first step can be a message reply (play() answers it before any task).

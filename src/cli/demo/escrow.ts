@@ -1,5 +1,5 @@
 import { createAcmpBuyer, type AcmpBuyer } from '../../a2a/acmp/buyer.js';
-import type { BuyerEscrow } from '../../a2a/acmp/buyer-escrow.js';
+import type { BuyerEscrow } from '../../a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../demo/capabilities.js';
 import { formatCu } from '../../acmp/escrow/amounts.js';
 import type { AcmpResult, Payload } from '../../acmp/messages.js';

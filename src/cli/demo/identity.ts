@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createAcmpBuyer, type AcmpBuyer } from '../../a2a/acmp/buyer.js';
-import type { BuyerEscrow } from '../../a2a/acmp/buyer-escrow.js';
+import type { BuyerEscrow } from '../../a2a/escrow/buyer-escrow.js';
 import { fetchAgentCard } from '../../a2a/client.js';
 import { isAcmpError } from '../../acmp/errors.js';
 import { KyselyEscrowStore } from '../../storage/escrow/escrow-store-kysely.js';

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { bearerVerifier } from '../../a2a/bearer.js';
+import { bearerVerifier } from '../../a2a/host/bearer.js';
 import type { BearerToken } from '../../shared/identity.js';
 
 /** Where the authenticated operator's identity is kept on a console request. */
@@ -22,7 +22,7 @@ export function operatorAuth(
   operators: readonly BearerToken[],
   callers: readonly BearerToken[],
 ): RequestHandler {
-  // The one bearer check of every transport (src/a2a/bearer.ts): SHA-256 digests compared in constant
+  // The one bearer check of every transport (src/a2a/host/bearer.ts): SHA-256 digests compared in constant
   // time. The console is only served with operator credentials, so `operator` never answers anonymous.
   const operator = bearerVerifier(operators);
   const caller = bearerVerifier(callers);

@@ -1,4 +1,4 @@
-import { EchoExecutor } from '../../a2a/echo-executor.js';
+import { EchoExecutor } from '../../a2a/host/echo-executor.js';
 import { TckExecutor } from '../../a2a/tck/executor.js';
 import type { HostModule, ModuleContext, ModuleParts } from '../module.js';
 

@@ -13,7 +13,7 @@ import { SqlRunner } from './sql-runner.js';
 export interface PrunerOptions {
   readonly ages: RetentionAges;
   readonly batching: PruneBatching;
-  /** The SDK store's table names (src/a2a/sdk-stores.ts). */
+  /** The SDK store's table names (src/a2a/host/sdk-stores.ts). */
   readonly sdkTables: SdkStoreTables;
   readonly clock: Clock;
 }

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { parseJsonBytes } from '../shared/json-edge.js';
+import { parseJsonBytes } from '../../shared/json-edge.js';
 import { sendHostError, type WireShape } from './wire-errors.js';
 
 /** Body media types the host parses (the SDK's own parsers then skip an already-read body). */

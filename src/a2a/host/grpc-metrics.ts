@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import type { Metrics } from '../shared/metrics.js';
+import type { Metrics } from '../../shared/metrics.js';
 
 /** A gRPC status as a request outcome, the same bounded set HTTP requests count in. */
 function outcomeOf(code: number | undefined): string {

@@ -1,13 +1,13 @@
-import type { Metrics } from '../shared/metrics.js';
+import type { Metrics } from '../../shared/metrics.js';
 import { countedService } from './grpc-metrics.js';
 import { BinaryWriter } from '@bufbuild/protobuf/wire';
 import * as grpc from '@grpc/grpc-js';
 import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
 import type { A2ARequestHandler, User } from '@a2a-js/sdk/server';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
-import type { BearerToken } from '../shared/identity.js';
-import { silentLogger, type Logger } from '../shared/logger.js';
-import type { RequestLimiter } from '../shared/request-rate.js';
+import type { BearerToken } from '../../shared/identity.js';
+import { silentLogger, type Logger } from '../../shared/logger.js';
+import type { RequestLimiter } from '../../shared/request-rate.js';
 import { ANONYMOUS_USER, BEARER_REFUSAL } from './bearer.js';
 import { callerVerifier, type CallerVerifier, type DidCallerPolicy } from './caller-auth.js';
 import { guardedService, type GrpcCall, type GrpcGuard } from './grpc-guard.js';
@@ -39,12 +39,12 @@ export interface GrpcFrontOptions {
   didCallers?: DidCallerPolicy | undefined;
   /** Largest request message accepted: the host's HTTP body limit. Larger: RESOURCE_EXHAUSTED. */
   maxMessageBytes: number;
-  /** Keepalive, idle, first-bytes and connection limits of the port (src/a2a/grpc-listener.ts). */
+  /** Keepalive, idle, first-bytes and connection limits of the port (src/a2a/host/grpc-listener.ts). */
   limits: GrpcConnectionLimits;
   /** PEM material: the same certificate the HTTPS interfaces use. Absent: plaintext (h2c). */
   tls?: { cert: string; key: string } | undefined;
   logger?: Logger;
-  /** The host's request rate per caller, shared with HTTP (src/a2a/grpc-rate.ts); absent: none. */
+  /** The host's request rate per caller, shared with HTTP (src/a2a/host/grpc-rate.ts); absent: none. */
   rate?: RequestLimiter | undefined;
   /** Counts every call by method and outcome (docs/operations.md "Metrics"); absent: none. */
   metrics?: Metrics | undefined;
@@ -176,7 +176,7 @@ class GrpcFrontServer implements GrpcFront {
 
 /**
  * The caller of one call: its authenticated user plus a signal that aborts when the client cancels the
- * call or goes away, so a stream the client left stops being fed (src/a2a/grpc-handler.ts).
+ * call or goes away, so a stream the client left stops being fed (src/a2a/host/grpc-handler.ts).
  */
 class GrpcCaller implements User {
   constructor(

@@ -5,8 +5,8 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from '@a2a-js/sdk/server';
-import { systemIds, type IdSource } from '../shared/ids.js';
-import { decodeMessage, encodeAgentMessage, encodeTextPart } from './part-codec.js';
+import { systemIds, type IdSource } from '../../shared/ids.js';
+import { decodeMessage, encodeAgentMessage, encodeTextPart } from '../part-codec.js';
 
 /**
  * The executor for plain A2A messages no binding claims: it answers with a task that echoes the text

@@ -1,9 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { User } from '@a2a-js/sdk/server';
-import { ANONYMOUS_IDENTITY, type BearerToken } from '../shared/identity.js';
+import { ANONYMOUS_IDENTITY, type BearerToken } from '../../shared/identity.js';
 import { ANONYMOUS_USER, BEARER_REFUSAL } from './bearer.js';
 import { callerVerifier, type DidCallerPolicy } from './caller-auth.js';
-import { normalizeInboundMessageJson } from './part-codec.js';
+import { normalizeInboundMessageJson } from '../part-codec.js';
 import { sendHostError, type WireShape } from './wire-errors.js';
 
 const users = new WeakMap<Request, User>();

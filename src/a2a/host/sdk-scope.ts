@@ -2,8 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { A2AError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
-import { isJsonObject } from '../shared/json.js';
-import { errorFields, type Logger } from '../shared/logger.js';
+import { isJsonObject } from '../../shared/json.js';
+import { errorFields, type Logger } from '../../shared/logger.js';
 import { HOST_ERROR_DOMAIN, HOST_ERRORS } from './wire-errors.js';
 
 /**

@@ -2,7 +2,7 @@ import { taskStateToJSON, type Message, type StreamResponse, type Task, type Tas
 import { A2AError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { Attributes, Span } from '@opentelemetry/api';
-import { isJsonObject } from '../shared/json.js';
+import { isJsonObject } from '../../shared/json.js';
 import {
   TRACE_ATTR,
   errorType,
@@ -10,7 +10,7 @@ import {
   startServerSpan,
   withSpan,
   type HeaderRecord,
-} from '../shared/tracing.js';
+} from '../../shared/tracing.js';
 
 /**
  * The SERVER span of one A2A call (docs/operations.md "Tracing"), whatever the transport (JSON-RPC,

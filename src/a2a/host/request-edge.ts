@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { checkJsonValue, isSafeJsonString } from '../shared/json-edge.js';
-import { isJsonObject } from '../shared/json.js';
+import { checkJsonValue, isSafeJsonString } from '../../shared/json-edge.js';
+import { isJsonObject } from '../../shared/json.js';
 import { wireOf } from './http-front.js';
 import { hasJsonBody } from './json-body.js';
 import { checkWireId, type WireIdKind } from './wire-limits.js';
@@ -147,7 +147,7 @@ function checkRestPath(path: string, wire: 'v1' | 'v0.3'): string | undefined {
   const tenantProblem = segments.tenant === undefined ? undefined : checkWireId('tenant', segments.tenant);
   if (tenantProblem) return tenantProblem;
   // Task and push-config ids in the path are looked up: one no store could hold is TaskNotFound, from
-  // the request handler (src/a2a/wire-limits.ts), as on every transport.
+  // the request handler (src/a2a/host/wire-limits.ts), as on every transport.
   if (segments.route.some((segment) => !isSafeJsonString(segment)))
     return 'a segment holds U+0000 or a lone surrogate';
   return undefined;

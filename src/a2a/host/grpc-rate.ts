@@ -1,8 +1,8 @@
 import { BinaryWriter } from '@bufbuild/protobuf/wire';
 import * as grpc from '@grpc/grpc-js';
-import type { BearerToken } from '../shared/identity.js';
-import type { Logger } from '../shared/logger.js';
-import { rateKeyOf, type RequestLimiter } from '../shared/request-rate.js';
+import type { BearerToken } from '../../shared/identity.js';
+import type { Logger } from '../../shared/logger.js';
+import { rateKeyOf, type RequestLimiter } from '../../shared/request-rate.js';
 import { bearerVerifier } from './bearer.js';
 import { guardedService, type GrpcCall } from './grpc-guard.js';
 import { HOST_ERROR_DOMAIN } from './wire-errors.js';

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { User } from '@a2a-js/sdk/server';
-import { ANONYMOUS_IDENTITY, type BearerToken } from '../shared/identity.js';
+import { ANONYMOUS_IDENTITY, type BearerToken } from '../../shared/identity.js';
 
 /**
  * The authenticated caller: the identity of the token it presented (`agent:<name>` or `token:<digest>`,

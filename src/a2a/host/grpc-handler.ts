@@ -58,7 +58,7 @@ async function* untilCancelled<T>(
 
 /**
  * The request handler as the gRPC services see it: the same handler — which judges every request's values
- * and ids as on HTTP (src/a2a/wire-limits.ts) — with errors given their gRPC status and streams ended when
+ * and ids as on HTTP (src/a2a/host/wire-limits.ts) — with errors given their gRPC status and streams ended when
  * their call is cancelled. Nothing else differs between transports.
  */
 export function forGrpc(inner: A2ARequestHandler): A2ARequestHandler {

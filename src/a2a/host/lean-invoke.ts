@@ -2,11 +2,11 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
 import { JsonRpcTransportHandler, defaultServerCallContextBuilder } from '@a2a-js/sdk/server';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
-import { userFromRequest } from '../http-front.js';
-import { hasJsonBody } from '../json-body.js';
-import type { CommerceRequestHandler } from '../request-handler.js';
-import { decodedParamsOf } from '../request-params.js';
-import type { JsonRpcId } from '../wire-errors.js';
+import { userFromRequest } from './http-front.js';
+import { hasJsonBody } from './json-body.js';
+import type { CommerceRequestHandler } from './request-handler.js';
+import { decodedParamsOf } from './request-params.js';
+import type { JsonRpcId } from './wire-errors.js';
 
 /** The A2A version the lean path speaks (A2A §3.6.2); any other stays on the SDK's path. */
 const LEAN_VERSION = '1.0';

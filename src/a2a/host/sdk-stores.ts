@@ -11,7 +11,7 @@ import {
   type PushNotificationStore,
   type TaskStore,
 } from '@a2a-js/sdk/server';
-import { callerIdentity } from './caller.js';
+import { callerIdentity } from '../caller.js';
 
 /** The SDK's task and push-notification stores over one database, or in memory. */
 export interface SdkStores {

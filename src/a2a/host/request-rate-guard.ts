@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { BearerToken } from '../shared/identity.js';
-import type { Logger } from '../shared/logger.js';
-import { rateKeyOf, type RequestLimiter } from '../shared/request-rate.js';
+import type { BearerToken } from '../../shared/identity.js';
+import type { Logger } from '../../shared/logger.js';
+import { rateKeyOf, type RequestLimiter } from '../../shared/request-rate.js';
 import { bearerVerifier } from './bearer.js';
 import { sendHostError, type WireShape } from './wire-errors.js';
 

@@ -3,7 +3,7 @@ import express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
-import type { Logger, LogFields } from '../shared/logger.js';
+import type { Logger, LogFields } from '../../shared/logger.js';
 import { observedHandler, routeSdkConsole, sdkScope } from './sdk-scope.js';
 
 const closers: (() => void)[] = [];

@@ -1,8 +1,8 @@
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import type { User } from '@a2a-js/sdk/server';
-import { checkCallerToken, type CallerTokenPolicy } from '../acmp/identity/index.js';
-import type { BearerToken } from '../shared/identity.js';
-import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
+import { checkCallerToken, type CallerTokenPolicy } from '../../acmp/identity/index.js';
+import type { BearerToken } from '../../shared/identity.js';
+import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
 import { ANONYMOUS_USER, bearerVerifier, type BearerCheck } from './bearer.js';
 
 /**

@@ -8,22 +8,22 @@ import {
   type TaskStore,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
-import type { BearerToken } from '../shared/identity.js';
-import { errorFields, type Logger } from '../shared/logger.js';
-import type { Metrics } from '../shared/metrics.js';
+import type { BearerToken } from '../../shared/identity.js';
+import { errorFields, type Logger } from '../../shared/logger.js';
+import type { Metrics } from '../../shared/metrics.js';
 import { A2A_PATHS, CARD_MAX_AGE_S } from './agent-card.js';
-import type { A2ABinding } from './binding.js';
+import type { A2ABinding } from '../binding.js';
 import type { DidCallerPolicy } from './caller-auth.js';
 import { bearerAuth, normalizeInbound, userFromRequest } from './http-front.js';
 import { jsonMediaTypes, legacyExtensionsHeader } from './interop-headers.js';
 import { jsonBody } from './json-body.js';
-import { leanInvoke } from './lean/lean-invoke.js';
+import { leanInvoke } from './lean-invoke.js';
 import { AllowListPushSender } from './push-policy.js';
 import { jsonRpcEdge, restEdge } from './request-edge.js';
 import { paramsEdge } from './request-params.js';
 import { CommerceRequestHandler } from './request-handler.js';
 import { observedHandler, sdkScope } from './sdk-scope.js';
-import { ViewingTaskStore } from './task-views.js';
+import { ViewingTaskStore } from '../task-views.js';
 
 export interface MountA2AOptions {
   /** The current card (interface URLs are known once the server listens). */
@@ -45,7 +45,7 @@ export interface MountA2AOptions {
   logger: Logger;
   /** Counts push deliveries by outcome (docs/operations.md "Metrics"); absent: none. */
   metrics?: Metrics | undefined;
-  /** The lean invoke path (src/a2a/lean/); default on. Off: every request takes the SDK's path (tests). */
+  /** The lean invoke path (src/a2a/host/lean-invoke.ts); default on. Off: every request takes the SDK's path (tests). */
   leanInvoke?: boolean | undefined;
 }
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Task, TaskState, type StreamResponse } from '@a2a-js/sdk';
 import { InMemoryPushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
-import { cleanup } from '../../test/helpers/host.js';
-import { startWebhook } from '../../test/helpers/webhook.js';
+import { cleanup } from '../../../test/helpers/host.js';
+import { startWebhook } from '../../../test/helpers/webhook.js';
 import { AllowListPushSender, webhookAllowed } from './push-policy.js';
 
 afterEach(cleanup);

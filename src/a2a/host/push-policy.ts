@@ -9,9 +9,9 @@ import {
   type StoredPushNotificationConfig,
 } from '@a2a-js/sdk/server';
 import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
-import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
-import { NO_METRICS, type Metrics, type PushOutcome } from '../shared/metrics.js';
-import { traceHeaders } from '../shared/tracing.js';
+import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
+import { NO_METRICS, type Metrics, type PushOutcome } from '../../shared/metrics.js';
+import { traceHeaders } from '../../shared/tracing.js';
 
 /**
  * Push notifications behind an allow-list of webhook origins (A2A §4.3: a webhook URL is a request the host

@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
-import { capConnections } from '../shared/connection-cap.js';
-import type { Logger } from '../shared/logger.js';
+import { capConnections } from '../../shared/connection-cap.js';
+import type { Logger } from '../../shared/logger.js';
 
 /** The connection limits of the gRPC port (the host's `ConnectionLimits`; docs/host.md "Connections"). */
 export interface GrpcConnectionLimits {

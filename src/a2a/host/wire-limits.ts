@@ -1,6 +1,6 @@
 import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
-import { checkJsonValue } from '../shared/json-edge.js';
-import { checkId, quoteId, type IdKind } from '../shared/id-rules.js';
+import { checkJsonValue } from '../../shared/json-edge.js';
+import { checkId, quoteId, type IdKind } from '../../shared/id-rules.js';
 
 /**
  * The one judgement of a decoded A2A request, whichever transport carried it (docs/host.md "Bad input"):

@@ -11,7 +11,7 @@ import {
   SubscribeToTaskRequest,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { isJsonObject } from '../shared/json.js';
+import { isJsonObject } from '../../shared/json.js';
 import { wireOf } from './http-front.js';
 import { hasJsonBody } from './json-body.js';
 import { restSegments, validRequestId } from './request-edge.js';
@@ -22,10 +22,10 @@ import { sendHostError } from './wire-errors.js';
 /**
  * The params half of the edge, after the inbound normaliser: what the SDK will decode, decoded once here
  * first, so that a shape its decoders choke on (`"parts": [null]` throws a TypeError whose text the SDK
- * would put on the wire) and ids beyond the limits (src/a2a/wire-limits.ts) are refused with -32602 / 400
+ * would put on the wire) and ids beyond the limits (src/a2a/host/wire-limits.ts) are refused with -32602 / 400
  * before the SDK or a store sees them.
  * - v1.0: the SDK's own ProtoJSON decoders (`SendMessageRequest.fromJSON`, …), then the decoded ids.
- * - v0.3 JSON-RPC: the schemas of src/a2a/v03-params.ts (the compat translator casts, it does not check).
+ * - v0.3 JSON-RPC: the schemas of src/a2a/host/v03-params.ts (the compat translator casts, it does not check).
  * - v0.3 HTTP+JSON: the ids, read as the SDK's v0.3 proto decoders read them.
  */
 export function paramsEdge(shape: 'jsonrpc' | 'rest'): RequestHandler {
@@ -93,7 +93,7 @@ function checkJsonRpcParams(req: Request): ParamsProblem | undefined {
 }
 
 /**
- * Decodes as the SDK will and judges the result as the request handler will (src/a2a/wire-limits.ts);
+ * Decodes as the SDK will and judges the result as the request handler will (src/a2a/host/wire-limits.ts);
  * invalid params are refused here, with the host's ErrorInfo. A lookup of an id no store could hold
  * goes on: the handler answers it TaskNotFound, as it does on every transport.
  */

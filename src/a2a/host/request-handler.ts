@@ -15,14 +15,14 @@ import type {
 } from '@a2a-js/sdk';
 import { A2AError, ExtensionSupportRequiredError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import type { A2ABinding, BindingCall } from './binding.js';
-import { decodeMessage } from './part-codec.js';
+import type { A2ABinding, BindingCall } from '../binding.js';
+import { decodeMessage } from '../part-codec.js';
 import { requireAllowedInlineWebhook, requireAllowedWebhook } from './push-policy.js';
 import { endRefused, startRequestSpan, traceCall, traceStream } from './request-span.js';
 import { requireJudged } from './wire-limits.js';
-import { quoteId } from '../shared/id-rules.js';
-import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
-import { withSpan } from '../shared/tracing.js';
+import { quoteId } from '../../shared/id-rules.js';
+import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
+import { withSpan } from '../../shared/tracing.js';
 
 /** What {@link CommerceRequestHandler} serves. */
 export interface CommerceRequestHandlerOptions {
@@ -141,7 +141,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
   }
 
   /**
-   * Whether a message goes to the lean invoke path (src/a2a/lean/): the binding {@link route} would choose
+   * Whether a message goes to the lean invoke path (src/a2a/host/lean-invoke.ts): the binding {@link route} would choose
    * for it is the ACMP one and the client requested its extension. Everything else stays on the SDK's path.
    */
   isLean(params: SendMessageRequest, requestedExtensions: readonly string[]): boolean {
@@ -239,8 +239,8 @@ export class CommerceRequestHandler implements A2ARequestHandler {
   }
 
   /**
-   * Judges the request (src/a2a/wire-limits.ts, the same on every transport), then makes the call inside
-   * the call's server span (src/a2a/request-span.ts).
+   * Judges the request (src/a2a/host/wire-limits.ts, the same on every transport), then makes the call inside
+   * the call's server span (src/a2a/host/request-span.ts).
    */
   private async guard<T>(
     request: { method: string; params: object; context: ServerCallContext },

@@ -11,10 +11,10 @@ import {
   type EscrowClient,
   type EscrowClientOptions,
   type EscrowStatus,
-} from '../escrow/client.js';
-import { walletEscrowClient } from '../escrow/wallet-client.js';
+} from './client.js';
+import { walletEscrowClient } from './wallet-client.js';
 import type { Wallet } from '../../wallet/wallet.js';
-import { signingEscrowClient } from '../escrow/signing-client.js';
+import { signingEscrowClient } from './signing-client.js';
 import type { FirstPaymentGate } from '../../acmp/identity-gate.js';
 
 /** What a payment waits for first ({@link FirstPaymentGate}). */
