@@ -21,7 +21,7 @@ describe('layering (STYLE.md "Layout")', () => {
     expect(treeBreaches(ROOT)).toEqual([]);
   });
 
-  it('has no folders importing each other beyond the known parent/child pairs', () => {
+  it('has exactly the known parent/child folder pairs importing each other, no more and no stale one', () => {
     // Each is a parent folder's shared module used by a child it also imports; they go with the
     // sub-layer layout (docs/architecture.md). Sibling folders — bindings, protocols — never form one.
     const known = [

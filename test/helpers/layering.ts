@@ -82,7 +82,7 @@ const SUB_LAYERS: { folder: string; also: string[]; flat?: boolean }[] = [
   { folder: 'src/a2a/acp/', also: [A2A_NEUTRAL] },
   { folder: 'src/a2a/escrow/', also: [A2A_NEUTRAL] },
   { folder: 'src/a2a/tck/', also: [A2A_NEUTRAL] },
-  // The ACMP buyer composes the escrow client when given escrow options (docs/acmp-escrow.md "Buyer").
+  // The ACMP buyer composes the escrow client when given escrow options (docs/acmp-escrow.md §13).
   { folder: 'src/a2a/acmp/', also: [A2A_NEUTRAL, 'src/a2a/escrow/buyer-escrow.js'] },
 ];
 
@@ -93,7 +93,7 @@ function coveredBy(rule: { folder: string; flat?: boolean }, path: string): bool
 
 /** Whether a sub-layer rule lets its files import `landing`. */
 function reaches(rule: { folder: string; also: string[]; flat?: boolean }, landing: string): boolean {
-  if (rule.flat ? `${dirname(landing)}/` === rule.folder : landing.startsWith(rule.folder)) return true;
+  if (coveredBy(rule, landing)) return true;
   return rule.also.some((a) => (a.endsWith('/*') ? `${dirname(landing)}/*` === a : a === landing));
 }
 
@@ -183,8 +183,10 @@ function srcFileBreach(file: { path: string; layer: string; isTest: boolean }, s
   if (top === 'src') {
     const landing = target(file.path, spec);
     const sub = SUB_LAYERS.find((s) => coveredBy(s, file.path));
-    if (sub && landing.startsWith(`src/${file.layer}/`) && !reaches(sub, landing))
-      return ` (${sub.folder}${sub.flat ? '*' : ''} reaches only itself${sub.also.map((a) => `, ${a}`).join('')} in src/${file.layer}/)`;
+    if (sub && landing.startsWith(`src/${file.layer}/`) && !reaches(sub, landing)) {
+      const reachable = ['itself', ...sub.also].join(', ');
+      return ` (${sub.folder}${sub.flat ? '*' : ''} reaches only ${reachable} in src/${file.layer}/)`;
+    }
     const allowed = ALLOWED[file.layer];
     return allowed && !allowed.includes(layer) ? ` (${layer}/ is not below ${file.layer}/)` : '';
   }
