@@ -1,5 +1,6 @@
 import { mountMetrics, type HostMetrics } from './metrics.js';
 import { mountHealth, type Readiness } from './health.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
 import type { AgentCard, AgentExecutor, AgentSkill } from '../a2a/binding.js';
 
@@ -10,6 +11,7 @@ import { signAgentCard } from '../a2a/card-signature.js';
 import { EchoExecutor } from '../a2a/host/echo-executor.js';
 import { bearerAuth, callerOf } from '../a2a/host/http-front.js';
 import { mountA2A } from '../a2a/host/mount.js';
+import { leanFront } from '../a2a/host/lean-front.js';
 import type { CommerceRequestHandler } from '../a2a/host/request-handler.js';
 import { requestRateGuard } from '../a2a/host/request-rate-guard.js';
 import type { WireShape } from '../a2a/host/wire-errors.js';
@@ -88,6 +90,11 @@ export interface AppDeps {
 
 export interface App {
   app: express.Express;
+  /**
+   * The request listener to serve: the app, with the lean front ahead of it for `POST /a2a/jsonrpc`
+   * unless the lean path is off (src/a2a/host/lean-front.ts).
+   */
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
   handler: CommerceRequestHandler;
   card: () => AgentCard;
 }
@@ -145,7 +152,8 @@ export function createApp(deps: AppDeps): App {
     res.status(404).json({ error: { code: 404, status: 'NOT_FOUND', message: 'Not found' } });
   });
   app.use(errorMiddleware((err, res) => answerError(err, res, logger)));
-  return { app, handler, card };
+  const listener = deps.leanInvoke === false ? app : leanFront(app, A2A_PATHS.jsonRpc);
+  return { app, listener, handler, card };
 }
 
 /**

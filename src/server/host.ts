@@ -197,8 +197,8 @@ class Host implements RunningHost {
         logger: this.logger,
         clock: this.clock,
       });
-      const { app, handler } = this.createApp();
-      await this.listen(app);
+      const { listener, handler } = this.createApp();
+      await this.listen(listener);
       await this.startGrpc(handler);
       await this.startMetricsPort();
       this.logger.info('host.listening', {
@@ -289,7 +289,7 @@ class Host implements RunningHost {
   }
 
   /** Serves the app over HTTPS (or HTTP with TLS off); saves a new self-signed pair once it listens. */
-  private async listen(app: App['app']): Promise<void> {
+  private async listen(app: App['listener']): Promise<void> {
     const tls = this.setup.tls;
     const limits = httpServerOptions(this.config.connections);
     const server = tls

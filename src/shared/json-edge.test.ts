@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkJsonBytes, checkJsonValue, JSON_LIMITS } from './json-edge.js';
 
@@ -73,5 +74,50 @@ describe('checkJsonValue', () => {
   it('takes a depth limit', () => {
     expect(checkJsonValue({ a: { b: 1 } }, 1)).toBe('depth');
     expect(checkJsonValue({ a: { b: 1 } }, 2)).toBeUndefined();
+  });
+
+  /** The profile stated recursively: whether a value breaks it at all, whatever the walk's order. */
+  const breaks = (value: unknown, depth: number, maxDepth: number): boolean => {
+    if (typeof value === 'string') return checkJsonValue(value) !== undefined;
+    if (typeof value === 'number') return checkJsonValue(value) !== undefined;
+    if (typeof value !== 'object' || value === null) return false;
+    if (depth + 1 > maxDepth) return true;
+    const members = Array.isArray(value) ? (value as unknown[]) : Object.values(value);
+    if (!Array.isArray(value) && Object.keys(value).some((k) => checkJsonValue(k) !== undefined)) return true;
+    return members.some((m) => breaks(m, depth + 1, maxDepth));
+  };
+  const odd = fc.oneof(
+    fc.constantFrom('\u0000', '\ud800', 'a\udfffb', 2 ** 53, -(2 ** 53), Infinity, NaN),
+    fc.string(),
+    fc.double(),
+    fc.integer(),
+  );
+  const values = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      odd,
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(tie('value'), { maxLength: 4 }),
+      fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('\u0000k', '\ud800')), tie('value'), {
+        maxKeys: 4,
+      }),
+    ),
+  })).value;
+
+  it('refuses exactly the values the recursive statement of the profile refuses', () => {
+    fc.assert(
+      fc.property(values, fc.integer({ min: 1, max: 6 }), (value, maxDepth) => {
+        expect(checkJsonValue(value, maxDepth) !== undefined).toBe(breaks(value, 0, maxDepth));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reports the problem its walk meets first (last member first, depth first), unchanged', () => {
+    expect(checkJsonValue({ a: '\u0000', b: { c: { d: 1 } } }, 2)).toBe('depth');
+    expect(checkJsonValue({ b: { c: { d: 1 } }, a: '\u0000' }, 2)).toBe('string');
+    expect(checkJsonValue({ k: 1, ['\ud800']: 1 })).toBe('string');
+    expect(checkJsonValue(Object.create({ inherited: '\u0000' }) as object)).toBeUndefined();
   });
 });

@@ -75,10 +75,14 @@ interface Exchange {
   readonly sdk: string;
 }
 
-/** What is compared of one response: status, the headers the transport sets, and the body. */
+/** Headers that differ between any two responses of one server: the clock's. */
+const PER_RESPONSE = new Set(['date']);
+
+/** What is compared of one response: status, every header but the date, and the body. */
 async function view(response: Response): Promise<string> {
-  const headers = ['content-type', 'a2a-extensions', 'x-a2a-extensions', 'cache-control']
-    .map((name) => `${name}: ${response.headers.get(name) ?? '-'}`)
+  const headers = [...response.headers]
+    .filter(([name]) => !PER_RESPONSE.has(name))
+    .map(([name, value]) => `${name}: ${value}`)
     .join('\n');
   const body = (await response.text()).replace(/"timestamp":"[^"]*"/g, '"timestamp":"<T>"');
   return `${response.status}\n${headers}\n\n${body}`;

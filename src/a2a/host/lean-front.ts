@@ -1,0 +1,144 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type express from 'express';
+import type { NextFunction, Request, Response } from 'express';
+
+/**
+ * The front of the lean invoke path (docs/acmp-a2a-binding.md "The lean invoke path"): the host's request
+ * listener, ahead of Express's router. For a `POST` to exactly one path (the JSON-RPC endpoint, with or
+ * without a query) it runs the app's own layers that match that path — planned once, from the app's
+ * router stack, in the router's order — exactly as the router would call them (the same layer objects,
+ * `url` and `baseUrl` trimmed under a mount, error handlers on an error), but without the router's walk,
+ * path matching and bookkeeping over every other route of the host for each request. Every other request
+ * goes to the app. So the edge stays one edge, whichever way a request comes in: a middleware added to the
+ * app in front of every route runs here too.
+ */
+
+/** What the front needs of a layer of Express 5's router (`router@2`, lib/layer.js). */
+interface RouterLayer {
+  match(path: string): false | { path: string; keys: readonly string[] };
+  handleRequest(req: Request, res: Response, next: NextFunction): void;
+  handleError(error: unknown, req: Request, res: Response, next: NextFunction): void;
+  route?: { _handlesMethod(method: string): boolean };
+}
+
+/** A matching layer and the part of the path it is mounted at ('' for the app level). */
+interface Step {
+  readonly layer: RouterLayer;
+  readonly mountedAt: string;
+}
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The host's request listener: `POST path` runs on the front, every other request on the app. The plan is
+ * made at the first such request, when the app is complete (the host mounts everything before it listens);
+ * a layer the front cannot replay without the router (a route with path parameters, a router stack of
+ * another shape) sends the path back to the app for good.
+ */
+export function leanFront(app: express.Express, path: string): Listener {
+  let plan: readonly Step[] | undefined;
+  let planned = false;
+  return (incoming, outgoing) => {
+    const query = queryOf(incoming, path);
+    if (query !== undefined && !planned) {
+      plan = planOf(app, path);
+      planned = true;
+    }
+    if (query === undefined || plan === undefined) app(incoming, outgoing);
+    else run(app, plan, { incoming, outgoing, query });
+  };
+}
+
+/** The layers of the app's router that match `POST path`, or undefined when one cannot be replayed. */
+function planOf(app: express.Express, path: string): readonly Step[] | undefined {
+  const stack: readonly unknown[] = app.router.stack;
+  const steps: Step[] = [];
+  for (const layer of stack) {
+    if (!isRouterLayer(layer)) return undefined;
+    const match = layer.match(path);
+    if (match === false) continue;
+    if (match.keys.length > 0) return undefined;
+    if (layer.route && !layer.route._handlesMethod('POST')) continue;
+    steps.push({ layer, mountedAt: layer.route ? '' : match.path });
+  }
+  return steps;
+}
+
+function isRouterLayer(value: unknown): value is RouterLayer {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'match' in value &&
+    typeof value.match === 'function' &&
+    'handleRequest' in value &&
+    typeof value.handleRequest === 'function' &&
+    'handleError' in value &&
+    typeof value.handleError === 'function'
+  );
+}
+
+/**
+ * Gives a Node request or response the app's prototype, as `app.handle` does: from then on it is the
+ * Express object (always true; a predicate, so the type follows what the call did).
+ */
+function adopt<T extends object>(value: object, prototype: T): value is T {
+  Object.setPrototypeOf(value, prototype);
+  return true;
+}
+
+/** One request through the plan, as `app.handle` and the router's `next` would take it. */
+function run(
+  app: express.Express,
+  plan: readonly Step[],
+  exchange: { incoming: IncomingMessage; outgoing: ServerResponse; query: string },
+): void {
+  // What `app.handle` does before its router runs (Express 5, lib/application.js); the host's app has
+  // `x-powered-by` disabled.
+  const { incoming: req, outgoing: res } = exchange;
+  if (!adopt(req, app.request) || !adopt(res, app.response)) return;
+  req.res = res;
+  res.req = req;
+  res.locals ??= {};
+  const original = req.url;
+  req.originalUrl = original;
+  let index = 0;
+  const next: NextFunction = (err?: unknown) => {
+    // As the router: 'route' ends a route (there is none here with more than this layer), 'router'
+    // leaves the app's router, and any other value is an error for the error handlers that follow.
+    const error = err === 'route' ? undefined : err;
+    req.url = original;
+    req.baseUrl = '';
+    if (error === 'router') return finish(res, undefined);
+    const step = plan[index++];
+    if (step === undefined) return finish(res, error);
+    req.params = {};
+    if (step.mountedAt !== '') {
+      req.url = `/${exchange.query}`;
+      req.baseUrl = step.mountedAt;
+    }
+    if (error === undefined) step.layer.handleRequest(req, res, next);
+    else step.layer.handleError(error, req, res, next);
+  };
+  next();
+}
+
+/**
+ * Past the last layer (the host's own 404 and error handlers answer before this is reached): the
+ * router's final handler in its simplest form.
+ */
+function finish(res: Response, error: unknown): void {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  res.statusCode = error === undefined ? 404 : 500;
+  res.end();
+}
+
+/** The query string (with its `?`, or '') of a POST to exactly `path`; undefined for any other request. */
+function queryOf(req: IncomingMessage, path: string): string | undefined {
+  const url = req.url;
+  if (req.method !== 'POST' || url === undefined || !url.startsWith(path)) return undefined;
+  if (url.length === path.length) return '';
+  return url.charCodeAt(path.length) === 0x3f /* ? */ ? url.slice(path.length) : undefined;
+}
