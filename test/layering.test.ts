@@ -26,7 +26,6 @@ describe('layering (STYLE.md "Layout")', () => {
     // sub-layer layout (docs/architecture.md). Sibling folders — bindings, protocols — never form one.
     const known = [
       'src/acmp <-> src/acmp/identity',
-      'src/acmp <-> src/acmp/negotiation',
       'src/cli <-> src/cli/demo',
       'src/conform <-> src/conform/acmp',
       'src/conform <-> src/conform/acpspec',

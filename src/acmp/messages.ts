@@ -18,7 +18,7 @@ import {
   type AcceptParams,
   type CounterOfferParams,
   type OfferRequestParams,
-} from './negotiation/messages.js';
+} from './negotiation-messages.js';
 import { ACMP_CODE, AcmpError, AcmpErrorObjectSchema, type AcmpErrorObject } from './errors.js';
 
 /*

@@ -15,8 +15,8 @@ import type {
 import type { CapabilityInputSchema } from './capability-input.js';
 import type { Signer } from './identity/signer.js';
 import type { ParsedInvoke } from './provider-checks.js';
-import type { AcceptParams, Ack, Offer, OfferRequestParams } from './negotiation/messages.js';
-import type { NegotiationOptions } from './negotiation/negotiator.js';
+import type { AcceptParams, Ack, Offer, OfferRequestParams } from './negotiation-messages.js';
+import type { ProviderNegotiation } from './provider-negotiation.js';
 import type { PartyIdentity } from './identity/host-identity.js';
 import type { ProveIdentityParams, ProveIdentityResult } from './identity/prove-identity.js';
 import type {
@@ -145,8 +145,11 @@ export interface AcmpProviderOptions {
   /** Heartbeat interval in ms (default 5000); `null` advertises none and emits no heartbeats. */
   heartbeatIntervalMs?: number | null;
   escrow?: EscrowVerifier;
-  /** Layer 6 negotiation (offerRequest / accept, agreements enforced at invoke); off when absent. */
-  negotiation?: NegotiationOptions;
+  /**
+   * Layer 6 negotiation (offerRequest / accept, agreements enforced at invoke); off when absent. The
+   * composer builds it over the same capabilities, with the provider's key to sign offers (Layer 7 §4.1).
+   */
+  negotiation?: ProviderNegotiation;
   /**
    * The provider's Layer 7 identity: its DID goes into the capability object (§2.2) and it answers
    * `acmp/proveIdentity` (§3); absent: no DID, and proveIdentity is -32601.
@@ -161,9 +164,9 @@ export interface AcmpProviderOptions {
   /** The record of truth of every task (default: a new in-memory store). */
   store?: AcmpTaskStore;
   /**
-   * The provider's Layer 7 identity: with it every offer (flat and session) and every result (proof
-   * included) carries a §4 envelope, and the capability object advertises `did` (§2.2). Without it
-   * nothing is signed (a Layer-4-only deployment stays conforming, §4.1).
+   * The provider's Layer 7 identity: with it every result (proof included) carries a §4 envelope, and the
+   * capability object advertises `did` (§2.2); give the `negotiation` the same key so offers are signed
+   * too. Without it no result is signed (a Layer-4-only deployment stays conforming, §4.1).
    */
   signer?: Signer;
   /**

@@ -11,9 +11,8 @@ import {
   type ProveIdentityResult,
 } from './identity/prove-identity.js';
 import { MemoryAcmpTaskStore } from './memory-task-store.js';
-import type { AcceptParams, Ack, Offer, OfferRequestParams } from './negotiation/messages.js';
-import { loggedLayer6 } from './negotiation/logged.js';
-import { Negotiator } from './negotiation/negotiator.js';
+import type { AcceptParams, Ack, Offer, OfferRequestParams } from './negotiation-messages.js';
+import { loggedLayer6 } from './logged-layer6.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from './errors.js';
 import { parseCancelParams, type AcmpErrorObject, type CapabilityObject } from './messages.js';
 import { toProviderEvent } from './delivery.js';
@@ -27,6 +26,7 @@ import {
   sameScope,
   taskIdInUseError,
 } from './provider-checks.js';
+import type { ProviderNegotiation } from './provider-negotiation.js';
 import {
   DEFAULT_MAX_RUNNING_TASKS,
   LOCAL_SCOPE,
@@ -88,7 +88,7 @@ class StoreBackedProvider implements AcmpProvider {
   private readonly admission: TaskAdmission;
   private readonly closing = new AbortController();
   private readonly liveness: HostLiveness;
-  private readonly negotiator: Negotiator | undefined;
+  private readonly negotiation: ProviderNegotiation | undefined;
   private readonly signing: ResultSigning | undefined;
 
   constructor(options: AcmpProviderOptions) {
@@ -105,7 +105,8 @@ class StoreBackedProvider implements AcmpProvider {
     this.capabilities = options.capabilities;
     this.byId = new Map(options.capabilities.map((c) => [c.id, c]));
     // Layer 7: one identity answers proveIdentity and puts its DID in the capability object (§2.2, §3);
-    // its newest key signs offers and results (§4.1). A bare `signer` is an identity that never rotates.
+    // its newest key signs results (§4.1; offers are signed by the negotiation the composer hands in).
+    // A bare `signer` is an identity that never rotates.
     this.identity = options.identity ?? (options.signer ? identityOfSigner(options.signer) : undefined);
     this.providerId = options.providerId;
     this.baseCapability = buildCapabilityObject(
@@ -122,12 +123,7 @@ class StoreBackedProvider implements AcmpProvider {
       fallbackMs: this.fallbackMs,
       heartbeats: this.heartbeatIntervalMs !== null,
     });
-    this.negotiator = options.negotiation
-      ? new Negotiator(
-          { clock: this.clock, ...(signer ? { signer } : {}), ...options.negotiation },
-          this.byId,
-        )
-      : undefined;
+    this.negotiation = options.negotiation;
     this.admission = new TaskAdmission({
       store: this.store,
       clock: this.clock,
@@ -136,7 +132,7 @@ class StoreBackedProvider implements AcmpProvider {
       providerId: options.providerId,
       heartbeatIntervalMs: this.heartbeatIntervalMs,
       capabilities: this.byId,
-      negotiator: this.negotiator,
+      negotiation: this.negotiation,
       escrow: options.escrow,
       closing: this.closing.signal,
       slots: this.slots,
@@ -249,18 +245,18 @@ class StoreBackedProvider implements AcmpProvider {
   }
 
   quote(params: OfferRequestParams, scope: TaskScope): Promise<Offer> {
-    return this.negotiator
+    return this.negotiation
       ? loggedLayer6(
           this.logger,
           { name: 'quote', capability: params.capability },
-          this.negotiator.quote(params, scope),
+          this.negotiation.quote(params, scope),
         )
       : Promise.reject(new AcmpError(ACMP_CODE.methodNotFound));
   }
 
   accept(params: AcceptParams, scope: TaskScope): Promise<Ack> {
-    return this.negotiator
-      ? loggedLayer6(this.logger, { name: 'accept' }, this.negotiator.accept(params, scope))
+    return this.negotiation
+      ? loggedLayer6(this.logger, { name: 'accept' }, this.negotiation.accept(params, scope))
       : Promise.reject(new AcmpError(ACMP_CODE.methodNotFound));
   }
 

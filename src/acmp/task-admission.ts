@@ -3,9 +3,8 @@ import type { TimerClock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { ACMP_CODE, AcmpError } from './errors.js';
 import { resolveInvoke } from './messages.js';
-import type { Agreement } from './negotiation/agreement-store.js';
-import type { Negotiator } from './negotiation/negotiator.js';
 import { checkTask, type AcceptedTask } from './provider-checks.js';
+import type { InvokeAgreement, ProviderNegotiation } from './provider-negotiation.js';
 import type { AcmpCapability, AdmitRequest, EscrowVerifier } from './provider-types.js';
 import type { ResultSigning } from './result-signing.js';
 import type { Slot, TaskSlots } from './task-slots.js';
@@ -21,7 +20,7 @@ export interface TaskAdmissionOptions {
   readonly heartbeatIntervalMs: number | null;
   readonly capabilities: ReadonlyMap<string, AcmpCapability>;
   /** Layer 6 negotiation, when served: invokes under an agreement run on its terms. */
-  readonly negotiator: Negotiator | undefined;
+  readonly negotiation: ProviderNegotiation | undefined;
   readonly escrow: EscrowVerifier | undefined;
   /** Aborts when the provider closes (an escrow check in flight stops). */
   readonly closing: AbortSignal;
@@ -36,7 +35,7 @@ export interface TaskAdmissionOptions {
 /** New work that passed its checks; `agreed` when it runs under an agreement it consumed. */
 interface CheckedTask {
   readonly accepted: AcceptedTask;
-  readonly agreed?: { readonly negotiator: Negotiator; readonly agreement: Agreement };
+  readonly agreed?: InvokeAgreement;
 }
 
 /**
@@ -75,17 +74,16 @@ export class TaskAdmission {
     const { params } = request.invoke;
     // Once the slots drain, new work is refused; stored tasks are still joined and replayed.
     if (this.options.slots.draining) throw drainingRefusal(params.task_id);
-    const negotiator = this.options.negotiator;
     // L6 §4: an invoke under an agreement runs on its terms (docs/acmp-negotiation.md).
-    const agreement = await negotiator?.agreementFor(params, request.scope, request.references);
-    const accepted = checkTask(params, this.options.capabilities, agreement?.terms.price_cu);
+    const agreement = await this.options.negotiation?.agreementFor(params, request.scope, request.references);
+    const accepted = checkTask(params, this.options.capabilities, agreement?.priceCu);
     if (params.escrow_id !== undefined && this.options.escrow) {
       // Layer 1 §3.3 -33005: the verifier throws it; anything else it throws is -33099.
       await this.options.escrow(params.escrow_id, params, { signal: this.options.closing });
     }
-    if (!negotiator || !agreement) return { accepted };
-    await negotiator.consume(agreement, params.task_id);
-    return { accepted, agreed: { negotiator, agreement } };
+    if (!agreement) return { accepted };
+    await agreement.consume(params.task_id);
+    return { accepted, agreed: agreement };
   }
 
   /**
@@ -131,8 +129,7 @@ export class TaskAdmission {
       // The task id was someone else's (or is refused): the agreement stays free for the invoke meant to
       // execute it.
       const { agreed } = checked;
-      if (agreed && slot.kind === 'refusal')
-        await agreed.negotiator.release(agreed.agreement, params.task_id);
+      if (agreed && slot.kind === 'refusal') await agreed.release(params.task_id);
       return slot;
     }
     const record: AcmpTaskRecord = { ...task, state: 'running', updatedAt: now, chunkCount: 0 };

@@ -20,7 +20,7 @@ import {
   type Ack,
   type Offer,
   type OfferRequestParams,
-} from '../acmp/negotiation/messages.js';
+} from '../acmp/negotiation-messages.js';
 import { LocalError } from '../shared/errors.js';
 import { fetchTrusting } from '../shared/fetch.js';
 import { boundedTaskIds, type IdSource } from '../shared/ids.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { negotiateBest } from '../../src/a2a/acmp/fan-out.js';
 import type { OfferContext } from '../../src/a2a/acmp/session-client.js';
-import type { Offer } from '../../src/acmp/negotiation/messages.js';
+import type { Offer } from '../../src/acmp/negotiation-messages.js';
 import type { AcmpCapability } from '../../src/acmp/provider-types.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { isLocalError } from '../../src/shared/errors.js';

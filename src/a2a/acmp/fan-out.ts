@@ -1,5 +1,5 @@
 import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
-import type { Offer } from '../../acmp/negotiation/messages.js';
+import type { Offer } from '../../acmp/negotiation-messages.js';
 import { estimateTokens } from '../../acmp/provider-checks.js';
 import type { Payload } from '../../acmp/messages.js';
 import type { AcmpBuyer } from './buyer.js';

@@ -8,7 +8,7 @@ import {
   type AcceptParams,
   type Offer,
   type OfferRequestParams,
-} from '../../acmp/negotiation/messages.js';
+} from '../../acmp/negotiation-messages.js';
 import type { InvokeInput } from '../../acmp/buyer.js';
 import type { SignatureCheck } from '../../acmp/signature-policy.js';
 import { AcmpErrorObjectSchema, type Payload } from '../../acmp/messages.js';

@@ -13,7 +13,7 @@ import {
   OfferSchema,
   type CounterOfferParams,
   type Offer,
-} from '../../acmp/negotiation/messages.js';
+} from '../../acmp/negotiation-messages.js';
 import { offerHash } from '../../acmp/negotiation/session.js';
 import type { SignatureCheck } from '../../acmp/signature-policy.js';
 import { LocalError } from '../../shared/errors.js';

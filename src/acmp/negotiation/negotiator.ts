@@ -5,11 +5,12 @@ import { ACMP_CODE, AcmpError } from '../errors.js';
 import type { InvokeParams } from '../messages.js';
 import { estimateTokens, offeredProofs } from '../provider-checks.js';
 import type { Signer } from '../identity/signer.js';
+import type { InvokeAgreement, ProviderNegotiation } from '../provider-negotiation.js';
 import type { AcmpCapability } from '../provider-types.js';
 import { withSignature } from '../signed.js';
 import type { TaskScope } from '../task-store.js';
 import type { Agreement, AgreementStore } from './agreement-store.js';
-import type { AcceptParams, Ack, Offer, OfferRequestParams } from './messages.js';
+import type { AcceptParams, Ack, Offer, OfferRequestParams } from '../negotiation-messages.js';
 import { decodeOfferId, encodeOfferId, type OfferTerms } from './offer-codec.js';
 import { DEFAULT_MAX_TOKENS_EST, quotePrice } from './quote-price.js';
 
@@ -69,7 +70,7 @@ function offerKeyOf(offerId: string): string {
  * stored), accepts that write one agreement exactly once (L6 §2.2, §6), and the agreement an invoke
  * executes under (L6 §4: the agreed price is charged, the agreed proof method is required).
  */
-export class Negotiator {
+export class Negotiator implements ProviderNegotiation {
   private readonly clock: Clock;
   /** Offer validity: default, and the range requests are clamped to (advertised on the card). */
   readonly validity: { readonly default: number; readonly min: number; readonly max: number };
@@ -219,6 +220,22 @@ export class Negotiator {
     params: InvokeParams,
     scope: TaskScope,
     references: readonly string[] = [],
+  ): Promise<InvokeAgreement | undefined> {
+    const agreement = await this.checkedAgreement(params, scope, references);
+    return (
+      agreement && {
+        priceCu: agreement.terms.price_cu,
+        consume: (taskId) => this.consume(agreement, taskId),
+        release: (taskId) => this.release(agreement, taskId),
+      }
+    );
+  }
+
+  /** The agreement {@link agreementFor} names, once the invoke is checked against its terms. */
+  private async checkedAgreement(
+    params: InvokeParams,
+    scope: TaskScope,
+    references: readonly string[],
   ): Promise<Agreement | undefined> {
     const agreement = await this.find(params, references);
     if (!agreement) return undefined;
@@ -262,13 +279,13 @@ export class Negotiator {
    * Binds the agreement to the task, atomically across hosts (one invoke per agreement).
    * @throws AcmpError as {@link consumedError} when another task took it first.
    */
-  async consume(agreement: Agreement, taskId: string): Promise<void> {
+  private async consume(agreement: Agreement, taskId: string): Promise<void> {
     if (!(await this.options.store.consume(agreement.offerKey, taskId)))
       throw consumedError(agreement, taskId);
   }
 
   /** Undoes {@link consume} for a task refused after all (its id belonged to another caller). */
-  release(agreement: Agreement, taskId: string): Promise<void> {
+  private release(agreement: Agreement, taskId: string): Promise<void> {
     return this.options.store.unconsume(agreement.offerKey, taskId);
   }
 

@@ -6,7 +6,7 @@ import { ACMP_CODE, AcmpError } from '../errors.js';
 import { sameScope } from '../provider-checks.js';
 import type { AcmpCapability } from '../provider-types.js';
 import type { TaskScope } from '../task-store.js';
-import type { AcceptParams, CounterOfferParams } from './messages.js';
+import type { AcceptParams, CounterOfferParams } from '../negotiation-messages.js';
 import type { Negotiator } from './negotiator.js';
 import {
   ackReplyOf,

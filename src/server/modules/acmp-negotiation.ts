@@ -60,7 +60,7 @@ export function negotiationStoresOf(
  * sessions.
  */
 export class AcmpNegotiation {
-  /** What the provider's negotiator is given. */
+  /** What every negotiator of this module is given (the provider's and session mode's). */
   readonly options: NegotiationOptions;
   private readonly sessionStore: SessionStore | undefined;
   private readonly sessionOptions: true | SessionModuleOptions | undefined;
@@ -80,6 +80,14 @@ export class AcmpNegotiation {
       ...(context.metrics ? { metrics: context.metrics } : {}),
       ...(stores.sessions ? { references: sessionReferences(stores.sessions) } : {}),
     };
+  }
+
+  /**
+   * The negotiator over these capabilities: what the provider is handed as its Layer 6 port
+   * (`src/acmp/provider-negotiation.ts`), signing offers with the key given in the options.
+   */
+  negotiatorFor(capabilities: readonly AcmpCapability[]): Negotiator {
+    return new Negotiator(this.options, new Map(capabilities.map((c) => [c.id, c])));
   }
 
   /** Starts session mode over these capabilities; `undefined` when it is not configured. */

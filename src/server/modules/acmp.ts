@@ -162,7 +162,7 @@ class AcmpModule implements HostModule {
       ...providerOptions,
       ...(escrow ? { escrow: escrow.verifier } : {}),
       store,
-      ...(negotiating ? { negotiation: negotiating.options } : {}),
+      ...(negotiating ? { negotiation: negotiating.negotiatorFor(this.options.capabilities) } : {}),
       ...(identity ? { identity } : {}),
       clock: context.clock,
       ids: context.ids,

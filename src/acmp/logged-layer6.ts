@@ -1,5 +1,5 @@
-import { errorFields, type Logger } from '../../shared/logger.js';
-import { AcmpError } from '../errors.js';
+import { errorFields, type Logger } from '../shared/logger.js';
+import { AcmpError } from './errors.js';
 
 /**
  * A Layer 6 answer whose failure is logged when it has a cause the wire does not carry: a refusal made of
