@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { ACP_KINDS } from '../../acpspec/constants.js';
 import { decodeStateBody, decodeStoredEvents } from '../../acpspec/state-body.js';
 import type {
@@ -23,6 +23,7 @@ import { writeBatch } from './acp-batch-write.js';
 import { AcpStatements, type EnvelopeIdRow, type HeadRow } from './acp-sql.js';
 import { ENVELOPE_ID_ROLES } from './acp-tables.js';
 import type { Database } from '../sql/database.js';
+import type { SqlExecutor } from '../sql/query.js';
 import { GroupCommitter, type GroupCommitOptions } from '../sql/group-commit.js';
 import { bindParams, type CountSql, type DialectSql, type RunSql, type Statement } from '../sql/sql-text.js';
 import { SqliteTransactions } from '../sql/sqlite-batch.js';
@@ -65,15 +66,13 @@ function committedOf(
 }
 
 /** A runner of the store's statements on a Kysely instance or transaction. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function runOn(db: Kysely<any>): RunSql {
+function runOn(db: SqlExecutor): RunSql {
   return async <R>(statement: Statement<R>, params: readonly unknown[]) =>
     (await db.executeQuery<R>(CompiledQuery.raw(statement.sql, [...bindParams(statement, params)]))).rows;
 }
 
 /** A counting runner of the store's write statements on a Kysely instance or transaction. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function countOn(db: Kysely<any>): CountSql {
+function countOn(db: SqlExecutor): CountSql {
   return async (statement: DialectSql, params: readonly unknown[]) =>
     Number(
       (await db.executeQuery(CompiledQuery.raw(statement.sql, [...bindParams(statement, params)])))
