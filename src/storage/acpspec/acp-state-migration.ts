@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { ACP_OBJECT_KEYS } from '../../acpspec/constants.js';
 import { composeStateText, decodeStateBody } from '../../acpspec/state-body.js';
-import { LocalError } from '../../shared/errors.js';
 import { canonicalJson } from '../../shared/jcs.js';
-import type { SqlKysely } from '../sql/query.js';
+import { IntColumn, rowOf, type SqlKysely } from '../sql/query.js';
 
 /*
  * The data steps of migration 0005_state_parts (src/storage/acp-tables.ts): the state snapshot that was
@@ -16,32 +15,26 @@ import type { SqlKysely } from '../sql/query.js';
 const PAGE = 500;
 const BODY_KEYS = ['acp_version', 'producer', ...ACP_OBJECT_KEYS.filter((key) => key !== 'events')];
 
-/** An integer column: PostgreSQL may return integers as text or bigint, SQLite as a number. */
-const Int = z.union([z.number(), z.bigint(), z.string().regex(/^-?\d+$/)]).transform(Number);
-
 /*
  * The rows each step reads, decoded beside the select that reads them (the migration runs on tables whose
  * shape it changes, so every column reads as `unknown` until decoded).
  */
-const LegacyStateRow = z.object({ transaction_id: z.string(), version: Int, state_body: z.string() });
-const EventRow = z.object({ transaction_id: z.string(), seq: Int, body: z.string() });
-const HeadAndBodyRow = z.object({
-  transaction_id: z.string(),
-  state_envelope_id: z.string(),
-  updated_at: z.string(),
-  event_count: Int,
-  body: z.string(),
-});
-const EventBodyRow = z.object({ body: z.string() });
-
-/** The rows a step read, each decoded by `schema`; throws `INVALID_STATE` naming the table otherwise. */
-function decodeRows<T>(schema: z.ZodType<T>, rows: readonly unknown[], table: string): T[] {
-  return rows.map((row) => {
-    const parsed = schema.safeParse(row);
-    if (!parsed.success) throw new LocalError('INVALID_STATE', `a ${table} row is malformed`);
-    return parsed.data;
-  });
-}
+const LEGACY_STATE = rowOf(
+  z.object({ transaction_id: z.string(), version: IntColumn, state_body: z.string() }),
+  'acp_transactions',
+);
+const EVENT = rowOf(z.object({ transaction_id: z.string(), seq: IntColumn, body: z.string() }), 'acp_events');
+const HEAD_AND_BODY = rowOf(
+  z.object({
+    transaction_id: z.string(),
+    state_envelope_id: z.string(),
+    updated_at: z.string(),
+    event_count: IntColumn,
+    body: z.string(),
+  }),
+  'acp_transactions',
+);
+const EVENT_BODY = rowOf(z.object({ body: z.string() }), 'acp_events');
 
 /**
  * The body of a legacy whole-snapshot text. A text that is not a JSON object is kept as it is: that
@@ -63,17 +56,15 @@ function legacyBodyText(stateText: string): string {
 export async function splitLegacyStates(db: SqlKysely): Promise<void> {
   let after = '';
   for (;;) {
-    const rows = decodeRows(
-      LegacyStateRow,
+    const rows = (
       await db
         .selectFrom('acp_transactions')
         .select(['transaction_id', 'version', 'state_body'])
         .where('transaction_id', '>', after)
         .orderBy('transaction_id')
         .limit(PAGE)
-        .execute(),
-      'acp_transactions',
-    );
+        .execute()
+    ).map(LEGACY_STATE);
     const last = rows.at(-1);
     if (last === undefined) return;
     await db
@@ -94,8 +85,7 @@ export async function splitLegacyStates(db: SqlKysely): Promise<void> {
 export async function canonicaliseEvents(db: SqlKysely): Promise<void> {
   let after = { transaction_id: '', seq: 0 };
   for (;;) {
-    const rows = decodeRows(
-      EventRow,
+    const rows = (
       await db
         .selectFrom('acp_events')
         .select(['transaction_id', 'seq', 'body'])
@@ -108,9 +98,8 @@ export async function canonicaliseEvents(db: SqlKysely): Promise<void> {
         .orderBy('transaction_id')
         .orderBy('seq')
         .limit(PAGE)
-        .execute(),
-      'acp_events',
-    );
+        .execute()
+    ).map(EVENT);
     const last = rows.at(-1);
     if (last === undefined) return;
     for (const row of rows) {
@@ -141,8 +130,7 @@ export async function joinStates(db: SqlKysely): Promise<void> {
   const memo = new WeakMap<object, string>();
   let after = '';
   for (;;) {
-    const rows = decodeRows(
-      HeadAndBodyRow,
+    const rows = (
       await db
         .selectFrom('acp_transactions as t')
         .innerJoin('acp_states as s', 's.transaction_id', 't.transaction_id')
@@ -150,23 +138,20 @@ export async function joinStates(db: SqlKysely): Promise<void> {
         .where('t.transaction_id', '>', after)
         .orderBy('t.transaction_id')
         .limit(PAGE)
-        .execute(),
-      'acp_transactions',
-    );
+        .execute()
+    ).map(HEAD_AND_BODY);
     const last = rows.at(-1);
     if (last === undefined) return;
     for (const row of rows) {
-      const events = decodeRows(
-        EventBodyRow,
+      const events = (
         await db
           .selectFrom('acp_events')
           .select('body')
           .where('transaction_id', '=', row.transaction_id)
           .where('seq', '<=', row.event_count)
           .orderBy('seq')
-          .execute(),
-        'acp_events',
-      );
+          .execute()
+      ).map(EVENT_BODY);
       const meta = {
         envelopeId: row.state_envelope_id,
         transactionId: row.transaction_id,
