@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { assertionCount, assertionCounts, assertionGrowth } from './helpers/type-assertions.js';
+import {
+  anyKeywordCount,
+  anyTypeUses,
+  assertionCount,
+  assertionCounts,
+  assertionGrowth,
+} from './helpers/type-assertions.js';
 
 /*
  * Type assertions in src/ cannot grow (docs/house-rules.md "Decode every inbound value"): a value from
@@ -23,6 +29,16 @@ describe('type assertions in src/ (docs/house-rules.md "Decode every inbound val
   });
 });
 
+/*
+ * Storage has one typed edge (src/storage/sql/query.ts): every table nameable, every column `unknown` until
+ * decoded. The SDK stores' adapter takes that instance as it is typed, so no `any` reaches storage either.
+ */
+describe('the storage edge (STYLE.md "Boundaries": a database row is decoded at the edge)', () => {
+  it('writes no `any` type in src/storage or the SDK stores’ adapter', () => {
+    expect(anyTypeUses(ROOT, ['src/storage', 'src/a2a/host/sdk-stores.ts'])).toEqual({});
+  });
+});
+
 describe('the assertion counter', () => {
   it('counts `as T` and `<T>x`, not `as const` or `as unknown`', () => {
     const source = [
@@ -33,6 +49,11 @@ describe('the assertion counter', () => {
       'const e = value as unknown as Baz;',
     ].join('\n');
     expect(assertionCount('x.ts', source)).toBe(3);
+  });
+
+  it('counts `any` types, not the word in comments or strings', () => {
+    const source = ['// any row', "const s = 'any';", 'let a: any;', 'type K = Kysely<any>;'].join('\n');
+    expect(anyKeywordCount('x.ts', source)).toBe(2);
   });
 
   it('reports a file over its allowance and a new file', () => {

@@ -47,3 +47,29 @@ export function assertionGrowth(
     return n > limit ? [`${file}: ${n} type assertions, ${limit} allowed`] : [];
   });
 }
+
+/**
+ * The production files under `folders` of `src/` (tests excluded) that write the `any` type, each with how
+ * many times; an `eslint-disable` cannot hide one from this count.
+ */
+export function anyTypeUses(root: string, folders: readonly string[]): Record<string, number> {
+  const uses: Record<string, number> = {};
+  for (const path of tsFiles(root, 'src')) {
+    if (path.endsWith('.test.ts') || !folders.some((f) => path === f || path.startsWith(`${f}/`))) continue;
+    const n = anyKeywordCount(path, readFileSync(join(root, path), 'utf8'));
+    if (n > 0) uses[path] = n;
+  }
+  return uses;
+}
+
+/** The number of `any` type keywords in one source text. */
+export function anyKeywordCount(path: string, source: string): number {
+  const file = ts.createSourceFile(path, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  let count = 0;
+  const visit = (node: ts.Node): void => {
+    if (node.kind === ts.SyntaxKind.AnyKeyword) count++;
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return count;
+}

@@ -21,10 +21,11 @@ export interface SdkStores {
 
 /**
  * The SDK's stores, each scoped by {@link callerIdentity} (rather than the SDK's default resolver, whose
- * fallback for a caller without a name is `unknown`), so every table agrees on who owns a row.
+ * fallback for a caller without a name is `unknown`), so every table agrees on who owns a row. The SDK's
+ * stores take a Kysely instance of any table types (they name their own tables), so `db` is the host's
+ * shared instance as it is typed there (`SqlKysely`, src/storage/sql/query.ts).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function createSdkStores(db: Kysely<any> | undefined): SdkStores {
+export function createSdkStores<DB>(db: Kysely<DB> | undefined): SdkStores {
   const ownerResolver = callerIdentity;
   if (!db)
     return {

@@ -1,16 +1,17 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery } from 'kysely';
 import type { FinishTask, NewAcmpTask } from '../../acmp/task-store.js';
+import { LocalError } from '../../shared/errors.js';
 import type { Metrics, StoreOperation } from '../../shared/metrics.js';
 import type { SqlDialect } from '../sql/database.js';
 import { GroupCommitter } from '../sql/group-commit.js';
 import { observedCommit } from '../sql/observed-commit.js';
 import { TASK_COLUMNS } from './acmp-task-rows.js';
-import { bindParams, dialectSql, type RunSql, type Statement } from '../sql/sql-text.js';
+import { dialectSql, type DialectSql, type RunSql, type Statement } from '../sql/sql-text.js';
 import { SqliteTransactions } from '../sql/sqlite-batch.js';
-import type { SqlKysely } from '../sql/query.js';
+import { column, runOn, text, type RowDecoder, type SqlKysely } from '../sql/query.js';
 
-type Row = Record<string, unknown>;
+/** A finished task's row as the compare-and-set returned it: its reader decodes it (decodeTaskRow). */
+type Row = object;
 
 /** One claim of {@link AcmpTaskCommits.claim}. */
 interface ClaimItem {
@@ -35,6 +36,19 @@ const CAPPED_CLAIM = `INSERT INTO acmp_tasks (${COLUMNS})
   WHERE (SELECT COUNT(*) FROM acmp_tasks WHERE agent = $11 AND state = 'running') < $12
   ON CONFLICT (task_id) DO NOTHING RETURNING task_id`;
 const CALLER_LOCK = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`;
+/** The row of a claim that inserted (its `RETURNING task_id`). */
+const CLAIMED = column('task_id', text);
+/** The lock's row, whose value is not read. */
+const LOCKED: RowDecoder<null> = () => null;
+/**
+ * The finished row: an object, whose columns its reader decodes with the outcome it wrote (decodeTaskRow
+ * in the store), so they are not parsed twice.
+ */
+const FINISHED: RowDecoder<Row> = (row) => {
+  if (typeof row !== 'object' || row === null)
+    throw new LocalError('INVALID_STATE', 'acmp_tasks row is malformed');
+  return row;
+};
 const update = (owned: boolean): string =>
   `UPDATE acmp_tasks SET state = 'finished', outcome = $1, end_state = $2, finished_at = $3, updated_at = $3
    WHERE task_id = $4 AND state = 'running'${owned ? ' AND host_id = $5' : ''} RETURNING ${TASK_COLUMNS}`;
@@ -50,7 +64,7 @@ const update = (owned: boolean): string =>
 export class AcmpTaskCommits {
   private readonly claims: GroupCommitter<ClaimItem, boolean>;
   private readonly finishes: GroupCommitter<FinishItem, Row | null>;
-  private readonly statements = new Map<string, Statement<Row>>();
+  private readonly statements = new Map<string, DialectSql>();
   private readonly transact: <T>(body: (run: RunSql) => Promise<T>) => Promise<T>;
 
   constructor(
@@ -105,7 +119,7 @@ export class AcmpTaskCommits {
         ...new Set(batch.filter((i) => i.maxRunning !== undefined).map((i) => i.task.scope.agent)),
       ];
       for (const agent of agents.sort())
-        await run(this.statement(CALLER_LOCK), [JSON.stringify(['acmp_tasks.running', agent])]);
+        await run(this.statement(CALLER_LOCK, LOCKED), [JSON.stringify(['acmp_tasks.running', agent])]);
     }
     const results: boolean[] = [];
     for (const { task, maxRunning } of batch) {
@@ -123,8 +137,8 @@ export class AcmpTaskCommits {
       ];
       const rows =
         maxRunning === undefined
-          ? await run(this.statement(CLAIM), values)
-          : await run(this.statement(CAPPED_CLAIM), [...values, task.scope.agent, maxRunning]);
+          ? await run(this.statement(CLAIM, CLAIMED), values)
+          : await run(this.statement(CAPPED_CLAIM, CLAIMED), [...values, task.scope.agent, maxRunning]);
       results.push(rows.length === 1);
     }
     return results;
@@ -144,7 +158,7 @@ export class AcmpTaskCommits {
           ? `WITH done AS (${update(owned)}) SELECT done.*, pg_notify('${this.options.channel}', $${params.length + 1}) AS signal FROM done`
           : update(owned);
       const rows = await run(
-        this.statement(text),
+        this.statement(text, FINISHED),
         this.database.dialect === 'postgres' ? [...params, signal] : params,
       );
       results.push(rows[0] ?? null);
@@ -152,20 +166,15 @@ export class AcmpTaskCommits {
     return results;
   };
 
-  private statement(text: string): Statement<Row> {
-    let statement = this.statements.get(text);
-    if (!statement) {
-      statement = dialectSql(this.database.dialect, text);
-      this.statements.set(text, statement);
+  /** The statement of `text` in the dialect's form (compiled once per text), with the decoder of its rows. */
+  private statement<R>(text: string, decode: RowDecoder<R>): Statement<R> {
+    let form = this.statements.get(text);
+    if (!form) {
+      form = dialectSql(this.database.dialect, text);
+      this.statements.set(text, form);
     }
-    return statement;
+    return { ...form, decode };
   }
 }
 
 const byTask = (item: ClaimItem): string => item.task.taskId;
-
-/** A runner of statements on a Kysely transaction. */
-function runOn(db: SqlKysely): RunSql {
-  return async <R>(statement: Statement<R>, params: readonly unknown[]) =>
-    (await db.executeQuery<R>(CompiledQuery.raw(statement.sql, [...bindParams(statement, params)]))).rows;
-}

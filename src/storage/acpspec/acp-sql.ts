@@ -1,8 +1,11 @@
-import type { AcpTables } from './acp-tables.js';
+import { z } from 'zod';
 import type { SqlDialect } from '../sql/database.js';
-import { dialectSql, type Statement } from '../sql/sql-text.js';
+import { IntColumn, noRows, rowOf, type RowDecoder } from '../sql/query.js';
+import { dialectStatement, type Statement } from '../sql/sql-text.js';
+import type { AcpTables } from './acp-tables.js';
 
-type Row<T extends keyof AcpTables, C extends keyof AcpTables[T]> = Pick<AcpTables[T], C>;
+/** The decoded shape of columns `C` of table `T`: each schema below must produce it. */
+type Row<T extends keyof AcpTables, C extends keyof AcpTables[T]> = z.ZodType<Pick<AcpTables[T], C>>;
 
 /** The head columns every read of a transaction's head selects. */
 const HEAD_COLUMNS = [
@@ -15,18 +18,68 @@ const HEAD_COLUMNS = [
   'owner',
 ] as const;
 
-/** A head row as read (numbers may come back as strings or bigints from a driver; see decodeHead). */
-export type HeadRow = Row<'acp_transactions', (typeof HEAD_COLUMNS)[number]>;
+/*
+ * The rows the statements return, each decoded beside its statement (numbers may come back as strings or
+ * bigints from a driver, so integer columns are read by IntColumn; decodeHead then checks their range).
+ */
+const HeadRowSchema = z.object({
+  transaction_id: z.string(),
+  version: IntColumn,
+  head_envelope_id: z.string(),
+  state_envelope_id: z.string(),
+  event_count: IntColumn,
+  updated_at: z.string(),
+  owner: z.string(),
+}) satisfies Row<'acp_transactions', (typeof HEAD_COLUMNS)[number]>;
+
+/** A head row as decoded. */
+export type HeadRow = z.infer<typeof HeadRowSchema>;
+
+const EnvelopeIdRowSchema = z.object({
+  envelope_id: z.string(),
+  transaction_id: z.string(),
+  role: z.string(),
+  kind: z.string().nullable(),
+  body: z.string().nullable(),
+  state_envelope_id: z.string().nullable(),
+});
 
 /** A row of the id registry joined to its envelope (the envelope columns are null for a state id). */
-export interface EnvelopeIdRow {
-  envelope_id: string;
-  transaction_id: string;
-  role: string;
-  kind: string | null;
-  body: string | null;
-  state_envelope_id: string | null;
-}
+export type EnvelopeIdRow = z.infer<typeof EnvelopeIdRowSchema>;
+
+const ROWS = {
+  findEnvelopeId: rowOf(EnvelopeIdRowSchema, 'acp_envelope_ids'),
+  head: rowOf(HeadRowSchema, 'acp_transactions'),
+  headAndBody: rowOf(HeadRowSchema.extend({ body: z.string() }), 'acp_transactions'),
+  body: rowOf(z.object({ body: z.string() }) satisfies Row<'acp_events', 'body'>, 'acp_events'),
+  transactions: rowOf(
+    z.object({
+      transaction_id: z.string(),
+      state_envelope_id: z.string(),
+      updated_at: z.string(),
+    }) satisfies Row<'acp_transactions', 'transaction_id' | 'state_envelope_id' | 'updated_at'>,
+    'acp_transactions',
+  ),
+  role: rowOf(z.object({ role: z.string() }) satisfies Row<'acp_envelope_ids', 'role'>, 'acp_envelope_ids'),
+  event: rowOf(
+    z.object({ seq: IntColumn, body: z.string() }) satisfies Row<'acp_events', 'seq' | 'body'>,
+    'acp_events',
+  ),
+  registered: rowOf(
+    z.object({
+      envelope_id: z.string(),
+      transaction_id: z.string(),
+      role: z.string(),
+    }) satisfies Row<'acp_envelope_ids', 'envelope_id' | 'transaction_id' | 'role'>,
+    'acp_envelope_ids',
+  ),
+  transactionId: rowOf(
+    z.object({ transaction_id: z.string() }) satisfies Row<'acp_transactions', 'transaction_id'>,
+    'acp_transactions',
+  ),
+};
+
+type Decoded<D> = D extends RowDecoder<infer R> ? R : never;
 
 /**
  * `rows` tuples of `columns` for a multi-row VALUES list, numbered on from `$1`; a column is a template
@@ -92,18 +145,19 @@ const TEXT = {
     ON CONFLICT (transaction_id) DO UPDATE SET version = excluded.version, body = excluded.body`,
 } as const;
 
-/** A multi-row statement in one dialect, compiled once per row count. */
+/** A multi-row statement in one dialect, compiled once per row count, with the decoder of its rows. */
 class SizedStatement<R> {
   private readonly forms: Statement<R>[] = [];
 
   constructor(
     private readonly dialect: SqlDialect,
     private readonly text: (rows: number) => string,
+    private readonly decode: RowDecoder<R>,
   ) {}
 
   /** The statement for `rows` rows (its parameters: each row's columns in turn). */
   of(rows: number): Statement<R> {
-    return (this.forms[rows] ??= dialectSql(this.dialect, this.text(rows)));
+    return (this.forms[rows] ??= dialectStatement(this.dialect, this.text(rows), this.decode));
   }
 }
 
@@ -118,30 +172,28 @@ export class AcpStatements {
   /** `$1` transaction id. */
   readonly head: Statement<HeadRow>;
   /** `$1` transaction id: the head and its state body in one row. */
-  readonly headAndBody: Statement<HeadRow & Row<'acp_states', 'body'>>;
+  readonly headAndBody: Statement<Decoded<typeof ROWS.headAndBody>>;
   /** `$1` transaction id, `$2` the last seq. */
-  readonly stateEvents: Statement<Row<'acp_events', 'body'>>;
+  readonly stateEvents: Statement<Decoded<typeof ROWS.body>>;
   /** `$1` owner, `$2` after this transaction id, `$3` limit. */
-  readonly transactions: Statement<
-    Row<'acp_transactions', 'transaction_id' | 'state_envelope_id' | 'updated_at'>
-  >;
+  readonly transactions: Statement<Decoded<typeof ROWS.transactions>>;
   /** `$1` envelope id, `$2` transaction id. */
-  readonly isKnownEnvelope: Statement<Row<'acp_envelope_ids', 'role'>>;
+  readonly isKnownEnvelope: Statement<Decoded<typeof ROWS.role>>;
   /** `$1` transaction id, `$2` after seq, `$3` limit. */
-  readonly events: Statement<Row<'acp_events', 'seq' | 'body'>>;
+  readonly events: Statement<Decoded<typeof ROWS.event>>;
   /** Per row: envelope id, transaction id, role; returns the rows inserted. */
-  readonly registerIds: SizedStatement<Row<'acp_envelope_ids', 'envelope_id' | 'transaction_id' | 'role'>>;
+  readonly registerIds: SizedStatement<Decoded<typeof ROWS.registered>>;
   /** Per row: envelope id, transaction id, role; fails as a whole if any id is taken. */
   readonly registerNewIds: SizedStatement<never>;
   /** The envelope ids to delete. */
   readonly unregisterIds: SizedStatement<never>;
   /** Per row: the head columns in {@link HEAD_COLUMNS} order; returns the heads created. */
-  readonly insertHeads: SizedStatement<Row<'acp_transactions', 'transaction_id'>>;
+  readonly insertHeads: SizedStatement<Decoded<typeof ROWS.transactionId>>;
   /**
    * Per row: transaction id, version, head envelope id, state envelope id, event count, updated at, then
    * the expected version and event count; returns the heads moved.
    */
-  readonly moveHeads: SizedStatement<Row<'acp_transactions', 'transaction_id'>>;
+  readonly moveHeads: SizedStatement<Decoded<typeof ROWS.transactionId>>;
   /** One head's {@link moveHeads} row: changes one row when it moved. */
   readonly moveHead: Statement<never>;
   /** Per row: the columns of acp_envelopes in table order. */
@@ -152,21 +204,21 @@ export class AcpStatements {
   readonly writeStates: SizedStatement<never>;
 
   constructor(readonly dialect: SqlDialect) {
-    this.findEnvelopeId = dialectSql(dialect, TEXT.findEnvelopeId);
-    this.head = dialectSql(dialect, TEXT.head);
-    this.headAndBody = dialectSql(dialect, TEXT.headAndBody);
-    this.stateEvents = dialectSql(dialect, TEXT.stateEvents);
-    this.transactions = dialectSql(dialect, TEXT.transactions);
-    this.isKnownEnvelope = dialectSql(dialect, TEXT.isKnownEnvelope);
-    this.events = dialectSql(dialect, TEXT.events);
-    this.registerIds = new SizedStatement(dialect, TEXT.registerIds);
-    this.registerNewIds = new SizedStatement(dialect, TEXT.registerNewIds);
-    this.unregisterIds = new SizedStatement(dialect, TEXT.unregisterIds);
-    this.insertHeads = new SizedStatement(dialect, TEXT.insertHeads);
-    this.moveHeads = new SizedStatement(dialect, TEXT.moveHeads);
-    this.moveHead = dialectSql(dialect, TEXT.moveHead);
-    this.insertEnvelopes = new SizedStatement(dialect, TEXT.insertEnvelopes);
-    this.insertEvents = new SizedStatement(dialect, TEXT.insertEvents);
-    this.writeStates = new SizedStatement(dialect, TEXT.writeStates);
+    this.findEnvelopeId = dialectStatement(dialect, TEXT.findEnvelopeId, ROWS.findEnvelopeId);
+    this.head = dialectStatement(dialect, TEXT.head, ROWS.head);
+    this.headAndBody = dialectStatement(dialect, TEXT.headAndBody, ROWS.headAndBody);
+    this.stateEvents = dialectStatement(dialect, TEXT.stateEvents, ROWS.body);
+    this.transactions = dialectStatement(dialect, TEXT.transactions, ROWS.transactions);
+    this.isKnownEnvelope = dialectStatement(dialect, TEXT.isKnownEnvelope, ROWS.role);
+    this.events = dialectStatement(dialect, TEXT.events, ROWS.event);
+    this.registerIds = new SizedStatement(dialect, TEXT.registerIds, ROWS.registered);
+    this.registerNewIds = new SizedStatement(dialect, TEXT.registerNewIds, noRows);
+    this.unregisterIds = new SizedStatement(dialect, TEXT.unregisterIds, noRows);
+    this.insertHeads = new SizedStatement(dialect, TEXT.insertHeads, ROWS.transactionId);
+    this.moveHeads = new SizedStatement(dialect, TEXT.moveHeads, ROWS.transactionId);
+    this.moveHead = dialectStatement(dialect, TEXT.moveHead, noRows);
+    this.insertEnvelopes = new SizedStatement(dialect, TEXT.insertEnvelopes, noRows);
+    this.insertEvents = new SizedStatement(dialect, TEXT.insertEvents, noRows);
+    this.writeStates = new SizedStatement(dialect, TEXT.writeStates, noRows);
   }
 }

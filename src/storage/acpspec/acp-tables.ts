@@ -1,5 +1,6 @@
-import { sql, type Kysely, type Migration } from 'kysely';
-import type { MigrationSet } from '../sql/migrations.js';
+import { sql } from 'kysely';
+import type { MigrationSet, SqlMigration } from '../sql/migrations.js';
+import type { SqlKysely } from '../sql/query.js';
 import { canonicaliseEvents, joinStates, splitLegacyStates } from './acp-state-migration.js';
 import { ownerIdentityMigration, type OwnerColumn } from '../sql/owner-columns.js';
 
@@ -52,8 +53,8 @@ export interface AcpTables {
   };
 }
 
-const initial: Migration = {
-  async up(db: Kysely<unknown>): Promise<void> {
+const initial: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createTable('acp_envelopes')
       .addColumn('envelope_id', 'varchar(64)', (c) => c.primaryKey())
@@ -88,7 +89,7 @@ const initial: Migration = {
       .addPrimaryKeyConstraint('acp_events_pk', ['transaction_id', 'seq'])
       .execute();
   },
-  async down(db: Kysely<unknown>): Promise<void> {
+  async down(db: SqlKysely): Promise<void> {
     await db.schema.dropTable('acp_events').execute();
     await db.schema.dropTable('acp_transactions').execute();
     await db.schema.dropTable('acp_envelopes').execute();
@@ -96,14 +97,14 @@ const initial: Migration = {
 };
 
 /** Each transaction belongs to the caller that created it (existing rows: '' = anonymous). */
-const transactionOwner: Migration = {
-  async up(db: Kysely<unknown>): Promise<void> {
+const transactionOwner: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .alterTable('acp_transactions')
       .addColumn('owner', 'varchar(255)', (c) => c.notNull().defaultTo(''))
       .execute();
   },
-  async down(db: Kysely<unknown>): Promise<void> {
+  async down(db: SqlKysely): Promise<void> {
     await db.schema.alterTable('acp_transactions').dropColumn('owner').execute();
   },
 };
@@ -113,8 +114,8 @@ const transactionOwner: Migration = {
  * receiver for its state snapshot. Ids stored before it are registered (an ingested id wins when a client
  * reused a state id, which this migration is there to stop).
  */
-const envelopeIds: Migration = {
-  async up(db: Kysely<unknown>): Promise<void> {
+const envelopeIds: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createTable('acp_envelope_ids')
       .addColumn('envelope_id', 'varchar(64)', (c) => c.primaryKey())
@@ -129,7 +130,7 @@ const envelopeIds: Migration = {
       SELECT state_envelope_id, transaction_id, ${sql.lit(ENVELOPE_ID_ROLES.state)} FROM acp_envelopes WHERE true
       ON CONFLICT DO NOTHING`.execute(db);
   },
-  async down(db: Kysely<unknown>): Promise<void> {
+  async down(db: SqlKysely): Promise<void> {
     await db.schema.dropTable('acp_envelope_ids').execute();
   },
 };
@@ -140,8 +141,8 @@ const envelopeIds: Migration = {
  * stored as canonical text and the state's bytes are composed from them. The id registry answers "is this
  * envelope known in this transaction", so acp_envelopes loses the index that did.
  */
-const stateParts: Migration = {
-  async up(db: Kysely<unknown>): Promise<void> {
+const stateParts: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createTable('acp_states')
       .addColumn('transaction_id', 'varchar(128)', (c) => c.primaryKey())
@@ -153,7 +154,7 @@ const stateParts: Migration = {
     await db.schema.alterTable('acp_transactions').dropColumn('state_body').execute();
     await db.schema.dropIndex('acp_envelopes_state_idx').execute();
   },
-  async down(db: Kysely<unknown>): Promise<void> {
+  async down(db: SqlKysely): Promise<void> {
     await db.schema
       .createIndex('acp_envelopes_state_idx')
       .on('acp_envelopes')
@@ -169,15 +170,15 @@ const stateParts: Migration = {
 };
 
 /** A caller's transactions are listed in id order (resources/list over MCP, docs/acpspec-mcp.md). */
-const ownerListing: Migration = {
-  async up(db: Kysely<unknown>): Promise<void> {
+const ownerListing: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createIndex('acp_transactions_owner_idx')
       .on('acp_transactions')
       .columns(['owner', 'transaction_id'])
       .execute();
   },
-  async down(db: Kysely<unknown>): Promise<void> {
+  async down(db: SqlKysely): Promise<void> {
     await db.schema.dropIndex('acp_transactions_owner_idx').execute();
   },
 };

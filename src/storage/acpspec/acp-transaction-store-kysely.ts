@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { ACP_KINDS } from '../../acpspec/constants.js';
 import { decodeStateBody, decodeStoredEvents } from '../../acpspec/state-body.js';
 import type {
@@ -23,8 +23,9 @@ import { writeBatch } from './acp-batch-write.js';
 import { AcpStatements, type EnvelopeIdRow, type HeadRow } from './acp-sql.js';
 import { ENVELOPE_ID_ROLES } from './acp-tables.js';
 import type { Database } from '../sql/database.js';
+import { countOn, runOn } from '../sql/query.js';
 import { GroupCommitter, type GroupCommitOptions } from '../sql/group-commit.js';
-import { bindParams, type CountSql, type DialectSql, type RunSql, type Statement } from '../sql/sql-text.js';
+import type { RunSql } from '../sql/sql-text.js';
 import { SqliteTransactions } from '../sql/sqlite-batch.js';
 
 export { ACP_OWNER_COLUMNS, acpMigrations } from './acp-tables.js';
@@ -62,23 +63,6 @@ function committedOf(
     const result = results[i];
     return result?.ok ? [{ transactionId: c.transactionId, owner: c.owner, version: result.version }] : [];
   });
-}
-
-/** A runner of the store's statements on a Kysely instance or transaction. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function runOn(db: Kysely<any>): RunSql {
-  return async <R>(statement: Statement<R>, params: readonly unknown[]) =>
-    (await db.executeQuery<R>(CompiledQuery.raw(statement.sql, [...bindParams(statement, params)]))).rows;
-}
-
-/** A counting runner of the store's write statements on a Kysely instance or transaction. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function countOn(db: Kysely<any>): CountSql {
-  return async (statement: DialectSql, params: readonly unknown[]) =>
-    Number(
-      (await db.executeQuery(CompiledQuery.raw(statement.sql, [...bindParams(statement, params)])))
-        .numAffectedRows ?? 0,
-    );
 }
 
 /**
@@ -208,7 +192,7 @@ export class KyselyTransactionStore implements TransactionStore {
     return rows.map((row, i) => {
       const event = events[i];
       if (event === undefined) throw new LocalError('INVALID_STATE', 'acp_events rows do not decode');
-      return { seq: Number(row.seq), event };
+      return { seq: row.seq, event };
     });
   }
 }
@@ -228,10 +212,10 @@ export function createKyselyTransactionStore(
   });
 }
 
-/** Decodes a head row (numbers may come back as strings or bigints from a driver). */
+/** A head from its decoded row, whose counts are checked (a version starts at 1, a count at 0). */
 function decodeHead(row: HeadRow): TransactionHead {
-  const version = Number(row.version);
-  const eventCount = Number(row.event_count);
+  const version = row.version;
+  const eventCount = row.event_count;
   if (!Number.isSafeInteger(version) || version < 1 || !Number.isSafeInteger(eventCount) || eventCount < 0) {
     throw new LocalError('INVALID_STATE', 'acp_transactions row does not decode');
   }

@@ -18,7 +18,7 @@ import {
   snapshot,
 } from '../../../test/helpers/acp-builders.js';
 import { createAcpReceiver } from '../../acpspec/receiver.js';
-import { Migrator } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { composeStateText } from '../../acpspec/state-body.js';
 import { canonicalJson } from '../../shared/jcs.js';
 
@@ -43,6 +43,26 @@ describe('acp migrations 0002_transaction_owner and 0003_owner_identities', () =
         .execute();
       await migrateSets(database, [acpMigrations]);
       expect((await new KyselyTransactionStore(database).head('tx-old'))?.owner).toBe('anonymous');
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('KyselyTransactionStore reads (STYLE.md "Boundaries": a database row is decoded at the edge)', () => {
+  it('refuses a head whose text column holds another type (SQLite keeps a blob in a TEXT column)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acp-rows-'));
+    const database = openDatabase({ url: `sqlite:${join(dir, 'acp.sqlite')}`, dataDir: dir });
+    try {
+      await migrateSets(database, [acpMigrations]);
+      await sql`INSERT INTO acp_transactions (transaction_id, version, head_envelope_id, state_envelope_id,
+        event_count, updated_at, owner) VALUES ('tx-blob', 1, 'e1', 's1', 0, 'now', X'6f776e6572')`.execute(
+        database.db,
+      );
+      await expect(new KyselyTransactionStore(database).head('tx-blob')).rejects.toMatchObject({
+        code: 'INVALID_STATE',
+      });
     } finally {
       await database.close();
       rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,3 @@
-import type { Kysely, Migration } from 'kysely';
 import { z } from 'zod';
 import type {
   DagRunStore,
@@ -12,15 +11,13 @@ import { InvokeParamsSchema, PayloadSchema, type InvokeParams } from '../../acmp
 import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
 import { LocalError } from '../../shared/errors.js';
-import type { MigrationSet } from '../sql/migrations.js';
-import type { Database, SqlDialect } from '../sql/database.js';
-import { compileSql } from '../sql/sql-text.js';
-
-/* eslint-disable @typescript-eslint/no-explicit-any -- migrations and the shared Database are untyped */
+import type { MigrationSet, SqlMigration } from '../sql/migrations.js';
+import type { Database } from '../sql/database.js';
+import { sqlQuery, SqlRunner, type SqlKysely } from '../sql/query.js';
 
 /** A run and its nodes (docs/acmp-dag.md "Durability"): one row per node, its params before its send. */
-const createRuns: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+const createRuns: SqlMigration = {
+  async up(db: SqlKysely): Promise<void> {
     await db.schema
       .createTable('dag_runs')
       .addColumn('run_id', 'text', (c) => c.primaryKey())
@@ -82,95 +79,88 @@ const NodeRow = z.object({
   outcome: z.string().nullable(),
 });
 
+const LOAD_RUN = sqlQuery(
+  `SELECT run_id, dag_id, dag, terms, state FROM dag_runs WHERE run_id = $1`,
+  decodeRun,
+);
+const LOAD_NODES = sqlQuery(
+  `SELECT node_id, position, task_id, state, params, outcome FROM dag_nodes WHERE run_id = $1 ORDER BY position`,
+  decodeNode,
+);
+
 /**
  * {@link DagRunStore} on SQLite or PostgreSQL. A node moves forward only: `startNode` applies to a
  * pending node, `finishNode` to a pending or running one (one conditional UPDATE each), so a stale
  * runner cannot overwrite an outcome.
  */
 export class KyselyDagRunStore implements DagRunStore {
-  private readonly db: Kysely<any>;
-  private readonly dialect: SqlDialect;
+  private readonly db: SqlKysely;
+  private readonly sql: SqlRunner;
 
   constructor(
     database: Pick<Database, 'db' | 'dialect'>,
     private readonly clock: Clock = systemClock,
   ) {
     this.db = database.db;
-    this.dialect = database.dialect;
+    this.sql = new SqlRunner(database.dialect);
   }
 
   async createRun(run: Omit<StoredRun, 'state'>): Promise<'created' | 'exists'> {
     const now = this.clock.now();
     return this.db.transaction().execute(async (trx) => {
-      const inserted = await trx.executeQuery(
-        compileSql(
-          this.dialect,
-          `INSERT INTO dag_runs (run_id, dag_id, dag, terms, state, created_at) VALUES ($1, $2, $3, $4, 'running', $5) ON CONFLICT DO NOTHING`,
-          [run.runId, run.dagId, run.dag, run.terms, now],
-        ),
+      const inserted = await this.sql.exec(
+        trx,
+        `INSERT INTO dag_runs (run_id, dag_id, dag, terms, state, created_at) VALUES ($1, $2, $3, $4, 'running', $5) ON CONFLICT DO NOTHING`,
+        [run.runId, run.dagId, run.dag, run.terms, now],
       );
-      if (Number(inserted.numAffectedRows ?? 0n) !== 1) return 'exists';
+      if (inserted !== 1) return 'exists';
       for (const [position, node] of run.nodes.entries())
-        await trx.executeQuery(
-          compileSql(
-            this.dialect,
-            `INSERT INTO dag_nodes (run_id, node_id, position, task_id, state, updated_at) VALUES ($1, $2, $3, $4, 'pending', $5)`,
-            [run.runId, node.nodeId, position, node.taskId, now],
-          ),
+        await this.sql.exec(
+          trx,
+          `INSERT INTO dag_nodes (run_id, node_id, position, task_id, state, updated_at) VALUES ($1, $2, $3, $4, 'pending', $5)`,
+          [run.runId, node.nodeId, position, node.taskId, now],
         );
       return 'created';
     });
   }
 
   async loadRun(runId: string): Promise<StoredRun | undefined> {
-    const runs = await this.run(`SELECT run_id, dag_id, dag, terms, state FROM dag_runs WHERE run_id = $1`, [
-      runId,
-    ]);
-    if (runs.rows[0] === undefined) return undefined;
-    const run = RunRow.safeParse(runs.rows[0]);
-    if (!run.success) throw new LocalError('INVALID_STATE', 'dag_runs row is malformed');
-    const nodes = await this.run(
-      `SELECT node_id, position, task_id, state, params, outcome FROM dag_nodes WHERE run_id = $1 ORDER BY position`,
-      [runId],
-    );
-    const r = run.data;
-    return {
-      runId: r.run_id,
-      dagId: r.dag_id,
-      dag: r.dag,
-      terms: r.terms,
-      state: r.state,
-      nodes: nodes.rows.map(decodeNode),
-    };
+    const run = await this.sql.first(this.db, LOAD_RUN, [runId]);
+    if (run === undefined) return undefined;
+    return { ...run, nodes: await this.sql.rows(this.db, LOAD_NODES, [runId]) };
   }
 
   async startNode(runId: string, node: { nodeId: string; params: InvokeParams }): Promise<void> {
-    await this.run(
+    await this.sql.exec(
+      this.db,
       `UPDATE dag_nodes SET state = 'running', params = $1, updated_at = $2 WHERE run_id = $3 AND node_id = $4 AND state = 'pending'`,
       [JSON.stringify(node.params), this.clock.now(), runId, node.nodeId],
     );
   }
 
   async finishNode(runId: string, node: { nodeId: string; outcome: NodeOutcome }): Promise<void> {
-    await this.run(
+    await this.sql.exec(
+      this.db,
       `UPDATE dag_nodes SET state = $1, outcome = $2, updated_at = $3 WHERE run_id = $4 AND node_id = $5 AND state IN ('pending', 'running')`,
       [node.outcome.state, JSON.stringify(node.outcome), this.clock.now(), runId, node.nodeId],
     );
   }
 
   async finishRun(runId: string, state: Exclude<RunState, 'running'>): Promise<void> {
-    await this.run(
+    await this.sql.exec(
+      this.db,
       `UPDATE dag_runs SET state = $1, finished_at = $2 WHERE run_id = $3 AND state = 'running'`,
       [state, this.clock.now(), runId],
     );
   }
+}
 
-  private run(
-    text: string,
-    params: readonly unknown[],
-  ): Promise<{ rows: unknown[]; numAffectedRows?: bigint }> {
-    return this.db.executeQuery(compileSql(this.dialect, text, params));
-  }
+/** A run row without its nodes, decoded at the edge. */
+function decodeRun(row: unknown): Omit<StoredRun, 'nodes'> {
+  const parsed = RunRow.safeParse(row);
+  if (!parsed.success) throw new LocalError('INVALID_STATE', 'dag_runs row is malformed');
+  const r = parsed.data;
+  return { runId: r.run_id, dagId: r.dag_id, dag: r.dag, terms: r.terms, state: r.state };
 }
 
 /** A node row, decoded at the edge: its params and outcome are parsed, never cast. */
@@ -199,4 +189,3 @@ function parseJson(text: string): unknown {
     return undefined;
   }
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from './database.js';
-import { column, count, sqlQuery, SqlRunner, text } from './query.js';
+import { z } from 'zod';
+import { column, count, noRows, rowOf, runOn, sqlQuery, SqlRunner, text } from './query.js';
+import { dialectStatement } from './sql-text.js';
 
 const targets: [string, string | undefined][] = [
   ['SQLite', 'sqlite::memory:'],
@@ -44,6 +46,18 @@ describe.each(targets)('SqlRunner on %s', (_name, url) => {
     expect(await sql.first(database.db, none, ['x'])).toBeUndefined();
     const zero = sqlQuery(`SELECT COUNT(*) AS total WHERE 1 = 0`, column('total', count));
     expect(await sql.first(database.db, zero, [])).toBe(0);
+  });
+
+  it.skipIf(url === undefined)('runOn decodes each row with its statement’s decoder', async () => {
+    const { database } = open();
+    const named = rowOf(z.object({ name: z.string() }), 'named');
+    const run = runOn(database.db);
+    const good = dialectStatement(database.dialect, `SELECT $1::text AS name`, named);
+    expect(await run(good, ['a'])).toEqual([{ name: 'a' }]);
+    const wrong = dialectStatement(database.dialect, `SELECT 7 AS name`, named);
+    await expect(run(wrong, [])).rejects.toThrow('a named row is malformed');
+    const write = dialectStatement(database.dialect, `SELECT 1 AS n`, noRows);
+    await expect(run(write, [])).rejects.toMatchObject({ code: 'INVALID_STATE' });
   });
 
   it.skipIf(url === undefined)('throws when a row is not what its decoder reads', async () => {

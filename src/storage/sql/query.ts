@@ -1,8 +1,8 @@
-import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import { z } from 'zod';
 import { LocalError } from '../../shared/errors.js';
 import type { SqlDialect } from './database.js';
-import { compileSql } from './sql-text.js';
+import { bindParams, compileSql, type CountSql, type RunSql, type Statement } from './sql-text.js';
 
 /**
  * The Kysely instance stores and migrations run on. Tables are named at run time (a set's table names are
@@ -57,6 +57,28 @@ function decoded<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   return parsed.data;
 }
 
+/**
+ * The decoder of a row read by `schema` (zod); throws `INVALID_STATE` naming `table` for a row it refuses.
+ */
+export function rowOf<T>(schema: z.ZodType<T>, table: string): RowDecoder<T> {
+  return (row) => {
+    const parsed = schema.safeParse(row);
+    if (!parsed.success) throw new LocalError('INVALID_STATE', `a ${table} row is malformed`);
+    return parsed.data;
+  };
+}
+
+/**
+ * The decoder of a statement that returns no rows (an INSERT, UPDATE or DELETE without `RETURNING`): a row
+ * it returns anyway is refused.
+ */
+export const noRows: RowDecoder<never> = () => {
+  throw new LocalError('INVALID_STATE', 'a write statement returned a row');
+};
+
+/** An integer column: PostgreSQL may return it as text or a bigint, SQLite as a number. */
+export const IntColumn = z.union([z.number(), z.bigint(), z.string().regex(/^-?\d+$/)]).transform(Number);
+
 const Text = z.string();
 const Count = z.union([z.number(), z.string(), z.bigint(), z.null(), z.undefined()]);
 
@@ -106,5 +128,21 @@ export function bindSql(runner: SqlRunner, db: SqlExecutor): BoundSql {
     rows: (statement, params) => runner.rows(db, statement, params),
     first: (statement, params) => runner.first(db, statement, params),
     exec: (text, params) => runner.exec(db, text, params),
+  };
+}
+
+/** A {@link RunSql} on a Kysely instance or transaction: each row decoded by its statement's decoder. */
+export function runOn(db: SqlExecutor): RunSql {
+  return async <R>(statement: Statement<R>, params: readonly unknown[]) => {
+    const query = CompiledQuery.raw(statement.sql, [...bindParams(statement, params)]);
+    return (await db.executeQuery<unknown>(query)).rows.map((row) => statement.decode(row));
+  };
+}
+
+/** A {@link CountSql} on a Kysely instance or transaction. */
+export function countOn(db: SqlExecutor): CountSql {
+  return async (statement, params) => {
+    const query = CompiledQuery.raw(statement.sql, [...bindParams(statement, params)]);
+    return Number((await db.executeQuery<unknown>(query)).numAffectedRows ?? 0n);
   };
 }

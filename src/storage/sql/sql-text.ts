@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { SqlDialect } from './database.js';
+import type { RowDecoder } from './query.js';
 
 /**
  * A statement in one dialect's own form: its SQL, and for SQLite which parameter each `?` binds
@@ -51,14 +52,19 @@ export function compileSql(dialect: SqlDialect, text: string, params: readonly u
 }
 
 /**
- * A statement in its dialect's form whose rows have type `R` (a compile-time label: the rows are what the
- * SQL selects, checked by the reader that decodes them).
+ * A statement in its dialect's form beside the decoder of the rows it returns (STYLE.md "One floor down": a
+ * statement and its row decoder are declared together); every runner decodes each row with it.
  */
 export interface Statement<R> extends DialectSql {
-  readonly row?: R;
+  readonly decode: RowDecoder<R>;
 }
 
-/** Runs a statement with its parameters (as written: `$1` is `params[0]`) on a connection; the rows it returns. */
+/** A statement written once with `$n` placeholders, in the dialect's form ({@link dialectSql}), with its row decoder. */
+export function dialectStatement<R>(dialect: SqlDialect, text: string, decode: RowDecoder<R>): Statement<R> {
+  return { ...dialectSql(dialect, text), decode };
+}
+
+/** Runs a statement with its parameters (as written: `$1` is `params[0]`) on a connection; its decoded rows. */
 export type RunSql = <R>(statement: Statement<R>, params: readonly unknown[]) => Promise<R[]>;
 
 /** Runs a statement that returns no rows (an INSERT, UPDATE or DELETE); the number of rows it changed. */

@@ -36,7 +36,7 @@ export class SqliteTransactions {
   private readonly run: RunSql = <R>(statement: Statement<R>, params: readonly unknown[]) => {
     const prepared = this.prepared(statement.sql);
     const bound = bindParams(statement, params);
-    if (prepared.reader) return Promise.resolve(prepared.all(...bound) as R[]);
+    if (prepared.reader) return Promise.resolve(prepared.all(...bound).map((row) => statement.decode(row)));
     prepared.run(...bound);
     return Promise.resolve([]);
   };
