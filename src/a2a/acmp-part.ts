@@ -18,7 +18,9 @@ const ROOT_KEYS = ['acmp_method', 'acmp_result', 'acmp_error'];
 export function isAcmpPart(part: InboundPart): boolean {
   // Any part labelled ACMP is ours (a text, file or empty one is then refused with -32600).
   if (partMediaType(part) === ACMP_MEDIA_TYPE) return true;
-  return part.kind === 'data' && isJsonObject(part.data) && ROOT_KEYS.some((k) => k in (part.data as object));
+  if (part.kind !== 'data') return false;
+  const root = part.data;
+  return isJsonObject(root) && ROOT_KEYS.some((k) => k in root);
 }
 
 /**
@@ -82,7 +84,7 @@ export function decodeRequest(text: string): Message | undefined {
   try {
     const json: unknown = JSON.parse(text);
     // fromJSON fills in defaults for any object: only a message with an id is one (A2A §4.1.4).
-    const id = (json as { messageId?: unknown } | null)?.messageId;
+    const id = isJsonObject(json) ? json.messageId : undefined;
     return typeof id === 'string' && id !== '' ? Message.fromJSON(json) : undefined;
   } catch {
     return undefined;

@@ -19,6 +19,7 @@ import {
 } from '../acmp/identity/index.js';
 import { LocalError } from '../shared/errors.js';
 import { fetchTrusting } from '../shared/fetch.js';
+import { isJsonObject } from '../shared/json.js';
 import { verifyAgentCard } from './card-signature.js';
 import { grpcTransportFactory, grpcUsesTls } from './grpc-client.js';
 
@@ -169,11 +170,14 @@ const UNAUTHENTICATED_CODE = -31401;
  */
 export function isAuthenticationRefusal(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
-    const fields = e as { statusCode?: unknown; status?: unknown; envelopeCode?: unknown; data?: unknown };
-    if (fields.statusCode === 401 || fields.status === 401 || fields.envelopeCode === UNAUTHENTICATED_CODE)
+    if (
+      ('statusCode' in e && e.statusCode === 401) ||
+      ('status' in e && e.status === 401) ||
+      ('envelopeCode' in e && e.envelopeCode === UNAUTHENTICATED_CODE)
+    )
       return true;
-    const details = Array.isArray(fields.data) ? (fields.data as unknown[]) : [];
-    if (details.some((d) => (d as { reason?: unknown } | null)?.reason === 'UNAUTHENTICATED')) return true;
+    const details: unknown[] = 'data' in e && Array.isArray(e.data) ? e.data : [];
+    if (details.some((d) => isJsonObject(d) && d.reason === 'UNAUTHENTICATED')) return true;
   }
   return false;
 }

@@ -53,7 +53,7 @@ export function grpcTransportFactory(options: {
 }
 
 function transportFailure(error: unknown): unknown {
-  if (error instanceof A2AError && (error as { status?: unknown }).status === GRPC_STATUS_CODE.UNAVAILABLE) {
+  if (error instanceof A2AError && 'status' in error && error.status === GRPC_STATUS_CODE.UNAVAILABLE) {
     return new Error(`gRPC transport failure: ${error.message}`, { cause: error });
   }
   return error;

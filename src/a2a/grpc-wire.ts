@@ -44,8 +44,9 @@ export interface GrpcWire {
 
 /** A gRPC status code by name (`UNAUTHENTICATED (16)`). */
 function statusName(code: unknown): string {
-  const name = typeof code === 'number' ? (grpc.status as Record<number, string>)[code] : undefined;
-  return name ? `${name} (${code as number})` : `status ${String(code)}`;
+  if (typeof code !== 'number') return `status ${String(code)}`;
+  const name: string | undefined = grpc.status[code];
+  return name ? `${name} (${code})` : `status ${code}`;
 }
 
 /** A thrown call error as an answer, or rethrown: unreachable, or aborted by the caller. */
@@ -55,7 +56,7 @@ function errorAnswer(error: unknown, url: string, signal: AbortSignal): GrpcWire
     const reason = error instanceof Error ? error.message : String(error);
     throw new GrpcUnreachableError(`gRPC ${url} does not answer: ${reason}`, { cause: error });
   }
-  const status = (error as { status?: unknown }).status;
+  const status = 'status' in error ? error.status : undefined;
   return { error: { status: statusName(status), reason: error.reason, message: error.message } };
 }
 

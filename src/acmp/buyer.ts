@@ -1,6 +1,7 @@
 import { sleepOn, systemClock, type TimerClock } from '../shared/clock.js';
 import { isLocalError, LocalError } from '../shared/errors.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
+import { isJsonObject } from '../shared/json.js';
 import { errorFields, silentLogger, type Logger } from '../shared/logger.js';
 import { BuyerCall, prepareInvokeParams, type BuyerEvent, type InvokeInput } from './buyer-call.js';
 import { ACMP_METHOD } from './constants.js';
@@ -248,6 +249,6 @@ function livenessWindow(
 
 /** Chunk violations happen while the task still runs, so the buyer cancels it. */
 function isRunningViolation(error: AcmpError): boolean {
-  const reason = (error.data as { reason?: unknown } | undefined)?.reason;
+  const reason = isJsonObject(error.data) ? error.data.reason : undefined;
   return typeof reason === 'string' && (reason.startsWith('chunk_') || reason === 'unrequested_chunk');
 }

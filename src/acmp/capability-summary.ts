@@ -1,5 +1,7 @@
+import { z } from 'zod';
+import type { JsonValue } from '../shared/json.js';
 import { inputJsonSchemaOf, type JsonSchemaObject } from './capability-input.js';
-import type { Payload } from './messages.js';
+import { PayloadSchema, type Payload } from './messages.js';
 import type { AcmpCapability } from './provider-types.js';
 
 /*
@@ -48,13 +50,13 @@ export function readCapabilitySkill(skill: {
   let inputSchema: JsonSchemaObject | undefined;
   for (const line of skill.description.split('\n')) {
     if (line.startsWith(PRICE_LABEL)) price = line.slice(PRICE_LABEL.length);
-    else if (line.startsWith(INPUT_LABEL))
-      inputSchema = parseObject(line.slice(INPUT_LABEL.length)) as JsonSchemaObject | undefined;
+    else if (line.startsWith(INPUT_LABEL)) inputSchema = parseObject(line.slice(INPUT_LABEL.length));
     else summary.push(line);
   }
-  const examples = skill.examples
-    .map(parseObject)
-    .filter((e): e is Payload => typeof e?.['type'] === 'string' && 'data' in e);
+  const examples = skill.examples.flatMap((text) => {
+    const example = PayloadSchema.safeParse(parseJson(text));
+    return example.success ? [example.data] : [];
+  });
   return {
     summary: summary.join('\n'),
     ...(price !== undefined ? { price } : {}),
@@ -63,12 +65,17 @@ export function readCapabilitySkill(skill: {
   };
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
+/** A JSON object, as a skill's input-schema line and its examples carry one. */
+const JsonObjectSchema = z.record(z.string(), z.json());
+
+function parseObject(text: string): Record<string, JsonValue> | undefined {
+  const parsed = JsonObjectSchema.safeParse(parseJson(text));
+  return parsed.success ? parsed.data : undefined;
+}
+
+function parseJson(text: string): unknown {
   try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
+    return JSON.parse(text);
   } catch {
     return undefined;
   }

@@ -22,7 +22,7 @@ export interface SignaturePolicy {
 
 /** The `did` a capability object advertises (Layer 7 §2.2), if it is a string that looks like one. */
 function advertisedDid(capability: CapabilityObject): string | undefined {
-  const did = (capability as { did?: unknown }).did;
+  const did = 'did' in capability ? capability.did : undefined;
   return typeof did === 'string' && did.startsWith('did:') ? did : undefined;
 }
 

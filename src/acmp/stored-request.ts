@@ -1,3 +1,4 @@
+import { isJsonObject } from '../shared/json.js';
 import { ACMP_METHOD } from './constants.js';
 import { InvokeParamsSchema, type InvokeParams } from './messages.js';
 
@@ -18,9 +19,7 @@ export function decodeInvokeRequest(text: string): InvokeParams | undefined {
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { method, params } = value as { method?: unknown; params?: unknown };
-  if (method !== ACMP_METHOD.invoke) return undefined;
-  const parsed = InvokeParamsSchema.safeParse(params);
+  if (!isJsonObject(value) || value.method !== ACMP_METHOD.invoke) return undefined;
+  const parsed = InvokeParamsSchema.safeParse(value.params);
   return parsed.success ? parsed.data : undefined;
 }

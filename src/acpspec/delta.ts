@@ -15,12 +15,18 @@ export interface PatchPolicyIssue {
   rule: 'op_not_allowed' | 'path_not_rooted' | 'events_append_only';
 }
 
+/** What the delta policy reads of one operation: its `op` and `path`, whatever else it carries. */
+export interface PatchOperationHead {
+  readonly op: string;
+  readonly path: string;
+}
+
 /**
  * Checks the design's delta policy (docs/acpspec-core.md "Deltas"): only add/remove/replace/test; paths rooted at one
  * of the eight objects (header fields unpatchable); under `/events` only `add` at `/events/-`.
- * @throws AcpError `ACP_POLICY_VIOLATION` listing every breach.
+ * @returns every breach, in the order of the operations; empty when the patch keeps the policy.
  */
-export function assertPatchPolicy(patch: readonly PatchOperation[]): void {
+export function checkPatchPolicy(patch: readonly PatchOperationHead[]): PatchPolicyIssue[] {
   const issues: PatchPolicyIssue[] = [];
   patch.forEach((operation, index) => {
     const pointer = `/patch/${index}`;
@@ -36,6 +42,15 @@ export function assertPatchPolicy(patch: readonly PatchOperation[]): void {
       issues.push({ index, pointer, rule: 'events_append_only' });
     }
   });
+  return issues;
+}
+
+/**
+ * {@link checkPatchPolicy} for a patch about to be applied.
+ * @throws AcpError `ACP_POLICY_VIOLATION` listing every breach.
+ */
+export function assertPatchPolicy(patch: readonly PatchOperation[]): void {
+  const issues = checkPatchPolicy(patch);
   if (issues.length > 0) throw new AcpError('ACP_POLICY_VIOLATION', undefined, { details: { issues } });
 }
 

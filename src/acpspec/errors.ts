@@ -141,18 +141,23 @@ export function isAcpId(value: unknown): value is string {
   return typeof value === 'string' && ID_SHAPE.test(value);
 }
 
+/** An {@link AcpError}, or an `acp`-space ProtocolError whose code is in the table. */
+function isKnownAcpError(error: unknown): error is ProtocolError<AcpErrorCode> {
+  return isAcpError(error) || (isProtocolError(error, 'acp') && isAcpErrorCode(error.code));
+}
+
 /**
  * The one outbound mapper: an {@link AcpError} (or an `acp`-space ProtocolError) passes through with its
  * table entry; anything else becomes `ACP_INTERNAL` with the generic message — the cause is for the log,
  * never the wire. Ids that do not look like ids are dropped so no field value is echoed.
  */
 export function toAcpErrorObject(error: unknown, ids?: AcpErrorIds): AcpErrorObject {
-  const known = isAcpError(error) || (isProtocolError(error, 'acp') && isAcpErrorCode(error.code));
-  const code: AcpErrorCode = known ? (error as ProtocolError<AcpErrorCode>).code : 'ACP_INTERNAL';
+  const known = isKnownAcpError(error) ? error : undefined;
+  const code: AcpErrorCode = known ? known.code : 'ACP_INTERNAL';
   const spec = ACP_ERRORS[code];
   const out: AcpErrorObject = {
     code,
-    message: known ? (error as Error).message : spec.message,
+    message: known ? known.message : spec.message,
     retryable: spec.retryable,
   };
   const merged = { ...ids, ...(isAcpError(error) ? error.ids : {}) };
@@ -160,7 +165,7 @@ export function toAcpErrorObject(error: unknown, ids?: AcpErrorIds): AcpErrorObj
     out.envelope_id = merged.envelope_id;
   if (merged.transaction_id !== undefined && ID_SHAPE.test(merged.transaction_id))
     out.transaction_id = merged.transaction_id;
-  const details = known ? (error as ProtocolError).data : undefined;
+  const details = known?.data;
   if (details !== undefined) out.details = details;
   return out;
 }

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../shared/json.js';
 import { ACP_SCHEMA_KEYWORDS } from './constants.js';
 import type { AcpState, Envelope, PatchOperation } from './envelope.js';
 import { isDelta } from './envelope.js';
@@ -24,16 +25,17 @@ type Schema = Record<string, unknown>;
 /** Walks a schema and returns every `x-acp-pii` location. Local `$ref`s are followed. */
 export function derivePiiLocations(root: Readonly<Schema>): PiiLocation[] {
   const out: PiiLocation[] = [];
-  const defs = (root['$defs'] ?? {}) as Record<string, Schema>;
+  const defsField = root['$defs'];
+  const defs: Schema = isJsonObject(defsField) ? defsField : {};
   const resolve = (node: Schema): Schema => {
     const ref = node['$ref'];
     if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) return node;
     const target = defs[ref.slice('#/$defs/'.length)];
-    return target === undefined ? node : { ...resolve(target), ...withoutRef(node) };
+    return isJsonObject(target) ? { ...resolve(target), ...withoutRef(node) } : node;
   };
   const walk = (raw: unknown, at: WalkPosition): void => {
-    if (typeof raw !== 'object' || raw === null || at.depth > 32) return;
-    const node = resolve(raw as Schema);
+    if (!isJsonObject(raw) || at.depth > 32) return;
+    const node = resolve(raw);
     const subjectField = node[ACP_SCHEMA_KEYWORDS.subject];
     const subject = typeof subjectField === 'string' ? { base: at.path, field: subjectField } : at.subject;
     const credit = at.credit || node[ACP_SCHEMA_KEYWORDS.credit] === true;
@@ -47,8 +49,9 @@ export function derivePiiLocations(root: Readonly<Schema>): PiiLocation[] {
       credit,
       depth: at.depth + 1,
     });
-    const properties = node['properties'] as Record<string, unknown> | undefined;
-    for (const [key, child] of Object.entries(properties ?? {})) walk(child, below(key));
+    const properties = node['properties'];
+    for (const [key, child] of Object.entries(isJsonObject(properties) ? properties : {}))
+      walk(child, below(key));
     if (typeof node['additionalProperties'] === 'object') walk(node['additionalProperties'], below(ANY));
     if (typeof node['items'] === 'object') walk(node['items'], below(ANY));
   };

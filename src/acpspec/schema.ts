@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { isJsonObject } from '../shared/json.js';
+import { LocalError } from '../shared/errors.js';
 import { ACP_SCHEMA_FILE } from './constants.js';
 
 /**
@@ -10,8 +12,15 @@ export const ACP_SCHEMA_TEXT: string = readFileSync(
   'utf8',
 );
 
-/** The parsed envelope schema. Treat as read-only. */
-export const ACP_ENVELOPE_SCHEMA: Readonly<Record<string, unknown>> = JSON.parse(ACP_SCHEMA_TEXT) as Record<
-  string,
-  unknown
->;
+/**
+ * The parsed envelope schema. Treat as read-only. Ajv checks it as a schema when it compiles it; here it
+ * must at least be a JSON object.
+ */
+export const ACP_ENVELOPE_SCHEMA: Readonly<Record<string, unknown>> = schemaDocument(ACP_SCHEMA_TEXT);
+
+function schemaDocument(text: string): Record<string, unknown> {
+  const document: unknown = JSON.parse(text);
+  if (!isJsonObject(document))
+    throw new LocalError('CONFIG_INVALID', `${ACP_SCHEMA_FILE} is not a JSON object`);
+  return document;
+}

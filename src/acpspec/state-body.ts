@@ -1,6 +1,7 @@
 import { LocalError } from '../shared/errors.js';
 import { canonicalJson, canonicalJsonShared } from '../shared/jcs.js';
-import { ACP_OBJECT_KEYS } from './constants.js';
+import { isJsonObject } from '../shared/json.js';
+import { ACP_OBJECT_KEYS, type AcpObjectKey } from './constants.js';
 import type { AcpEvent, AcpState, Producer, SnapshotEnvelope } from './envelope.js';
 import { isStoredEvents, isStoredProducer, isStoredStateObject } from './validate.js';
 
@@ -44,18 +45,26 @@ export function encodeStateBody(body: StateBody, memo: WeakMap<object, string>):
  * @throws LocalError `INVALID_STATE` when it does not decode.
  */
 export function decodeStateBody(text: string): StateBody {
-  const value = parseJson(text);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('state body');
-  const record = value as Record<string, unknown>;
+  const record = parseJson(text);
+  if (!isJsonObject(record)) throw invalid('state body');
   const { acp_version, producer } = record;
   if (typeof acp_version !== 'string' || !isStoredProducer(producer)) throw invalid('state body');
-  const objects: Partial<Omit<AcpState, 'events'>> = {};
-  for (const key of BODY_OBJECT_KEYS) {
-    const member = record[key];
-    if (!isStoredStateObject(key, member)) throw invalid('state body');
-    Object.assign(objects, { [key]: member });
-  }
-  return { acp_version, producer, ...(objects as Omit<AcpState, 'events'>) };
+  const member = <K extends AcpObjectKey>(key: K): AcpState[K] => {
+    const value = record[key];
+    if (!isStoredStateObject(key, value)) throw invalid('state body');
+    return value;
+  };
+  return {
+    acp_version,
+    producer,
+    transaction: member('transaction'),
+    parties: member('parties'),
+    consent: member('consent'),
+    vehicles: member('vehicles'),
+    quote: member('quote'),
+    financing: member('financing'),
+    fulfillment: member('fulfillment'),
+  };
 }
 
 /**

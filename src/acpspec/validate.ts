@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { ACP_OBJECT_KEYS, ACP_SCHEMA_KEYWORDS, type AcpObjectKey } from './constants.js';
+import { ACP_SCHEMA_KEYWORDS, type AcpObjectKey } from './constants.js';
 import type { AcpAck, AcpEvent, AcpState, Envelope, Producer } from './envelope.js';
 import { AcpError, type AcpIssue } from './errors.js';
 import { ACP_ENVELOPE_SCHEMA } from './schema.js';
@@ -27,15 +27,26 @@ const storedAjv = createAjv({ allErrors: false, formats: 'fast' });
 const SCHEMA_ID = String(ACP_ENVELOPE_SCHEMA['$id']);
 const ref = (pointer: string): { $ref: string } => ({ $ref: `${SCHEMA_ID}#${pointer}` });
 
+/** One validator per top-level object (`/properties/<key>`); the return type lets none of the eight be missed. */
+function objectValidators(instance: Ajv2020): Record<AcpObjectKey, ValidateFunction> {
+  const compile = (key: AcpObjectKey): ValidateFunction => instance.compile(ref(`/properties/${key}`));
+  return {
+    transaction: compile('transaction'),
+    parties: compile('parties'),
+    consent: compile('consent'),
+    vehicles: compile('vehicles'),
+    quote: compile('quote'),
+    financing: compile('financing'),
+    fulfillment: compile('fulfillment'),
+    events: compile('events'),
+  };
+}
+
 /** The envelope schema and the parts of it checked on their own; compiled once at module load (STYLE.md "Boundaries"). */
 const validateEnvelopeSchema = ajv.compile<Envelope>(ref(''));
-const validateObject = Object.fromEntries(
-  ACP_OBJECT_KEYS.map((key) => [key, ajv.compile(ref(`/properties/${key}`))]),
-) as Record<AcpObjectKey, ValidateFunction>;
+const validateObject = objectValidators(ajv);
 const validateEvent = ajv.compile<AcpEvent>(ref('/$defs/event'));
-const storedObject = Object.fromEntries(
-  ACP_OBJECT_KEYS.map((key) => [key, storedAjv.compile(ref(`/properties/${key}`))]),
-) as Record<AcpObjectKey, ValidateFunction>;
+const storedObject = objectValidators(storedAjv);
 const storedEvents = storedAjv.compile<AcpEvent[]>(ref('/properties/events'));
 const storedProducer = storedAjv.compile<Producer>(ref('/$defs/producer'));
 const validateAck = ajv.compile<AcpAck>({

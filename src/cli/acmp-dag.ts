@@ -97,7 +97,7 @@ function terms(values: Values): RunTerms {
 }
 
 function isDagBinding(value: string): value is DagBinding {
-  return (DAG_BINDINGS as readonly string[]).includes(value);
+  return DAG_BINDINGS.some((binding) => binding === value);
 }
 
 /** Prints a refusal: one line per problem, with its code and where it is. */

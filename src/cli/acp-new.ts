@@ -1,7 +1,9 @@
+import { z } from 'zod';
 import { readJsonFile } from './acp-remote.js';
 import { checkEnvelopeValue } from './acp-validate.js';
 import { buildDelta, buildSnapshot, type PatchOperation, type Producer } from '../acpspec/envelope.js';
 import { ACP_ENVELOPE_SCHEMA } from '../acpspec/schema.js';
+import { LocalError } from '../shared/errors.js';
 import { isJsonObject } from '../shared/json.js';
 import { UsageError, type CliIo } from './io.js';
 
@@ -17,13 +19,27 @@ export interface AcpNewFlags {
 /** The producer the CLI writes when `--producer` is not given. */
 const CLI_PRODUCER = 'agent:a2a-commerce-cli';
 
-/** The values the envelope schema allows at `$defs.transaction.properties.<field>.enum`. */
+/** What `acp new` reads of the envelope schema: the transaction's `stage` and `type` enums. */
+const TransactionEnumsSchema = z.object({
+  $defs: z.object({
+    transaction: z.object({
+      properties: z.object({
+        stage: z.object({ enum: z.array(z.string()) }),
+        type: z.object({ enum: z.array(z.string()) }),
+      }),
+    }),
+  }),
+});
+
+/**
+ * The values the envelope schema allows at `$defs.transaction.properties.<field>.enum`.
+ * @throws LocalError `CONFIG_INVALID` when the schema file lists no such enum (a broken installation).
+ */
 function allowed(field: 'stage' | 'type'): string[] {
-  const defs = ACP_ENVELOPE_SCHEMA['$defs'] as Record<
-    string,
-    { properties: Record<string, { enum?: string[] }> }
-  >;
-  return defs['transaction']?.properties[field]?.enum ?? [];
+  const parsed = TransactionEnumsSchema.safeParse(ACP_ENVELOPE_SCHEMA);
+  if (!parsed.success)
+    throw new LocalError('CONFIG_INVALID', 'the envelope schema lists no transaction stage and type values');
+  return parsed.data.$defs.transaction.properties[field].enum;
 }
 
 function pick(field: 'stage' | 'type', value: string | undefined, fallback: string): string {

@@ -100,7 +100,8 @@ export function readJsonFile(file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new LocalError('CONFIG_INVALID', `${file} is not JSON: ${(cause as Error).message}`, { cause });
+    const why = cause instanceof Error ? cause.message : String(cause);
+    throw new LocalError('CONFIG_INVALID', `${file} is not JSON: ${why}`, { cause });
   }
 }
 

@@ -66,9 +66,7 @@ const EXTENSION_CHECKS: Record<string, ExtensionParamsCheck> = {
     for (const key of ['accepts', 'emits']) {
       const value = params?.[key];
       const ok =
-        Array.isArray(value) &&
-        value.length > 0 &&
-        value.every((k) => (ACP_KINDS as readonly unknown[]).includes(k));
+        Array.isArray(value) && value.length > 0 && value.every((k) => ACP_KINDS.some((kind) => kind === k));
       if (!ok) problems.push(`params.${key} must be a non-empty list of snapshot/delta`);
     }
     return problems;

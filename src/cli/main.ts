@@ -95,7 +95,7 @@ function report(error: unknown, run: { verb: Verb; argv: readonly string[]; io: 
   const { verb, argv, io } = run;
   const code = errorCode(error);
   if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
-    io.err(`error: ${(error as Error).message}\n\n${verb.usage}`);
+    io.err(`error: ${error instanceof Error ? error.message : String(error)}\n\n${verb.usage}`);
     return 2;
   }
   const url = argv.find((a) => /^https?:\/\//i.test(a));

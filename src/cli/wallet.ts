@@ -136,13 +136,14 @@ async function status(
   return 0;
 }
 
+/** Milliseconds per unit of a `--since` duration. */
+const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
 /** `--since`: an ISO time, or a duration back from now (`30m`, `2h`, `1d`). */
 export function sinceOf(value: string, now: number): number {
   const relative = /^(\d+)(s|m|h|d)$/.exec(value);
-  if (relative) {
-    const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
-    return now - Number(relative[1]) * unit;
-  }
+  const unit = relative?.[2] === undefined ? undefined : UNIT_MS[relative[2]];
+  if (relative && unit !== undefined) return now - Number(relative[1]) * unit;
   const at = Date.parse(value);
   if (Number.isNaN(at)) throw new UsageError(`--since "${value}" is neither an ISO time nor 30m, 2h, 1d`);
   return at;

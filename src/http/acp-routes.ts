@@ -218,7 +218,8 @@ class AcpRoutes {
  * answered like any other refusal instead of reaching the app's last-resort handler.
  */
 function requestError(error: unknown): unknown {
-  const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
+  const type = isJsonObject(error) ? error.type : undefined;
+  const status = isJsonObject(error) ? error.status : undefined;
   if (type === 'entity.too.large') return new AcpError('ACP_PAYLOAD_TOO_LARGE');
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new AcpError('ACP_MESSAGE_NONCONFORMANT', 'the request could not be read');

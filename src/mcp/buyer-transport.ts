@@ -139,7 +139,7 @@ export async function requestNegotiation<T>(
   } catch (error) {
     throw classify(error);
   }
-  const { resultType: _type, ...result } = withoutMeta(raw) as Record<string, unknown>;
+  const { resultType: _type, _meta: _ignored, ...result } = raw;
   const parsed = schema.safeParse(result);
   if (parsed.success) return parsed.data;
   throw new AcmpError(

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { LocalError } from './errors.js';
+import { isJsonObject } from './json.js';
 
 /**
  * RFC 8785 (JCS) canonical serialisation, through the `canonicalize` library.
@@ -48,8 +49,8 @@ export function canonicalJsonShared(value: unknown, memo: WeakMap<object, string
   let text: string;
   if (Array.isArray(value)) {
     text = `[${value.map((item: unknown) => (item === undefined || typeof item === 'symbol' ? 'null' : canonicalJsonShared(item, memo, depth - 1))).join(',')}]`;
-  } else {
-    const record = value as Record<string, unknown>;
+  } else if (isJsonObject(value)) {
+    const record = value;
     const parts: string[] = [];
     for (const key of Object.keys(record).sort()) {
       const member = record[key];
@@ -57,11 +58,13 @@ export function canonicalJsonShared(value: unknown, memo: WeakMap<object, string
       parts.push(`${canonicalJson(key)}:${canonicalJsonShared(member, memo, depth - 1)}`);
     }
     text = `{${parts.join(',')}}`;
+  } else {
+    return canonicalJson(value);
   }
   memo.set(value, text);
   return text;
 }
 
 function hasToJson(value: object): boolean {
-  return typeof (value as { toJSON?: unknown }).toJSON === 'function';
+  return 'toJSON' in value && typeof value.toJSON === 'function';
 }

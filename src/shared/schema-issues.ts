@@ -30,11 +30,12 @@ export function schemaIssuesOf(errors: readonly ErrorObject[]): SchemaIssue[] {
 /** "must match a schema in anyOf", or a oneOf no branch matched: the branches' errors follow. */
 function isBranchSummary(error: ErrorObject): boolean {
   if (error.keyword === 'anyOf') return true;
-  return error.keyword === 'oneOf' && (error.params as { passingSchemas?: unknown }).passingSchemas == null;
+  const params: Record<string, unknown> = error.params;
+  return error.keyword === 'oneOf' && params['passingSchemas'] == null;
 }
 
 function pointerOf(error: ErrorObject): string {
-  const params = error.params as Record<string, unknown>;
+  const params: Record<string, unknown> = error.params;
   const child =
     error.keyword === 'required' || error.keyword === 'dependentRequired'
       ? params['missingProperty']
@@ -46,7 +47,7 @@ function pointerOf(error: ErrorObject): string {
 }
 
 function messageOf(error: ErrorObject): string {
-  const params = error.params as Record<string, unknown>;
+  const params: Record<string, unknown> = error.params;
   switch (error.keyword) {
     case 'required':
     case 'dependentRequired':
@@ -56,7 +57,8 @@ function messageOf(error: ErrorObject): string {
     case 'false schema':
       return 'is not allowed here';
     case 'enum': {
-      const allowed = Array.isArray(params['allowedValues']) ? (params['allowedValues'] as unknown[]) : [];
+      const values = params['allowedValues'];
+      const allowed: unknown[] = Array.isArray(values) ? values : [];
       return `must be one of: ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
     }
     case 'const':

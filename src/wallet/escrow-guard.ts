@@ -1,7 +1,8 @@
-import { ESCROW_METHOD, type EscrowMethod } from '../acmp/escrow/constants.js';
+import { z } from 'zod';
+import { ESCROW_METHOD, isEscrowMethod, type EscrowMethod } from '../acmp/escrow/constants.js';
 import { AcmpError } from '../acmp/errors.js';
 import { isLocalError, LocalError } from '../shared/errors.js';
-import type { JsonValue } from '../shared/json.js';
+import { isJsonObject, type JsonValue } from '../shared/json.js';
 import type { Intent } from './store.js';
 import type { SpendRequest, Wallet } from './wallet.js';
 
@@ -14,6 +15,9 @@ export interface EscrowCaller {
   ): Promise<Record<string, JsonValue>>;
   status(escrowId: string, options?: { signal?: AbortSignal }): Promise<Record<string, JsonValue>>;
 }
+
+/** The params of a recorded operation as JSON, with the `op_ref` its record is keyed by (Layer 7 §6.5). */
+const RecordedParamsSchema = z.object({ op_ref: z.string().min(1) }).catchall(z.json());
 
 /**
  * Sends one Layer 4 request through the wallet — the one place every escrow operation of a
@@ -31,10 +35,10 @@ export async function guardedEscrowCall(
   const { method, params } = request;
   const o = request.signal ? { signal: request.signal } : undefined;
   if (method === ESCROW_METHOD.status) return to.caller.call(method, params, o);
-  const opRef = params.op_ref;
-  if (typeof opRef !== 'string' || opRef === '')
+  const parsed = RecordedParamsSchema.safeParse(JSON.parse(JSON.stringify(params)));
+  if (!parsed.success)
     throw new LocalError('CONFIG_INVALID', 'a wallet-guarded escrow operation needs an op_ref');
-  const json = JSON.parse(JSON.stringify(params)) as Record<string, JsonValue> & { op_ref: string };
+  const json = parsed.data;
   const counterparty = str(json.payee_id) ?? to.agent;
   const spend = spendOf(method, json, counterparty);
   const intent = await wallet.begin({
@@ -98,8 +102,8 @@ async function sendRecorded(
  */
 function definiteOutcome(error: unknown): string | undefined {
   if (error instanceof AcmpError) {
-    const reason = (error.data as { reason?: unknown } | undefined)?.reason;
-    return reason === 'escrow_reply_malformed' ? undefined : `refused:${error.code}`;
+    const malformed = isJsonObject(error.data) && error.data.reason === 'escrow_reply_malformed';
+    return malformed ? undefined : `refused:${error.code}`;
   }
   if (isLocalError(error, 'REFUSED')) return 'refused';
   return undefined;
@@ -153,12 +157,10 @@ async function statusOrFinish(wallet: Wallet, intent: Intent, status: () => Prom
   }
 }
 
-const METHODS: readonly string[] = Object.values(ESCROW_METHOD);
-
 function methodOf(method: string): EscrowMethod {
-  if (!METHODS.includes(method))
+  if (!isEscrowMethod(method))
     throw new LocalError('INVALID_STATE', `a recorded wallet operation names an unknown method`);
-  return method as EscrowMethod;
+  return method;
 }
 
 function str(value: JsonValue | undefined): string | null {

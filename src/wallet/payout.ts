@@ -18,13 +18,15 @@ export const PayoutSchema = z
   .array(
     z.union([
       z.strictObject({ rail: z.literal('credit-ledger'), account: z.string().min(1).max(200) }),
-      z.looseObject({
-        rail: z
-          .string()
-          .min(1)
-          .max(64)
-          .refine((r) => r !== 'credit-ledger'),
-      }),
+      z
+        .object({
+          rail: z
+            .string()
+            .min(1)
+            .max(64)
+            .refine((r) => r !== 'credit-ledger'),
+        })
+        .catchall(z.json()),
     ]),
   )
   .max(16);
@@ -37,7 +39,7 @@ export function payoutOf(
   entries: z.infer<typeof PayoutSchema> | undefined,
   where: string,
 ): readonly PayoutRail[] {
-  const list = frozenPayout((entries ?? []) as PayoutRail[]);
+  const list = frozenPayout(entries ?? []);
   if (list.length > 0 && list.every((e) => BLOCKCHAIN_RAILS.includes(e.rail)))
     throw new LocalError(
       'CONFIG_INVALID',

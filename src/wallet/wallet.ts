@@ -219,14 +219,14 @@ export class Wallet {
     for (const [name, set] of scopes) {
       const usage = await this.#store.usage(this.#query(name === 'wallet' ? '' : name, null));
       const used = name === 'wallet' ? usage.wallet : usage.counterparty;
-      const line = (limit: bigint | undefined, spent: bigint): JsonValue => ({
+      const line = (limit: bigint | undefined, spent: bigint): Record<string, JsonValue> => ({
         spent_cu: formatCu(spent),
         ...(limit === undefined
           ? {}
           : { limit_cu: formatCu(limit), remaining_cu: formatCu(max0(limit - spent)) }),
       });
       report[name] = {
-        total_cap_cu: { period: set.capPeriod, ...(line(set.totalCap, used.period) as object) },
+        total_cap_cu: { period: set.capPeriod, ...line(set.totalCap, used.period) },
         rate_cu_per_hour: line(set.ratePerHour, used.hour),
         ...(set.perTaskMax === undefined ? {} : { per_task_max_cu: formatCu(set.perTaskMax) }),
       };

@@ -56,7 +56,7 @@ export class EscrowHarness {
     this.agent = createEscrowAgent({ store, clock, settings: TEST_SETTINGS });
   }
 
-  call(caller: EscrowCaller, method: EscrowMethod, params: Record<string, unknown>): Promise<EscrowAnswer> {
+  call(caller: EscrowCaller, method: EscrowMethod, params: Record<string, JsonValue>): Promise<EscrowAnswer> {
     return this.agent.handle(caller, method, params);
   }
 
@@ -64,7 +64,7 @@ export class EscrowHarness {
   async ok(
     caller: EscrowCaller,
     method: EscrowMethod,
-    params: Record<string, unknown>,
+    params: Record<string, JsonValue>,
   ): Promise<Record<string, JsonValue>> {
     const answer = await this.call(caller, method, params);
     if (answer.kind !== 'result') throw new Error(`${method} failed: ${JSON.stringify(answer.error)}`);
@@ -75,7 +75,7 @@ export class EscrowHarness {
   async fails(
     caller: EscrowCaller,
     method: EscrowMethod,
-    params: Record<string, unknown>,
+    params: Record<string, JsonValue>,
   ): Promise<{ code: number; data?: unknown }> {
     const answer = await this.call(caller, method, params);
     if (answer.kind !== 'error') throw new Error(`${method} succeeded: ${JSON.stringify(answer.result)}`);

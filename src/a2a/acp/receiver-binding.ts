@@ -10,6 +10,7 @@ import {
 import { toAcpErrorObject } from '../../acpspec/errors.js';
 import type { AcpReceiver } from '../../acpspec/receiver.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
+import { isJsonObject } from '../../shared/json.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
 import { TRACE_ATTR, failActiveSpan } from '../../shared/tracing.js';
 import type { A2ABinding, BindingCall } from '../binding.js';
@@ -109,8 +110,8 @@ class AcpBinding implements A2ABinding {
         });
         return acpAgentMessage(envelope, this.ids.newId('msg'));
       }
-      const raw = inbound.envelope as { envelope_id?: unknown };
-      envelopeId = typeof raw.envelope_id === 'string' ? raw.envelope_id : undefined;
+      const raw = inbound.envelope;
+      envelopeId = isJsonObject(raw) && typeof raw.envelope_id === 'string' ? raw.envelope_id : undefined;
       const ack = await this.options.receiver.ingest(inbound.envelope, {
         secure,
         caller: callerIdentity(call.context),

@@ -1,4 +1,5 @@
 import type { AgentCard } from '@a2a-js/sdk';
+import { z } from 'zod';
 import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
 import { ESCROW_METHOD, ESCROW_PROFILE_URI } from '../../acmp/escrow/constants.js';
 import type { Signer } from '../../acmp/identity/signer.js';
@@ -16,6 +17,9 @@ import { walletEscrowClient } from './wallet-client.js';
 import type { Wallet } from '../../wallet/wallet.js';
 import { signingEscrowClient } from './signing-client.js';
 import type { FirstPaymentGate } from '../../acmp/identity-gate.js';
+
+/** The field of an escrowLock result [L4 §4.1] the buyer relies on; the rest it does not read. */
+const LockResultSchema = z.looseObject({ escrow_id: z.string().min(1) });
 
 /** What a payment waits for first ({@link FirstPaymentGate}). */
 type PaymentGate = Pick<FirstPaymentGate, 'beforePayment'>;
@@ -70,7 +74,11 @@ export class BuyerEscrow {
     return new BuyerEscrow(this.client, this.ids, { signer: this.signer, gate });
   }
 
-  /** Locks `amountCu` until `validUntilMs` [L4 §4.1]; pass `opRef` to make a retry of this lock safe. */
+  /**
+   * Locks `amountCu` until `validUntilMs` [L4 §4.1]; pass `opRef` to make a retry of this lock safe.
+   * @throws AcmpError -33099 `escrow_lock_malformed` when the agent's result names no escrow_id; the
+   *   agent's -35xxx errors.
+   */
   async lock(
     amountCu: number,
     validUntilMs: number,
@@ -83,7 +91,9 @@ export class BuyerEscrow {
       ...(options.challengeWindowMs === undefined ? {} : { challenge_window_ms: options.challengeWindowMs }),
       ...(this.signer ? { buyer_did: this.signer.did } : {}),
     });
-    return result.escrow_id as string;
+    const locked = LockResultSchema.safeParse(result);
+    if (!locked.success) throw new AcmpError(ACMP_CODE.internal, { reason: 'escrow_lock_malformed' });
+    return locked.data.escrow_id;
   }
 
   /** Binds the escrow to the provider's payee id [L4 §4.2], optionally capping claims at the agreed price. */

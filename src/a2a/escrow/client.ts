@@ -27,6 +27,12 @@ const EscrowStatusFieldsSchema = z.object({
   remaining_cu: z.number(),
 });
 
+/**
+ * A JSON object as the client keeps it: the params of the card's escrow profile (docs/acmp-escrow.md §2
+ * "Agent Card") and the `acmp_result` of a reply, whose fields each method's caller reads.
+ */
+const JsonObjectSchema = z.record(z.string(), z.json());
+
 /** Options of {@link createEscrowClient}. */
 export interface EscrowClientOptions extends A2AConnectOptions {
   card?: AgentCard;
@@ -58,7 +64,7 @@ export interface EscrowClient {
 /**
  * Connects to an escrow agent: reads its card (it must advertise the ACMP extension with role
  * `escrow-agent`, L4 §1) and returns a client whose calls travel as ACMP data parts over the SDK's client.
- * @throws AcmpError -33007 when the card advertises no escrow agent.
+ * @throws AcmpError -33007 when the card advertises no escrow agent, or an escrow profile that is not an object.
  */
 export async function createEscrowClient(options: EscrowClientOptions): Promise<EscrowClient> {
   const card = options.card ?? (await fetchAgentCard(requireUrl(options.agentUrl), options));
@@ -69,12 +75,17 @@ export async function createEscrowClient(options: EscrowClientOptions): Promise<
     throw new AcmpError(ACMP_CODE.featureUnsupported, {
       detail: 'the agent card advertises no ACMP escrow agent',
     });
-  const profile = (card.capabilities?.extensions.find((e) => e.uri === ESCROW_PROFILE_URI)?.params ??
-    {}) as Record<string, unknown>;
+  const profile = JsonObjectSchema.safeParse(
+    card.capabilities?.extensions.find((e) => e.uri === ESCROW_PROFILE_URI)?.params ?? {},
+  );
+  if (!profile.success)
+    throw new AcmpError(ACMP_CODE.featureUnsupported, {
+      detail: 'the agent card’s escrow profile is not a JSON object',
+    });
   const client = await createA2AClient(card, options);
   return new A2AEscrowClient({
     card,
-    profile,
+    profile: profile.data,
     client,
     ids: options.ids ?? systemIds,
     timeoutMs: options.timeoutMs ?? 10_000,
@@ -153,7 +164,8 @@ class A2AEscrowClient implements EscrowClient {
 function resultOf(reply: Parameters<typeof decodeMessage>[0] | undefined): Record<string, JsonValue> {
   const part = reply ? decodeMessage(reply).parts[0] : undefined;
   const root = part?.kind === 'data' && isJsonObject(part.data) ? part.data : undefined;
-  if (root && isJsonObject(root.acmp_result)) return root.acmp_result as Record<string, JsonValue>;
+  const result = JsonObjectSchema.safeParse(root?.acmp_result);
+  if (result.success) return result.data;
   const error = AcmpErrorObjectSchema.safeParse(root?.acmp_error);
   if (error.success) throw AcmpError.fromObject(error.data);
   throw new AcmpError(ACMP_CODE.internal, { reason: 'escrow_reply_malformed' });

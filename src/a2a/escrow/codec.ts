@@ -2,6 +2,7 @@ import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ACMP_MEDIA_TYPE } from '../../acmp/constants.js';
 import { ACMP_CODE, AcmpError, type AcmpErrorObject } from '../../acmp/errors.js';
 import { ESCROW_PROFILE_URI, isEscrowMethod, type EscrowMethod } from '../../acmp/escrow/constants.js';
+import { EscrowParamsSchema, type EscrowParams } from '../../acmp/escrow/messages.js';
 import { encodeStatus, type EscrowRecord } from '../../acmp/escrow/record.js';
 import { isJsonObject, type JsonValue } from '../../shared/json.js';
 import { acmpAgentMessage } from '../acmp-part.js';
@@ -23,7 +24,7 @@ export function isEscrowMessage(message: InboundMessage): boolean {
 export function readEscrowRequest(
   message: InboundMessage,
   wireVersion: string,
-): { method: EscrowMethod; params: Record<string, unknown> } {
+): { method: EscrowMethod; params: EscrowParams } {
   const part = message.parts.length === 1 ? message.parts[0] : undefined;
   if (part?.kind !== 'data')
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'an ACMP message is exactly one data part' });
@@ -32,16 +33,12 @@ export function readEscrowRequest(
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: `media type must be ${ACMP_MEDIA_TYPE}` });
   }
   const root = part.data;
-  if (
-    !isJsonObject(root) ||
-    Object.keys(root).length !== 2 ||
-    !('acmp_method' in root) ||
-    !isJsonObject(root.params)
-  ) {
+  const params = isJsonObject(root) ? EscrowParamsSchema.safeParse(root.params) : undefined;
+  if (!isJsonObject(root) || Object.keys(root).length !== 2 || !('acmp_method' in root) || !params?.success) {
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'root must be exactly {acmp_method, params}' });
   }
   if (!isEscrowMethod(root.acmp_method)) throw new AcmpError(ACMP_CODE.methodNotFound);
-  return { method: root.acmp_method, params: root.params };
+  return { method: root.acmp_method, params: params.data };
 }
 
 /** The agent message answering one request: `{acmp_result}` or `{acmp_error}` (binding §1), no task. */

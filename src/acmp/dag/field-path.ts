@@ -1,3 +1,5 @@
+import { isJsonObject } from '../../shared/json.js';
+
 /**
  * The `field` path grammar of Layer 2 §3 "Input References": a deliberately small JSONPath subset rooted
  * at the referenced `acmp/result` `output` object (`{type, data}`), so a path into the payload begins
@@ -62,14 +64,8 @@ export function selectPath(
   for (const step of steps) {
     if ('member' in step) {
       at += `.${step.member}`;
-      if (
-        value === null ||
-        typeof value !== 'object' ||
-        Array.isArray(value) ||
-        !Object.hasOwn(value, step.member)
-      )
-        return { found: false, at };
-      value = (value as Record<string, unknown>)[step.member];
+      if (!isJsonObject(value) || !Object.hasOwn(value, step.member)) return { found: false, at };
+      value = value[step.member];
     } else {
       at += `[${step.index}]`;
       if (!Array.isArray(value) || step.index >= value.length) return { found: false, at };

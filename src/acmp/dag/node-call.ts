@@ -1,7 +1,8 @@
 import { AcmpError } from '../errors.js';
-import type { HeartbeatParams, InvokeParams, Payload, StreamChunkParams } from '../messages.js';
+import type { HeartbeatParams, InvokeParams, Payload, Proof, StreamChunkParams } from '../messages.js';
 import { verifyProof } from '../proof.js';
 import { isLocalError } from '../../shared/errors.js';
+import { isJsonObject } from '../../shared/json.js';
 import type { DagTask } from './dag-model.js';
 import { DAG_CODE, DagError } from './dag-errors.js';
 import type { DagProvider, NodeError, NodeOutcome } from './dag-ports.js';
@@ -73,10 +74,10 @@ export async function executeNode(
 
 function judgeResult(
   params: InvokeParams,
-  result: { output: Payload; costCu: number; proof: unknown },
+  result: { output: Payload; costCu: number; proof: Proof | undefined },
 ): NodeOutcome {
   const method = params.proof_method ?? DEFAULT_NODE_PROOF;
-  const check = verifyProof(result.proof as Parameters<typeof verifyProof>[0], {
+  const check = verifyProof(result.proof, {
     method,
     output: result.output,
     ...(params.input ? { input: params.input } : {}),
@@ -122,10 +123,6 @@ export function nodeError(error: unknown): NodeError {
 
 function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
-  if (
-    reason instanceof AcmpError &&
-    typeof (reason.data as { reason?: unknown } | undefined)?.reason === 'string'
-  )
-    return (reason.data as { reason: string }).reason;
-  return 'cancelled';
+  const data = reason instanceof AcmpError ? reason.data : undefined;
+  return isJsonObject(data) && typeof data.reason === 'string' ? data.reason : 'cancelled';
 }

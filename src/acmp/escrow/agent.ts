@@ -19,7 +19,7 @@ import { escrowError, toEscrowErrorObject } from './errors.js';
 import { countFunds, lockResult, persist, replay, toAnswer, type Done } from './outcomes.js';
 import { logOf, registerWithClaim, routeHeld } from './payout-config.js';
 import { verifyBeforeLock } from './signed-requests.js';
-import { parseEscrowCommand, type EscrowCommand } from './messages.js';
+import { parseEscrowCommand, type EscrowCommand, type EscrowParams } from './messages.js';
 import type { EscrowRecord } from './record.js';
 import {
   advance,
@@ -84,28 +84,28 @@ export class EscrowAgent {
   }
 
   /** Handles one Layer 4 request. Never throws: every failure is an error object safe to send. */
-  async handle(caller: EscrowCaller, method: EscrowMethod, params: unknown): Promise<EscrowAnswer> {
+  async handle(caller: EscrowCaller, method: EscrowMethod, params: EscrowParams): Promise<EscrowAnswer> {
     const answer = await this.run(caller, method, params);
     this.options.metrics?.escrowOperation(method, answer.kind === 'error' ? answer.error.code : undefined);
     return answer;
   }
 
-  private async run(caller: EscrowCaller, method: EscrowMethod, params: unknown): Promise<EscrowAnswer> {
+  private async run(caller: EscrowCaller, method: EscrowMethod, params: EscrowParams): Promise<EscrowAnswer> {
     try {
       const command = parseEscrowCommand(method, params);
       // L4 §1: roles are bound to authenticated identities; an anonymous caller is never a party.
       if (caller.party === ANONYMOUS_IDENTITY) throw escrowError('notAuthorized', 'unauthenticated');
       // An op_ref's params are compared without their envelope: a retry signs anew (L4 §3, L7 §4).
-      const hash = payloadHashOf(params as object);
+      const hash = payloadHashOf(params);
       const done =
         command.method === ESCROW_METHOD.lock
           ? await this.lock(caller, command, hash)
           : await this.operate(caller, command, {
               hash,
-              params: params as object,
+              params,
               verified: await verifyBeforeLock(
                 { store: this.store, resolver: this.resolver, now: this.clock.now() },
-                { caller, command, params: params as object },
+                { caller, command, params },
               ),
             });
       this.afterCommit(done, command.method === ESCROW_METHOD.lock ? command.amount : 0n);
@@ -296,7 +296,7 @@ export class EscrowAgent {
   private async operate(
     caller: EscrowCaller,
     command: Exclude<EscrowCommand, { method: 'acmp/escrowLock' }>,
-    request: { hash: string; params: object; verified: VerifiedRequest | undefined },
+    request: { hash: string; params: EscrowParams; verified: VerifiedRequest | undefined },
   ): Promise<Done> {
     const now = this.clock.now();
     const { hash, params, verified } = request;

@@ -83,7 +83,7 @@ export function release(
     actor: context.party,
     at: context.now,
     patch: { payee: c.payee, state, released, claim: null, claimedTasks, settled: true },
-    data: { amount_cu: formatCu(c.amount), task_id: c.taskId, proof: (c.proof ?? null) as JsonValue },
+    data: { amount_cu: formatCu(c.amount), task_id: c.taskId, proof: c.proof ?? null },
     pay: [{ to: 'payee', amount: c.amount, kind: 'release' }],
   });
   return {
@@ -144,7 +144,7 @@ export function claim(
   const pending = {
     amount: c.amount,
     taskId: c.taskId,
-    proof: (c.proof ?? null) as JsonValue,
+    proof: c.proof ?? null,
     filedAt: now,
     windowEndsAt: now + r.challengeWindowMs,
     signed: context.verified?.signed ?? null,
@@ -186,7 +186,7 @@ export function dispute(
   const deadlineAt = now + settings.disputeDeadlineMs;
   const filed = {
     reason: c.reason,
-    evidence: (c.evidence ?? null) as JsonValue,
+    evidence: c.evidence ?? null,
     signed: context.verified?.signed ?? null,
     filedAt: now,
     deadlineAt,

@@ -21,7 +21,7 @@ export const ESCROW_METHODS: readonly EscrowMethod[] = Object.values(ESCROW_METH
 
 /** Whether a method name is a Layer 4 method. */
 export function isEscrowMethod(method: unknown): method is EscrowMethod {
-  return typeof method === 'string' && (ESCROW_METHODS as readonly string[]).includes(method);
+  return ESCROW_METHODS.some((known) => known === method);
 }
 
 /**
@@ -67,9 +67,15 @@ export function checkEscrowSettings(settings: EscrowSettings): EscrowSettings {
   const refuse = (why: string): never => {
     throw new LocalError('CONFIG_INVALID', `escrow settings: ${why}`);
   };
-  for (const [name, value] of Object.entries({ def, min, max, dispute: settings.disputeDeadlineMs }))
+  const durations: readonly [string, number][] = [
+    [WHAT.def, def],
+    [WHAT.min, min],
+    [WHAT.max, max],
+    [WHAT.dispute, settings.disputeDeadlineMs],
+  ];
+  for (const [what, value] of durations)
     if (!Number.isSafeInteger(value) || value < 0)
-      refuse(`${WHAT[name as keyof typeof WHAT]} must be a whole number of milliseconds ≥ 0, not ${value}`);
+      refuse(`${what} must be a whole number of milliseconds ≥ 0, not ${value}`);
   if (min > max) refuse(`the minimum challenge window ${min} ms is above the maximum ${max} ms`);
   if (def < min || def > max)
     refuse(`the default challenge window ${def} ms is outside the advertised range [${min}, ${max}] ms`);

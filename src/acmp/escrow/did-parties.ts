@@ -55,7 +55,7 @@ function requiredSigner(record: EscrowRecord, { method, params, party }: SignedR
 /** One request as the agent checks it: its method, its params as received, its authenticated caller. */
 export interface SignedRequest {
   readonly method: EscrowMethod;
-  readonly params: object;
+  readonly params: Record<string, JsonValue>;
   readonly party: string;
 }
 
@@ -93,7 +93,7 @@ export async function verifyRequest(
     Math.abs(context.now - verified.createdMs) > SIGNED_REQUEST_MAX_AGE_MS
   )
     throw new AcmpError(ACMP_CODE.signatureInvalid, { check: 'created_ms' });
-  return { did: verified.did, envelope: verified.envelope, signed: request.params as JsonValue };
+  return { did: verified.did, envelope: verified.envelope, signed: request.params };
 }
 
 /**

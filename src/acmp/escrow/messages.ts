@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACMP_CODE, AcmpError } from '../errors.js';
 import { canonicalJson } from '../../shared/jcs.js';
+import type { JsonValue } from '../../shared/json.js';
 import { parseCu } from './amounts.js';
 import { ESCROW_METHOD, type EscrowMethod } from './constants.js';
 import { isDid } from './did-parties.js';
@@ -71,6 +72,10 @@ const StatusParamsSchema = z.looseObject({ escrow_id: EscrowId });
 /** Largest proof or evidence the agent stores (JCS bytes). */
 const MAX_EVIDENCE_BYTES = 16 * 1024;
 
+/** The params of any Layer 4 request [L4 §4]: a JSON object, read per method by {@link parseEscrowCommand}. */
+export const EscrowParamsSchema = z.record(z.string(), z.json());
+export type EscrowParams = z.infer<typeof EscrowParamsSchema>;
+
 /** One parsed Layer 4 request, amounts in nano-CU. */
 export type EscrowCommand =
   | {
@@ -98,7 +103,7 @@ export type EscrowCommand =
       amount: bigint;
       payee: string;
       taskId: string | null;
-      proof: unknown;
+      proof: JsonValue | undefined;
     }
   | { method: typeof ESCROW_METHOD.reclaim; opRef: string; escrowId: string; amount: bigint | null }
   | {
@@ -107,7 +112,7 @@ export type EscrowCommand =
       escrowId: string;
       amount: bigint;
       taskId: string;
-      proof: unknown;
+      proof: JsonValue | undefined;
       /** Ours: the payee's payout list (L7 §6.4), registered when the claim is accepted; null without. */
       payout: readonly PayoutEntry[] | null;
     }
@@ -116,7 +121,7 @@ export type EscrowCommand =
       opRef: string;
       escrowId: string;
       reason: string;
-      evidence: unknown;
+      evidence: JsonValue | undefined;
     }
   | { method: typeof ESCROW_METHOD.status; escrowId: string };
 
@@ -218,7 +223,7 @@ function amount(cu: number, field: string): bigint {
   return parsed.nano;
 }
 
-function bounded(value: unknown, field: string): unknown {
+function bounded<T>(value: T, field: string): T {
   if (value !== undefined && Buffer.byteLength(canonicalJson(value)) > MAX_EVIDENCE_BYTES) {
     throw new AcmpError(ACMP_CODE.invalidParams, { reason: 'too_large', field });
   }

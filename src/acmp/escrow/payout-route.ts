@@ -46,8 +46,10 @@ export function parsePayoutList(value: unknown): readonly PayoutEntry[] {
 export function routeOf(payee: string, list: readonly PayoutEntry[] | undefined): PayeeRoute {
   if (list === undefined) return { rail: 'credit-ledger', account: payee, source: 'identity' };
   const entry = list.find((e) => SUPPORTED_PAYOUT_RAILS.includes(e.rail));
-  if (entry === undefined) return { rail: null, held: 'no_supported_rail' };
-  return { rail: 'credit-ledger', account: entry.account as string, source: 'configured' };
+  // The schema gives every credit-ledger entry (the one rail supported) its account.
+  if (entry === undefined || typeof entry.account !== 'string')
+    return { rail: null, held: 'no_supported_rail' };
+  return { rail: 'credit-ledger', account: entry.account, source: 'configured' };
 }
 
 /** The route as escrowStatus shows it: the account only to the payee (L4 §7.1: not to the other party). */

@@ -3,7 +3,7 @@ import type { EscrowCaller } from './agent.js';
 import { ESCROW_METHOD } from './constants.js';
 import { verifyRequest, type VerifiedRequest } from './did-parties.js';
 import { escrowError } from './errors.js';
-import type { EscrowCommand } from './messages.js';
+import type { EscrowCommand, EscrowParams } from './messages.js';
 import { authorize } from './state-machine.js';
 import type { EscrowStore } from './store.js';
 
@@ -19,7 +19,7 @@ export async function verifyBeforeLock(
   request: {
     caller: EscrowCaller;
     command: Exclude<EscrowCommand, { method: typeof ESCROW_METHOD.lock }>;
-    params: object;
+    params: EscrowParams;
   },
 ): Promise<VerifiedRequest | undefined> {
   const { caller, command, params } = request;

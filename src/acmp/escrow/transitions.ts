@@ -87,7 +87,7 @@ export class TransitionLog {
     for (const p of pay) {
       if (p.amount <= 0n) continue;
       const { account, route } = this.destination(p.to);
-      if (p.to === 'payee') data = { ...(data as object), payee_payout: routeData(this.current.payeeRoute) };
+      if (p.to === 'payee') data = { ...objectOf(data), payee_payout: routeData(this.current.payeeRoute) };
       this.payoutList.push({
         payoutId: `${escrowId}:${seq}:${p.to}`,
         escrowId,
@@ -122,4 +122,9 @@ export class TransitionLog {
 function routeData(route: PayeeRoute | null): JsonValue {
   if (route === null) return null;
   return route.rail === null ? { rail: null, held: route.held } : { ...route };
+}
+
+/** A transition's data as an object to extend (every transition that pays the payee carries one). */
+function objectOf(data: JsonValue): { [key: string]: JsonValue } {
+  return typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
 }

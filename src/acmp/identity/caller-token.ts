@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../../shared/clock.js';
 import type { DidDocument, VerificationMethod } from './did-document.js';
 import { keyFitsAlg, publicKeyOf } from './public-key.js';
 import type { ReplayCache } from './replay-cache.js';
-import type { SignatureAlg, Signer } from './signer.js';
+import { isSignatureAlg, type SignatureAlg, type Signer } from './signer.js';
 import type { DidResolver } from './verify.js';
 import { errorCode } from '../../shared/errors.js';
 
@@ -28,7 +28,6 @@ const MAX_JTI_CHARS = 128;
 /** DID syntax (DID Core §3.1) without path, query or fragment. */
 const DID_PATTERN = /^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/;
 const MAX_DID_CHARS = 512;
-const ALGS: readonly SignatureAlg[] = ['EdDSA', 'ES256'];
 
 /** Options of {@link mintCallerToken}. */
 export interface MintCallerTokenOptions {
@@ -111,12 +110,13 @@ function readUnverified(token: string, methods: readonly string[]): Unverified |
   } catch {
     return 'malformed';
   }
-  if (!ALGS.includes(header.alg as SignatureAlg)) return 'alg';
+  const alg = header.alg;
+  if (!isSignatureAlg(alg)) return 'alg';
   if (typeof iss !== 'string' || iss.length > MAX_DID_CHARS || !DID_PATTERN.test(iss)) return 'did';
   if (!methods.includes(iss.split(':')[1] ?? '')) return 'did';
   const kid = header.kid;
   if (typeof kid !== 'string' || !kid.startsWith(`${iss}#`) || kid.length > 2 * MAX_DID_CHARS) return 'kid';
-  return { alg: header.alg as SignatureAlg, kid, did: iss };
+  return { alg, kid, did: iss };
 }
 
 /** A method listed under `authentication` (DID Core §5.3.1: the keys that prove control of the DID). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../../shared/clock.js';
+import { isJsonObject } from '../../shared/json.js';
 import { ACMP_CODE, AcmpError, isAcmpError } from '../errors.js';
 import { signObject, SignatureEnvelopeSchema } from './envelope.js';
 import type { PartyIdentity } from './host-identity.js';
@@ -100,7 +101,8 @@ export function createChallenge(options: ChallengeOptions): IdentityChallenge {
         });
       } catch (error) {
         if (!isAcmpError(error, ACMP_CODE.signatureInvalid)) throw error;
-        const check = (error.data as { check?: string } | undefined)?.check;
+        const data = error.data;
+        const check = isJsonObject(data) && typeof data.check === 'string' ? data.check : undefined;
         throw failed(check === 'payload_hash' ? 'nonce' : (check ?? 'signature'));
       }
     },

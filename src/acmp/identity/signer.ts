@@ -4,6 +4,13 @@ import { LocalError } from '../../shared/errors.js';
 /** The signature algorithms of Layer 7 §4: verifiers accept both, signers SHOULD use `EdDSA`. */
 export type SignatureAlg = 'EdDSA' | 'ES256';
 
+const SIGNATURE_ALGS: readonly SignatureAlg[] = ['EdDSA', 'ES256'];
+
+/** Whether a value (a JWS header's or an envelope's `alg`) names a Layer 7 §4 algorithm. */
+export function isSignatureAlg(value: unknown): value is SignatureAlg {
+  return SIGNATURE_ALGS.some((alg) => alg === value);
+}
+
 /**
  * Whoever holds a signing key (the wallet of Layer 7 §1): it signs bytes it is given and says which DID
  * and verification method the signature belongs to. The key material never leaves it — callers get

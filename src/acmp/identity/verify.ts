@@ -4,7 +4,7 @@ import { ACMP_CODE, AcmpError } from '../errors.js';
 import { signingMethod, type DidDocument } from './did-document.js';
 import { payloadHashOf, SignatureEnvelopeSchema, signingInput, type SignatureEnvelope } from './envelope.js';
 import { keyFitsAlg, publicKeyOf } from './public-key.js';
-import type { SignatureAlg } from './signer.js';
+import { isSignatureAlg, type SignatureAlg } from './signer.js';
 
 /** Resolves DIDs to their documents (Layer 7 §2.1: `did:web` and `did:key` at least). */
 export interface DidResolver {
@@ -41,8 +41,6 @@ export interface VerifiedSignature {
 export type SignatureCheck =
   'envelope' | 'did' | 'alg' | 'verification_method' | 'payload_hash' | 'key' | 'signature';
 
-const ALGS: readonly string[] = ['EdDSA', 'ES256'] satisfies SignatureAlg[];
-
 function invalid(check: SignatureCheck): AcmpError {
   return new AcmpError(ACMP_CODE.signatureInvalid, { check });
 }
@@ -62,10 +60,10 @@ export async function verifyObject(object: unknown, options: VerifyOptions): Pro
   if (!parsed.success) throw invalid('envelope');
   const envelope = parsed.data;
   if (options.expectedDid !== undefined && envelope.did !== options.expectedDid) throw invalid('did');
-  if (!ALGS.includes(envelope.alg)) throw invalid('alg');
+  const alg = envelope.alg;
+  if (!isSignatureAlg(alg)) throw invalid('alg');
   if (!envelope.verification_method.startsWith(`${envelope.did}#`)) throw invalid('verification_method');
   if (payloadHashOf(object) !== envelope.payload_hash) throw invalid('payload_hash');
-  const alg = envelope.alg as SignatureAlg;
   const key = await signingKey(envelope, options);
   if (!keyFitsAlg(key, alg)) throw invalid('alg');
   if (!verifyBytes({ alg, key }, signingInput(envelope.payload_hash), envelope.signature))

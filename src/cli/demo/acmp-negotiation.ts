@@ -1,12 +1,16 @@
+import { z } from 'zod';
 import { createAcmpBuyer } from '../../a2a/acmp/buyer.js';
 import { createA2AClient } from '../../a2a/client.js';
 import { taskStateName } from '../../a2a/part-codec.js';
 import { SESSION_EXTENSION_URI } from '../../acmp/constants.js';
 import { verifyProof } from '../../acmp/proof.js';
-import { expectThat } from './expect.js';
+import { expectShape, expectThat } from './expect.js';
 import type { DemoScenario } from './scenarios.js';
 
 const NOTE = 'Quarterly revenue grew strongly. Costs fell. The outlook improved in every region.';
+
+/** The session's task metadata under the session extension (docs/acmp-negotiation.md): its phase. */
+const SessionMetadataSchema = z.looseObject({ phase: z.string() });
 
 /**
  * Layer 6 negotiated purchases: a flat quote → accept → invoke at the agreed price, then a session (our
@@ -52,9 +56,13 @@ export const acmpNegotiationScenario: DemoScenario = {
     );
     const client = await createA2AClient(buyer.card, { caCert: ctx.caCert });
     const task = await client.getTask({ tenant: '', id: session.session.taskId, historyLength: undefined });
-    const phase = (task.metadata?.[SESSION_EXTENSION_URI] as { phase?: string } | undefined)?.phase;
+    const { phase } = expectShape(
+      SessionMetadataSchema,
+      task.metadata?.[SESSION_EXTENSION_URI],
+      'a session phase',
+    );
     ctx.say(
-      `   GetTask → A2A task ${taskStateName(task.status?.state)} (phase "${String(phase)}" under ${SESSION_EXTENSION_URI}), ${task.history.length} messages`,
+      `   GetTask → A2A task ${taskStateName(task.status?.state)} (phase "${phase}" under ${SESSION_EXTENSION_URI}), ${task.history.length} messages`,
     );
     const summary = await buyer.invoke({ agreement: session });
     expectThat(summary.cost_cu === session.ack.price_cu, 'the negotiated price to be charged');

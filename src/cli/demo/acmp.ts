@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { a2aTaskIds, createA2AAcmpTransport, createAcmpBuyer, type AcmpBuyer } from '../../a2a/acmp/buyer.js';
 import { acmpRootOf } from '../../a2a/acmp-part.js';
 import { createA2AClient } from '../../a2a/client.js';
@@ -5,7 +6,7 @@ import { taskStateName } from '../../a2a/part-codec.js';
 import { ACMP_CODE, isAcmpError } from '../../acmp/errors.js';
 import type { AcmpResult, InvokeParams, Payload } from '../../acmp/messages.js';
 import { verifyProof } from '../../acmp/proof.js';
-import { expectThat } from './expect.js';
+import { expectShape, expectThat } from './expect.js';
 import type { DemoContext, DemoScenario } from './scenarios.js';
 
 const REPORT =
@@ -104,6 +105,9 @@ async function heartbeats(ctx: DemoContext, buyer: AcmpBuyer): Promise<void> {
   expectThat(beats >= 3, 'a heartbeat per step');
 }
 
+/** The `data` of a -33001 refusal (Layer 1 §3.1): the lowest price the provider would accept. */
+const BudgetDataSchema = z.looseObject({ min_price_cu: z.number() });
+
 async function budgetRejection(ctx: DemoContext, buyer: AcmpBuyer): Promise<void> {
   try {
     await buyer.invoke({
@@ -114,10 +118,8 @@ async function budgetRejection(ctx: DemoContext, buyer: AcmpBuyer): Promise<void
     expectThat(false, 'a budget rejection');
   } catch (error) {
     expectThat(isAcmpError(error, ACMP_CODE.budgetExceeded), 'error -33001');
-    const data = (error as { data?: { min_price_cu?: number } }).data;
-    ctx.say(
-      `   max_price_cu 0.0001 → acmp_error -33001 budget exceeded (min_price_cu ${String(data?.min_price_cu)})`,
-    );
+    const data = expectShape(BudgetDataSchema, error.data, 'the -33001 data to name min_price_cu');
+    ctx.say(`   max_price_cu 0.0001 → acmp_error -33001 budget exceeded (min_price_cu ${data.min_price_cu})`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { createAcmpBuyer, type AcmpBuyer } from '../../a2a/acmp/buyer.js';
 import type { BuyerEscrow } from '../../a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../demo/capabilities.js';
@@ -9,7 +10,7 @@ import type { HostModule } from '../../server/module.js';
 import { acmpModule } from '../../server/modules/acmp.js';
 import { escrowModule } from '../../server/modules/escrow.js';
 import { KyselyEscrowStore } from '../../storage/escrow/escrow-store-kysely.js';
-import { expectThat } from './expect.js';
+import { expectShape, expectThat } from './expect.js';
 import type { DemoContext, DemoScenario } from './scenarios.js';
 
 const BUYER_TOKEN = 'buyer=demo-buyer-secret-0123456789';
@@ -61,11 +62,12 @@ export const escrowScenario: DemoScenario = {
         return b + p;
       };
       await balances('before');
-      const buyer = (await createAcmpBuyer({
+      const buyer = await createAcmpBuyer({
         agentUrl: provider.url,
         caCert: ctx.caCert,
         escrow: { agentUrl: agent.url, token: secretOf(BUYER_TOKEN), caCert: ctx.caCert },
-      })) as AcmpBuyer & { escrow: BuyerEscrow };
+      });
+      expectThat(hasEscrow(buyer), 'the buyer to pay through the escrow agent');
       const payee = buyer.escrowAgents[0]?.payeeId;
       expectThat(payee === 'agent:provider', "the provider's card to name its payee id at the escrow agent");
       await fastPath(ctx, buyer, payee);
@@ -85,11 +87,7 @@ export const escrowScenario: DemoScenario = {
   },
 };
 
-async function fastPath(
-  ctx: DemoContext,
-  buyer: AcmpBuyer & { escrow: BuyerEscrow },
-  payee: string,
-): Promise<void> {
+async function fastPath(ctx: DemoContext, buyer: EscrowBuyer, payee: string): Promise<void> {
   const { escrowId, result } = await invokeUnderEscrow(buyer, payee, { bind: { agreedPriceCu: 0.005 } });
   ctx.say(`   acmp/escrowLock 0.005 CU → ${escrowId}; acmp/escrowBind → ${payee}`);
   ctx.say(`   acmp/invoke with escrow_id → ${JSON.stringify(result.output?.data)} for ${result.cost_cu} CU`);
@@ -103,28 +101,24 @@ async function fastPath(
       proofMethod: 'result-hash',
     },
   );
-  const rest = await buyer.escrow.reclaim(escrowId);
+  const rest = expectShape(ReclaimedSchema, await buyer.escrow.reclaim(escrowId), 'an escrowReclaim result');
   ctx.say(
-    `   proof verified → acmp/escrowRelease ${result.cost_cu} CU; acmp/escrowReclaim ${JSON.stringify(rest.reclaimed_cu)} CU → ${rest.state as string}`,
+    `   proof verified → acmp/escrowRelease ${result.cost_cu} CU; acmp/escrowReclaim ${JSON.stringify(rest.reclaimed_cu)} CU → ${rest.state}`,
   );
 }
 
-async function silentBuyer(
-  ctx: DemoContext,
-  buyer: AcmpBuyer & { escrow: BuyerEscrow },
-  payee: string,
-): Promise<void> {
+async function silentBuyer(ctx: DemoContext, buyer: EscrowBuyer, payee: string): Promise<void> {
   const { escrowId, result } = await invokeUnderEscrow(buyer, payee);
   ctx.say(
     `   silent buyer: invoke for ${result.cost_cu} CU on ${escrowId}, no release; following the escrow task…`,
   );
   const stop = new AbortController();
   for await (const status of buyer.escrow.watch(escrowId, { signal: stop.signal })) {
-    const claim = status.claim as { amount_cu?: number; window_ends_ms?: number } | null;
+    const { claim, released_cu } = expectShape(WatchedSchema, status, 'an escrowStatus with its claim');
     ctx.say(
-      `   escrow task: ${status.state}${claim ? ` (claim ${String(claim.amount_cu)} CU, window ends in ${Math.max(0, (claim.window_ends_ms ?? 0) - Date.now())} ms)` : ''}, released ${status.released_cu as number} CU`,
+      `   escrow task: ${status.state}${claim ? ` (claim ${claim.amount_cu} CU, window ends in ${Math.max(0, claim.window_ends_ms - Date.now())} ms)` : ''}, released ${released_cu} CU`,
     );
-    if (status.state === 'open' && Number(status.released_cu) > 0) break;
+    if (status.state === 'open' && released_cu > 0) break;
   }
   stop.abort();
   const rest = await buyer.escrow.reclaim(escrowId);
@@ -133,9 +127,26 @@ async function silentBuyer(
   );
 }
 
+/** A buyer created with an escrow agent to pay through (`createAcmpBuyer`'s `escrow` option). */
+export type EscrowBuyer = AcmpBuyer & { readonly escrow: BuyerEscrow };
+
+/** Whether the buyer pays through an escrow agent. */
+export function hasEscrow(buyer: AcmpBuyer): buyer is EscrowBuyer {
+  return buyer.escrow !== undefined;
+}
+
+/** The fields of an escrowReclaim result [L4 §4.4] the demo prints. */
+const ReclaimedSchema = z.looseObject({ state: z.string(), reclaimed_cu: z.number() });
+
+/** The fields of an escrowStatus [L4 §4.7] the silent buyer follows: its claim (null until one) and releases. */
+const WatchedSchema = z.looseObject({
+  released_cu: z.number(),
+  claim: z.looseObject({ amount_cu: z.number(), window_ends_ms: z.number() }).nullable(),
+});
+
 /** Locks 0.005 CU for an hour, binds it to `payee` and invokes the demo capability under it (L4 §4.1–§4.2). */
 export async function invokeUnderEscrow(
-  buyer: AcmpBuyer & { escrow: BuyerEscrow },
+  buyer: EscrowBuyer,
   payee: string,
   options: { lock?: { challengeWindowMs?: number }; bind?: { agreedPriceCu?: number } } = {},
 ): Promise<{ escrowId: string; result: AcmpResult }> {

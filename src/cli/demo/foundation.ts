@@ -20,7 +20,7 @@ export const foundationScenario: DemoScenario = {
       metadata: undefined,
     });
     expectThat('id' in result, 'a task back');
-    const task = result as { id: string; status?: { state: number } };
+    const task = result;
     ctx.say(`   JSON-RPC SendMessage → task ${task.id} ${taskStateName(task.status?.state)}`);
     const rest = await createA2AClient(card, { caCert: ctx.caCert, transport: 'HTTP+JSON' });
     const again = await rest.getTask({ tenant: '', id: task.id });

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { createAcmpBuyer, type AcmpBuyer } from '../../a2a/acmp/buyer.js';
-import type { BuyerEscrow } from '../../a2a/escrow/buyer-escrow.js';
+import { z } from 'zod';
+import { createAcmpBuyer } from '../../a2a/acmp/buyer.js';
 import { fetchAgentCard } from '../../a2a/client.js';
 import { isAcmpError } from '../../acmp/errors.js';
 import { KyselyEscrowStore } from '../../storage/escrow/escrow-store-kysely.js';
@@ -12,8 +12,8 @@ import { demoCapabilities } from '../../demo/capabilities.js';
 import type { RunningHost } from '../../server/host.js';
 import { acmpModule } from '../../server/modules/acmp.js';
 import { escrowModule } from '../../server/modules/escrow.js';
-import { invokeUnderEscrow, secretOf, start } from './escrow.js';
-import { expectThat } from './expect.js';
+import { hasEscrow, invokeUnderEscrow, secretOf, start, type EscrowBuyer } from './escrow.js';
+import { expectShape, expectThat } from './expect.js';
 import type { DemoContext, DemoScenario } from './scenarios.js';
 import { startTamperProxy } from './tamper-proxy.js';
 
@@ -36,12 +36,13 @@ export const identityScenario: DemoScenario = {
     try {
       const { agent, provider, did, ledger } = await startAgents(ctx, hosts);
       const resolver = createDidResolver();
-      const buyer = (await createAcmpBuyer({
+      const buyer = await createAcmpBuyer({
         agentUrl: provider.url,
         caCert: ctx.caCert,
         signatures: { resolver },
         escrow: { agentUrl: agent.url, token: secretOf(BUYER_TOKEN), caCert: ctx.caCert },
-      })) as AcmpBuyer & { escrow: BuyerEscrow };
+      });
+      expectThat(hasEscrow(buyer), 'the buyer to pay through the escrow agent');
       expectThat(buyer.capabilityObject.did === did, 'the card to advertise the provider DID');
       ctx.say(`   provider ${short(did)} (its card's capability object names this did:key)`);
       const offer = await buyer.quote({ capability: 'sentiment-analysis', proof_method: 'result-hash' });
@@ -122,14 +123,23 @@ async function tamperedQuote(ctx: DemoContext, providerUrl: string): Promise<voi
       (error: unknown) => error,
     );
     expectThat(isAcmpError(refused, -36003), 'the tampered offer to be refused -36003');
-    const check = (refused.data as { check?: string } | undefined)?.check;
+    const { check } = expectShape(RefusalDataSchema, refused.data, 'the refusal to name its check');
     ctx.say(
-      `   the same quote through a proxy that halves price_cu → refused: ${refused.code} ${refused.message} (check ${String(check)}); nothing accepted`,
+      `   the same quote through a proxy that halves price_cu → refused: ${refused.code} ${refused.message} (check ${check}); nothing accepted`,
     );
   } finally {
     await proxy.close();
   }
 }
+
+/** The `data` of a Layer 7 §7 refusal: the check that failed. */
+const RefusalDataSchema = z.looseObject({ check: z.string() });
+
+/** An escrowStatus claim [L4 §4.7] with the payee's Layer 7 §4.1 envelope `sig`, as the demo prints it. */
+const SignedClaimSchema = z.looseObject({
+  amount_cu: z.number(),
+  sig: z.looseObject({ did: z.string(), alg: z.string(), payload_hash: z.string() }),
+});
 
 /**
  * A silent buyer: the provider claims, signed by its DID; the agent shows the envelope in escrowStatus
@@ -137,7 +147,7 @@ async function tamperedQuote(ctx: DemoContext, providerUrl: string): Promise<voi
  */
 async function signedClaim(
   ctx: DemoContext,
-  parties: { buyer: AcmpBuyer & { escrow: BuyerEscrow }; ledger: KyselyEscrowStore },
+  parties: { buyer: EscrowBuyer; ledger: KyselyEscrowStore },
   expected: { did: string; resolver: ReturnType<typeof createDidResolver> },
 ): Promise<void> {
   const { buyer, ledger } = parties;
@@ -145,17 +155,17 @@ async function signedClaim(
   expectThat(payee === expected.did, "the provider's payee id at the escrow agent to be its DID");
   const { escrowId, result } = await invokeUnderEscrow(buyer, payee, { lock: { challengeWindowMs: 60_000 } });
   const stop = new AbortController();
-  let claim: Record<string, unknown> | undefined;
+  let claimed: unknown;
   for await (const status of buyer.escrow.watch(escrowId, { signal: stop.signal })) {
     if (status.state !== 'claimed') continue;
-    claim = status.claim as Record<string, unknown>;
+    claimed = status.claim;
     break;
   }
   stop.abort();
-  expectThat(claim !== undefined, 'the provider to claim');
-  const sig = claim.sig as { did: string; alg: string; payload_hash: string };
+  const claim = expectShape(SignedClaimSchema, claimed, 'the provider to claim, signed by its DID');
+  const { sig } = claim;
   ctx.say(
-    `   invoke on ${escrowId} for ${result.cost_cu} CU, buyer silent → acmp/escrowClaim ${String(claim.amount_cu)} CU accepted`,
+    `   invoke on ${escrowId} for ${result.cost_cu} CU, buyer silent → acmp/escrowClaim ${claim.amount_cu} CU accepted`,
   );
   const kept = (await ledger.get(escrowId))?.claim?.signed;
   const verified = await verifyObject(kept, { resolver: expected.resolver, expectedDid: expected.did });

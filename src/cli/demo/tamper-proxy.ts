@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fetchTrusting } from '../../shared/fetch.js';
 
 /** A man in the middle on 127.0.0.1 (Layer 6 N19): forwards to `target` and rewrites each answer. */
@@ -44,8 +43,11 @@ export async function startTamperProxy(
     })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // A server listening on a TCP port has an AddressInfo; a string is a pipe, null a closed server.
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the tamper proxy has no TCP port');
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${address.port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -84,9 +84,7 @@ function placementProblems(label: string, exchange: WireExchange): string[] {
   if (!answer?.error) return [];
   const state = answer.state ?? taskOf(answer.frame)?.state;
   if (state !== undefined && state !== 'TASK_STATE_COMPLETED' && state !== 'TASK_STATE_CANCELED')
-    return [
-      `${label}: the task carrying acmp_error ${answer.error.code as number} is ${state}, not completed`,
-    ];
+    return [`${label}: the task carrying acmp_error ${String(answer.error.code)} is ${state}, not completed`];
   return [];
 }
 

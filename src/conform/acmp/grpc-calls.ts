@@ -1,6 +1,7 @@
 import { createGrpcWire, type GrpcWire, type GrpcWireAnswer } from '../../a2a/grpc-wire.js';
 import type { ConformContext } from '../check.js';
 import { serviceParameters, type Endpoint, type WireExchange, type WireFrame } from './wire.js';
+import { isJsonObject } from '../../shared/json.js';
 
 /**
  * The ACMP checks' calls over gRPC (A2A v1.0 §5, the card's `GRPC` interface): the same exchanges as over
@@ -24,8 +25,7 @@ function clientFor(ctx: ConformContext, url: string): Promise<GrpcWire> {
 
 /** The `message` of SendMessage params, which is all the kit sends (`{message}`). */
 function messageOf(params: unknown): Json {
-  const message = (params as { message?: unknown } | undefined)?.message;
-  return typeof message === 'object' && message !== null ? (message as Json) : {};
+  return isJsonObject(params) && isJsonObject(params.message) ? params.message : {};
 }
 
 const statusOf = (answer: GrpcWireAnswer): string =>

@@ -129,7 +129,8 @@ export function finalAnswer(
 
 /** An array field as `unknown[]` (empty when it is not an array). */
 export function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? (value as unknown[]) : [];
+  const items: unknown[] = Array.isArray(value) ? value : [];
+  return items;
 }
 
 /** A one-line, bounded rendering of a JSON value for evidence. */

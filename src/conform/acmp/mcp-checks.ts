@@ -4,6 +4,7 @@ import { canonicalJson } from '../../shared/jcs.js';
 import { fail, pass, skip, type Check } from '../check.js';
 import { brief } from './inspect.js';
 import { capabilityObject } from './plan.js';
+import { isJsonObject } from '../../shared/json.js';
 
 /**
  * ACMP over MCP (docs/acmp-mcp-binding.md §2): the `org.a2agora/acmp` extension an MCP server at the
@@ -31,7 +32,8 @@ const discoverEqualsCard: Check = {
         ...(ctx.caCert ? { caCert: ctx.caCert } : {}),
       });
     } catch (error) {
-      const detail = (error as { data?: { detail?: unknown } }).data?.detail;
+      const data = isJsonObject(error) ? error.data : undefined;
+      const detail = isJsonObject(data) ? data.detail : undefined;
       if (typeof detail === 'string' && NO_ACMP.test(detail))
         return fail(`the MCP server at ${MCP_PATH} advertises no org.a2agora/acmp provider extension`);
       return skip(`no MCP server at ${MCP_PATH} (${error instanceof Error ? error.message : String(error)})`);

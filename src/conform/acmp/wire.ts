@@ -42,9 +42,7 @@ export interface Endpoint {
 /** The card's A2A v1.0 interfaces, one per transport (the first listed), JSON-RPC first. */
 export function endpointsOf(card: unknown): Endpoint[] {
   const interfaces: unknown[] =
-    isJsonObject(card) && Array.isArray(card.supportedInterfaces)
-      ? (card.supportedInterfaces as unknown[])
-      : [];
+    isJsonObject(card) && Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
   const found: Endpoint[] = [];
   for (const transport of WIRE_TRANSPORTS) {
     const match = interfaces.find(

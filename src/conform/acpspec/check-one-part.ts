@@ -17,7 +17,7 @@ function split(envelope: SnapshotEnvelope): {
   const header: Record<string, unknown> = {};
   const body: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(envelope))
-    ((ACP_HEADER_KEYS as readonly string[]).includes(key) ? header : body)[key] = value;
+    (ACP_HEADER_KEYS.some((k) => k === key) ? header : body)[key] = value;
   return { header, body };
 }
 

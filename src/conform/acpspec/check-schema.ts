@@ -32,7 +32,11 @@ async function fetchSchema(ctx: ConformContext, url: string): Promise<Record<str
       signal: AbortSignal.timeout(ctx.timeoutMs),
     });
   } catch (error) {
-    broken(clip(`schema_url ${url} could not be fetched: ${(error as Error).message}`));
+    broken(
+      clip(
+        `schema_url ${url} could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
   }
   rule(res.ok, `schema_url ${url} answered HTTP ${res.status}`);
   let schema: unknown;
@@ -66,7 +70,11 @@ export const schemaUrlCheck: Check = {
       try {
         validate = compilerFor(schema).compile(schema);
       } catch (error) {
-        broken(clip(`the schema at ${url} does not compile: ${(error as Error).message}`));
+        broken(
+          clip(
+            `the schema at ${url} does not compile: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
       }
       if (params['acp_version'] !== ACP_VERSION) return;
       const sample = snapshotOf(freshTransactionId('schema'));

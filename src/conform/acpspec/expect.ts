@@ -4,6 +4,7 @@ import { A2aWire } from './a2a-wire.js';
 import { HttpsWire } from './https-wire.js';
 import { need, rule } from './outcome.js';
 import { describe, type AcpReply, type AcpWire } from './wire.js';
+import { isJsonObject } from '../../shared/json.js';
 
 /** The two ACPspec bindings a wire check runs on. */
 export type AcpBinding = Extract<ConformBinding, 'acpspec-a2a' | 'acpspec-https'>;
@@ -59,5 +60,5 @@ export function sameJson(a: unknown, b: unknown): boolean {
 
 /** The `event_id` of an event as read back, if it has one. */
 export function eventIdOf(event: unknown): unknown {
-  return typeof event === 'object' && event !== null ? (event as { event_id?: unknown }).event_id : undefined;
+  return isJsonObject(event) ? event.event_id : undefined;
 }

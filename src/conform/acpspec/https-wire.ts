@@ -67,7 +67,8 @@ export class HttpsWire implements AcpWire {
       if (reply.kind !== 'data') return reply;
       const list = reply.data['events'];
       if (!Array.isArray(list)) return { kind: 'other', evidence: 'an events page without an events list' };
-      events.push(...(list as unknown[]));
+      const page: unknown[] = list;
+      events.push(...page);
       const next = reply.data['next'];
       if (typeof next !== 'number') return events;
       after = next;
@@ -86,7 +87,10 @@ export class HttpsWire implements AcpWire {
       });
       bytes = Buffer.from(await res.arrayBuffer());
     } catch (error) {
-      return { kind: 'other', evidence: clip(`the request failed: ${(error as Error).message}`) };
+      return {
+        kind: 'other',
+        evidence: clip(`the request failed: ${error instanceof Error ? error.message : String(error)}`),
+      };
     }
     let body: unknown;
     try {
