@@ -1,6 +1,6 @@
 import type * as grpc from '@grpc/grpc-js';
 import { Pool } from 'undici';
-import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../src/acmp/constants.js';
+import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../src/acmp/wire/constants.js';
 import { ACP_EXTENSION_URI, ACP_MEDIA_TYPE, ACP_HTTP_ROUTES } from '../src/acpspec/constants.js';
 import type { LoadSpec, LoadToParent, ParentToLoad, Scenario } from './protocol.js';
 import { grpcClient, grpcSend, grpcSendMessage, type GrpcCall } from './load-grpc.js';

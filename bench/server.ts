@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AcmpCapability } from '../src/acmp/provider.js';
+import type { AcmpCapability } from '../src/acmp/provider/provider.js';
 import { resolveHostConfig } from '../src/server/config.js';
 import { startHost } from '../src/server/host.js';
 import type { HostModule } from '../src/server/module.js';

@@ -1,8 +1,8 @@
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createAcmpProvider, LOCAL_SCOPE } from '../src/acmp/provider.js';
-import type { AcmpCapability } from '../src/acmp/provider-types.js';
+import { createAcmpProvider, LOCAL_SCOPE } from '../src/acmp/provider/provider.js';
+import type { AcmpCapability } from '../src/acmp/provider/provider-types.js';
 import { KyselyAcmpTaskStore, acmpMigrations } from '../src/storage/acmp/acmp-task-store-kysely.js';
 import { openDatabase } from '../src/storage/sql/database.js';
 import { migrateSets } from '../src/storage/sql/migrations.js';

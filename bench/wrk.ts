@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../src/acmp/constants.js';
+import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../src/acmp/wire/constants.js';
 import { pinned, type CliHost } from './cli-host.js';
 import { isStable } from './load-driver.js';
 

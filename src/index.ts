@@ -8,16 +8,16 @@
  */
 export * as acmp from './acmp/index.js';
 export * as identity from './acmp/identity/index.js';
-export { createAcmpProvider } from './acmp/provider.js';
+export { createAcmpProvider } from './acmp/provider/provider.js';
 export type {
   AcmpCapability,
   AcmpProvider,
   AcmpProviderOptions,
   EscrowVerifier,
   HandlerContext,
-} from './acmp/provider-types.js';
-export { AcmpError } from './acmp/errors.js';
-export { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, SESSION_EXTENSION_URI } from './acmp/constants.js';
+} from './acmp/provider/provider-types.js';
+export { AcmpError } from './acmp/wire/errors.js';
+export { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, SESSION_EXTENSION_URI } from './acmp/wire/constants.js';
 export { concedeToFloor, type CounterPolicy } from './acmp/negotiation/session-policy.js';
 
 export { AcpError } from './acpspec/errors.js';
@@ -46,8 +46,8 @@ export type {
 } from './acpspec/envelope.js';
 export { checkEnvelope, parseEnvelope } from './acpspec/validate.js';
 
-export type { BuyerCallPolicy } from './acmp/buyer.js';
-export type { IdentityChallengeMode, IdentityChallengePolicy } from './acmp/identity-gate.js';
+export type { BuyerCallPolicy } from './acmp/buyer/buyer.js';
+export type { IdentityChallengeMode, IdentityChallengePolicy } from './acmp/buyer/identity-gate.js';
 export {
   createAcmpBuyer,
   agentEndpoints,

@@ -24,8 +24,8 @@ describe('layering (STYLE.md "Layout")', () => {
   it('has exactly the known parent/child folder pairs importing each other, no more and no stale one', () => {
     // Each is a parent folder's shared module used by a child it also imports; they go with the
     // sub-layer layout (docs/architecture.md). Sibling folders — bindings, protocols — never form one.
+    // ACMP has none: its shared modules are the wire model (src/acmp/wire/), which imports no other folder.
     const known = [
-      'src/acmp <-> src/acmp/identity',
       'src/cli <-> src/cli/demo',
       'src/conform <-> src/conform/acmp',
       'src/conform <-> src/conform/acpspec',
@@ -43,12 +43,12 @@ describe('the layering checker finds each kind of breach', () => {
   const breach = (path: string, source: string): string[] => breachesOf(path, source);
 
   it('a layer importing a layer above it, in production code and in its co-located tests', () => {
-    const source = `import { startHost } from '../server/host.js';\n`;
-    expect(breach('src/acmp/provider.ts', source)).toEqual([
-      'src/acmp/provider.ts imports ../server/host.js (server/ is not below acmp/)',
+    const source = `import { startHost } from '../../server/host.js';\n`;
+    expect(breach('src/acmp/provider/provider.ts', source)).toEqual([
+      'src/acmp/provider/provider.ts imports ../../server/host.js (server/ is not below acmp/)',
     ]);
-    expect(breach('src/acmp/provider.test.ts', source)).toHaveLength(1);
-    expect(breach('src/server/host.test.ts', source)).toEqual([]);
+    expect(breach('src/acmp/provider/provider.test.ts', source)).toHaveLength(1);
+    expect(breach('src/server/modules/host.test.ts', source)).toEqual([]);
   });
 
   it('an SDK outside the layer that owns it, also in a test of another layer', () => {
@@ -93,11 +93,43 @@ describe('the layering checker finds each kind of breach', () => {
     expect(breach('src/storage/x.test.ts', `import { g } from '../../scripts/gen.js';\n`)).toHaveLength(1);
   });
 
-  it('the identity core reaching ACMP code beyond its error table', () => {
-    expect(breach('src/acmp/identity/verify.ts', `import { AcmpError } from '../errors.js';\n`)).toEqual([]);
-    expect(breach('src/acmp/identity/verify.ts', `import { x } from '../provider.js';\n`)).toHaveLength(1);
-    expect(breach('src/acmp/identity/verify.test.ts', `import { x } from '../buyer.js';\n`)).toHaveLength(1);
-    expect(breach('src/acmp/provider.ts', `import { verifyObject } from './identity/verify.js';\n`)).toEqual(
+  it('the identity core reaching ACMP code beyond the wire model', () => {
+    expect(breach('src/acmp/identity/verify.ts', `import { AcmpError } from '../wire/errors.js';\n`)).toEqual(
+      [],
+    );
+    expect(
+      breach('src/acmp/identity/verify.ts', `import { x } from '../provider/provider.js';\n`),
+    ).toHaveLength(1);
+    expect(
+      breach('src/acmp/identity/verify.test.ts', `import { x } from '../buyer/buyer.js';\n`),
+    ).toHaveLength(1);
+    expect(breach('src/acmp/provider/provider.ts', `import { v } from '../identity/verify.js';\n`)).toEqual(
+      [],
+    );
+  });
+
+  it('the ACMP wire model reaching anything else of ACMP, provider and buyer reaching each other', () => {
+    expect(breach('src/acmp/wire/messages.ts', `import { c } from './constants.js';\n`)).toEqual([]);
+    expect(
+      breach('src/acmp/wire/messages.ts', `import { p } from '../identity/prove-identity.js';\n`),
+    ).toEqual([
+      'src/acmp/wire/messages.ts imports ../identity/prove-identity.js (src/acmp/wire/ reaches only itself in src/acmp/)',
+    ]);
+    expect(breach('src/acmp/wire/proof.test.ts', `import { b } from '../buyer/buyer.js';\n`)).toHaveLength(1);
+    expect(breach('src/acmp/provider/provider.ts', `import { m } from '../wire/messages.js';\n`)).toEqual([]);
+    expect(breach('src/acmp/provider/provider.ts', `import { b } from '../buyer/buyer.js';\n`)).toHaveLength(
+      1,
+    );
+    expect(
+      breach('src/acmp/buyer/buyer.test.ts', `import { p } from '../provider/provider.js';\n`),
+    ).toHaveLength(1);
+    expect(breach('src/acmp/buyer/buyer.ts', `import { x } from '../index.js';\n`)).toHaveLength(1);
+    expect(breach('src/acmp/negotiation/x.ts', `import { t } from '../provider/task-store.js';\n`)).toEqual(
+      [],
+    );
+    expect(breach('src/acmp/negotiation/x.ts', `import { b } from '../buyer/buyer.js';\n`)).toHaveLength(1);
+    expect(breach('src/acmp/dag/x.ts', `import { p } from '../provider/provider.js';\n`)).toHaveLength(1);
+    expect(breach('src/acmp/loopback-transport.ts', `import { p } from './provider/provider.js';\n`)).toEqual(
       [],
     );
   });

@@ -1,7 +1,7 @@
 import { Message, type Part } from '@a2a-js/sdk';
-import { ACMP_MEDIA_TYPE } from '../acmp/constants.js';
-import { AcmpError, ACMP_CODE } from '../acmp/errors.js';
-import { parseAcmpRoot, type AcmpRoot } from '../acmp/messages.js';
+import { ACMP_MEDIA_TYPE } from '../acmp/wire/constants.js';
+import { AcmpError, ACMP_CODE } from '../acmp/wire/errors.js';
+import { parseAcmpRoot, type AcmpRoot } from '../acmp/wire/messages.js';
 import { isJsonObject } from '../shared/json.js';
 import {
   decodeMessage,

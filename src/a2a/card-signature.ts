@@ -1,6 +1,6 @@
 import { AgentCard, canonicalizeAgentCard } from '@a2a-js/sdk';
 import { decodeProtectedHeader, flattenedVerify } from 'jose';
-import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
+import { ACMP_CODE, AcmpError } from '../acmp/wire/errors.js';
 import { publicKeyOf, signingMethod, type DidResolver, type Signer } from '../acmp/identity/index.js';
 import { canonicalJson } from '../shared/jcs.js';
 import { isJsonObject } from '../shared/json.js';

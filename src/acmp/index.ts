@@ -12,7 +12,7 @@ export {
   MAX_TIMER_MS,
   IMPLEMENTED_PROOF_METHODS,
   type AcmpMethod,
-} from './constants.js';
+} from './wire/constants.js';
 export {
   ACMP_ERRORS,
   ACMP_CODE,
@@ -23,7 +23,7 @@ export {
   type AcmpErrorSpec,
   type AcmpErrorKey,
   type AcmpErrorCode,
-} from './errors.js';
+} from './wire/errors.js';
 export {
   PayloadSchema,
   InvokeParamsSchema,
@@ -58,7 +58,7 @@ export {
   type AcmpEvent,
   type ResolvedInvoke,
   type AcmpRoot,
-} from './messages.js';
+} from './wire/messages.js';
 export {
   resultHash,
   createResultHashProof,
@@ -67,7 +67,7 @@ export {
   samePayload,
   type ResultHashProof,
   type ProofCheck,
-} from './proof.js';
+} from './wire/proof.js';
 export {
   TaskOutcomeSchema,
   isFinished,
@@ -84,9 +84,9 @@ export {
   type TaskListQuery,
   type HostBeat,
   type AcmpTaskStore,
-} from './task-store.js';
-export { MemoryAcmpTaskStore } from './memory-task-store.js';
-export { createAcmpProvider, buildCapabilityObject } from './provider.js';
+} from './provider/task-store.js';
+export { MemoryAcmpTaskStore } from './provider/memory-task-store.js';
+export { createAcmpProvider, buildCapabilityObject } from './provider/provider.js';
 export type {
   AcmpCapability,
   AcmpProvider,
@@ -94,8 +94,8 @@ export type {
   EscrowVerifier,
   HandlerContext,
   ProviderEvent,
-} from './provider-types.js';
-export { createAcmpBuyerCore } from './buyer.js';
+} from './provider/provider-types.js';
+export { createAcmpBuyerCore } from './buyer/buyer.js';
 export type {
   AcmpBuyerCore,
   AcmpBuyerOptions,
@@ -103,5 +103,5 @@ export type {
   AcmpInbound,
   BuyerEvent,
   InvokeInput,
-} from './buyer.js';
+} from './buyer/buyer.js';
 export { createLoopbackTransport, type LoopbackOptions } from './loopback-transport.js';

@@ -1,5 +1,5 @@
-import { ACMP_METHOD } from './constants.js';
-import { AcmpError } from './errors.js';
+import { ACMP_METHOD } from './wire/constants.js';
+import { AcmpError } from './wire/errors.js';
 import {
   encodeEventRoot,
   encodeRequestRoot,
@@ -7,9 +7,9 @@ import {
   parseAcmpRoot,
   type CancelParams,
   type InvokeParams,
-} from './messages.js';
-import type { AcmpBuyerTransport, AcmpInbound } from './buyer.js';
-import type { AcmpProvider } from './provider-types.js';
+} from './wire/messages.js';
+import type { AcmpBuyerTransport, AcmpInbound } from './buyer/buyer.js';
+import type { AcmpProvider } from './provider/provider-types.js';
 
 /** Options of {@link createLoopbackTransport}. */
 export interface LoopbackOptions {

@@ -8,7 +8,7 @@ import { DagRunner, type FailurePolicy } from '../acmp/dag/dag-runner.js';
 import { MemoryDagRunStore } from '../storage/memory/dag-run-store-memory.js';
 import { DAG_BINDINGS, type DagBinding } from '../acmp/dag/dag-model.js';
 import { checkRunTerms, type RunTerms } from '../acmp/dag/run-checks.js';
-import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
+import { ACMP_CODE, AcmpError } from '../acmp/wire/errors.js';
 import { ConnectDagBuyerPort } from '../connect/dag-buyer.js';
 import { openDatabase } from '../storage/sql/database.js';
 import { dagMigrations, KyselyDagRunStore } from '../storage/dag/dag-run-store-kysely.js';

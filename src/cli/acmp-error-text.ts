@@ -1,4 +1,4 @@
-import { ACMP_CODE, acmpErrorSpec, type AcmpError } from '../acmp/errors.js';
+import { ACMP_CODE, acmpErrorSpec, type AcmpError } from '../acmp/wire/errors.js';
 import { isJsonObject } from '../shared/json.js';
 import type { CliIo } from './io.js';
 

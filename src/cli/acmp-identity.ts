@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createAcmpBuyer } from '../a2a/acmp/buyer.js';
-import { acmpErrorSpec, isAcmpError } from '../acmp/errors.js';
+import { acmpErrorSpec, isAcmpError } from '../acmp/wire/errors.js';
 import { createDidResolver } from '../acmp/identity/resolver.js';
 import { fetchTrusting } from '../shared/fetch.js';
 import { caFromFlags, tokenFromFlags } from './card.js';

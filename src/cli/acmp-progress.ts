@@ -1,4 +1,4 @@
-import type { BuyerEvent } from '../acmp/buyer.js';
+import type { BuyerEvent } from '../acmp/buyer/buyer.js';
 import type { CliIo } from './io.js';
 
 /** A live progress line fed by the buyer's heartbeats and chunks. */

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { createAcmpBuyer as createA2AAcmpBuyer } from '../a2a/acmp/buyer.js';
 import { createAcmpBuyer, type AcmpBindingName } from '../connect/acmp-buyer.js';
-import type { BuyerEvent, InvokeInput } from '../acmp/buyer.js';
-import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
-import { PayloadSchema, type AcmpResult, type Payload } from '../acmp/messages.js';
-import { readCapabilitySkill } from '../acmp/capability-summary.js';
-import { verifyProof } from '../acmp/proof.js';
+import type { BuyerEvent, InvokeInput } from '../acmp/buyer/buyer.js';
+import { ACMP_CODE, AcmpError } from '../acmp/wire/errors.js';
+import { PayloadSchema, type AcmpResult, type Payload } from '../acmp/wire/messages.js';
+import { readCapabilitySkill } from '../acmp/provider/capability-summary.js';
+import { verifyProof } from '../acmp/wire/proof.js';
 import {
   agreementInvokeFromFlags,
   negotiate,

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createEscrowClient } from '../a2a/escrow/client.js';
 import { walletEscrowClient } from '../a2a/escrow/wallet-client.js';
-import { AcmpError } from '../acmp/errors.js';
+import { AcmpError } from '../acmp/wire/errors.js';
 import { ESCROW_METHOD, type EscrowMethod } from '../acmp/escrow/constants.js';
 import { escrowErrorSpec } from '../acmp/escrow/errors.js';
 import { systemIds } from '../shared/ids.js';

@@ -1,4 +1,4 @@
-import { ACMP_EXTENSION_URI } from '../acmp/constants.js';
+import { ACMP_EXTENSION_URI } from '../acmp/wire/constants.js';
 import { ACP_EXTENSION_URI } from '../acpspec/constants.js';
 import { LocalError } from '../shared/errors.js';
 import { fetchTrusting } from '../shared/fetch.js';

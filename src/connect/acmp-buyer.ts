@@ -13,9 +13,9 @@ import type {
   BuyerCallPolicy,
   BuyerEvent,
   InvokeInput,
-} from '../acmp/buyer.js';
-import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
-import type { AcmpResult, CapabilityObject } from '../acmp/messages.js';
+} from '../acmp/buyer/buyer.js';
+import { ACMP_CODE, AcmpError } from '../acmp/wire/errors.js';
+import type { AcmpResult, CapabilityObject } from '../acmp/wire/messages.js';
 import { MCP_PATH } from '../mcp/acmp-extension.js';
 import { connectMcpAcmpBuyer, type McpAcmpBuyer, type McpEra } from '../mcp/buyer.js';
 import { isLocalError } from '../shared/errors.js';

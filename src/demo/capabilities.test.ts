@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { analyseSentiment, demoCapabilities, selectSentences } from './capabilities.js';
-import { parseAcmpRoot } from '../acmp/messages.js';
-import { createAcmpProvider } from '../acmp/provider.js';
+import { parseAcmpRoot } from '../acmp/wire/messages.js';
+import { createAcmpProvider } from '../acmp/provider/provider.js';
 import { collect } from '../../test/helpers/acmp-testing.js';
 
 afterEach(() => {

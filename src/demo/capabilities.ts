@@ -1,9 +1,9 @@
 import { sleep } from '../shared/async.js';
 import { isJsonObject } from '../shared/json.js';
-import { estimateTokens } from '../acmp/provider-checks.js';
-import type { JsonSchemaObject } from '../acmp/capability-input.js';
-import type { Payload } from '../acmp/messages.js';
-import type { AcmpCapability } from '../acmp/provider-types.js';
+import { estimateTokens } from '../acmp/provider/provider-checks.js';
+import type { JsonSchemaObject } from '../acmp/wire/capability-input.js';
+import type { Payload } from '../acmp/wire/messages.js';
+import type { AcmpCapability } from '../acmp/provider/provider-types.js';
 
 const POSITIVE = new Set(
   'good great excellent improved improve growth grew gain gains strong love best positive up rising rose success happy beat exceeded record profit profitable outstanding'.split(

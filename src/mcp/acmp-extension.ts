@@ -1,6 +1,6 @@
 import type { JSONObject, ServerCapabilities } from '@modelcontextprotocol/server';
-import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
-import { CapabilityObjectSchema, type CapabilityObject } from '../acmp/messages.js';
+import { ACMP_CODE, AcmpError } from '../acmp/wire/errors.js';
+import { CapabilityObjectSchema, type CapabilityObject } from '../acmp/wire/messages.js';
 import { ID_LIMITS } from '../shared/id-rules.js';
 import { isJsonObject } from '../shared/json.js';
 

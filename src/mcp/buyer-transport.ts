@@ -1,8 +1,8 @@
 import { ProtocolError, SdkHttpError, UnauthorizedError, type Client } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import type { AcmpBuyerTransport } from '../acmp/buyer.js';
-import { ACMP_METHOD, MAX_TIMER_MS } from '../acmp/constants.js';
-import { ACMP_CODE, AcmpError, acmpErrorSpec } from '../acmp/errors.js';
+import type { AcmpBuyerTransport } from '../acmp/buyer/buyer.js';
+import { ACMP_METHOD, MAX_TIMER_MS } from '../acmp/wire/constants.js';
+import { ACMP_CODE, AcmpError, acmpErrorSpec } from '../acmp/wire/errors.js';
 import {
   AcmpResultSchema,
   HeartbeatParamsSchema,
@@ -11,7 +11,7 @@ import {
   type AcmpEvent,
   type CancelParams,
   type InvokeParams,
-} from '../acmp/messages.js';
+} from '../acmp/wire/messages.js';
 import { AsyncQueue } from '../shared/async.js';
 import { LocalError } from '../shared/errors.js';
 import { isJsonObject } from '../shared/json.js';

@@ -8,11 +8,11 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { createAcmpBuyerCore, type AcmpBuyerCore, type BuyerCallPolicy } from '../acmp/buyer.js';
-import { ACMP_CODE, AcmpError } from '../acmp/errors.js';
-import { L6_METHOD } from '../acmp/constants.js';
+import { createAcmpBuyerCore, type AcmpBuyerCore, type BuyerCallPolicy } from '../acmp/buyer/buyer.js';
+import { ACMP_CODE, AcmpError } from '../acmp/wire/errors.js';
+import { L6_METHOD } from '../acmp/wire/constants.js';
 import { mintCallerToken, type Signer } from '../acmp/identity/index.js';
-import type { CapabilityObject } from '../acmp/messages.js';
+import type { CapabilityObject } from '../acmp/wire/messages.js';
 import {
   AckSchema,
   OfferSchema,
@@ -20,14 +20,14 @@ import {
   type Ack,
   type Offer,
   type OfferRequestParams,
-} from '../acmp/negotiation-messages.js';
+} from '../acmp/wire/negotiation-messages.js';
 import { LocalError } from '../shared/errors.js';
 import { fetchTrusting } from '../shared/fetch.js';
 import { boundedTaskIds, type IdSource } from '../shared/ids.js';
-import { L7_METHOD } from '../acmp/constants.js';
-import { SignatureCheck } from '../acmp/signature-policy.js';
+import { L7_METHOD } from '../acmp/wire/constants.js';
+import { SignatureCheck } from '../acmp/buyer/signature-policy.js';
 import { proveIdentity, type IdentityCheckOptions } from '../acmp/identity/prove-identity.js';
-import { FirstPaymentGate, gatedBuyerCore, type AskIdentity } from '../acmp/identity-gate.js';
+import { FirstPaymentGate, gatedBuyerCore, type AskIdentity } from '../acmp/buyer/identity-gate.js';
 import type { VerifiedSignature } from '../acmp/identity/verify.js';
 import { acmpCapabilityOfMcp, MCP_PROTOCOL_VERSION } from './acmp-extension.js';
 import {

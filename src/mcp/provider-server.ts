@@ -1,20 +1,20 @@
 import { SdkError, SdkErrorCode, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Span } from '@opentelemetry/api';
-import { ACMP_METHOD, L6_METHOD, L7_METHOD } from '../acmp/constants.js';
-import { ProveIdentityParamsSchema } from '../acmp/identity/prove-identity.js';
-import { encodeInvokeRequest } from '../acmp/stored-request.js';
-import { ACMP_CODE, AcmpError, toAcmpErrorObject } from '../acmp/errors.js';
+import { ACMP_METHOD, L6_METHOD, L7_METHOD } from '../acmp/wire/constants.js';
+import { ProveIdentityParamsSchema } from '../acmp/wire/identity-messages.js';
+import { encodeInvokeRequest } from '../acmp/provider/stored-request.js';
+import { ACMP_CODE, AcmpError, toAcmpErrorObject } from '../acmp/wire/errors.js';
 import {
   CancelParamsSchema,
   parseAcceptParams,
   parseCancelParams,
   parseOfferRequestParams,
   type AcmpResult,
-} from '../acmp/messages.js';
-import { parseInvoke, type ParsedInvoke } from '../acmp/provider-checks.js';
-import type { AcmpProvider, Admission } from '../acmp/provider-types.js';
-import type { TaskScope } from '../acmp/task-store.js';
+} from '../acmp/wire/messages.js';
+import { parseInvoke, type ParsedInvoke } from '../acmp/provider/provider-checks.js';
+import type { AcmpProvider, Admission } from '../acmp/provider/provider-types.js';
+import type { TaskScope } from '../acmp/provider/task-store.js';
 import { quoteId } from '../shared/id-rules.js';
 import { systemIds, type IdSource } from '../shared/ids.js';
 import { checkJsonValue, JSON_LIMITS } from '../shared/json-edge.js';

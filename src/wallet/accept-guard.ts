@@ -1,5 +1,5 @@
-import { AcmpError } from '../acmp/errors.js';
-import type { Ack, AcceptParams, Offer, OfferRequestParams } from '../acmp/negotiation-messages.js';
+import { AcmpError } from '../acmp/wire/errors.js';
+import type { Ack, AcceptParams, Offer, OfferRequestParams } from '../acmp/wire/negotiation-messages.js';
 import type { SpendTicket, Wallet } from './wallet.js';
 
 /** The Layer 6 calls of a buyer on any binding (A2A, MCP). */

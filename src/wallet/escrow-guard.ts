@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ESCROW_METHOD, isEscrowMethod, type EscrowMethod } from '../acmp/escrow/constants.js';
-import { AcmpError } from '../acmp/errors.js';
+import { AcmpError } from '../acmp/wire/errors.js';
 import { isLocalError, LocalError } from '../shared/errors.js';
 import { isJsonObject, type JsonValue } from '../shared/json.js';
 import type { Intent } from './store.js';

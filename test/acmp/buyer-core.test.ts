@@ -5,10 +5,10 @@ import {
   type AcmpBuyerTransport,
   type AcmpInbound,
   type BuyerEvent,
-} from '../../src/acmp/buyer.js';
+} from '../../src/acmp/buyer/buyer.js';
 import { createLoopbackTransport, type LoopbackOptions } from '../../src/acmp/loopback-transport.js';
-import { createAcmpProvider } from '../../src/acmp/provider.js';
-import type { AcmpProviderOptions } from '../../src/acmp/provider-types.js';
+import { createAcmpProvider } from '../../src/acmp/provider/provider.js';
+import type { AcmpProviderOptions } from '../../src/acmp/provider/provider-types.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 
 const chunks = [

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { fetchAgentCard } from '../../src/a2a/client.js';
-import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
-import { AcmpError } from '../../src/acmp/errors.js';
+import { ACMP_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
+import { AcmpError } from '../../src/acmp/wire/errors.js';
 import { shared } from '../helpers/cleanup.js';
 import { cleanup, postJson } from '../helpers/host.js';
 import { acmpHost, countingCapability, invokeRoot, jsonRpcUrl, rpc } from './helpers.js';

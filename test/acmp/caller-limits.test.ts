@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
+import { ACMP_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { createJsonLogger } from '../../src/shared/logger.js';
 import { cleanup, postJson, startTestHost } from '../helpers/host.js';

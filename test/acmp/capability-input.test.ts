@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import { readCapabilitySkill } from '../../src/acmp/capability-summary.js';
-import { AcmpError } from '../../src/acmp/errors.js';
-import type { AcmpCapability } from '../../src/acmp/provider-types.js';
+import { readCapabilitySkill } from '../../src/acmp/provider/capability-summary.js';
+import { AcmpError } from '../../src/acmp/wire/errors.js';
+import type { AcmpCapability } from '../../src/acmp/provider/provider-types.js';
 import { runCliProcess } from '../helpers/cli-process.js';
 import { shared } from '../helpers/cleanup.js';
 import { cleanup } from '../helpers/host.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { acmpCapabilityOf } from '../../src/a2a/acmp/buyer.js';
 import { fetchAgentCard } from '../../src/a2a/client.js';
-import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
+import { ACMP_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { shared } from '../helpers/cleanup.js';

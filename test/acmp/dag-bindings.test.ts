@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DagError } from '../../src/acmp/dag/dag-errors.js';
-import type { Payload } from '../../src/acmp/messages.js';
-import { resultHash } from '../../src/acmp/proof.js';
+import type { Payload } from '../../src/acmp/wire/messages.js';
+import { resultHash } from '../../src/acmp/wire/proof.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
-import type { AcmpCapability } from '../../src/acmp/provider-types.js';
+import type { AcmpCapability } from '../../src/acmp/provider/provider-types.js';
 import { shared } from '../helpers/cleanup.js';
 import { cleanup } from '../helpers/host.js';
 import { sample, scrape } from '../helpers/metrics.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AcmpError, ACMP_CODE } from '../../src/acmp/errors.js';
+import { AcmpError, ACMP_CODE } from '../../src/acmp/wire/errors.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
-import type { AcmpCapability } from '../../src/acmp/provider-types.js';
+import type { AcmpCapability } from '../../src/acmp/provider/provider-types.js';
 import { cleanup } from '../helpers/host.js';
 import { postJson } from '../helpers/host.js';
 import { A2A_TRANSPORTS, type A2ATransport } from '../helpers/transports.js';

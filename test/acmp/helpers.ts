@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { a2aTaskIds } from '../../src/a2a/acmp/buyer.js';
-import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../../src/acmp/constants.js';
-import { AcmpError } from '../../src/acmp/errors.js';
+import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../../src/acmp/wire/constants.js';
+import { AcmpError } from '../../src/acmp/wire/errors.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
-import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider-types.js';
+import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider/provider-types.js';
 import { acmpModule, type AcmpModuleOptions } from '../../src/server/modules/acmp.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { postJson, startTestHost } from '../helpers/host.js';

@@ -6,9 +6,9 @@ import {
   JsonRpcTransportFactory,
   type Client,
 } from '@a2a-js/sdk/client';
-import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
-import { AcmpError, ACMP_CODE } from '../../src/acmp/errors.js';
-import type { AcmpCapability } from '../../src/acmp/provider-types.js';
+import { ACMP_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
+import { AcmpError, ACMP_CODE } from '../../src/acmp/wire/errors.js';
+import type { AcmpCapability } from '../../src/acmp/provider/provider-types.js';
 import type { IdSource } from '../../src/shared/ids.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { startTestHost } from '../helpers/host.js';

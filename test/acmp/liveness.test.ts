@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import { AcmpError } from '../../src/acmp/errors.js';
+import { AcmpError } from '../../src/acmp/wire/errors.js';
 import { cleanup } from '../helpers/host.js';
 import { providerProcess } from '../helpers/provider-process.js';
 

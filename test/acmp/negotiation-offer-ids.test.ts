@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import { AcmpError } from '../../src/acmp/errors.js';
+import { AcmpError } from '../../src/acmp/wire/errors.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import { countingCapability, newTaskId } from './helpers.js';

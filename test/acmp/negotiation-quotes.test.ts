@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import { AcmpError } from '../../src/acmp/errors.js';
-import type { AcmpCapability } from '../../src/acmp/provider-types.js';
+import { AcmpError } from '../../src/acmp/wire/errors.js';
+import type { AcmpCapability } from '../../src/acmp/provider/provider-types.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import type { LogFields, Logger } from '../../src/shared/logger.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
-import type { Payload } from '../../src/acmp/messages.js';
+import type { Payload } from '../../src/acmp/wire/messages.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { escrowHost, secret } from '../escrow/helpers.js';
 import { cleanup, startTestHost } from '../helpers/host.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SESSION_EXTENSION_URI } from '../../src/acmp/constants.js';
+import { SESSION_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
 import type { CounterPolicy } from '../../src/acmp/negotiation/session-policy.js';
 import { cleanup } from '../helpers/host.js';
 import {

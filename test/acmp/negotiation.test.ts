@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import type { NegotiatedAgreement } from '../../src/a2a/acmp/negotiation-client.js';
-import { AcmpError } from '../../src/acmp/errors.js';
+import { AcmpError } from '../../src/acmp/wire/errors.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
-import type { AcmpCapability } from '../../src/acmp/provider-types.js';
+import type { AcmpCapability } from '../../src/acmp/provider/provider-types.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import { ManualClock } from '../helpers/manual-clock.js';

@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Database } from '../../src/storage/sql/database.js';
 import { migrateSets } from '../../src/storage/sql/migrations.js';
 import { acmpMigrations, KyselyAcmpTaskStore } from '../../src/storage/acmp/acmp-task-store-kysely.js';
-import { MemoryAcmpTaskStore } from '../../src/acmp/memory-task-store.js';
-import { paramsHash } from '../../src/acmp/provider-checks.js';
-import { createAcmpProvider, LOCAL_SCOPE } from '../../src/acmp/provider.js';
-import type { ProviderEvent } from '../../src/acmp/provider.js';
+import { MemoryAcmpTaskStore } from '../../src/acmp/provider/memory-task-store.js';
+import { paramsHash } from '../../src/acmp/provider/provider-checks.js';
+import { createAcmpProvider, LOCAL_SCOPE } from '../../src/acmp/provider/provider.js';
+import type { ProviderEvent } from '../../src/acmp/provider/provider.js';
 import { buildInvokeParams, collect, probeCapability } from '../helpers/acmp-testing.js';
 
 const chunks = [

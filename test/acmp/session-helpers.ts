@@ -1,5 +1,5 @@
-import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, SESSION_EXTENSION_URI } from '../../src/acmp/constants.js';
-import type { AcmpCapability } from '../../src/acmp/provider-types.js';
+import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, SESSION_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
+import type { AcmpCapability } from '../../src/acmp/provider/provider-types.js';
 import { acmpModule, type SessionModuleOptions } from '../../src/server/modules/acmp.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { ManualClock } from '../helpers/manual-clock.js';

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
-import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider-types.js';
-import { resultHash } from '../../src/acmp/proof.js';
+import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider/provider-types.js';
+import { resultHash } from '../../src/acmp/wire/proof.js';
 import { shared } from '../helpers/cleanup.js';
 import { cleanup } from '../helpers/host.js';
 import { A2A_TRANSPORTS } from '../helpers/transports.js';

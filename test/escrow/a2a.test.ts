@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { taskStateName } from '../../src/a2a/part-codec.js';
-import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
+import { ACMP_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
 import { ESCROW_METHOD as M, ESCROW_METHODS, ESCROW_PROFILE_URI } from '../../src/acmp/escrow/constants.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { shared } from '../helpers/cleanup.js';

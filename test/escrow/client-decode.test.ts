@@ -2,7 +2,7 @@ import type { AgentCard } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { createEscrowClient, type EscrowClient } from '../../src/a2a/escrow/client.js';
-import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
+import { ACMP_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
 import { ESCROW_AGENT_ROLE, ESCROW_PROFILE_URI } from '../../src/acmp/escrow/constants.js';
 
 /** A card advertising an escrow agent whose profile params are `params` (only what the client reads). */

@@ -3,7 +3,7 @@ import type { EscrowClient } from '../../src/a2a/escrow/client.js';
 import { signingEscrowClient } from '../../src/a2a/escrow/signing-client.js';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
-import { AcmpError } from '../../src/acmp/errors.js';
+import { AcmpError } from '../../src/acmp/wire/errors.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { cleanup, startTestHost } from '../helpers/host.js';

@@ -3,7 +3,7 @@ import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { createEscrowAgent } from '../../src/acmp/escrow/agent.js';
-import type { Payload } from '../../src/acmp/messages.js';
+import type { Payload } from '../../src/acmp/wire/messages.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import { escrowHost, secret } from './helpers.js';

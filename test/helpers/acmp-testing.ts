@@ -1,5 +1,5 @@
-import type { InvokeParams, Payload } from '../../src/acmp/messages.js';
-import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider-types.js';
+import type { InvokeParams, Payload } from '../../src/acmp/wire/messages.js';
+import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider/provider-types.js';
 
 /**
  * Test builders shared by the ACMP core tests and, later, the binding tests. Not used at runtime.

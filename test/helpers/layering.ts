@@ -61,22 +61,33 @@ const ALLOWED: Record<string, string[]> = {
  * itself and `also` (a file, or `dir/*` for the files directly in `dir`). `flat` rules hold only for the
  * files directly in `folder`, whose subfolders have rules of their own.
  *
+ * - ACMP (docs/architecture.md "Layers"): the wire model (src/acmp/wire/: constants, the error table, the
+ *   message schemas, the result proof) reaches nothing else of ACMP. The provider core (src/acmp/provider/)
+ *   and the buyer core (src/acmp/buyer/) build on the wire model and identity, never on each other; the
+ *   files directly in src/acmp/ (the barrel, the loopback transport wiring a buyer to a provider) may
+ *   reach both.
  * - Layer 7 identity (src/acmp/identity/) is the transport-free core every ACMP role builds on —
- *   signatures, DIDs, resolution — so it reaches nothing of ACMP but its error table.
- * - The Layer 2 DAG runner (src/acmp/dag/, docs/acmp-dag.md) reaches ACMP's wire model, proof check and
- *   error table, and the buyer core's event types (its port's contract): no binding, no provider side.
+ *   signatures, DIDs, resolution — so it reaches nothing of ACMP but the wire model.
+ * - The Layer 2 DAG runner (src/acmp/dag/, docs/acmp-dag.md) reaches ACMP's wire model (proof check and
+ *   error table included) and the buyer core's event types (its port's contract): no binding, no provider side.
+ * - Escrow (src/acmp/escrow/) reaches the wire model and identity; negotiation (src/acmp/negotiation/)
+ *   implements the provider's negotiation port, so it reaches the provider core too, never the buyer.
  * - A2A (docs/architecture.md "Layers"): the files directly in src/a2a/ are the neutral A2A pieces every
  *   side shares (the binding contract, part codecs, the client, the card); the host (src/a2a/host/) and
  *   each protocol binding (acmp, acp, escrow) and the TCK executor build on them only — the host never
  *   reaches a binding (it is given them), and bindings never reach each other.
  */
+const ACMP_WIRE = 'src/acmp/wire/*';
+const ACMP_IDENTITY = 'src/acmp/identity/*';
 const A2A_NEUTRAL = 'src/a2a/*';
 const SUB_LAYERS: { folder: string; also: string[]; flat?: boolean }[] = [
-  { folder: 'src/acmp/identity/', also: ['src/acmp/errors.js'] },
-  {
-    folder: 'src/acmp/dag/',
-    also: ['src/acmp/messages.js', 'src/acmp/proof.js', 'src/acmp/errors.js', 'src/acmp/buyer.js'],
-  },
+  { folder: 'src/acmp/wire/', also: [] },
+  { folder: 'src/acmp/identity/', also: [ACMP_WIRE] },
+  { folder: 'src/acmp/provider/', also: [ACMP_WIRE, ACMP_IDENTITY] },
+  { folder: 'src/acmp/buyer/', also: [ACMP_WIRE, ACMP_IDENTITY] },
+  { folder: 'src/acmp/dag/', also: [ACMP_WIRE, 'src/acmp/buyer/buyer.js'] },
+  { folder: 'src/acmp/escrow/', also: [ACMP_WIRE, ACMP_IDENTITY] },
+  { folder: 'src/acmp/negotiation/', also: [ACMP_WIRE, ACMP_IDENTITY, 'src/acmp/provider/*'] },
   { folder: 'src/a2a/', also: [], flat: true },
   { folder: 'src/a2a/host/', also: [A2A_NEUTRAL] },
   { folder: 'src/a2a/acp/', also: [A2A_NEUTRAL] },

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { SDK_STORE_TABLES } from '../../src/a2a/host/sdk-stores.js';
-import type { TaskOutcome } from '../../src/acmp/task-store.js';
+import type { TaskOutcome } from '../../src/acmp/provider/task-store.js';
 import { migrateAll } from '../../src/server/host-migrations.js';
 import { resolveHostConfig } from '../../src/server/config.js';
 import { storageModules } from '../../src/cli/host-modules.js';

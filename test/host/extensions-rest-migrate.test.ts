@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { taskStateName } from '../../src/a2a/part-codec.js';
-import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
+import { ACMP_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { runCli } from '../../src/cli/main.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import type { AcmpCapability } from '../../src/acmp/provider-types.js';
+import type { AcmpCapability } from '../../src/acmp/provider/provider-types.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { cleanup, postJson, startTestHost } from '../helpers/host.js';

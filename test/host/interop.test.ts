@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
 import { A2A_PATHS } from '../../src/a2a/host/agent-card.js';
-import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
+import { ACMP_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
 import { resolveHostConfig } from '../../src/server/config.js';
 import { selectModules } from '../../src/cli/host-modules.js';
 import { acmpMessage, invokeRoot, rpc, V1 } from '../acmp/helpers.js';

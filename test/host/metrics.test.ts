@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider-types.js';
+import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider/provider-types.js';
 import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { anonymousState } from '../helpers/acp-builders.js';

@@ -7,7 +7,7 @@ import { verifyAgentCardSignature, type AgentCard } from '@a2a-js/sdk';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { verifyAgentCard } from '../../src/a2a/card-signature.js';
 import { fetchAgentCard } from '../../src/a2a/client.js';
-import { AcmpError } from '../../src/acmp/errors.js';
+import { AcmpError } from '../../src/acmp/wire/errors.js';
 import {
   createDidResolver,
   createKeySigner,

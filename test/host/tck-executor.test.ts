@@ -3,7 +3,7 @@ import { Role, TaskState, type Message, type Part, type StreamResponse, type Tas
 import type { Client } from '@a2a-js/sdk/client';
 import { createA2AClient, fetchAgentCard } from '../../src/a2a/client.js';
 import { encodeTextPart, encodeUserMessage } from '../../src/a2a/part-codec.js';
-import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
+import { ACMP_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
 import { resolveHostConfig } from '../../src/server/config.js';
 import { selectModules } from '../../src/cli/host-modules.js';
 import { shared } from '../helpers/cleanup.js';

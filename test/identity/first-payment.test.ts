@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { fetchAgentCard } from '../../src/a2a/client.js';
-import { AcmpError } from '../../src/acmp/errors.js';
+import { AcmpError } from '../../src/acmp/wire/errors.js';
 import { createDidResolver } from '../../src/acmp/identity/resolver.js';
 import type { Signer } from '../../src/acmp/identity/signer.js';
 import { createAcmpBuyer as pickAcmpBuyer } from '../../src/connect/acmp-buyer.js';

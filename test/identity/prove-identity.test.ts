@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { fetchAgentCard } from '../../src/a2a/client.js';
-import { ACMP_EXTENSION_URI } from '../../src/acmp/constants.js';
+import { ACMP_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
 import { addKey } from '../../src/acmp/identity/key-ring.js';
 import { createDidResolver } from '../../src/acmp/identity/resolver.js';
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';

@@ -5,7 +5,7 @@ import { codeOf } from '../acmp/helpers.js';
 import { createDidResolver } from '../../src/acmp/identity/resolver.js';
 import type { Signer } from '../../src/acmp/identity/signer.js';
 import { verifyObject } from '../../src/acmp/identity/verify.js';
-import type { Offer } from '../../src/acmp/negotiation-messages.js';
+import type { Offer } from '../../src/acmp/wire/negotiation-messages.js';
 import { offerHash } from '../../src/acmp/negotiation/session.js';
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';

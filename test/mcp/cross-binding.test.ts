@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import { AcmpError } from '../../src/acmp/errors.js';
+import { AcmpError } from '../../src/acmp/wire/errors.js';
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';
 import { countingCapability } from '../acmp/helpers.js';
 import { shared } from '../helpers/cleanup.js';

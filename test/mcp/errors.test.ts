@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
-import { AcmpError } from '../../src/acmp/errors.js';
-import type { AcmpCapability } from '../../src/acmp/provider-types.js';
+import { AcmpError } from '../../src/acmp/wire/errors.js';
+import type { AcmpCapability } from '../../src/acmp/provider/provider-types.js';
 import { cleanup } from '../helpers/host.js';
 import {
   acmpHost,

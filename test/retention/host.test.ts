@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PRUNED_TASK_REASON } from '../../src/acmp/pruned-task.js';
+import { PRUNED_TASK_REASON } from '../../src/acmp/provider/pruned-task.js';
 import { cleanup, tempDir } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';
 import { byKind, DAY, pruner, rowCounts, seedFinishedTasks, taskRow } from '../helpers/retention.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PRUNED_TASK_OUTCOME } from '../../src/acmp/pruned-task.js';
+import { PRUNED_TASK_OUTCOME } from '../../src/acmp/provider/pruned-task.js';
 import { cleanup } from '../helpers/cleanup.js';
 import {
   byKind,

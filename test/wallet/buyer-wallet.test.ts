@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
-import type { Payload } from '../../src/acmp/messages.js';
+import type { Payload } from '../../src/acmp/wire/messages.js';
 import { createAcmpBuyer as createPickedBuyer } from '../../src/connect/acmp-buyer.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';

@@ -1,11 +1,11 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import type { InvokeInput } from '../../acmp/buyer.js';
-import { L6_METHOD, SESSION_EXTENSION_URI } from '../../acmp/constants.js';
-import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
-import type { CapabilityObject, Payload } from '../../acmp/messages.js';
-import { estimateTokens } from '../../acmp/provider-checks.js';
-import type { SignatureCheck } from '../../acmp/signature-policy.js';
+import type { InvokeInput } from '../../acmp/buyer/buyer.js';
+import { L6_METHOD, SESSION_EXTENSION_URI } from '../../acmp/wire/constants.js';
+import { ACMP_CODE, AcmpError } from '../../acmp/wire/errors.js';
+import type { CapabilityObject, Payload } from '../../acmp/wire/messages.js';
+import { estimateTokens } from '../../acmp/provider/provider-checks.js';
+import type { SignatureCheck } from '../../acmp/buyer/signature-policy.js';
 import type { IdSource } from '../../shared/ids.js';
 import {
   invokeUnder,

@@ -2,7 +2,7 @@ import type { Message, StreamResponse, Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { A2AError, isJsonRpcError, isRestError } from '@a2a-js/sdk/errors';
 import { LocalError } from '../../shared/errors.js';
-import { ACMP_EXTENSION_URI, ACMP_METHOD } from '../../acmp/constants.js';
+import { ACMP_EXTENSION_URI, ACMP_METHOD } from '../../acmp/wire/constants.js';
 import {
   encodeRequestRoot,
   eventOfRoot,
@@ -10,8 +10,8 @@ import {
   type AcmpRoot,
   type CancelParams,
   type InvokeParams,
-} from '../../acmp/messages.js';
-import type { AcmpBuyerTransport } from '../../acmp/buyer.js';
+} from '../../acmp/wire/messages.js';
+import type { AcmpBuyerTransport } from '../../acmp/buyer/buyer.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { encodeUserMessage } from '../part-codec.js';
 import type { InvokeLink } from './buyer-negotiation.js';

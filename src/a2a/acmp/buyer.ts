@@ -1,20 +1,20 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import { ACMP_EXTENSION_URI } from '../../acmp/constants.js';
-import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
-import { CapabilityObjectSchema, type CapabilityObject } from '../../acmp/messages.js';
+import { ACMP_EXTENSION_URI } from '../../acmp/wire/constants.js';
+import { AcmpError, ACMP_CODE } from '../../acmp/wire/errors.js';
+import { CapabilityObjectSchema, type CapabilityObject } from '../../acmp/wire/messages.js';
 import {
   createAcmpBuyerCore,
   type AcmpBuyerCore,
   type BuyerEvent,
   type BuyerCallPolicy,
   type InvokeInput,
-} from '../../acmp/buyer.js';
-import type { AcmpResult } from '../../acmp/messages.js';
+} from '../../acmp/buyer/buyer.js';
+import type { AcmpResult } from '../../acmp/wire/messages.js';
 import { proveIdentity, type IdentityCheckOptions } from '../../acmp/identity/prove-identity.js';
 import type { VerifiedSignature } from '../../acmp/identity/verify.js';
-import { SignatureCheck } from '../../acmp/signature-policy.js';
-import { FirstPaymentGate, gatedBuyerCore } from '../../acmp/identity-gate.js';
+import { SignatureCheck } from '../../acmp/buyer/signature-policy.js';
+import { FirstPaymentGate, gatedBuyerCore } from '../../acmp/buyer/identity-gate.js';
 import { askIdentity } from './identity-client.js';
 import {
   createAcmpNegotiationClient,

@@ -6,16 +6,16 @@ import {
   L6_METHOD,
   L7_METHOD,
   SESSION_METHOD,
-} from '../../acmp/constants.js';
-import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/errors.js';
+} from '../../acmp/wire/constants.js';
+import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/wire/errors.js';
 import {
   encodeErrorRoot,
   type AcmpErrorObject,
   type AcmpRoot,
   type InvokeParams,
-} from '../../acmp/messages.js';
-import type { AcmpProvider, Admission } from '../../acmp/provider.js';
-import { parsedInvoke } from '../../acmp/provider-checks.js';
+} from '../../acmp/wire/messages.js';
+import type { AcmpProvider, Admission } from '../../acmp/provider/provider.js';
+import { parsedInvoke } from '../../acmp/provider/provider-checks.js';
 import { ID_LIMITS, quoteId } from '../../shared/id-rules.js';
 import type { IdSource } from '../../shared/ids.js';
 import { TRACE_ATTR, failActiveSpan } from '../../shared/tracing.js';

@@ -1,15 +1,12 @@
 import type { Client } from '@a2a-js/sdk/client';
-import { ACMP_EXTENSION_URI, L7_METHOD } from '../../acmp/constants.js';
-import {
-  ProveIdentityResultSchema,
-  type ProveIdentityParams,
-  type ProveIdentityResult,
-} from '../../acmp/identity/prove-identity.js';
+import { ACMP_EXTENSION_URI, L7_METHOD } from '../../acmp/wire/constants.js';
+import type { ProveIdentityParams } from '../../acmp/wire/identity-messages.js';
+import { ProveIdentityResultSchema, type ProveIdentityResult } from '../../acmp/identity/prove-identity.js';
 import type { IdSource } from '../../shared/ids.js';
 import { decodeMessage, encodeUserMessage } from '../part-codec.js';
 import { acmpPart } from '../acmp-part.js';
 import { readReply } from './negotiation-client.js';
-import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
+import { ACMP_CODE, AcmpError } from '../../acmp/wire/errors.js';
 
 /**
  * `acmp/proveIdentity` over A2A (Layer 7 §3): one direct message answered by one message, as the

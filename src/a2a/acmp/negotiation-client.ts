@@ -1,6 +1,6 @@
 import type { Client } from '@a2a-js/sdk/client';
-import { ACMP_EXTENSION_URI, L6_METHOD } from '../../acmp/constants.js';
-import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
+import { ACMP_EXTENSION_URI, L6_METHOD } from '../../acmp/wire/constants.js';
+import { ACMP_CODE, AcmpError } from '../../acmp/wire/errors.js';
 import {
   AckSchema,
   OfferSchema,
@@ -8,10 +8,10 @@ import {
   type AcceptParams,
   type Offer,
   type OfferRequestParams,
-} from '../../acmp/negotiation-messages.js';
-import type { InvokeInput } from '../../acmp/buyer.js';
-import type { SignatureCheck } from '../../acmp/signature-policy.js';
-import { AcmpErrorObjectSchema, type Payload } from '../../acmp/messages.js';
+} from '../../acmp/wire/negotiation-messages.js';
+import type { InvokeInput } from '../../acmp/buyer/buyer.js';
+import type { SignatureCheck } from '../../acmp/buyer/signature-policy.js';
+import { AcmpErrorObjectSchema, type Payload } from '../../acmp/wire/messages.js';
 import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { isJsonObject } from '../../shared/json.js';

@@ -1,9 +1,9 @@
 import { TaskState, type AgentExtension, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
-import { L6_METHOD, SESSION_EXTENSION_URI, SESSION_METHOD } from '../../acmp/constants.js';
-import { ACMP_CODE, AcmpError, toAcmpErrorObject } from '../../acmp/errors.js';
-import { encodeErrorRoot, type AcmpRoot } from '../../acmp/messages.js';
+import { L6_METHOD, SESSION_EXTENSION_URI, SESSION_METHOD } from '../../acmp/wire/constants.js';
+import { ACMP_CODE, AcmpError, toAcmpErrorObject } from '../../acmp/wire/errors.js';
+import { encodeErrorRoot, type AcmpRoot } from '../../acmp/wire/messages.js';
 import { isOpen, type NegotiationSession } from '../../acmp/negotiation/session.js';
 import type { ResumeRequest, SessionMessage, SessionOutcome } from '../../acmp/negotiation/session-rules.js';
 import type { SessionListQuery } from '../../acmp/negotiation/session-store.js';

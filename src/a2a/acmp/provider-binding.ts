@@ -1,11 +1,11 @@
 import type { AgentExtension, AgentSkill, Message, StreamResponse, Task } from '@a2a-js/sdk';
 import { TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
-import { capabilitySkillText } from '../../acmp/capability-summary.js';
-import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../../acmp/constants.js';
-import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
-import { encodeEventRoot } from '../../acmp/messages.js';
-import type { AcmpProvider, Admission } from '../../acmp/provider.js';
+import { capabilitySkillText } from '../../acmp/provider/capability-summary.js';
+import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../../acmp/wire/constants.js';
+import { AcmpError, ACMP_CODE } from '../../acmp/wire/errors.js';
+import { encodeEventRoot } from '../../acmp/wire/messages.js';
+import type { AcmpProvider, Admission } from '../../acmp/provider/provider.js';
 import { sleepOn, timerClockOf, type Clock, type TimerClock } from '../../shared/clock.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
@@ -89,7 +89,7 @@ class AcmpA2ABinding implements AcmpBinding, TaskViewSource {
     ];
     this.required = options.required ?? false;
     // Price and input schema ride in the description, example inputs in `examples` (v1.0 skills have no
-    // metadata): src/acmp/capability-summary.ts.
+    // metadata): src/acmp/provider/capability-summary.ts.
     this.skills = this.provider.capabilities.map((c) => ({
       id: c.id,
       name: c.name ?? c.id,

@@ -6,16 +6,16 @@ import {
   L6_METHOD,
   SESSION_EXTENSION_URI,
   SESSION_METHOD,
-} from '../../acmp/constants.js';
-import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
+} from '../../acmp/wire/constants.js';
+import { ACMP_CODE, AcmpError } from '../../acmp/wire/errors.js';
 import {
   AckSchema,
   OfferSchema,
   type CounterOfferParams,
   type Offer,
-} from '../../acmp/negotiation-messages.js';
+} from '../../acmp/wire/negotiation-messages.js';
 import { offerHash } from '../../acmp/negotiation/session.js';
-import type { SignatureCheck } from '../../acmp/signature-policy.js';
+import type { SignatureCheck } from '../../acmp/buyer/signature-policy.js';
 import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { isJsonObject } from '../../shared/json.js';

@@ -1,6 +1,6 @@
 import { TaskState, type Message, type Task, type TaskStatus } from '@a2a-js/sdk';
-import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
-import { encodeErrorRoot } from '../../acmp/messages.js';
+import { ACMP_CODE, AcmpError } from '../../acmp/wire/errors.js';
+import { encodeErrorRoot } from '../../acmp/wire/messages.js';
 import {
   offerHash,
   type NegotiationSession,

@@ -1,6 +1,6 @@
 import { Role, TaskState, type ListTasksRequest } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
-import type { AcmpTaskRecord } from '../../acmp/task-store.js';
+import type { AcmpTaskRecord } from '../../acmp/provider/task-store.js';
 import { finishedView, listQuery, outcomeMessage, statusUpdate, taskView } from './task-view.js';
 
 function running(overrides: Partial<AcmpTaskRecord> = {}): AcmpTaskRecord {

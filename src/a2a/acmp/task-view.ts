@@ -1,21 +1,21 @@
 import { Message, TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
-import { ACMP_METHOD } from '../../acmp/constants.js';
+import { ACMP_METHOD } from '../../acmp/wire/constants.js';
 import {
   encodeErrorRoot,
   encodeRequestRoot,
   encodeResultRoot,
   type InvokeParams,
-} from '../../acmp/messages.js';
-import { decodeInvokeRequest } from '../../acmp/stored-request.js';
-import type { TaskEvent } from '../../acmp/provider.js';
+} from '../../acmp/wire/messages.js';
+import { decodeInvokeRequest } from '../../acmp/provider/stored-request.js';
+import type { TaskEvent } from '../../acmp/provider/provider.js';
 import type {
   AcmpTaskRecord,
   FinishedTaskRecord,
   TaskListQuery,
   TaskOutcome,
   TaskScope,
-} from '../../acmp/task-store.js';
+} from '../../acmp/provider/task-store.js';
 import { callerIdentity } from '../caller.js';
 import type { TaskViewPage } from '../task-views.js';
 import { encodeUserMessage } from '../part-codec.js';

@@ -1,7 +1,7 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import type { CapabilityObject } from '../../acmp/messages.js';
+import type { CapabilityObject } from '../../acmp/wire/messages.js';
 import { agentIdOf } from '../agent-id.js';
-import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
+import { ACMP_CODE, AcmpError } from '../../acmp/wire/errors.js';
 import { authorizeAccept, walletOfferCalls } from '../../wallet/accept-guard.js';
 import type { Wallet } from '../../wallet/wallet.js';
 import { checkOffer, type AcmpNegotiationClient, type NegotiatedAgreement } from './negotiation-client.js';

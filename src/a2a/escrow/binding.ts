@@ -8,8 +8,8 @@ import {
 } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import { ServerCallContext, type PushNotificationSender } from '@a2a-js/sdk/server';
-import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_VERSION } from '../../acmp/constants.js';
-import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
+import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE, ACMP_VERSION } from '../../acmp/wire/constants.js';
+import { ACMP_CODE, AcmpError } from '../../acmp/wire/errors.js';
 import type { EscrowAgent, EscrowCaller } from '../../acmp/escrow/agent.js';
 import { AMOUNT_UNIT } from '../../acmp/escrow/amounts.js';
 import { ESCROW_AGENT_ROLE, ESCROW_METHODS, ESCROW_PROFILE_URI } from '../../acmp/escrow/constants.js';

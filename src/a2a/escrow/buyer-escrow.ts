@@ -1,10 +1,10 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { z } from 'zod';
-import { AcmpError, ACMP_CODE } from '../../acmp/errors.js';
+import { AcmpError, ACMP_CODE } from '../../acmp/wire/errors.js';
 import { ESCROW_METHOD, ESCROW_PROFILE_URI } from '../../acmp/escrow/constants.js';
 import type { Signer } from '../../acmp/identity/signer.js';
-import type { AcmpResult, Payload } from '../../acmp/messages.js';
-import { verifyProof } from '../../acmp/proof.js';
+import type { AcmpResult, Payload } from '../../acmp/wire/messages.js';
+import { verifyProof } from '../../acmp/wire/proof.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { isJsonObject, type JsonValue } from '../../shared/json.js';
 import {
@@ -16,7 +16,7 @@ import {
 import { walletEscrowClient } from './wallet-client.js';
 import type { Wallet } from '../../wallet/wallet.js';
 import { signingEscrowClient } from './signing-client.js';
-import type { FirstPaymentGate } from '../../acmp/identity-gate.js';
+import type { FirstPaymentGate } from '../../acmp/buyer/identity-gate.js';
 
 /** The field of an escrowLock result [L4 §4.1] the buyer relies on; the rest it does not read. */
 const LockResultSchema = z.looseObject({ escrow_id: z.string().min(1) });

@@ -2,15 +2,15 @@ import type { AgentCard, StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { A2AError, isJsonRpcError, isRestError } from '@a2a-js/sdk/errors';
 import { z } from 'zod';
-import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../../acmp/constants.js';
-import { ACMP_CODE, AcmpError } from '../../acmp/errors.js';
+import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../../acmp/wire/constants.js';
+import { ACMP_CODE, AcmpError } from '../../acmp/wire/errors.js';
 import {
   ESCROW_AGENT_ROLE,
   ESCROW_METHOD,
   ESCROW_PROFILE_URI,
   type EscrowMethod,
 } from '../../acmp/escrow/constants.js';
-import { AcmpErrorObjectSchema } from '../../acmp/messages.js';
+import { AcmpErrorObjectSchema } from '../../acmp/wire/messages.js';
 import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { isJsonObject, type JsonValue } from '../../shared/json.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACMP_MEDIA_TYPE } from '../../acmp/constants.js';
+import { ACMP_MEDIA_TYPE } from '../../acmp/wire/constants.js';
 import { ESCROW_METHOD } from '../../acmp/escrow/constants.js';
 import type { InboundMessage } from '../part-codec.js';
 import { readEscrowRequest } from './codec.js';

@@ -1,6 +1,6 @@
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
-import { ACMP_MEDIA_TYPE } from '../../acmp/constants.js';
-import { ACMP_CODE, AcmpError, type AcmpErrorObject } from '../../acmp/errors.js';
+import { ACMP_MEDIA_TYPE } from '../../acmp/wire/constants.js';
+import { ACMP_CODE, AcmpError, type AcmpErrorObject } from '../../acmp/wire/errors.js';
 import { ESCROW_PROFILE_URI, isEscrowMethod, type EscrowMethod } from '../../acmp/escrow/constants.js';
 import { EscrowParamsSchema, type EscrowParams } from '../../acmp/escrow/messages.js';
 import { encodeStatus, type EscrowRecord } from '../../acmp/escrow/record.js';

@@ -1,9 +1,9 @@
-import { isAcmpError } from '../../acmp/errors.js';
+import { isAcmpError } from '../../acmp/wire/errors.js';
 import { formatCu, parseCu, roundCu } from '../../acmp/escrow/amounts.js';
 import { ESCROW_METHOD } from '../../acmp/escrow/constants.js';
 import type { PayoutEntry } from '../../acmp/escrow/payout-route.js';
 import type { Reservation, ReservationStore } from '../../acmp/escrow/reservations.js';
-import type { AcmpTaskRecord } from '../../acmp/task-store.js';
+import type { AcmpTaskRecord } from '../../acmp/provider/task-store.js';
 import { timerClockOf, type Clock, type TimerClock, type TimerHandle } from '../../shared/clock.js';
 import type { JsonValue } from '../../shared/json.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';

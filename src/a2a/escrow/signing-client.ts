@@ -1,6 +1,6 @@
 import { ESCROW_METHOD } from '../../acmp/escrow/constants.js';
 import type { Signer } from '../../acmp/identity/signer.js';
-import { withSignature } from '../../acmp/signed.js';
+import { withSignature } from '../../acmp/identity/signed.js';
 import type { Clock } from '../../shared/clock.js';
 import { decodeEscrowStatus, type EscrowClient } from './client.js';
 

@@ -1,5 +1,5 @@
-import type { BuyerEvent, InvokeInput } from '../buyer.js';
-import type { CapabilityObject, InvokeParams, Payload } from '../messages.js';
+import type { BuyerEvent, InvokeInput } from '../buyer/buyer.js';
+import type { CapabilityObject, InvokeParams, Payload } from '../wire/messages.js';
 import type { DagBinding } from './dag-model.js';
 
 /** A provider the runner buys nodes from: what it advertised and a call that yields its events. */

@@ -1,6 +1,6 @@
 import { canonicalJson } from '../../shared/jcs.js';
-import { ACMP_CODE, AcmpError } from '../errors.js';
-import type { InvokeParams, Payload } from '../messages.js';
+import { ACMP_CODE, AcmpError } from '../wire/errors.js';
+import type { InvokeParams, Payload } from '../wire/messages.js';
 import { parseDag, type DagPlan } from './dag-check.js';
 import type { DagEvent, DagRunResult } from './dag-events.js';
 import { DagError, dagProblem } from './dag-errors.js';

@@ -1,6 +1,6 @@
-import { AcmpError } from '../errors.js';
-import type { HeartbeatParams, InvokeParams, Payload, Proof, StreamChunkParams } from '../messages.js';
-import { verifyProof } from '../proof.js';
+import { AcmpError } from '../wire/errors.js';
+import type { HeartbeatParams, InvokeParams, Payload, Proof, StreamChunkParams } from '../wire/messages.js';
+import { verifyProof } from '../wire/proof.js';
 import { isLocalError } from '../../shared/errors.js';
 import { isJsonObject } from '../../shared/json.js';
 import type { DagTask } from './dag-model.js';

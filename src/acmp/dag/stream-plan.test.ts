@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CapabilityObject } from '../messages.js';
+import type { CapabilityObject } from '../wire/messages.js';
 import { checkDag, parseDag } from './dag-check.js';
 import { planStreaming } from './stream-plan.js';
 

@@ -1,4 +1,4 @@
-import type { CapabilityObject } from '../messages.js';
+import type { CapabilityObject } from '../wire/messages.js';
 import type { DagPlan } from './dag-check.js';
 import type { StreamFallbackReason } from './dag-events.js';
 

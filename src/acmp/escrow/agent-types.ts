@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../shared/json.js';
-import type { AcmpErrorObject } from '../errors.js';
+import type { AcmpErrorObject } from '../wire/errors.js';
 import type { Payout } from './transitions.js';
 
 /** Who calls: the authenticated identity from the credential (never self-reported, L4 §1) and its tenant. */

@@ -3,7 +3,7 @@ import { timerClockOf, type Clock, type TimerClock, type TimerHandle } from '../
 import { ANONYMOUS_IDENTITY } from '../../shared/identity.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
-import { AcmpError } from '../errors.js';
+import { AcmpError } from '../wire/errors.js';
 import { payloadHashOf } from '../identity/envelope.js';
 import { createDidResolver } from '../identity/resolver.js';
 import type { DidResolver } from '../identity/verify.js';

@@ -1,7 +1,7 @@
 import { LocalError } from '../../shared/errors.js';
 import { ANONYMOUS_IDENTITY, isIdentity } from '../../shared/identity.js';
 import type { JsonValue } from '../../shared/json.js';
-import { ACMP_CODE, AcmpError } from '../errors.js';
+import { ACMP_CODE, AcmpError } from '../wire/errors.js';
 import { formatCu } from './amounts.js';
 import type { EscrowSettings } from './constants.js';
 import { isDid, type VerifiedRequest } from './did-parties.js';

@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../shared/json.js';
-import { ACMP_CODE, AcmpError } from '../errors.js';
+import { ACMP_CODE, AcmpError } from '../wire/errors.js';
 import { SignatureEnvelopeSchema, type SignatureEnvelope } from '../identity/envelope.js';
 import { verifyObject, type DidResolver } from '../identity/verify.js';
 import { ESCROW_METHOD, type EscrowMethod } from './constants.js';

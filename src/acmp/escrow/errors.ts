@@ -1,4 +1,4 @@
-import { AcmpError, type AcmpErrorObject } from '../errors.js';
+import { AcmpError, type AcmpErrorObject } from '../wire/errors.js';
 
 /** One row of the Layer 4 code table. */
 export interface EscrowErrorSpec {

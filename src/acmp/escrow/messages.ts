@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACMP_CODE, AcmpError } from '../errors.js';
+import { ACMP_CODE, AcmpError } from '../wire/errors.js';
 import { canonicalJson } from '../../shared/jcs.js';
 import type { JsonValue } from '../../shared/json.js';
 import { parseCu } from './amounts.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { JsonValue } from '../../shared/json.js';
-import { ACMP_CODE, AcmpError } from '../errors.js';
+import { ACMP_CODE, AcmpError } from '../wire/errors.js';
 
 /*
  * Where a payee is paid (Layer 7 §6.4, Layer 4 §7.1): its registered payout list, in order of

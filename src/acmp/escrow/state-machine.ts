@@ -1,6 +1,6 @@
 import { ANONYMOUS_IDENTITY } from '../../shared/identity.js';
 import type { JsonValue } from '../../shared/json.js';
-import { ACMP_CODE, AcmpError } from '../errors.js';
+import { ACMP_CODE, AcmpError } from '../wire/errors.js';
 import { formatCu } from './amounts.js';
 import {
   bind,

@@ -1,4 +1,4 @@
-import type { AcmpErrorObject } from '../errors.js';
+import type { AcmpErrorObject } from '../wire/errors.js';
 import { LocalError } from '../../shared/errors.js';
 import type { JsonValue } from '../../shared/json.js';
 import { formatCu } from './amounts.js';

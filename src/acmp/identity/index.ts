@@ -32,14 +32,13 @@ export {
   answerChallenge,
   createChallenge,
   proveIdentity,
-  ProveIdentityParamsSchema,
   ProveIdentityResultSchema,
   type IdentityChallenge,
   type IdentityCheckOptions,
   type PeerChallengeOptions,
-  type ProveIdentityParams,
   type ProveIdentityResult,
 } from './prove-identity.js';
+export { ProveIdentityParamsSchema, type ProveIdentityParams } from '../wire/identity-messages.js';
 export {
   CALLER_TOKEN_MAX_LIFETIME_S,
   CALLER_TOKEN_SKEW_S,

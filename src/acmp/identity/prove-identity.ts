@@ -2,19 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { isJsonObject } from '../../shared/json.js';
-import { ACMP_CODE, AcmpError, isAcmpError } from '../errors.js';
+import { ACMP_CODE, AcmpError, isAcmpError } from '../wire/errors.js';
+import type { ProveIdentityParams } from '../wire/identity-messages.js';
 import { signObject, SignatureEnvelopeSchema } from './envelope.js';
 import type { PartyIdentity } from './host-identity.js';
 import { verifyObject, type DidResolver, type VerifiedSignature } from './verify.js';
-
-/** The longest nonce a responder signs (a nonce is an identifier, not a payload). */
-const MAX_NONCE_LENGTH = 256;
-
-/** `acmp/proveIdentity` params (Layer 7 §3). */
-export const ProveIdentityParamsSchema = z.looseObject({
-  nonce: z.string().min(1).max(MAX_NONCE_LENGTH),
-});
-export type ProveIdentityParams = z.infer<typeof ProveIdentityParamsSchema>;
 
 /** The `acmp/proveIdentity` result (Layer 7 §3): the envelope over `{nonce, did}`. */
 export const ProveIdentityResultSchema = z.looseObject({ envelope: SignatureEnvelopeSchema });

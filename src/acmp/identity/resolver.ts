@@ -2,7 +2,7 @@ import { Resolver } from 'did-resolver';
 import { getResolver as keyDidMethod } from 'key-did-resolver';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { fetchPublicOnly } from '../../shared/public-fetch.js';
-import { ACMP_CODE, AcmpError } from '../errors.js';
+import { ACMP_CODE, AcmpError } from '../wire/errors.js';
 import { DidDocumentSchema, type DidDocument } from './did-document.js';
 import { webDidMethod } from './did-web.js';
 import type { DidResolver } from './verify.js';

@@ -1,6 +1,6 @@
 import { verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { isJsonObject } from '../../shared/json.js';
-import { ACMP_CODE, AcmpError } from '../errors.js';
+import { ACMP_CODE, AcmpError } from '../wire/errors.js';
 import { signingMethod, type DidDocument } from './did-document.js';
 import { payloadHashOf, SignatureEnvelopeSchema, signingInput, type SignatureEnvelope } from './envelope.js';
 import { keyFitsAlg, publicKeyOf } from './public-key.js';

@@ -1,4 +1,4 @@
-import type { TaskScope } from '../task-store.js';
+import type { TaskScope } from '../provider/task-store.js';
 import type { OfferTerms } from './offer-codec.js';
 
 /**

@@ -1,16 +1,16 @@
 import type { Metrics } from '../../shared/metrics.js';
 import { createHash } from 'node:crypto';
 import { systemClock, type Clock } from '../../shared/clock.js';
-import { ACMP_CODE, AcmpError } from '../errors.js';
-import type { InvokeParams } from '../messages.js';
-import { estimateTokens, offeredProofs } from '../provider-checks.js';
+import { ACMP_CODE, AcmpError } from '../wire/errors.js';
+import type { InvokeParams } from '../wire/messages.js';
+import { estimateTokens, offeredProofs } from '../provider/provider-checks.js';
 import type { Signer } from '../identity/signer.js';
-import type { InvokeAgreement, ProviderNegotiation } from '../provider-negotiation.js';
-import type { AcmpCapability } from '../provider-types.js';
-import { withSignature } from '../signed.js';
-import type { TaskScope } from '../task-store.js';
+import type { InvokeAgreement, ProviderNegotiation } from '../provider/provider-negotiation.js';
+import type { AcmpCapability } from '../provider/provider-types.js';
+import { withSignature } from '../identity/signed.js';
+import type { TaskScope } from '../provider/task-store.js';
 import type { Agreement, AgreementStore } from './agreement-store.js';
-import type { AcceptParams, Ack, Offer, OfferRequestParams } from '../negotiation-messages.js';
+import type { AcceptParams, Ack, Offer, OfferRequestParams } from '../wire/negotiation-messages.js';
 import { decodeOfferId, encodeOfferId, type OfferTerms } from './offer-codec.js';
 import { DEFAULT_MAX_TOKENS_EST, quotePrice } from './quote-price.js';
 

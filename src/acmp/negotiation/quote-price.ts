@@ -1,5 +1,5 @@
-import { ACMP_CODE, AcmpError } from '../errors.js';
-import type { AcmpCapability } from '../provider-types.js';
+import { ACMP_CODE, AcmpError } from '../wire/errors.js';
+import type { AcmpCapability } from '../provider/provider-types.js';
 
 /** The input size assumed for quoting an input-priced capability when the buyer gives no estimate. */
 const DEFAULT_TOKENS_EST = 1_000;

@@ -1,6 +1,6 @@
-import { offeredProofs } from '../provider-checks.js';
-import type { AcmpCapability } from '../provider-types.js';
-import type { CounterOfferParams, Offer } from '../negotiation-messages.js';
+import { offeredProofs } from '../provider/provider-checks.js';
+import type { AcmpCapability } from '../provider/provider-types.js';
+import type { CounterOfferParams, Offer } from '../wire/negotiation-messages.js';
 import type { OfferChanges } from './negotiator.js';
 
 /** What a provider's counter policy is asked: the buyer's counter to the standing offer. */

@@ -1,7 +1,7 @@
 import { errorFields, type Logger } from '../../shared/logger.js';
-import { ACMP_CODE, AcmpError } from '../errors.js';
-import type { TaskScope } from '../task-store.js';
-import type { AcceptParams, CounterOfferParams, OfferRequestParams } from '../negotiation-messages.js';
+import { ACMP_CODE, AcmpError } from '../wire/errors.js';
+import type { TaskScope } from '../provider/task-store.js';
+import type { AcceptParams, CounterOfferParams, OfferRequestParams } from '../wire/negotiation-messages.js';
 import { isOpen, offerHash, turnOf, type NegotiationSession } from './session.js';
 
 /** A buyer message to the sessions, as the binding read it. */

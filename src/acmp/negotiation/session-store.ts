@@ -1,4 +1,4 @@
-import type { TaskScope } from '../task-store.js';
+import type { TaskScope } from '../provider/task-store.js';
 import type { NegotiationOptions } from './negotiator.js';
 import type { NegotiationSession, SessionPhase } from './session.js';
 

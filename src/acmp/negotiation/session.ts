@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { sha256Jcs } from '../../shared/jcs.js';
-import type { TaskScope } from '../task-store.js';
+import type { TaskScope } from '../provider/task-store.js';
 import type { Agreement } from './agreement-store.js';
-import { AckSchema, OfferSchema, type Offer } from '../negotiation-messages.js';
+import { AckSchema, OfferSchema, type Offer } from '../wire/negotiation-messages.js';
 
 /*
  * A negotiation session (session mode, ours: docs/acmp-negotiation.md "Session mode"): one record per

@@ -2,11 +2,11 @@ import { timerClockOf, type Clock, type TimerClock, type TimerHandle } from '../
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
 import type { Metrics } from '../../shared/metrics.js';
-import { ACMP_CODE, AcmpError } from '../errors.js';
-import { sameScope } from '../provider-checks.js';
-import type { AcmpCapability } from '../provider-types.js';
-import type { TaskScope } from '../task-store.js';
-import type { AcceptParams, CounterOfferParams } from '../negotiation-messages.js';
+import { ACMP_CODE, AcmpError } from '../wire/errors.js';
+import { sameScope } from '../provider/provider-checks.js';
+import type { AcmpCapability } from '../provider/provider-types.js';
+import type { TaskScope } from '../provider/task-store.js';
+import type { AcceptParams, CounterOfferParams } from '../wire/negotiation-messages.js';
 import type { Negotiator } from './negotiator.js';
 import {
   ackReplyOf,

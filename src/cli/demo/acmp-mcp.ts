@@ -1,6 +1,6 @@
 import { createAcmpBuyer, type PickedAcmpBuyer } from '../../connect/acmp-buyer.js';
-import type { AcmpResult, Payload } from '../../acmp/messages.js';
-import { verifyProof } from '../../acmp/proof.js';
+import type { AcmpResult, Payload } from '../../acmp/wire/messages.js';
+import { verifyProof } from '../../acmp/wire/proof.js';
 import { boundedTaskIds } from '../../shared/ids.js';
 import { expectThat } from './expect.js';
 import type { DemoContext, DemoScenario } from './scenarios.js';

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { createAcmpBuyer } from '../../a2a/acmp/buyer.js';
 import { createA2AClient } from '../../a2a/client.js';
 import { taskStateName } from '../../a2a/part-codec.js';
-import { SESSION_EXTENSION_URI } from '../../acmp/constants.js';
-import { verifyProof } from '../../acmp/proof.js';
+import { SESSION_EXTENSION_URI } from '../../acmp/wire/constants.js';
+import { verifyProof } from '../../acmp/wire/proof.js';
 import { expectShape, expectThat } from './expect.js';
 import type { DemoScenario } from './scenarios.js';
 

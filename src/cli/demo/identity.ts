@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { z } from 'zod';
 import { createAcmpBuyer } from '../../a2a/acmp/buyer.js';
 import { fetchAgentCard } from '../../a2a/client.js';
-import { isAcmpError } from '../../acmp/errors.js';
+import { isAcmpError } from '../../acmp/wire/errors.js';
 import { KyselyEscrowStore } from '../../storage/escrow/escrow-store-kysely.js';
 import { didKeyOf } from '../../acmp/identity/did-key.js';
 import { createDidResolver } from '../../acmp/identity/resolver.js';

@@ -1,5 +1,5 @@
-import { ACMP_MEDIA_TYPE, ACMP_METHOD } from '../../acmp/constants.js';
-import { CapabilityObjectSchema } from '../../acmp/messages.js';
+import { ACMP_MEDIA_TYPE, ACMP_METHOD } from '../../acmp/wire/constants.js';
+import { CapabilityObjectSchema } from '../../acmp/wire/messages.js';
 import { isJsonObject } from '../../shared/json.js';
 import { fail, pass, type Check, type CheckOutcome } from '../check.js';
 import { brief, list } from './inspect.js';

@@ -1,4 +1,4 @@
-import { ACMP_CODE } from '../../acmp/errors.js';
+import { ACMP_CODE } from '../../acmp/wire/errors.js';
 import { isJsonObject } from '../../shared/json.js';
 import { fail, pass, skip, type Check, type CheckOutcome, type ConformContext } from '../check.js';
 import { brief, finalAnswer, taskOf } from './inspect.js';

@@ -1,4 +1,4 @@
-import { ACMP_MEDIA_TYPE } from '../../acmp/constants.js';
+import { ACMP_MEDIA_TYPE } from '../../acmp/wire/constants.js';
 import { isJsonObject } from '../../shared/json.js';
 import type { WireExchange, WireFrame } from './wire.js';
 

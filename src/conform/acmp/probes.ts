@@ -1,4 +1,4 @@
-import { ACMP_METHOD } from '../../acmp/constants.js';
+import { ACMP_METHOD } from '../../acmp/wire/constants.js';
 import { isJsonObject } from '../../shared/json.js';
 import type { ConformContext } from '../check.js';
 import { finalAnswer, taskOf } from './inspect.js';

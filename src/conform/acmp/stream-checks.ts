@@ -1,7 +1,7 @@
-import { ACMP_METHOD } from '../../acmp/constants.js';
-import { ACMP_CODE } from '../../acmp/errors.js';
-import { PayloadSchema, type Payload } from '../../acmp/messages.js';
-import { assembleChunks, resultHash } from '../../acmp/proof.js';
+import { ACMP_METHOD } from '../../acmp/wire/constants.js';
+import { ACMP_CODE } from '../../acmp/wire/errors.js';
+import { PayloadSchema, type Payload } from '../../acmp/wire/messages.js';
+import { assembleChunks, resultHash } from '../../acmp/wire/proof.js';
 import { canonicalJson } from '../../shared/jcs.js';
 import { isJsonObject } from '../../shared/json.js';
 import { fail, pass, skip, type Check, type CheckOutcome } from '../check.js';

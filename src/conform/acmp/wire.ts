@@ -1,4 +1,4 @@
-import { ACMP_EXTENSION_URI } from '../../acmp/constants.js';
+import { ACMP_EXTENSION_URI } from '../../acmp/wire/constants.js';
 import { isJsonObject } from '../../shared/json.js';
 import type { ConformContext, ConformTransport } from '../check.js';
 import { grpcCall, grpcStream } from './grpc-calls.js';

@@ -4,11 +4,11 @@ import { taskActivity, type TaskActivity } from './task-reads.js';
 
 /**
  * A host counts as alive when it beat within this window: the ACMP liveness window at the default 5 s
- * heartbeat (two intervals, src/acmp/provider.ts), after which its running tasks are reaped.
+ * heartbeat (two intervals, src/acmp/provider/provider.ts), after which its running tasks are reaped.
  */
 const HOST_ALIVE_WINDOW_MS = 10_000;
 
-/** A host of the cluster (one row per host sharing the database, src/acmp/host-liveness.ts). */
+/** A host of the cluster (one row per host sharing the database, src/acmp/provider/host-liveness.ts). */
 export interface ConsoleHost {
   readonly hostId: string;
   readonly startedAt: number;

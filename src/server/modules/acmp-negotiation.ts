@@ -1,5 +1,5 @@
 import { AcmpSessionBinding } from '../../a2a/acmp/negotiation-session.js';
-import type { AcmpCapability } from '../../acmp/provider.js';
+import type { AcmpCapability } from '../../acmp/provider/provider.js';
 import type { AgreementStore } from '../../acmp/negotiation/agreement-store.js';
 import { MemoryAgreementStore } from '../../storage/memory/acmp-agreement-store-memory.js';
 import { MemorySessionStore } from '../../storage/memory/acmp-session-store-memory.js';
@@ -84,7 +84,7 @@ export class AcmpNegotiation {
 
   /**
    * The negotiator over these capabilities: what the provider is handed as its Layer 6 port
-   * (`src/acmp/provider-negotiation.ts`), signing offers with the key given in the options.
+   * (`src/acmp/provider/provider-negotiation.ts`), signing offers with the key given in the options.
    */
   negotiatorFor(capabilities: readonly AcmpCapability[]): Negotiator {
     return new Negotiator(this.options, new Map(capabilities.map((c) => [c.id, c])));

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
+import { MemoryAcmpTaskStore } from '../../acmp/provider/memory-task-store.js';
 import { MemoryAgreementStore } from '../../storage/memory/acmp-agreement-store-memory.js';
 import { MemorySessionStore } from '../../storage/memory/acmp-session-store-memory.js';
 import { systemClock } from '../../shared/clock.js';

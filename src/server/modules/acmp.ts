@@ -7,10 +7,10 @@ import {
 import { currentSignerOf, identityOfSigner, type PartyIdentity } from '../../acmp/identity/host-identity.js';
 import type { Signer } from '../../acmp/identity/signer.js';
 import type { ReservationStore } from '../../acmp/escrow/reservations.js';
-import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
-import { createAcmpProvider, type AcmpProviderOptions } from '../../acmp/provider.js';
-import type { AcmpProvider } from '../../acmp/provider-types.js';
-import type { AcmpTaskStore } from '../../acmp/task-store.js';
+import { MemoryAcmpTaskStore } from '../../acmp/provider/memory-task-store.js';
+import { createAcmpProvider, type AcmpProviderOptions } from '../../acmp/provider/provider.js';
+import type { AcmpProvider } from '../../acmp/provider/provider-types.js';
+import type { AcmpTaskStore } from '../../acmp/provider/task-store.js';
 import { createAcmpMcpContribution } from '../../mcp/provider-server.js';
 import {
   ACMP_OWNER_COLUMNS,

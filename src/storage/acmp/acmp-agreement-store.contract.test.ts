@@ -4,8 +4,8 @@ import { storeContract, type StoreBackends } from '../../../test/helpers/store-h
 import type { AgreementStore } from '../../acmp/negotiation/agreement-store.js';
 import { MemoryAgreementStore } from '../memory/acmp-agreement-store-memory.js';
 import { Negotiator } from '../../acmp/negotiation/negotiator.js';
-import { AcmpError } from '../../acmp/errors.js';
-import type { AcmpCapability } from '../../acmp/provider-types.js';
+import { AcmpError } from '../../acmp/wire/errors.js';
+import type { AcmpCapability } from '../../acmp/provider/provider-types.js';
 import { KyselyAgreementStore } from './acmp-agreement-store-kysely.js';
 import { acmpMigrations } from './acmp-migrations.js';
 

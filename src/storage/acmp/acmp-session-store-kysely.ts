@@ -8,7 +8,7 @@ import {
   type NegotiationSession,
 } from '../../acmp/negotiation/session.js';
 import type { CreateOutcome, SessionListQuery, SessionStore } from '../../acmp/negotiation/session-store.js';
-import type { TaskScope } from '../../acmp/task-store.js';
+import type { TaskScope } from '../../acmp/provider/task-store.js';
 import { LocalError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Metrics } from '../../shared/metrics.js';

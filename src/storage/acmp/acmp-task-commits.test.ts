@@ -1,9 +1,9 @@
 import { expect, it } from 'vitest';
 import { storeContract, type StoreBackends } from '../../../test/helpers/store-harness.js';
-import type { AcmpTaskStore, NewAcmpTask, TaskOutcome } from '../../acmp/task-store.js';
+import type { AcmpTaskStore, NewAcmpTask, TaskOutcome } from '../../acmp/provider/task-store.js';
 import { NO_METRICS, type StoreOperation } from '../../shared/metrics.js';
 import { acmpMigrations, KyselyAcmpTaskStore } from './acmp-task-store-kysely.js';
-import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
+import { MemoryAcmpTaskStore } from '../../acmp/provider/memory-task-store.js';
 
 /** A store and the commits it observed (one observation per database transaction). */
 interface Observed {

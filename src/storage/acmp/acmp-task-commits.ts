@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { FinishTask, NewAcmpTask } from '../../acmp/task-store.js';
+import type { FinishTask, NewAcmpTask } from '../../acmp/provider/task-store.js';
 import { LocalError } from '../../shared/errors.js';
 import type { Metrics, StoreOperation } from '../../shared/metrics.js';
 import type { SqlDialect } from '../sql/database.js';

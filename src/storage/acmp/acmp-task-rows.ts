@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { PayloadSchema, type Payload } from '../../acmp/messages.js';
+import { PayloadSchema, type Payload } from '../../acmp/wire/messages.js';
 import {
   TaskOutcomeSchema,
   type AcmpTaskRecord,
   type TaskOutcome,
   type TaskSignal,
-} from '../../acmp/task-store.js';
+} from '../../acmp/provider/task-store.js';
 import { LocalError } from '../../shared/errors.js';
 
 /** The columns of a task record, in the order {@link decodeTaskRow} reads them. */

@@ -1,5 +1,5 @@
-import { SignalHub } from '../../acmp/signal-hub.js';
-import type { Payload } from '../../acmp/messages.js';
+import { SignalHub } from '../../acmp/provider/signal-hub.js';
+import type { Payload } from '../../acmp/wire/messages.js';
 import type {
   AcmpTaskRecord,
   AcmpTaskStore,
@@ -11,7 +11,7 @@ import type {
   TaskListQuery,
   TaskScope,
   TaskSignal,
-} from '../../acmp/task-store.js';
+} from '../../acmp/provider/task-store.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
 import { NO_METRICS, type Metrics } from '../../shared/metrics.js';
 import { observedCommit } from '../sql/observed-commit.js';

@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
 import { storeContract, type StoreBackends } from '../../../test/helpers/store-harness.js';
-import type { AcmpTaskStore, NewAcmpTask, TaskOutcome, TaskSignal } from '../../acmp/task-store.js';
+import type { AcmpTaskStore, NewAcmpTask, TaskOutcome, TaskSignal } from '../../acmp/provider/task-store.js';
 import { acmpMigrations, KyselyAcmpTaskStore } from './acmp-task-store-kysely.js';
-import { MemoryAcmpTaskStore } from '../../acmp/memory-task-store.js';
+import { MemoryAcmpTaskStore } from '../../acmp/provider/memory-task-store.js';
 
 const backends: StoreBackends<AcmpTaskStore> = {
   memory: () => new MemoryAcmpTaskStore(),

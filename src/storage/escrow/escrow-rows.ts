@@ -4,7 +4,7 @@ import { PayoutListSchema } from '../../acmp/escrow/payout-route.js';
 import type { PayoutConfig, StoredOp } from '../../acmp/escrow/store.js';
 import type { EscrowEvent, Payout } from '../../acmp/escrow/transitions.js';
 import { isEscrowMethod } from '../../acmp/escrow/constants.js';
-import { AcmpErrorObjectSchema } from '../../acmp/messages.js';
+import { AcmpErrorObjectSchema } from '../../acmp/wire/messages.js';
 import { LocalError } from '../../shared/errors.js';
 
 /** The columns of an escrow row, in the order {@link decodeEscrowRow} reads them. */

@@ -1,6 +1,6 @@
 import { KeyedWatchers } from '../../shared/keyed-watchers.js';
-import { sameScope } from '../../acmp/provider-checks.js';
-import type { TaskScope } from '../../acmp/task-store.js';
+import { sameScope } from '../../acmp/provider/provider-checks.js';
+import type { TaskScope } from '../../acmp/provider/task-store.js';
 import { dueAt, type NegotiationSession } from '../../acmp/negotiation/session.js';
 import type { CreateOutcome, SessionListQuery, SessionStore } from '../../acmp/negotiation/session-store.js';
 

@@ -1,4 +1,4 @@
-import { PRUNED_TASK_OUTCOME } from '../../acmp/pruned-task.js';
+import { PRUNED_TASK_OUTCOME } from '../../acmp/provider/pruned-task.js';
 import { inBatches, pause, type BatchLoop } from './batches.js';
 import type { PruneCount } from './policy.js';
 import type { SqlRunner } from './sql-runner.js';
