@@ -112,7 +112,22 @@ async function answer(handler: CommerceRequestHandler, exchange: Exchange): Prom
     body = { jsonrpc: '2.0', id: call.id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) };
   }
   setActivated(res, context);
-  res.status(200).json(body);
+  writeJson(res, body);
+}
+
+/**
+ * The answer as Express's `res.status(200).json(body)` writes it on the host's app (no JSON replacer,
+ * spaces or escaping, no ETag, a POST is never fresh), without its generic `send`: the status, the
+ * content type (set through the response's own `setHeader`, which the interop middleware may wrap), the
+ * length, one `end`.
+ */
+function writeJson(res: Response, body: object): void {
+  const text = JSON.stringify(body);
+  res.statusCode = 200;
+  if (res.getHeader('Content-Type') === undefined)
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', String(Buffer.byteLength(text)));
+  res.end(text);
 }
 
 /**
