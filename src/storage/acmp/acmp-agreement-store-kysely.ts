@@ -6,7 +6,7 @@ import { OfferTermsSchema } from '../../acmp/negotiation/offer-codec.js';
 import { LocalError } from '../../shared/errors.js';
 import type { Database, SqlDialect } from '../sql/database.js';
 import { compileSql } from '../sql/sql-text.js';
-import type { SqlKysely } from '../sql/query.js';
+import { IntColumn as Int, type SqlKysely } from '../sql/query.js';
 
 /** Layer 6 agreements and the provider's settings (its offer key) — part of the `acmp` migration set. */
 export const agreementsMigration: SqlMigration = {
@@ -31,7 +31,6 @@ export const agreementsMigration: SqlMigration = {
   },
 };
 
-const Int = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number);
 const AgreementRow = z.object({
   offer_key: z.string(),
   offer_id: z.string(),

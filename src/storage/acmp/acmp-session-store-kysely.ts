@@ -14,7 +14,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { Metrics } from '../../shared/metrics.js';
 import type { Database, SqlDialect } from '../sql/database.js';
 import { RowSignals } from '../sql/row-signals.js';
-import { column, count, type SqlKysely } from '../sql/query.js';
+import { column, count, IntColumn as Int, type SqlKysely } from '../sql/query.js';
 import type { SqlMigration } from '../sql/migrations.js';
 
 /** Negotiation sessions (session mode) — part of the `acmp` migration set. */
@@ -52,7 +52,6 @@ export const sessionsMigration: SqlMigration = {
 /** The PostgreSQL channel session changes are signalled on (payload: the session id). */
 const SESSION_SIGNAL_CHANNEL = 'acmp_session_signals';
 
-const Int = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number);
 const SessionRow = z.object({
   session_id: z.string(),
   tenant: z.string(),

@@ -7,13 +7,11 @@ import {
   type TaskSignal,
 } from '../../acmp/provider/task-store.js';
 import { LocalError } from '../../shared/errors.js';
+import { IntColumn as Int } from '../sql/query.js';
 
 /** The columns of a task record, in the order {@link decodeTaskRow} reads them. */
 export const TASK_COLUMNS =
   'task_id, tenant, agent, params_hash, context_id, request, host_id, state, created_at, deadline_at, updated_at, chunk_count, outcome, end_state, finished_at';
-
-/** PostgreSQL returns bigint as text; SQLite as number. */
-const Int = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number);
 
 const TaskRowSchema = z.object({
   task_id: z.string(),

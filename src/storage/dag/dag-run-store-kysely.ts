@@ -13,7 +13,7 @@ import { systemClock } from '../../shared/clock.js';
 import { LocalError } from '../../shared/errors.js';
 import type { MigrationSet, SqlMigration } from '../sql/migrations.js';
 import type { Database } from '../sql/database.js';
-import { sqlQuery, SqlRunner, type SqlKysely } from '../sql/query.js';
+import { IntColumn as Int, sqlQuery, SqlRunner, type SqlKysely } from '../sql/query.js';
 
 /** A run and its nodes (docs/acmp-dag.md "Durability"): one row per node, its params before its send. */
 const createRuns: SqlMigration = {
@@ -46,7 +46,6 @@ const createRuns: SqlMigration = {
 /** The `acmp_dag` migration set (SQLite and PostgreSQL): the buyer's DAG runs (docs/acmp-dag.md). */
 export const dagMigrations: MigrationSet = { id: 'acmp_dag', migrations: { '0001_runs': createRuns } };
 
-const Int = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number);
 const NodeErrorSchema = z.object({
   code: z.union([z.number(), z.string()]),
   message: z.string(),
