@@ -29,6 +29,12 @@ function takeRandom(target: Buffer, start: number): void {
  * which keeps database indexes on ids append-mostly.
  */
 export function uuidv7(nowMs: number = Date.now()): string {
+  const hex = uuidv7Hex(nowMs);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The 32 hex digits of a {@link uuidv7}, without its dashes (the prefixed ids of {@link systemIds}). */
+function uuidv7Hex(nowMs: number): string {
   const bytes = Buffer.allocUnsafe(16);
   takeRandom(bytes, 6);
   // 48 bits fit a double exactly; no BigInt needed.
@@ -39,14 +45,13 @@ export function uuidv7(nowMs: number = Date.now()): string {
   }
   bytes.writeUInt8((bytes.readUInt8(6) & 0x0f) | 0x70, 6);
   bytes.writeUInt8((bytes.readUInt8(8) & 0x3f) | 0x80, 8);
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return bytes.toString('hex');
 }
 
 /** Default id source: `prefix_` + UUIDv7 (hex, no dashes), or a plain UUIDv4 without a prefix. */
 export const systemIds: IdSource = {
   newId(prefix?: string): string {
-    return prefix === undefined ? randomUUID() : `${prefix}_${uuidv7().replaceAll('-', '')}`;
+    return prefix === undefined ? randomUUID() : `${prefix}_${uuidv7Hex(Date.now())}`;
   },
 };
 
@@ -57,5 +62,5 @@ export const systemIds: IdSource = {
  */
 export const boundedTaskIds: IdSource = {
   newId: (prefix) =>
-    prefix === 'task' ? `task_${uuidv7().replaceAll('-', '').slice(0, 31)}` : systemIds.newId(prefix),
+    prefix === 'task' ? `task_${uuidv7Hex(Date.now()).slice(0, 31)}` : systemIds.newId(prefix),
 };

@@ -5,13 +5,7 @@ import { errorFields, type Logger } from '../../shared/logger.js';
 import { TRACE_ATTR, failSpan, startSpan, withSpan } from '../../shared/tracing.js';
 import type { Span } from '@opentelemetry/api';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from '../wire/errors.js';
-import {
-  PayloadSchema,
-  resolveInvoke,
-  type AcmpResult,
-  type InvokeParams,
-  type Payload,
-} from '../wire/messages.js';
+import { resolveInvoke, type AcmpResult, type InvokeParams, type Payload } from '../wire/messages.js';
 import { assembleChunks, createResultHashProof } from '../wire/proof.js';
 import { estimateTokens, type AcceptedTask } from './provider-checks.js';
 import type { HandlerContext } from './provider-types.js';
@@ -25,6 +19,7 @@ import {
   type TaskOutcome,
 } from './task-store.js';
 import type { Delivery } from './delivery.js';
+import { checkPayload } from './payload-check.js';
 import type { TaskFeed } from './task-feed.js';
 
 /** Everything a local execution needs. */
@@ -337,11 +332,4 @@ function errorOutcome(code: number, taskId: string, data: Record<string, unknown
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
-}
-
-/** Handler output is checked like wire input: a bad payload is a provider bug (-33099). */
-function checkPayload(value: unknown): Payload {
-  const parsed = PayloadSchema.safeParse(value);
-  if (!parsed.success) throw new TypeError('capability handler produced an invalid {type, data} payload');
-  return parsed.data;
 }
