@@ -56,15 +56,15 @@ export {
   type PickedAcmpBuyer,
 } from './connect/acmp-buyer.js';
 export {
-  createAcmpBuyer as createA2AAcmpBuyer,
-  type AcmpBuyer,
-  type AcmpBuyerConnectOptions,
-  type AgreementInvoke,
-  type BuyerNegotiation,
-} from './a2a/acmp/buyer.js';
+  createA2AAcmpBuyer,
+  type A2AAcmpBuyer as AcmpBuyer,
+  type A2AAcmpBuyerOptions as AcmpBuyerConnectOptions,
+  type A2AFanOutResult as FanOutResult,
+} from './connect/a2a-acmp-buyer.js';
+export type { AgreementInvoke, BuyerNegotiation } from './a2a/acmp/buyer.js';
 export type { NegotiatedAgreement } from './a2a/acmp/negotiation-client.js';
 export type { Counter, CounterDecision, OfferContext } from './a2a/acmp/session-client.js';
-export { negotiateBest, type FanOutOptions, type FanOutResult } from './a2a/acmp/fan-out.js';
+export { negotiateBest, type FanOutOptions } from './a2a/acmp/fan-out.js';
 export {
   connectMcpAcmpBuyer,
   type McpAcmpBuyer,

@@ -140,6 +140,10 @@ describe('the layering checker finds each kind of breach', () => {
       'src/a2a/acp/x.ts imports ../host/mount.js (src/a2a/acp/ reaches only itself, src/a2a/* in src/a2a/)',
     ]);
     expect(breach('src/a2a/escrow/x.ts', `import { b } from '../acmp/buyer.js';\n`)).toHaveLength(1);
+    // The ACMP buyer is handed its escrow (src/connect/a2a-acmp-buyer.ts, docs/acmp-escrow.md §13).
+    expect(breach('src/a2a/acmp/buyer.ts', `import { c } from '../escrow/buyer-escrow.js';\n`)).toHaveLength(
+      1,
+    );
     expect(breach('src/a2a/host/x.ts', `import { e } from '../escrow/binding.js';\n`)).toHaveLength(1);
     expect(breach('src/a2a/host/x.ts', `import { c } from '../binding.js';\n`)).toEqual([]);
     expect(breach('src/a2a/x.ts', `import { h } from './host/mount.js';\n`)).toHaveLength(1);

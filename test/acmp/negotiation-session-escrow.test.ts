@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import type { AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../src/connect/a2a-acmp-buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { Payload } from '../../src/acmp/wire/messages.js';
@@ -31,10 +32,10 @@ async function threeAgents() {
       }),
     ],
   });
-  const buyer = (await createAcmpBuyer({
+  const buyer = (await createA2AAcmpBuyer({
     agentUrl: provider.url,
     escrow: { agentUrl: escrow.host.url, token: secret('buyer') },
-  })) as AcmpBuyer & { escrow: BuyerEscrow };
+  })) as A2AAcmpBuyer & { escrow: BuyerEscrow };
   return { escrow, buyer, balance: (who: string) => escrow.ledger.balance('', who) };
 }
 

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../src/connect/a2a-acmp-buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { createEscrowClient } from '../../src/a2a/escrow/client.js';
 import { createKeySigner, didKeyOf, type Signer } from '../../src/acmp/identity/index.js';
@@ -54,11 +54,11 @@ describe('a stranger buyer with only a DID (docs/acmp-identity.md "Callers ident
     const { escrow, provider, payeeId } = await market(byDid ? didKeySigner() : undefined);
     const stranger = didKeySigner();
     await escrow.credit(stranger.did, '1');
-    const buyer = (await createAcmpBuyer({
+    const buyer = (await createA2AAcmpBuyer({
       agentUrl: provider.url,
       signer: stranger,
       escrow: { agentUrl: escrow.host.url, signer: stranger },
-    })) as AcmpBuyer & { escrow: BuyerEscrow };
+    })) as A2AAcmpBuyer & { escrow: BuyerEscrow };
     const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
     const agreement = await buyer.negotiate({
       capability: 'sentiment-analysis',

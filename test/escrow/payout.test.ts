@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EscrowClient } from '../../src/a2a/escrow/client.js';
 import { signingEscrowClient } from '../../src/a2a/escrow/signing-client.js';
-import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../src/connect/a2a-acmp-buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { AcmpError } from '../../src/acmp/wire/errors.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
@@ -127,10 +127,10 @@ describe('our provider sends its payout list with its claims', () => {
         }),
       ],
     });
-    const buyer = (await createAcmpBuyer({
+    const buyer = (await createA2AAcmpBuyer({
       agentUrl: provider.url,
       escrow: { agentUrl: escrow.host.url, token: secret('buyer') },
-    })) as AcmpBuyer & { escrow: BuyerEscrow };
+    })) as A2AAcmpBuyer & { escrow: BuyerEscrow };
     const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
     await buyer.escrow.bind(escrowId, 'agent:provider');
     const result = await buyer.invoke({

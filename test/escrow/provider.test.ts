@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import type { AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../src/connect/a2a-acmp-buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { createEscrowAgent } from '../../src/acmp/escrow/agent.js';
@@ -41,10 +42,10 @@ async function threeAgents(options: { window?: number } = {}) {
       }),
     ],
   });
-  const buyer = (await createAcmpBuyer({
+  const buyer = (await createA2AAcmpBuyer({
     agentUrl: provider.url,
     escrow: { agentUrl: escrow.host.url, token: secret('buyer') },
-  })) as AcmpBuyer & { escrow: BuyerEscrow };
+  })) as A2AAcmpBuyer & { escrow: BuyerEscrow };
   const balance = (who: string) => escrow.ledger.balance('', who);
   const conserved = async () => {
     const t = await escrow.ledger.totals();

@@ -1,4 +1,4 @@
-import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../src/connect/a2a-acmp-buyer.js';
 import { createEscrowClient } from '../../src/a2a/escrow/client.js';
 import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
 import { ACP_MEDIA_TYPE } from '../../src/acpspec/constants.js';
@@ -65,9 +65,9 @@ export async function startConsoleHost(options: { db?: string; migrate?: boolean
 }
 
 /** A buyer of the console host (its own escrow agent). */
-export function consoleBuyer(host: ConsoleHost): Promise<AcmpBuyer> {
+export function consoleBuyer(host: ConsoleHost): Promise<A2AAcmpBuyer> {
   const { url, caCert } = host;
-  return createAcmpBuyer({
+  return createA2AAcmpBuyer({
     agentUrl: url,
     token: BUYER_SECRET,
     caCert,
@@ -76,7 +76,7 @@ export function consoleBuyer(host: ConsoleHost): Promise<AcmpBuyer> {
 }
 
 /** One more successful invoke (what a live-update test waits to see). */
-export async function oneInvoke(buyer: AcmpBuyer): Promise<string> {
+export async function oneInvoke(buyer: A2AAcmpBuyer): Promise<string> {
   const result = await buyer.invoke({
     capability: 'sentiment-analysis',
     input: { type: 'text', data: 'Revenue grew 12% YoY.' },
@@ -89,7 +89,7 @@ export async function oneInvoke(buyer: AcmpBuyer): Promise<string> {
  * Two escrows payable to agent:provider, each claimed by the provider through the escrow agent (L4 §4.4;
  * the default 24 h challenge window stays open); the buyer disputes the second claim (L4 §4.6).
  */
-async function claimAndDispute(host: ConsoleHost, buyer: AcmpBuyer) {
+async function claimAndDispute(host: ConsoleHost, buyer: A2AAcmpBuyer) {
   const escrow = buyer.escrow;
   if (!escrow) throw new Error('the console buyer has an escrow agent');
   const provider = await createEscrowClient({

@@ -93,8 +93,7 @@ const SUB_LAYERS: { folder: string; also: string[]; flat?: boolean }[] = [
   { folder: 'src/a2a/acp/', also: [A2A_NEUTRAL] },
   { folder: 'src/a2a/escrow/', also: [A2A_NEUTRAL] },
   { folder: 'src/a2a/tck/', also: [A2A_NEUTRAL] },
-  // The ACMP buyer composes the escrow client when given escrow options (docs/acmp-escrow.md §13).
-  { folder: 'src/a2a/acmp/', also: [A2A_NEUTRAL, 'src/a2a/escrow/buyer-escrow.js'] },
+  { folder: 'src/a2a/acmp/', also: [A2A_NEUTRAL] },
 ];
 
 /** Whether a sub-layer rule covers a file. */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import { createA2AAcmpBuyer } from '../../src/connect/a2a-acmp-buyer.js';
 import { fetchAgentCard } from '../../src/a2a/client.js';
 import { AcmpError } from '../../src/acmp/wire/errors.js';
 import { createDidResolver } from '../../src/acmp/identity/resolver.js';
@@ -95,7 +96,7 @@ describe('buyers challenge a provider before the first payment to it (Layer 7 §
     const escrow = await escrowHost();
     await escrow.credit('agent:buyer', '1');
     const proxy = await tamperingProxy(host.url, replayAnswers);
-    const buyer = await createAcmpBuyer({
+    const buyer = await createA2AAcmpBuyer({
       card: proxy.route(await fetchAgentCard(host.url)),
       escrow: { agentUrl: escrow.host.url, token: secret('buyer') },
     });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../src/connect/a2a-acmp-buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import type { EscrowClient } from '../../src/a2a/escrow/client.js';
 import { signingEscrowClient } from '../../src/a2a/escrow/signing-client.js';
@@ -47,10 +47,10 @@ async function didParties(options: { db?: string; claimDelayMs?: number } = {}) 
       }),
     ],
   });
-  const buyer = (await createAcmpBuyer({
+  const buyer = (await createA2AAcmpBuyer({
     agentUrl: provider.url,
     escrow: { agentUrl: escrow.host.url, token: secret('buyer'), signer: buyerId.signer },
-  })) as AcmpBuyer & { escrow: BuyerEscrow };
+  })) as A2AAcmpBuyer & { escrow: BuyerEscrow };
   /** A locked escrow bound to the payee DID, and a task it paid for (the buyer stays silent). */
   const funded = async (): Promise<{ escrowId: string; taskId: string }> => {
     const escrowId = await buyer.escrow.lock(0.01, Date.now() + 600_000, { challengeWindowMs: 60_000 });

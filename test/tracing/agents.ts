@@ -1,4 +1,4 @@
-import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../src/connect/a2a-acmp-buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
@@ -30,10 +30,10 @@ export async function threeAgents(options: { boundTo?: string; logger?: Logger }
       }),
     ],
   });
-  const buyer = (await createAcmpBuyer({
+  const buyer = (await createA2AAcmpBuyer({
     agentUrl: provider.url,
     escrow: { agentUrl: escrow.host.url, token: secret('buyer') },
-  })) as AcmpBuyer & { escrow: BuyerEscrow };
+  })) as A2AAcmpBuyer & { escrow: BuyerEscrow };
   const escrowId = await buyer.escrow.lock(0.005, Date.now() + 3_600_000);
   await buyer.escrow.bind(escrowId, options.boundTo ?? 'agent:provider');
   return { buyer, escrowId, outbound, escrowUrl: escrow.host.url, providerUrl: provider.url };

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
+import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../src/connect/a2a-acmp-buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
 import type { Payload } from '../../src/acmp/wire/messages.js';
@@ -33,11 +34,11 @@ async function agents(limits: Record<string, unknown>) {
     modules: [acmpModule({ capabilities: demoCapabilities({ stepMs: 1 }) })],
   });
   const wallet = new Wallet(walletConfig(limits), new MemoryWalletStore());
-  const buyer = (await createAcmpBuyer({
+  const buyer = (await createA2AAcmpBuyer({
     agentUrl: provider.url,
     escrow: { agentUrl: escrow.host.url, token: secret('buyer') },
     wallet,
-  })) as AcmpBuyer & { escrow: BuyerEscrow };
+  })) as A2AAcmpBuyer & { escrow: BuyerEscrow };
   const balance = () => escrow.ledger.balance('', 'agent:buyer');
   return { escrow, provider, direct, wallet, buyer, balance };
 }

@@ -14,7 +14,7 @@ import type { AcmpResult } from '../../acmp/wire/messages.js';
 import { proveIdentity, type IdentityCheckOptions } from '../../acmp/identity/prove-identity.js';
 import type { VerifiedSignature } from '../../acmp/identity/verify.js';
 import { SignatureCheck } from '../../acmp/buyer/signature-policy.js';
-import { FirstPaymentGate, gatedBuyerCore } from '../../acmp/buyer/identity-gate.js';
+import { FirstPaymentGate, gatedBuyerCore, type PaymentGated } from '../../acmp/buyer/identity-gate.js';
 import { askIdentity } from './identity-client.js';
 import {
   createAcmpNegotiationClient,
@@ -27,15 +27,9 @@ import {
   type AgreementInvoke,
   type BuyerNegotiation,
 } from './buyer-negotiation.js';
-import { boundedTaskIds, systemIds, type IdSource } from '../../shared/ids.js';
+import { boundedTaskIds, type IdSource } from '../../shared/ids.js';
 import { createA2AClient, fetchAgentCard, type A2AConnectOptions } from '../client.js';
-import {
-  acceptedEscrowAgents,
-  connectBuyerEscrow,
-  type AcceptedEscrowAgent,
-  type BuyerEscrow,
-  type BuyerEscrowOptions,
-} from '../escrow/buyer-escrow.js';
+import { acceptedEscrowAgents, type AcceptedEscrowAgent } from '../escrow-profile.js';
 import { walletBuyerCore } from '../../wallet/buyer-guard.js';
 import { guardNegotiation, walletNameOf } from './wallet-negotiation.js';
 import type { Wallet } from '../../wallet/wallet.js';
@@ -48,11 +42,9 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions, BuyerCallPol
   ids?: IdSource;
   /** The URI of the negotiation-session extension to look for on the card (default our URN). */
   sessionUri?: string;
-  /** The escrow agent to pay through (Layer 4): the buyer then has {@link AcmpBuyer.escrow}. */
-  escrow?: BuyerEscrowOptions;
   /**
-   * The operator's wallet (Layer 7 §6): every invoke and escrow operation passes through it
-   * (docs/acmp-wallet.md).
+   * The operator's wallet (Layer 7 §6): every invoke passes through it, and every escrow operation of
+   * an escrow composed with this buyer (docs/acmp-wallet.md, docs/acmp-escrow.md §13).
    */
   wallet?: Wallet;
 }
@@ -60,8 +52,11 @@ export interface AcmpBuyerConnectOptions extends A2AConnectOptions, BuyerCallPol
 export type { AgreementInvoke, BuyerNegotiation } from './buyer-negotiation.js';
 export { createA2AAcmpTransport } from './buyer-transport.js';
 
-/** A buyer connected to one provider over A2A. */
-export interface AcmpBuyer
+/**
+ * A buyer connected to one provider over A2A; `E` is the escrow it pays through, when one was composed
+ * with it (docs/acmp-escrow.md §13: `createA2AAcmpBuyer` in src/connect/ gives a `BuyerEscrow`).
+ */
+export interface AcmpBuyer<E = unknown>
   extends Omit<AcmpBuyerCore, 'invoke' | 'stream'>, Omit<AcmpNegotiationClient, 'negotiate'> {
   /** The provider's advertised capability object (Layer 1 §1). */
   readonly capabilityObject: CapabilityObject;
@@ -85,35 +80,52 @@ export interface AcmpBuyer
   proveIdentity(options: IdentityCheckOptions): Promise<VerifiedSignature>;
   /** The escrow agents the provider accepts, with its payee id at each (its card). */
   readonly escrowAgents: readonly AcceptedEscrowAgent[];
-  /** Lock, bind, release (after verifying the proof), reclaim, dispute — when `escrow` was given. */
-  readonly escrow?: BuyerEscrow;
+  /** Lock, bind, release (after verifying the proof), reclaim, dispute — when an escrow was composed. */
+  readonly escrow?: E;
+}
+
+/** The provider a buyer talks to: its card, the ACMP capability it advertises, and the SDK client to it. */
+export interface AcmpPeer {
+  readonly card: AgentCard;
+  readonly capabilityObject: CapabilityObject;
+  readonly client: Client;
 }
 
 /**
  * Reads the provider's card first (A2A binding §2: a buyer MUST NOT rely on a feature the provider did
- * not advertise), then returns a buyer whose calls travel as ACMP data parts over the SDK's client.
+ * not advertise), then opens the SDK's client to it.
  * @throws AcmpError -33007 when the card advertises no ACMP provider extension.
  */
-export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise<AcmpBuyer> {
+export async function connectAcmpPeer(options: AcmpBuyerConnectOptions): Promise<AcmpPeer> {
   const card = options.card ?? (await fetchAgentCard(requireUrl(options.agentUrl), options));
   const capabilityObject = acmpCapabilityOf(card);
   const client = await createA2AClient(card, options);
-  const escrow =
-    options.escrow &&
-    (await connectBuyerEscrow({
-      ...options.escrow,
-      ids: options.escrow.ids ?? systemIds,
-      wallet: options.wallet,
-    }));
-  return new A2AAcmpBuyer(
-    { card, capabilityObject, client },
-    { ...options, ids: options.ids ?? a2aTaskIds },
-    escrow,
-  );
+  return { card, capabilityObject, client };
 }
 
-/** The buyer {@link createAcmpBuyer} returns: the buyer core over A2A, negotiation, and escrow. */
-class A2AAcmpBuyer implements AcmpBuyer {
+/**
+ * The buyer over a connected peer, its calls travelling as ACMP data parts over the SDK's client. An
+ * escrow connected by the caller (docs/acmp-escrow.md §13) is exposed as `escrow`, its paying calls
+ * behind the buyer's identity gate (Layer 7 §3).
+ */
+export function acmpBuyerOver<E = never>(
+  peer: AcmpPeer,
+  options: AcmpBuyerConnectOptions,
+  escrow?: PaymentGated<E>,
+): AcmpBuyer<E> {
+  return new A2AAcmpBuyer(peer, { ...options, ids: options.ids ?? a2aTaskIds }, escrow);
+}
+
+/**
+ * A buyer of one provider over A2A, without escrow ({@link connectAcmpPeer}, then {@link acmpBuyerOver}).
+ * @throws AcmpError -33007 when the card advertises no ACMP provider extension.
+ */
+export async function createAcmpBuyer(options: AcmpBuyerConnectOptions): Promise<AcmpBuyer<never>> {
+  return acmpBuyerOver(await connectAcmpPeer(options), options);
+}
+
+/** The buyer {@link acmpBuyerOver} builds: the buyer core over A2A, negotiation, and a composed escrow. */
+class A2AAcmpBuyer<E> implements AcmpBuyer<E> {
   readonly card: AgentCard;
   readonly capabilityObject: CapabilityObject;
   readonly escrowAgents: readonly AcceptedEscrowAgent[];
@@ -124,16 +136,12 @@ class A2AAcmpBuyer implements AcmpBuyer {
   private readonly ask: Parameters<typeof proveIdentity>[0];
   private readonly withWallet: (request: BuyerNegotiation) => BuyerNegotiation;
   private readonly gate: FirstPaymentGate;
-  readonly escrow: BuyerEscrow | undefined;
+  readonly escrow: E | undefined;
 
   constructor(
-    peer: {
-      card: AgentCard;
-      capabilityObject: CapabilityObject;
-      client: Client;
-    },
+    peer: AcmpPeer,
     options: AcmpBuyerConnectOptions & { ids: IdSource },
-    escrow: BuyerEscrow | undefined,
+    escrow: PaymentGated<E> | undefined,
   ) {
     const { card, capabilityObject, client } = peer;
     const ids = options.ids;

@@ -5,16 +5,15 @@ import type { Payload } from '../../acmp/wire/messages.js';
 import type { AcmpBuyer } from './buyer.js';
 import { checkOffer, type NegotiatedAgreement, type NegotiationRequest } from './negotiation-client.js';
 
-/** One provider's answer in a fan-out: its offer, or why it has none. */
-export type FanOutQuote =
-  | { readonly buyer: AcmpBuyer; readonly offer: Offer }
-  | { readonly buyer: AcmpBuyer; readonly error: unknown };
+/** One provider's answer in a fan-out: its offer, or why it has none (`B`: the buyers fanned out to). */
+export type FanOutQuote<B extends AcmpBuyer = AcmpBuyer> =
+  { readonly buyer: B; readonly offer: Offer } | { readonly buyer: B; readonly error: unknown };
 
 /** The outcome of {@link negotiateBest}: the provider chosen, its agreement, and every answer. */
-export interface FanOutResult {
-  readonly buyer: AcmpBuyer;
+export interface FanOutResult<B extends AcmpBuyer = AcmpBuyer> {
+  readonly buyer: B;
   readonly agreement: NegotiatedAgreement;
-  readonly quotes: readonly FanOutQuote[];
+  readonly quotes: readonly FanOutQuote<B>[];
 }
 
 /** Options of {@link negotiateBest}. */
@@ -32,11 +31,11 @@ export interface FanOutOptions {
  * acceptance fails (expired meanwhile, say), the next cheapest is tried.
  * @throws AcmpError -33001 `no_acceptable_offer` when no provider offered acceptable terms in time.
  */
-export async function negotiateBest(
-  buyers: readonly AcmpBuyer[],
+export async function negotiateBest<B extends AcmpBuyer>(
+  buyers: readonly B[],
   request: NegotiationRequest & { readonly input?: Payload },
   options: FanOutOptions = {},
-): Promise<FanOutResult> {
+): Promise<FanOutResult<B>> {
   const now = options.now ?? Date.now;
   const deadline = AbortSignal.timeout(options.deadlineMs ?? 2_000);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
@@ -45,11 +44,11 @@ export async function negotiateBest(
     input !== undefined && asked.input_tokens_est === undefined
       ? { ...asked, input_tokens_est: estimateTokens(input) }
       : asked;
-  const quotes: FanOutQuote[] = await Promise.all(
+  const quotes: FanOutQuote<B>[] = await Promise.all(
     buyers.map((buyer) =>
       buyer.quote(params, { signal }).then(
-        (offer): FanOutQuote => ({ buyer, offer }),
-        (error: unknown): FanOutQuote => ({ buyer, error }),
+        (offer): FanOutQuote<B> => ({ buyer, offer }),
+        (error: unknown): FanOutQuote<B> => ({ buyer, error }),
       ),
     ),
   );

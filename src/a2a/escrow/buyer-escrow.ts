@@ -1,12 +1,11 @@
-import type { AgentCard } from '@a2a-js/sdk';
 import { z } from 'zod';
 import { AcmpError, ACMP_CODE } from '../../acmp/wire/errors.js';
-import { ESCROW_METHOD, ESCROW_PROFILE_URI } from '../../acmp/escrow/constants.js';
+import { ESCROW_METHOD } from '../../acmp/escrow/constants.js';
 import type { Signer } from '../../acmp/identity/signer.js';
 import type { AcmpResult, Payload } from '../../acmp/wire/messages.js';
 import { verifyProof } from '../../acmp/wire/proof.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
-import { isJsonObject, type JsonValue } from '../../shared/json.js';
+import type { JsonValue } from '../../shared/json.js';
 import {
   createEscrowClient,
   type EscrowClient,
@@ -16,37 +15,17 @@ import {
 import { walletEscrowClient } from './wallet-client.js';
 import type { Wallet } from '../../wallet/wallet.js';
 import { signingEscrowClient } from './signing-client.js';
-import type { FirstPaymentGate } from '../../acmp/buyer/identity-gate.js';
+import type { PaymentGate, PaymentGated } from '../../acmp/buyer/identity-gate.js';
 
 /** The field of an escrowLock result [L4 §4.1] the buyer relies on; the rest it does not read. */
 const LockResultSchema = z.looseObject({ escrow_id: z.string().min(1) });
-
-/** What a payment waits for first ({@link FirstPaymentGate}). */
-type PaymentGate = Pick<FirstPaymentGate, 'beforePayment'>;
-
-/** An escrow agent a provider accepts, and the provider's payee id there (its card's escrow profile). */
-export interface AcceptedEscrowAgent {
-  readonly url: string;
-  readonly payeeId: string;
-}
-
-/** The escrow agents a provider's card lists (docs/acmp-escrow.md §2 "Agent Card"); empty when it lists none. */
-export function acceptedEscrowAgents(card: AgentCard): AcceptedEscrowAgent[] {
-  const params = card.capabilities?.extensions.find((e) => e.uri === ESCROW_PROFILE_URI)?.params;
-  const agents = isJsonObject(params) && Array.isArray(params.escrow_agents) ? params.escrow_agents : [];
-  return agents.flatMap((a: unknown) =>
-    isJsonObject(a) && typeof a.url === 'string' && typeof a.payee_id === 'string'
-      ? [{ url: a.url, payeeId: a.payee_id }]
-      : [],
-  );
-}
 
 /**
  * The buyer's side of Layer 4 over A2A: lock, bind, release after verifying the proof, reclaim, dispute.
  * op_refs are derived from what each call is about (the escrow, the task) or generated, so a retry after
  * a lost answer replays instead of paying twice (L4 §3).
  */
-export class BuyerEscrow {
+export class BuyerEscrow implements PaymentGated<BuyerEscrow> {
   readonly client: EscrowClient;
 
   /**

@@ -108,6 +108,18 @@ export class FirstPaymentGate {
   }
 }
 
+/** What a payment waits for first: the provider's proof of its DID ({@link FirstPaymentGate}). */
+export type PaymentGate = Pick<FirstPaymentGate, 'beforePayment'>;
+
+/**
+ * A way of paying the provider that is connected outside the buyer — the escrow client
+ * (docs/acmp-escrow.md §13) — and handed to it: the buyer puts its paying calls behind its own gate.
+ * `T` is what the buyer then exposes (the gated copy).
+ */
+export interface PaymentGated<T> {
+  gatedBy(gate: PaymentGate): T;
+}
+
 /**
  * An invoke pays when it names a price ceiling, an escrow or an accepted offer (an agreement): those
  * are the invokes a provider can charge for.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createAcmpBuyer, type AcmpBuyer } from '../../a2a/acmp/buyer.js';
+import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../connect/a2a-acmp-buyer.js';
 import type { BuyerEscrow } from '../../a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../demo/capabilities.js';
 import { formatCu } from '../../acmp/escrow/amounts.js';
@@ -62,7 +62,7 @@ export const escrowScenario: DemoScenario = {
         return b + p;
       };
       await balances('before');
-      const buyer = await createAcmpBuyer({
+      const buyer = await createA2AAcmpBuyer({
         agentUrl: provider.url,
         caCert: ctx.caCert,
         escrow: { agentUrl: agent.url, token: secretOf(BUYER_TOKEN), caCert: ctx.caCert },
@@ -127,11 +127,11 @@ async function silentBuyer(ctx: DemoContext, buyer: EscrowBuyer, payee: string):
   );
 }
 
-/** A buyer created with an escrow agent to pay through (`createAcmpBuyer`'s `escrow` option). */
-export type EscrowBuyer = AcmpBuyer & { readonly escrow: BuyerEscrow };
+/** A buyer created with an escrow agent to pay through (`createA2AAcmpBuyer`'s `escrow` option). */
+export type EscrowBuyer = A2AAcmpBuyer & { readonly escrow: BuyerEscrow };
 
 /** Whether the buyer pays through an escrow agent. */
-export function hasEscrow(buyer: AcmpBuyer): buyer is EscrowBuyer {
+export function hasEscrow(buyer: A2AAcmpBuyer): buyer is EscrowBuyer {
   return buyer.escrow !== undefined;
 }
 

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { z } from 'zod';
 import { createAcmpBuyer } from '../../a2a/acmp/buyer.js';
+import { createA2AAcmpBuyer } from '../../connect/a2a-acmp-buyer.js';
 import { fetchAgentCard } from '../../a2a/client.js';
 import { isAcmpError } from '../../acmp/wire/errors.js';
 import { KyselyEscrowStore } from '../../storage/escrow/escrow-store-kysely.js';
@@ -36,7 +37,7 @@ export const identityScenario: DemoScenario = {
     try {
       const { agent, provider, did, ledger } = await startAgents(ctx, hosts);
       const resolver = createDidResolver();
-      const buyer = await createAcmpBuyer({
+      const buyer = await createA2AAcmpBuyer({
         agentUrl: provider.url,
         caCert: ctx.caCert,
         signatures: { resolver },
