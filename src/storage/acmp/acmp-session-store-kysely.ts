@@ -16,6 +16,7 @@ import { RowSignals } from '../sql/row-signals.js';
 import {
   column,
   count,
+  ignoredRow,
   IntColumn as Int,
   sqlQuery,
   SqlRunner,
@@ -85,13 +86,10 @@ const UPDATE = `UPDATE acmp_sessions SET version = $1, phase = $2, due_at = $3, 
       WHERE session_id = $6 AND version = $7 RETURNING session_id`;
 /** The compare-and-set: the id of the session it moved. */
 const MOVE = sqlQuery(UPDATE, column('session_id', text));
-/**
- * The compare-and-set with its signal (PostgreSQL): a row per session moved, whose one column is the
- * `void` of `pg_notify`, so only the count of rows is read.
- */
+/** The compare-and-set with its signal (PostgreSQL): a row per session moved, counted, not read. */
 const MOVE_AND_SIGNAL = sqlQuery(
   `WITH moved AS (${UPDATE}) SELECT pg_notify('${SESSION_SIGNAL_CHANNEL}', session_id) FROM moved`,
-  (): true => true,
+  ignoredRow,
 );
 /** The cap's own count (open sessions have a due time, terminal ones none), on the due_at index. */
 const COUNT_OPEN = sqlQuery(

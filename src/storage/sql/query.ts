@@ -82,6 +82,9 @@ export const noRows: RowDecoder<never> = () => {
   throw new LocalError('INVALID_STATE', 'a write statement returned a row');
 };
 
+/** The decoder of a row whose value is not read, only counted (a guard's `RETURNING`, a `pg_notify` result). */
+export const ignoredRow: RowDecoder<null> = () => null;
+
 /** An integer column: PostgreSQL may return it as text or a bigint, SQLite as a number. */
 export const IntColumn = z.union([z.number(), z.bigint(), z.string().regex(/^-?\d+$/)]).transform(Number);
 
