@@ -4,9 +4,17 @@ import { z } from 'zod';
 import type { AcceptOutcome, Agreement, AgreementStore } from '../../acmp/negotiation/agreement-store.js';
 import { OfferTermsSchema } from '../../acmp/negotiation/offer-codec.js';
 import { LocalError } from '../../shared/errors.js';
-import type { Database, SqlDialect } from '../sql/database.js';
-import { compileSql } from '../sql/sql-text.js';
-import { IntColumn as Int, type SqlKysely } from '../sql/query.js';
+import type { Database } from '../sql/database.js';
+import {
+  bindSql,
+  column,
+  IntColumn as Int,
+  sqlQuery,
+  SqlRunner,
+  text,
+  type BoundSql,
+  type SqlKysely,
+} from '../sql/query.js';
 
 /** Layer 6 agreements and the provider's settings (its offer key) — part of the `acmp` migration set. */
 export const agreementsMigration: SqlMigration = {
@@ -45,6 +53,14 @@ const AgreementRow = z.object({
 
 const COLUMNS = 'offer_key, offer_id, tenant, agent, terms, escrow_id, accepted_at, invoke_by, consumed_by';
 
+const BY_OFFER_KEY = sqlQuery(`SELECT ${COLUMNS} FROM acmp_agreements WHERE offer_key = $1`, decode);
+const BY_ESCROW = sqlQuery(`SELECT ${COLUMNS} FROM acmp_agreements WHERE escrow_id = $1`, decode);
+const CONSUME = sqlQuery(
+  `UPDATE acmp_agreements SET consumed_by = $1 WHERE offer_key = $2 AND (consumed_by IS NULL OR consumed_by = $3) RETURNING offer_key`,
+  column('offer_key', text),
+);
+const OFFER_KEY = sqlQuery(`SELECT value FROM acmp_settings WHERE name = $1`, decodeOfferKey);
+
 /**
  * {@link AgreementStore} on SQLite or PostgreSQL: accept is one `INSERT … ON CONFLICT DO NOTHING` (the
  * offer key and the escrow id are both unique), consume one conditional UPDATE, so an offer is accepted
@@ -52,13 +68,11 @@ const COLUMNS = 'offer_key, offer_id, tenant, agent, terms, escrow_id, accepted_
  * every host reads, created by whichever host needs it first.
  */
 export class KyselyAgreementStore implements AgreementStore {
-  private readonly db: SqlKysely;
-  private readonly dialect: SqlDialect;
+  private readonly sql: BoundSql;
   private key: Promise<Buffer> | undefined;
 
   constructor(database: Pick<Database, 'db' | 'dialect'>) {
-    this.db = database.db;
-    this.dialect = database.dialect;
+    this.sql = bindSql(new SqlRunner(database.dialect), database.db);
   }
 
   offerKey(): Promise<Buffer> {
@@ -70,7 +84,7 @@ export class KyselyAgreementStore implements AgreementStore {
   }
 
   async accept(agreement: Agreement): Promise<AcceptOutcome> {
-    const inserted = await this.run(
+    const inserted = await this.sql.exec(
       `INSERT INTO acmp_agreements (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL) ON CONFLICT DO NOTHING`,
       [
         agreement.offerKey,
@@ -83,57 +97,45 @@ export class KyselyAgreementStore implements AgreementStore {
         agreement.invokeBy,
       ],
     );
-    if (Number(inserted.numAffectedRows ?? 0n) === 1) return { kind: 'accepted' };
+    if (inserted === 1) return { kind: 'accepted' };
     const existing = await this.get(agreement.offerKey);
     return existing ? { kind: 'exists', existing } : { kind: 'escrow_committed' };
   }
 
   async get(offerKey: string): Promise<Agreement | undefined> {
-    const { rows } = await this.run(`SELECT ${COLUMNS} FROM acmp_agreements WHERE offer_key = $1`, [
-      offerKey,
-    ]);
-    return rows[0] === undefined ? undefined : decode(rows[0]);
+    return this.sql.first(BY_OFFER_KEY, [offerKey]);
   }
 
   async byEscrow(escrowId: string): Promise<Agreement | undefined> {
-    const { rows } = await this.run(`SELECT ${COLUMNS} FROM acmp_agreements WHERE escrow_id = $1`, [
-      escrowId,
-    ]);
-    return rows[0] === undefined ? undefined : decode(rows[0]);
+    return this.sql.first(BY_ESCROW, [escrowId]);
   }
 
   async consume(offerKey: string, taskId: string): Promise<boolean> {
-    const { rows } = await this.run(
-      `UPDATE acmp_agreements SET consumed_by = $1 WHERE offer_key = $2 AND (consumed_by IS NULL OR consumed_by = $3) RETURNING offer_key`,
-      [taskId, offerKey, taskId],
-    );
-    return rows.length === 1;
+    return (await this.sql.rows(CONSUME, [taskId, offerKey, taskId])).length === 1;
   }
 
   async unconsume(offerKey: string, taskId: string): Promise<void> {
-    await this.run(
+    await this.sql.exec(
       `UPDATE acmp_agreements SET consumed_by = NULL WHERE offer_key = $1 AND consumed_by = $2`,
       [offerKey, taskId],
     );
   }
 
   private async loadKey(): Promise<Buffer> {
-    await this.run(`INSERT INTO acmp_settings (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+    await this.sql.exec(`INSERT INTO acmp_settings (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
       'offer_key',
       randomBytes(32).toString('base64url'),
     ]);
-    const { rows } = await this.run(`SELECT value FROM acmp_settings WHERE name = $1`, ['offer_key']);
-    const parsed = z.object({ value: z.string().min(43) }).safeParse(rows[0]);
-    if (!parsed.success) throw new LocalError('INVALID_STATE', 'acmp_settings has no usable offer key');
-    return Buffer.from(parsed.data.value, 'base64url');
+    // No row at all reads as a row without a usable key.
+    return (await this.sql.first(OFFER_KEY, ['offer_key'])) ?? decodeOfferKey(undefined);
   }
+}
 
-  private run(
-    text: string,
-    params: readonly unknown[],
-  ): Promise<{ rows: unknown[]; numAffectedRows?: bigint }> {
-    return this.db.executeQuery(compileSql(this.dialect, text, params));
-  }
+/** The offer key's settings row: at least 32 bytes in base64url. */
+function decodeOfferKey(row: unknown): Buffer {
+  const parsed = z.object({ value: z.string().min(43) }).safeParse(row);
+  if (!parsed.success) throw new LocalError('INVALID_STATE', 'acmp_settings has no usable offer key');
+  return Buffer.from(parsed.data.value, 'base64url');
 }
 
 function decode(row: unknown): Agreement {

@@ -1,4 +1,3 @@
-import { CompiledQuery } from 'kysely';
 import { z } from 'zod';
 import {
   dueAt,
@@ -14,7 +13,17 @@ import type { Logger } from '../../shared/logger.js';
 import type { Metrics } from '../../shared/metrics.js';
 import type { Database, SqlDialect } from '../sql/database.js';
 import { RowSignals } from '../sql/row-signals.js';
-import { column, count, IntColumn as Int, type SqlKysely } from '../sql/query.js';
+import {
+  column,
+  count,
+  ignoredRow,
+  IntColumn as Int,
+  sqlQuery,
+  SqlRunner,
+  text,
+  type Query,
+  type SqlKysely,
+} from '../sql/query.js';
 import type { SqlMigration } from '../sql/migrations.js';
 
 /** Negotiation sessions (session mode) — part of the `acmp` migration set. */
@@ -68,6 +77,27 @@ const SessionRow = z.object({
 const COLUMNS =
   'session_id, tenant, agent, context_id, open_message_id, version, phase, due_at, created_at, updated_at, body';
 
+const BY_ID = sqlQuery(`SELECT ${COLUMNS} FROM acmp_sessions WHERE session_id = $1`, decode);
+const BY_OPEN_MESSAGE = sqlQuery(
+  `SELECT ${COLUMNS} FROM acmp_sessions WHERE tenant = $1 AND agent = $2 AND open_message_id = $3`,
+  decode,
+);
+const UPDATE = `UPDATE acmp_sessions SET version = $1, phase = $2, due_at = $3, updated_at = $4, body = $5
+      WHERE session_id = $6 AND version = $7 RETURNING session_id`;
+/** The compare-and-set: the id of the session it moved. */
+const MOVE = sqlQuery(UPDATE, column('session_id', text));
+/** The compare-and-set with its signal (PostgreSQL): a row per session moved, counted, not read. */
+const MOVE_AND_SIGNAL = sqlQuery(
+  `WITH moved AS (${UPDATE}) SELECT pg_notify('${SESSION_SIGNAL_CHANNEL}', session_id) FROM moved`,
+  ignoredRow,
+);
+/** The cap's own count (open sessions have a due time, terminal ones none), on the due_at index. */
+const COUNT_OPEN = sqlQuery(
+  `SELECT COUNT(*) AS open FROM acmp_sessions WHERE due_at >= $1`,
+  column('open', count),
+);
+const CALLER_LOCK = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`;
+
 /**
  * {@link SessionStore} on SQLite or PostgreSQL. Create is one conditional `INSERT … SELECT … WHERE <open
  * sessions of the caller, in every tenant> < cap ON CONFLICT DO NOTHING` (on PostgreSQL under a lock on the caller); every
@@ -77,6 +107,7 @@ const COLUMNS =
 export class KyselySessionStore implements SessionStore {
   private readonly db: SqlKysely;
   private readonly dialect: SqlDialect;
+  private readonly sql: SqlRunner;
   private readonly signals: RowSignals;
 
   constructor(
@@ -85,6 +116,7 @@ export class KyselySessionStore implements SessionStore {
   ) {
     this.db = database.db;
     this.dialect = database.dialect;
+    this.sql = new SqlRunner(database.dialect);
     this.signals = new RowSignals(database, { channel: SESSION_SIGNAL_CHANNEL, ...options });
   }
 
@@ -126,34 +158,27 @@ export class KyselySessionStore implements SessionStore {
     ];
     const select = types.map((type, i) => `CAST($${i + 1} AS ${type})`).join(', ');
     const inserted = await this.callerSerial(session.scope, (db) =>
-      this.run(
+      this.sql.exec(
+        db,
         `INSERT INTO acmp_sessions (${COLUMNS}) SELECT ${select}
        WHERE (SELECT COUNT(*) FROM acmp_sessions WHERE agent = $12 AND due_at >= $13) < $14 ON CONFLICT DO NOTHING`,
         [...values, session.scope.agent, now, cap],
-        db,
       ),
     );
-    if (Number(inserted.numAffectedRows ?? 0n) === 1) return { kind: 'created' };
+    if (inserted === 1) return { kind: 'created' };
     const existing = await this.byOpenMessage(session.scope, session.openMessageId);
     return existing ? { kind: 'exists', existing } : { kind: 'cap_reached' };
   }
 
   async get(id: string): Promise<NegotiationSession | undefined> {
-    const { rows } = await this.run(`SELECT ${COLUMNS} FROM acmp_sessions WHERE session_id = $1`, [id]);
-    return rows[0] === undefined ? undefined : decode(rows[0]);
+    return this.sql.first(this.db, BY_ID, [id]);
   }
 
   async byOpenMessage(scope: TaskScope, messageId: string): Promise<NegotiationSession | undefined> {
-    const { rows } = await this.run(
-      `SELECT ${COLUMNS} FROM acmp_sessions WHERE tenant = $1 AND agent = $2 AND open_message_id = $3`,
-      [scope.tenant, scope.agent, messageId],
-    );
-    return rows[0] === undefined ? undefined : decode(rows[0]);
+    return this.sql.first(this.db, BY_OPEN_MESSAGE, [scope.tenant, scope.agent, messageId]);
   }
 
   async update(next: NegotiationSession): Promise<boolean> {
-    const update = `UPDATE acmp_sessions SET version = $1, phase = $2, due_at = $3, updated_at = $4, body = $5
-      WHERE session_id = $6 AND version = $7 RETURNING session_id`;
     const params = [
       next.version,
       next.phase,
@@ -165,32 +190,26 @@ export class KyselySessionStore implements SessionStore {
     ];
     if (this.dialect === 'postgres') {
       // One statement: the change and its signal commit together (NOTIFY is delivered on commit).
-      const { rows } = await this.run(
-        `WITH moved AS (${update}) SELECT pg_notify('${SESSION_SIGNAL_CHANNEL}', session_id) FROM moved`,
-        params,
-      );
-      return rows.length === 1;
+      return (await this.sql.rows(this.db, MOVE_AND_SIGNAL, params)).length === 1;
     }
-    const { rows } = await this.run(update, params);
-    if (rows.length === 1) this.signal(next.id);
-    return rows.length === 1;
+    const moved = (await this.sql.rows(this.db, MOVE, params)).length === 1;
+    if (moved) this.signal(next.id);
+    return moved;
   }
 
   async due(now: number, limit: number, scope?: TaskScope): Promise<NegotiationSession[]> {
     const params: unknown[] = [now];
     const next = (value: unknown): string => `$${params.push(value)}`;
     const mine = scope ? ` AND tenant = ${next(scope.tenant)} AND agent = ${next(scope.agent)}` : '';
-    const { rows } = await this.run(
+    const due = sqlQuery(
       `SELECT ${COLUMNS} FROM acmp_sessions WHERE due_at IS NOT NULL AND due_at < $1${mine} ORDER BY due_at LIMIT ${next(limit)}`,
-      params,
+      decode,
     );
-    return rows.map(decode);
+    return this.sql.rows(this.db, due, params);
   }
 
   async countOpen(now: number): Promise<number> {
-    // The cap's own count (open sessions have a due time, terminal ones none), on the due_at index.
-    const { rows } = await this.run(`SELECT COUNT(*) AS open FROM acmp_sessions WHERE due_at >= $1`, [now]);
-    return rows.length === 0 ? 0 : column('open', count)(rows[0]);
+    return (await this.sql.first(this.db, COUNT_OPEN, [now])) ?? 0;
   }
 
   async list(
@@ -206,21 +225,17 @@ export class KyselySessionStore implements SessionStore {
       where.push(
         query.phases.length === 0 ? '1 = 0' : `phase IN (${query.phases.map((p) => next(p)).join(', ')})`,
       );
-    const counted = await this.run(
-      `SELECT COUNT(*) AS total FROM acmp_sessions WHERE ${where.join(' AND ')}`,
-      params,
-    );
+    const counted = await this.sql.first(this.db, countOf(where), params);
     const after = query.after;
     if (after)
       where.push(
         `(updated_at < ${next(after.updatedAt)} OR (updated_at = ${next(after.updatedAt)} AND session_id < ${next(after.taskId)}))`,
       );
-    const { rows } = await this.run(
+    const page = sqlQuery(
       `SELECT ${COLUMNS} FROM acmp_sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, session_id DESC LIMIT ${next(query.limit)}`,
-      params,
+      decode,
     );
-    const total = counted.rows.length === 0 ? 0 : column('total', count)(counted.rows[0]);
-    return { sessions: rows.map(decode), total };
+    return { sessions: await this.sql.rows(this.db, page, params), total: counted ?? 0 };
   }
 
   watch(id: string, listener: () => void): () => void {
@@ -231,7 +246,6 @@ export class KyselySessionStore implements SessionStore {
     this.signals.signal(id);
   }
 
-  /** Placeholders are numbered in the order they appear, so SQLite's `?` binds them positionally. */
   /**
    * Runs `work` serialised with every other session opening of the caller, on every host. A statement that
    * counts and inserts does not hold a cap under PostgreSQL's READ COMMITTED (two openings both count
@@ -241,19 +255,18 @@ export class KyselySessionStore implements SessionStore {
   private callerSerial<T>(scope: TaskScope, work: (db: SqlKysely) => Promise<T>): Promise<T> {
     if (this.dialect !== 'postgres') return work(this.db);
     return this.db.transaction().execute(async (trx) => {
-      await this.run(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [callerKey(scope)], trx);
+      await this.sql.exec(trx, CALLER_LOCK, [callerKey(scope)]);
       return work(trx);
     });
   }
+}
 
-  private run(
-    text: string,
-    params: readonly unknown[],
-    db: SqlKysely = this.db,
-  ): Promise<{ rows: unknown[]; numAffectedRows?: bigint }> {
-    const sql = this.dialect === 'postgres' ? text : text.replace(/\$\d+/g, '?');
-    return db.executeQuery(CompiledQuery.raw(sql, [...params]));
-  }
+/** The count of the sessions `where` selects. */
+function countOf(where: readonly string[]): Query<number> {
+  return sqlQuery(
+    `SELECT COUNT(*) AS total FROM acmp_sessions WHERE ${where.join(' AND ')}`,
+    column('total', count),
+  );
 }
 
 function decode(row: unknown): NegotiationSession {

@@ -19,8 +19,7 @@ import { AcmpTaskCommits } from './acmp-task-commits.js';
 import { decodeChunk, decodeTaskRow, encodeSignal, decodeSignal, TASK_COLUMNS } from './acmp-task-rows.js';
 import type { Database, SqlDialect } from '../sql/database.js';
 import { lagProbe, PgListener } from '../sql/pg-listener.js';
-import { compileSql } from '../sql/sql-text.js';
-import { column, count, sqlQuery, SqlRunner, text, type SqlKysely } from '../sql/query.js';
+import { column, count, ignoredRow, sqlQuery, SqlRunner, text, type SqlKysely } from '../sql/query.js';
 
 export { ACMP_OWNER_COLUMNS, acmpMigrations } from './acmp-migrations.js';
 
@@ -36,9 +35,6 @@ const ORPHANS = sqlQuery(
        WHERE t.state = 'running' AND ((h.host_id IS NULL AND t.created_at < $1) OR h.alive_at < $2) LIMIT $3`,
   column('task_id', text),
 );
-/** A row of one column whose value is not read (a guard's `RETURNING`, a `pg_notify` result). */
-const ignoredRow = (): null => null;
-
 /** The PostgreSQL channel task signals travel on. */
 const ACMP_SIGNAL_CHANNEL = 'acmp_task_signals';
 
@@ -169,10 +165,8 @@ export class KyselyAcmpTaskStore implements AcmpTaskStore {
       return rows.length === 1;
     }
     return this.db.transaction().execute(async (trx) => {
-      if ((await trx.executeQuery(compileSql('sqlite', guard, params))).rows.length !== 1) return false;
-      await trx.executeQuery(
-        compileSql('sqlite', `INSERT INTO acmp_task_chunks (task_id, seq, chunk) VALUES ${values}`, params),
-      );
+      if ((await this.sql.rows(trx, sqlQuery(guard, ignoredRow), params)).length !== 1) return false;
+      await this.sql.exec(trx, `INSERT INTO acmp_task_chunks (task_id, seq, chunk) VALUES ${values}`, params);
       return true;
     });
   }

@@ -24,7 +24,6 @@ import {
   ESCROW_COLUMNS,
 } from './escrow-rows.js';
 import { RowSignals } from '../sql/row-signals.js';
-import { compileSql } from '../sql/sql-text.js';
 import {
   bindSql,
   column,
@@ -128,13 +127,13 @@ export class KyselyEscrowStore implements EscrowStore {
       this.dialect === 'postgres'
         ? this.db.transaction().execute((trx) => work(trx, changed))
         : this.db.connection().execute(async (conn) => {
-            await conn.executeQuery(compileSql('sqlite', 'BEGIN IMMEDIATE', []));
+            await this.sql.exec(conn, 'BEGIN IMMEDIATE', []);
             try {
               const value = await work(conn, changed);
-              await conn.executeQuery(compileSql('sqlite', 'COMMIT', []));
+              await this.sql.exec(conn, 'COMMIT', []);
               return value;
             } catch (error) {
-              await conn.executeQuery(compileSql('sqlite', 'ROLLBACK', [])).catch(() => undefined);
+              await this.sql.exec(conn, 'ROLLBACK', []).catch(() => undefined);
               throw error;
             }
           }),

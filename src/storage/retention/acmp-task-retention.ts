@@ -1,8 +1,10 @@
 import { PRUNED_TASK_OUTCOME } from '../../acmp/provider/pruned-task.js';
 import { inBatches, pause, type BatchLoop } from './batches.js';
+import { counted, countQuery } from './count-query.js';
 import type { PruneCount } from './policy.js';
-import type { SqlRunner } from './sql-runner.js';
-import { column, text } from '../sql/query.js';
+import type { SqlDialect } from '../sql/database.js';
+import { column, sqlQuery, text, type BoundSql, type Query } from '../sql/query.js';
+import { jsonStrings } from '../sql/sql-text.js';
 
 /** When the pass runs, and the cut-offs it applies (each `null`: that kind is kept). */
 export interface TaskCuts {
@@ -28,14 +30,13 @@ const UNSETTLED_ESCROW = `AND NOT EXISTS (SELECT 1 FROM acmp_escrow_reservations
  * `finished_at`) is never touched; neither is a task whose escrow is unsettled.
  */
 export class AcmpTaskRetention {
-  private readonly candidates: string;
+  private readonly statements: TaskStatements;
 
   constructor(
-    private readonly sql: SqlRunner,
-    options: { readonly escrowReservations: boolean },
+    private readonly sql: BoundSql,
+    options: { readonly dialect: SqlDialect; readonly escrowReservations: boolean },
   ) {
-    this.candidates = `FROM acmp_tasks t WHERE t.state = 'finished' AND t.pruned_at IS NULL AND t.finished_at < $1
-      ${options.escrowReservations ? UNSETTLED_ESCROW : ''}`;
+    this.statements = taskStatements(options);
   }
 
   /** What a prune at `cuts` would remove, exactly (nothing is changed). */
@@ -47,15 +48,12 @@ export class AcmpTaskRetention {
         {
           kind: 'task_results',
           table: 'acmp_tasks',
-          rows: await this.sql.count(`SELECT COUNT(*) AS n ${this.candidates}`, at),
+          rows: await counted(this.sql, this.statements.countResults, at),
         },
         {
           kind: 'task_chunks',
           table: 'acmp_task_chunks',
-          rows: await this.sql.count(
-            `SELECT COUNT(*) AS n FROM acmp_task_chunks c WHERE c.task_id IN (SELECT t.task_id ${this.candidates})`,
-            at,
-          ),
+          rows: await counted(this.sql, this.statements.countChunks, at),
         },
       );
     }
@@ -63,9 +61,7 @@ export class AcmpTaskRetention {
       counts.push({
         kind: 'task_ids',
         table: 'acmp_tasks',
-        rows: await this.sql.count(`SELECT COUNT(*) AS n FROM acmp_tasks WHERE pruned_at < $1`, [
-          cuts.idsBefore,
-        ]),
+        rows: await counted(this.sql, this.statements.countIds, [cuts.idsBefore]),
       });
     return counts;
   }
@@ -91,11 +87,7 @@ export class AcmpTaskRetention {
     if (cuts.idsBefore !== null) {
       const before = cuts.idsBefore;
       const rows = await inBatches(
-        () =>
-          this.sql.changed(
-            `DELETE FROM acmp_tasks WHERE task_id IN (SELECT task_id FROM acmp_tasks WHERE pruned_at < $1 LIMIT $2)`,
-            [before, loop.batching.batchSize],
-          ),
+        () => this.sql.exec(this.statements.deleteIds, [before, loop.batching.batchSize]),
         loop,
       );
       counts.push({ kind: 'task_ids', table: 'acmp_tasks', rows });
@@ -105,11 +97,7 @@ export class AcmpTaskRetention {
 
   /** The ids of the next batch of tasks whose results are due, oldest first. */
   private async nextResults(before: number, limit: number): Promise<string[]> {
-    const rows = await this.sql.rows(
-      `SELECT t.task_id AS task_id ${this.candidates} ORDER BY t.finished_at LIMIT $2`,
-      [before, limit],
-    );
-    return rows.map(column('task_id', text));
+    return this.sql.rows(this.statements.nextResults, [before, limit]);
   }
 
   /**
@@ -125,11 +113,7 @@ export class AcmpTaskRetention {
     let total = 0;
     for (;;) {
       const started = performance.now();
-      const rows = await this.sql.changed(
-        `DELETE FROM acmp_task_chunks WHERE (task_id, seq) IN
-          (SELECT task_id, seq FROM acmp_task_chunks WHERE task_id IN (${this.sql.jsonStrings(1)}) LIMIT $2)`,
-        [ids, loop.batching.batchSize],
-      );
+      const rows = await this.sql.exec(this.statements.deleteChunks, [ids, loop.batching.batchSize]);
       total += rows;
       if (rows < loop.batching.batchSize) return { rows: total, complete: true };
       if (!(await pause(loop, performance.now() - started))) return { rows: total, complete: false };
@@ -144,10 +128,40 @@ export class AcmpTaskRetention {
     // 500,000-task table); the re-checks are written as expressions no index serves (`state || ''`,
     // `COALESCE`), which leaves the key as its only choice, on PostgreSQL too.
     const list = taskIds.map((_, i) => `$${i + 3}`).join(', ');
-    return this.sql.changed(
+    return this.sql.exec(
       `UPDATE acmp_tasks SET outcome = $1, request = '', chunk_count = 0, pruned_at = $2
        WHERE task_id IN (${list}) AND state || '' = 'finished' AND COALESCE(pruned_at, -1) = -1`,
       [JSON.stringify(PRUNED_TASK_OUTCOME), now, ...taskIds],
     );
   }
+}
+
+/** The statements of {@link AcmpTaskRetention}, written once per database (the batch update is per batch). */
+interface TaskStatements {
+  readonly countResults: Query<number>;
+  readonly countChunks: Query<number>;
+  readonly countIds: Query<number>;
+  readonly nextResults: Query<string>;
+  readonly deleteIds: string;
+  readonly deleteChunks: string;
+}
+
+function taskStatements(options: {
+  readonly dialect: SqlDialect;
+  readonly escrowReservations: boolean;
+}): TaskStatements {
+  const candidates = `FROM acmp_tasks t WHERE t.state = 'finished' AND t.pruned_at IS NULL AND t.finished_at < $1
+      ${options.escrowReservations ? UNSETTLED_ESCROW : ''}`;
+  return {
+    countResults: countQuery(candidates),
+    countChunks: countQuery(`FROM acmp_task_chunks c WHERE c.task_id IN (SELECT t.task_id ${candidates})`),
+    countIds: countQuery(`FROM acmp_tasks WHERE pruned_at < $1`),
+    nextResults: sqlQuery(
+      `SELECT t.task_id AS task_id ${candidates} ORDER BY t.finished_at LIMIT $2`,
+      column('task_id', text),
+    ),
+    deleteIds: `DELETE FROM acmp_tasks WHERE task_id IN (SELECT task_id FROM acmp_tasks WHERE pruned_at < $1 LIMIT $2)`,
+    deleteChunks: `DELETE FROM acmp_task_chunks WHERE (task_id, seq) IN
+          (SELECT task_id, seq FROM acmp_task_chunks WHERE task_id IN (${jsonStrings(options.dialect, 1)}) LIMIT $2)`,
+  };
 }

@@ -1,7 +1,16 @@
 import pg from 'pg';
+import { bindSql, column, sqlQuery, SqlRunner, type BoundSql, type SqlExecutor } from '../sql/query.js';
 
 /** The advisory-lock key text every pruner on one PostgreSQL database takes (hashed by the server). */
 const PRUNE_LOCK_KEY = 'a2a-commerce.retention.prune';
+
+const LOCK = `SELECT pg_advisory_lock(hashtextextended($1, 0))`;
+const UNLOCK = `SELECT pg_advisory_unlock(hashtextextended($1, 0))`;
+/** Whether the lock was taken: `true` only when the server said so. */
+const TRY_LOCK = sqlQuery(
+  `SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked`,
+  column('locked', (value) => value === true),
+);
 
 /**
  * The one-pruner-at-a-time lock on PostgreSQL: a session-level advisory lock held by a connection of its
@@ -10,7 +19,10 @@ const PRUNE_LOCK_KEY = 'a2a-commerce.retention.prune';
  * the lock, so another host's next pass takes over.
  */
 export class PgPruneLock {
-  private constructor(private readonly client: pg.Client) {}
+  private constructor(
+    private readonly client: pg.Client,
+    private readonly sql: BoundSql,
+  ) {}
 
   /**
    * Takes the lock: at once or not at all (`wait` false: `undefined` when another pruner holds it), or
@@ -21,16 +33,13 @@ export class PgPruneLock {
     // A connection lost while held only ends the lock; the pass's own statements report their failures.
     client.on('error', () => undefined);
     await client.connect();
+    const sql = bindSql(new SqlRunner('postgres'), onClient(client));
     try {
       if (options.wait) {
-        await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [PRUNE_LOCK_KEY]);
-        return new PgPruneLock(client);
+        await sql.exec(LOCK, [PRUNE_LOCK_KEY]);
+        return new PgPruneLock(client, sql);
       }
-      const { rows } = await client.query<{ locked: boolean }>(
-        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked',
-        [PRUNE_LOCK_KEY],
-      );
-      if (rows[0]?.locked === true) return new PgPruneLock(client);
+      if ((await sql.first(TRY_LOCK, [PRUNE_LOCK_KEY])) === true) return new PgPruneLock(client, sql);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;
@@ -41,9 +50,17 @@ export class PgPruneLock {
 
   /** Frees the lock (closing the connection frees it as well). */
   async release(): Promise<void> {
-    await this.client
-      .query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [PRUNE_LOCK_KEY])
-      .catch(() => undefined);
+    await this.sql.exec(UNLOCK, [PRUNE_LOCK_KEY]).catch(() => undefined);
     await this.client.end().catch(() => undefined);
   }
+}
+
+/** The lock's own connection as an executor of the statements above (their rows; no affected-row count). */
+function onClient(client: pg.Client): SqlExecutor {
+  return {
+    async executeQuery(query) {
+      const { rows } = await client.query(query.sql, [...query.parameters]);
+      return { rows };
+    },
+  };
 }

@@ -1,13 +1,13 @@
 import type { Clock } from '../../shared/clock.js';
 import { LocalError } from '../../shared/errors.js';
 import type { Database } from '../sql/database.js';
+import { bindSql, SqlRunner, type BoundSql } from '../sql/query.js';
 import type { SdkStoreTables } from '../a2a/sdk-store-migrations.js';
 import { AcmpTaskRetention, type TaskCuts } from './acmp-task-retention.js';
 import type { BatchLoop } from './batches.js';
 import { PgPruneLock } from './pg-lock.js';
 import type { PruneBatching, PruneCount, RetentionAges } from './policy.js';
 import { SdkTaskRetention, SessionRetention } from './row-retention.js';
-import { SqlRunner } from './sql-runner.js';
 
 /** What a {@link Pruner} prunes, and how it paces itself. */
 export interface PrunerOptions {
@@ -40,13 +40,13 @@ interface Stages {
  * Escrow, wallet, ACPspec and audit tables are never read or written here.
  */
 export class Pruner {
-  private readonly sql: SqlRunner;
+  private readonly sql: BoundSql;
 
   constructor(
     private readonly database: Pick<Database, 'db' | 'dialect' | 'url'>,
     private readonly options: PrunerOptions,
   ) {
-    this.sql = new SqlRunner(database);
+    this.sql = bindSql(new SqlRunner(database.dialect), database.db);
   }
 
   /** What a pass now would remove, table by table (a dry run: nothing is changed, no lock is taken). */
@@ -122,12 +122,15 @@ export class Pruner {
     return {
       tasks:
         tasks && columns.has('acmp_task_chunks')
-          ? new AcmpTaskRetention(this.sql, { escrowReservations: columns.has('acmp_escrow_reservations') })
+          ? new AcmpTaskRetention(this.sql, {
+              dialect: this.database.dialect,
+              escrowReservations: columns.has('acmp_escrow_reservations'),
+            })
           : undefined,
       sessions: columns.has('acmp_sessions') ? new SessionRetention(this.sql) : undefined,
       sdkTasks:
         columns.has(sdk.tasks) && columns.has(sdk.pushNotificationConfigs)
-          ? new SdkTaskRetention(this.sql, sdk)
+          ? new SdkTaskRetention(this.sql, { dialect: this.database.dialect, tables: sdk })
           : undefined,
     };
   }

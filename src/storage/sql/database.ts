@@ -172,7 +172,7 @@ function openSqlite(file: string): BetterSqlite3.Database {
   } catch (cause) {
     sqlite?.close();
     const code = errorCode(cause);
-    const message = (cause as Error).message;
+    const message = cause instanceof Error ? cause.message : String(cause);
     const detail = typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
     throw new LocalError(
       'CONFIG_INVALID',

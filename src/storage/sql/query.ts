@@ -14,10 +14,16 @@ export type SqlKysely = Kysely<SqlTables>;
 /** The tables of {@link SqlKysely}: any table name, every column `unknown`. */
 export type SqlTables = Record<string, Record<string, unknown>>;
 
-/** What runs a compiled statement: a Kysely instance, one of its transactions or a held connection. */
+/**
+ * What runs a compiled statement: a Kysely instance, one of its transactions, a held connection, or any
+ * connection that answers with rows read as `unknown` until a statement's decoder reads them.
+ */
 export interface SqlExecutor {
-  executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>>;
+  executeQuery(query: CompiledQuery): Promise<SqlResult>;
 }
+
+/** What a statement returned: its rows, undecoded, and for a write the number of rows it changed. */
+export type SqlResult = Pick<QueryResult<unknown>, 'rows' | 'numAffectedRows'>;
 
 /**
  * Reads one row a statement returned into its model; throws a `LocalError('INVALID_STATE')` when the row
@@ -76,6 +82,9 @@ export const noRows: RowDecoder<never> = () => {
   throw new LocalError('INVALID_STATE', 'a write statement returned a row');
 };
 
+/** The decoder of a row whose value is not read, only counted (a guard's `RETURNING`, a `pg_notify` result). */
+export const ignoredRow: RowDecoder<null> = () => null;
+
 /** An integer column: PostgreSQL may return it as text or a bigint, SQLite as a number. */
 export const IntColumn = z.union([z.number(), z.bigint(), z.string().regex(/^-?\d+$/)]).transform(Number);
 
@@ -98,19 +107,19 @@ export class SqlRunner {
 
   /** The decoded rows of `statement` with its parameters (as written: `$1` is `params[0]`). */
   async rows<R>(db: SqlExecutor, statement: Query<R>, params: readonly unknown[]): Promise<R[]> {
-    const { rows } = await db.executeQuery<unknown>(compileSql(this.dialect, statement.text, params));
+    const { rows } = await db.executeQuery(compileSql(this.dialect, statement.text, params));
     return rows.map((row) => statement.decode(row));
   }
 
   /** The first decoded row of `statement`, or `undefined` when it returned none. */
   async first<R>(db: SqlExecutor, statement: Query<R>, params: readonly unknown[]): Promise<R | undefined> {
-    const { rows } = await db.executeQuery<unknown>(compileSql(this.dialect, statement.text, params));
+    const { rows } = await db.executeQuery(compileSql(this.dialect, statement.text, params));
     return rows.length === 0 ? undefined : statement.decode(rows[0]);
   }
 
   /** Runs a statement whose rows are not read (DDL, INSERT, UPDATE, DELETE); the number of rows it changed. */
   async exec(db: SqlExecutor, text: string, params: readonly unknown[]): Promise<number> {
-    const { numAffectedRows } = await db.executeQuery<unknown>(compileSql(this.dialect, text, params));
+    const { numAffectedRows } = await db.executeQuery(compileSql(this.dialect, text, params));
     return Number(numAffectedRows ?? 0n);
   }
 }
@@ -135,7 +144,7 @@ export function bindSql(runner: SqlRunner, db: SqlExecutor): BoundSql {
 export function runOn(db: SqlExecutor): RunSql {
   return async <R>(statement: Statement<R>, params: readonly unknown[]) => {
     const query = CompiledQuery.raw(statement.sql, [...bindParams(statement, params)]);
-    return (await db.executeQuery<unknown>(query)).rows.map((row) => statement.decode(row));
+    return (await db.executeQuery(query)).rows.map((row) => statement.decode(row));
   };
 }
 
@@ -143,6 +152,6 @@ export function runOn(db: SqlExecutor): RunSql {
 export function countOn(db: SqlExecutor): CountSql {
   return async (statement, params) => {
     const query = CompiledQuery.raw(statement.sql, [...bindParams(statement, params)]);
-    return Number((await db.executeQuery<unknown>(query)).numAffectedRows ?? 0n);
+    return Number((await db.executeQuery(query)).numAffectedRows ?? 0n);
   };
 }

@@ -69,3 +69,17 @@ export type RunSql = <R>(statement: Statement<R>, params: readonly unknown[]) =>
 
 /** Runs a statement that returns no rows (an INSERT, UPDATE or DELETE); the number of rows it changed. */
 export type CountSql = (statement: DialectSql, params: readonly unknown[]) => Promise<number>;
+
+/** A subquery of the strings of a JSON array parameter `$n` (a batch of ids bound as one value). */
+export function jsonStrings(dialect: SqlDialect, n: number): string {
+  return dialect === 'postgres'
+    ? `SELECT json_array_elements_text($${n}::json)`
+    : `SELECT value FROM json_each($${n})`;
+}
+
+/** A subquery of `(tenant, owner, id)` rows of a JSON array parameter `$n` of such objects. */
+export function jsonKeys(dialect: SqlDialect, n: number): string {
+  return dialect === 'postgres'
+    ? `SELECT k.tenant, k.owner, k.id FROM json_to_recordset($${n}::json) AS k(tenant text, owner text, id text)`
+    : `SELECT json_extract(value, '$.tenant'), json_extract(value, '$.owner'), json_extract(value, '$.id') FROM json_each($${n})`;
+}
