@@ -1,9 +1,8 @@
-import { canonicalJson } from '../../shared/jcs.js';
 import { ACMP_CODE, AcmpError } from '../wire/errors.js';
 import type { InvokeParams, Payload } from '../wire/messages.js';
 import { parseDag, type DagPlan } from './dag-check.js';
 import type { DagEvent, DagRunResult } from './dag-events.js';
-import { DagError, dagProblem } from './dag-errors.js';
+import { DagError } from './dag-errors.js';
 import type {
   DagBuyerPort,
   DagProvider,
@@ -14,7 +13,8 @@ import type {
 } from './dag-ports.js';
 import { executeNode, nodeError, nodeParams } from './node-call.js';
 import { resolveInput } from './resolve-input.js';
-import { checkRunTerms, nodeTaskId, routeKey, routeOf, type RunTerms } from './run-checks.js';
+import { checkRunTerms, routeKey, routeOf, type RunTerms } from './run-checks.js';
+import { connectProviders, openStoredRun } from './run-setup.js';
 import { planStreaming, type StreamPlan } from './stream-plan.js';
 import { reportOf } from './run-report.js';
 
@@ -61,7 +61,7 @@ export class DagRunner {
   private readonly nodes = new Map<string, LiveNode>();
   private readonly outputs = new Map<string, Payload>();
   private readonly inFlight = new Map<string, Promise<void>>();
-  private readonly providers = new Map<string, DagProvider>();
+  private providers = new Map<string, DagProvider>();
   private streams: StreamPlan = { streamed: new Set(), fallbacks: [] };
   private writes: Promise<void> = Promise.resolve();
   private writeError: Error | undefined;
@@ -85,7 +85,7 @@ export class DagRunner {
   async run(): Promise<DagRunResult> {
     const stored = await this.openRun();
     if (stored.state !== 'running') return this.report(stored.state);
-    await this.connectProviders();
+    await this.connect();
     this.streams = planStreaming(
       this.plan,
       (id) => this.providers.get(this.routeKeyOf(id))?.capabilityObject,
@@ -115,35 +115,9 @@ export class DagRunner {
     for (const id of this.downstreamOf(nodeId, { including: true })) this.cancelOne(id, reason);
   }
 
+  /** Opens the stored run and takes its nodes as they were stored (a resumed run keeps its outcomes). */
   private async openRun(): Promise<StoredRun> {
-    const { runId, store } = this.options;
-    const dag = canonicalJson(this.plan.dag);
-    const nodes = this.plan.order.map((nodeId) => ({
-      nodeId,
-      state: 'pending' as const,
-      taskId: nodeTaskId(runId, nodeId),
-    }));
-    await store.createRun({
-      runId,
-      dagId: this.plan.dag.dag_id,
-      dag,
-      terms: canonicalJson(this.options.terms),
-      nodes,
-    });
-    const stored = await store.loadRun(runId);
-    if (stored?.dag !== dag)
-      throw new DagError([
-        dagProblem('runConflict', '', `run "${runId}" exists and executes a different DAG`),
-      ]);
-    // A resumed run spends the same budget over the same routes: other terms are another run.
-    if (canonicalJson(JSON.parse(stored.terms) as unknown) !== canonicalJson(this.options.terms))
-      throw new DagError([
-        dagProblem(
-          'runConflict',
-          '',
-          `run "${runId}" exists with other terms (budget, default provider or binding)`,
-        ),
-      ]);
+    const stored = await openStoredRun(this.plan, this.options);
     for (const node of stored.nodes) {
       this.nodes.set(node.nodeId, {
         state: node.state,
@@ -156,42 +130,10 @@ export class DagRunner {
     return stored;
   }
 
-  /**
-   * Connects once per provider URL and binding, before any node is sent; refuses one that does not take
-   * invokes, or does not offer ACMP on the binding the task names.
-   */
-  private async connectProviders(): Promise<void> {
-    for (const [id, node] of this.nodes) {
-      if (isTerminal(node.state)) continue;
-      const route = routeOf(this.plan, id, this.options.terms);
-      const key = routeKey(route);
-      if (this.providers.has(key)) continue;
-      const { url, binding } = route;
-      const over = binding === undefined ? '' : ` over ${binding}`;
-      const provider = await this.options.port
-        .provider(url, { signal: this.options.signal, ...(binding ? { binding } : {}) })
-        .catch((error) => {
-          if (this.options.signal?.aborted || error instanceof DagError) throw error;
-          if (error instanceof AcmpError && error.code === ACMP_CODE.featureUnsupported)
-            throw new DagError([
-              dagProblem('providerUnfit', '', `the provider of task "${id}" at ${url} offers no ACMP${over}`),
-            ]);
-          // A provider's coded refusal passes as it is; a transport failure names who.
-          if (error instanceof AcmpError) throw error;
-          throw new DagError([
-            dagProblem(
-              'providerUnreachable',
-              '',
-              `the provider of task "${id}" at ${url}${over} could not be reached`,
-            ),
-          ]);
-        });
-      if (!provider.capabilityObject.accepts.includes('acmp/invoke'))
-        throw new DagError([
-          dagProblem('providerUnfit', '', `the provider of task "${id}" does not accept acmp/invoke`),
-        ]);
-      this.providers.set(key, provider);
-    }
+  /** The providers of the nodes still to run, connected before any node is sent. */
+  private async connect(): Promise<void> {
+    const open = [...this.nodes].filter(([, node]) => !isTerminal(node.state)).map(([id]) => id);
+    this.providers = await connectProviders(this.plan, open, this.options);
   }
 
   private routeKeyOf(nodeId: string): string {

@@ -7,29 +7,21 @@ import { AcmpError } from '../wire/errors.js';
 import { payloadHashOf } from '../identity/envelope.js';
 import { createDidResolver } from '../identity/resolver.js';
 import type { DidResolver } from '../identity/verify.js';
-import { formatCu } from './amounts.js';
 import {
   DEFAULT_ESCROW_SETTINGS,
   ESCROW_METHOD,
   type EscrowMethod,
   type EscrowSettings,
 } from './constants.js';
-import { checkVerified, type VerifiedRequest } from './did-parties.js';
 import { escrowError, toEscrowErrorObject } from './errors.js';
-import { countFunds, lockResult, persist, replay, toAnswer, type Done } from './outcomes.js';
-import { logOf, registerWithClaim, routeHeld } from './payout-config.js';
+import { countFunds, persist, type Done } from './outcomes.js';
+import { logOf, routeHeld } from './payout-config.js';
 import { verifyBeforeLock } from './signed-requests.js';
+import { lockInTransaction, operateInTransaction } from './transactions.js';
 import { parseEscrowCommand, type EscrowCommand, type EscrowParams } from './messages.js';
 import type { EscrowRecord } from './record.js';
-import {
-  advance,
-  applyCommand,
-  attemptCommand,
-  authorize,
-  openEscrow,
-  resolveDispute,
-} from './state-machine.js';
-import type { EscrowListQuery, EscrowParty, EscrowStore, OpKey, StoredOp } from './store.js';
+import { advance, resolveDispute } from './state-machine.js';
+import type { EscrowListQuery, EscrowParty, EscrowStore } from './store.js';
 import { TransitionLog, type Payout } from './transitions.js';
 import type { EscrowAnswer, EscrowCaller, PayoutRail } from './agent-types.js';
 
@@ -95,19 +87,7 @@ export class EscrowAgent {
       const command = parseEscrowCommand(method, params);
       // L4 §1: roles are bound to authenticated identities; an anonymous caller is never a party.
       if (caller.party === ANONYMOUS_IDENTITY) throw escrowError('notAuthorized', 'unauthenticated');
-      // An op_ref's params are compared without their envelope: a retry signs anew (L4 §3, L7 §4).
-      const hash = payloadHashOf(params);
-      const done =
-        command.method === ESCROW_METHOD.lock
-          ? await this.lock(caller, command, hash)
-          : await this.operate(caller, command, {
-              hash,
-              params,
-              verified: await verifyBeforeLock(
-                { store: this.store, resolver: this.resolver, now: this.clock.now() },
-                { caller, command, params },
-              ),
-            });
+      const done = await this.transact(caller, command, params);
       this.afterCommit(done, command.method === ESCROW_METHOD.lock ? command.amount : 0n);
       await this.pay(done.payouts);
       if (command.method === ESCROW_METHOD.claim && command.payout) await this.unheld(done.changed);
@@ -117,6 +97,22 @@ export class EscrowAgent {
         this.logger.error('escrow.operation_failed', { method, ...errorFields(error) });
       return { kind: 'error', error: toEscrowErrorObject(error) };
     }
+  }
+
+  /** The operation's transaction: a lock on the buyer's account, any other on its (verified) escrow. */
+  private async transact(caller: EscrowCaller, command: EscrowCommand, params: EscrowParams): Promise<Done> {
+    // An op_ref's params are compared without their envelope: a retry signs anew (L4 §3, L7 §4).
+    const hash = payloadHashOf(params);
+    if (command.method === ESCROW_METHOD.lock) {
+      const context = { ids: this.ids, settings: this.settings, now: this.clock.now() };
+      return lockInTransaction(this.store, { caller, command, hash }, context);
+    }
+    const verified = await verifyBeforeLock(
+      { store: this.store, resolver: this.resolver, now: this.clock.now() },
+      { caller, command, params },
+    );
+    const request = { caller, command, hash, params, verified };
+    return operateInTransaction(this.store, request, { settings: this.settings, now: this.clock.now() });
   }
 
   /**
@@ -232,101 +228,6 @@ export class EscrowAgent {
       }
     }
     await this.pay(await this.store.pendingPayouts(100));
-  }
-
-  private async lock(
-    caller: EscrowCaller,
-    command: Extract<EscrowCommand, { method: 'acmp/escrowLock' }>,
-    hash: string,
-  ): Promise<Done> {
-    const now = this.clock.now();
-    let created: EscrowRecord | undefined;
-    const answer = await this.store.transaction(async (tx) => {
-      // The buyer's account row is locked first, so concurrent locks with one op_ref are serial.
-      const balance = await tx.account(caller.tenant, caller.party);
-      const key: OpKey = {
-        tenant: caller.tenant,
-        party: caller.party,
-        method: command.method,
-        scope: 'lock',
-        opRef: command.opRef,
-      };
-      const stored = await tx.op(key);
-      if (stored) return replay(stored, hash);
-      const owner = {
-        escrowId: this.ids.newId('esc'),
-        tenant: caller.tenant,
-        buyer: caller.party,
-        contextId: this.ids.newId('ctx'),
-        now,
-      };
-      const record = openEscrow(command, owner, this.settings);
-      let outcome: StoredOp['outcome'];
-      if (balance < command.amount) {
-        // L4 §4.1 -35002; replayed for this op_ref even after funding (L4 §3; docs/acmp-escrow.md §6 "op_ref").
-        outcome = { kind: 'error', error: escrowError('insufficientFunds').toObject() };
-      } else {
-        await tx.insertEscrow(record);
-        created = record;
-        await tx.setBalance(caller.tenant, caller.party, balance - command.amount);
-        await tx.addEvents([
-          {
-            escrowId: record.escrowId,
-            seq: 0,
-            kind: 'lock',
-            actor: caller.party,
-            at: now,
-            data: { amount_cu: formatCu(command.amount) },
-          },
-        ]);
-        outcome = { kind: 'result', result: lockResult(record) };
-      }
-      await tx.putOp({
-        key,
-        paramsHash: hash,
-        outcome,
-        escrowId: outcome.kind === 'result' ? record.escrowId : null,
-        at: now,
-      });
-      return toAnswer(outcome);
-    });
-    return { answer, payouts: [], changed: created };
-  }
-
-  private async operate(
-    caller: EscrowCaller,
-    command: Exclude<EscrowCommand, { method: 'acmp/escrowLock' }>,
-    request: { hash: string; params: EscrowParams; verified: VerifiedRequest | undefined },
-  ): Promise<Done> {
-    const now = this.clock.now();
-    const { hash, params, verified } = request;
-    return this.store.transaction(async (tx) => {
-      const record = await tx.escrow(command.escrowId);
-      if (!record || record.tenant !== caller.tenant) throw escrowError('notFound');
-      checkVerified(record, { method: command.method, params, party: caller.party }, verified);
-      authorize(record, command, { party: caller.party, verified });
-      const log = await logOf(tx, record, command);
-      advance(log, now);
-      const context = { party: caller.party, now, settings: this.settings, verified };
-      if (command.method === ESCROW_METHOD.status) {
-        const result = applyCommand(log, command, context);
-        return { answer: { kind: 'result', result }, ...(await persist(tx, record, log)) };
-      }
-      const key: OpKey = {
-        tenant: caller.tenant,
-        party: caller.party,
-        method: command.method,
-        scope: record.escrowId,
-        opRef: command.opRef,
-      };
-      const stored = await tx.op(key);
-      if (stored) return { answer: replay(stored, hash), ...(await persist(tx, record, log)) };
-      const outcome = attemptCommand(log, command, context);
-      await registerWithClaim(tx, { record, command, outcome, at: now });
-      const persisted = await persist(tx, record, log);
-      await tx.putOp({ key, paramsHash: hash, outcome, escrowId: record.escrowId, at: now });
-      return { answer: toAnswer(outcome), ...persisted };
-    });
   }
 
   /** Runs payouts after their transition committed; a failure leaves them pending for the next tick. */

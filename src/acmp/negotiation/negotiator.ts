@@ -1,9 +1,8 @@
 import type { Metrics } from '../../shared/metrics.js';
-import { createHash } from 'node:crypto';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { ACMP_CODE, AcmpError } from '../wire/errors.js';
 import type { InvokeParams } from '../wire/messages.js';
-import { estimateTokens, offeredProofs } from '../provider/provider-checks.js';
+import { offeredProofs } from '../provider/provider-checks.js';
 import type { Signer } from '../identity/signer.js';
 import type { InvokeAgreement, ProviderNegotiation } from '../provider/provider-negotiation.js';
 import type { AcmpCapability } from '../provider/provider-types.js';
@@ -11,7 +10,8 @@ import { withSignature } from '../identity/signed.js';
 import type { TaskScope } from '../provider/task-store.js';
 import type { Agreement, AgreementStore } from './agreement-store.js';
 import type { AcceptParams, Ack, Offer, OfferRequestParams } from '../wire/negotiation-messages.js';
-import { decodeOfferId, encodeOfferId, type OfferTerms } from './offer-codec.js';
+import { checkInvokeTerms, consumedError } from './invoke-agreement.js';
+import { buyerDigest, decodeOfferId, encodeOfferId, offerKeyOf, type OfferTerms } from './offer-codec.js';
 import { DEFAULT_MAX_TOKENS_EST, quotePrice } from './quote-price.js';
 
 /** Negotiation settings a provider advertises and enforces (docs/acmp-negotiation.md). */
@@ -51,19 +51,6 @@ export interface OfferChanges {
 
 const DEFAULT_VALIDITY = { default: 5_000, min: 50, max: 60_000 };
 const DEFAULT_INVOKE_WINDOW_MS = 600_000;
-
-/** The digest of a scope that an offer carries (who may accept it), never the identity itself. */
-function buyerDigest(scope: TaskScope): string {
-  return createHash('sha256').update(`${scope.tenant}\n${scope.agent}`).digest('base64url').slice(0, 22);
-}
-
-/**
- * The store key of an offer id. {@link decodeOfferId} accepts an id only in the one spelling it was issued
- * in, so the key of a verified id is the key of its offer: every spelling of one offer has one agreement.
- */
-function offerKeyOf(offerId: string): string {
-  return createHash('sha256').update(offerId).digest('hex');
-}
 
 /**
  * Layer 6 for one provider: stateless quotes (L6 §3 MUST: an offer is a self-verifying promise, nothing is
@@ -239,39 +226,7 @@ export class Negotiator implements ProviderNegotiation {
   ): Promise<Agreement | undefined> {
     const agreement = await this.find(params, references);
     if (!agreement) return undefined;
-    const refuse = (reason: string): AcmpError =>
-      new AcmpError(ACMP_CODE.invalidParams, { task_id: params.task_id, reason });
-    if (agreement.scope.tenant !== scope.tenant || agreement.scope.agent !== scope.agent)
-      throw refuse('agreement_foreign');
-    if (agreement.terms.capability !== params.capability) throw refuse('agreement_capability');
-    if (agreement.consumedBy !== null && agreement.consumedBy !== params.task_id)
-      throw consumedError(agreement, params.task_id);
-    if (this.clock.now() > agreement.invokeBy) throw refuse('agreement_expired');
-    const agreed = agreement.terms.proof_method;
-    // L6 §4 / L3 §2: the invoke carries the negotiated proof method, no other.
-    if (agreed !== undefined && params.proof_method !== agreed) {
-      throw new AcmpError(ACMP_CODE.proofUnsupported, {
-        task_id: params.task_id,
-        proof_method: params.proof_method ?? null,
-        reason: 'differs_from_agreement',
-      });
-    }
-    const price = agreement.terms.price_cu;
-    // L6 §4: the agreed price lands in max_price_cu, the ceiling.
-    if (params.max_price_cu !== undefined && params.max_price_cu < price) {
-      throw new AcmpError(ACMP_CODE.budgetExceeded, {
-        task_id: params.task_id,
-        min_price_cu: price,
-        reason: 'below_agreed_price',
-      });
-    }
-    const max = agreement.terms.input_tokens_max;
-    if (max !== undefined && params.input !== undefined && estimateTokens(params.input) > max) {
-      throw new AcmpError(ACMP_CODE.budgetExceeded, {
-        task_id: params.task_id,
-        reason: 'input_exceeds_quote',
-      });
-    }
+    checkInvokeTerms(agreement, params, { scope, clock: this.clock });
     return agreement;
   }
 
@@ -292,7 +247,8 @@ export class Negotiator implements ProviderNegotiation {
   private async find(params: InvokeParams, references: readonly string[]): Promise<Agreement | undefined> {
     const unknown = (): AcmpError =>
       new AcmpError(ACMP_CODE.invalidParams, { task_id: params.task_id, reason: 'agreement_unknown' });
-    const offerId = (params as { offer_id?: unknown }).offer_id;
+    // Ours, so not in the invoke schema: a loose field (docs/acmp-negotiation.md "From agreement to invoke").
+    const offerId = params.offer_id;
     if (typeof offerId === 'string')
       return (await this.options.store.get(offerKeyOf(offerId))) ?? Promise.reject(unknown());
     for (const taskId of references) {
@@ -327,20 +283,6 @@ export class Negotiator implements ProviderNegotiation {
     const range = this.options.challengeWindowMs;
     return range ? Math.min(range.max, Math.max(range.min, requested)) : requested;
   }
-}
-
-/**
- * The refusal of a second invoke on one agreement (docs/acmp-negotiation.md "From agreement to invoke"): -33005 `committed` when an escrow backs
- * it (the escrow is spoken for), else -32602 `agreement_consumed`.
- */
-function consumedError(agreement: Agreement, taskId: string): AcmpError {
-  return agreement.escrowId !== null
-    ? new AcmpError(ACMP_CODE.escrowInvalid, {
-        task_id: taskId,
-        escrow_id: agreement.escrowId,
-        reason: 'committed',
-      })
-    : new AcmpError(ACMP_CODE.invalidParams, { task_id: taskId, reason: 'agreement_consumed' });
 }
 
 function replayOrRefuse(known: Agreement, escrowId: string | null, ack: Ack): Ack {

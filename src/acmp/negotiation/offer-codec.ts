@@ -1,6 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../../shared/jcs.js';
+import type { TaskScope } from '../provider/task-store.js';
 
 /**
  * The terms an offer binds the provider to, as the offer id carries them. `buyer` is a digest of the
@@ -54,6 +55,19 @@ export function decodeOfferId(offerId: string, key: Buffer): OfferTerms | undefi
   } catch {
     return undefined;
   }
+}
+
+/** The digest of a scope that an offer carries (who may accept it), never the identity itself. */
+export function buyerDigest(scope: TaskScope): string {
+  return createHash('sha256').update(`${scope.tenant}\n${scope.agent}`).digest('base64url').slice(0, 22);
+}
+
+/**
+ * The store key of an offer id. {@link decodeOfferId} accepts an id only in the one spelling it was issued
+ * in, so the key of a verified id is the key of its offer: every spelling of one offer has one agreement.
+ */
+export function offerKeyOf(offerId: string): string {
+  return createHash('sha256').update(offerId).digest('hex');
 }
 
 function mac(bytes: Buffer, key: Buffer): Buffer {

@@ -1,22 +1,18 @@
-import { timerClockOf, type Clock, type TimerClock, type TimerHandle } from '../../shared/clock.js';
+import { timerClockOf, type Clock, type TimerClock } from '../../shared/clock.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
-import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
+import { silentLogger, type Logger } from '../../shared/logger.js';
 import type { Metrics } from '../../shared/metrics.js';
 import { ACMP_CODE, AcmpError } from '../wire/errors.js';
-import { sameScope } from '../provider/provider-checks.js';
 import type { AcmpCapability } from '../provider/provider-types.js';
 import type { TaskScope } from '../provider/task-store.js';
 import type { AcceptParams, CounterOfferParams } from '../wire/negotiation-messages.js';
 import type { Negotiator } from './negotiator.js';
 import {
   ackReplyOf,
-  expiryAt,
-  isEnded,
   openedSession,
   sessionTransition,
   type NegotiationSession,
   type OfferReply,
-  type SessionEnd,
 } from './session.js';
 import { concedeToFloor, DEFAULT_COUNTER_TERMS, type CounterPolicy } from './session-policy.js';
 import {
@@ -27,6 +23,7 @@ import {
   type ResumeRequest,
   type SessionOutcome,
 } from './session-rules.js';
+import { SessionRecords } from './session-records.js';
 import type { SessionListQuery, SessionStore } from './session-store.js';
 
 /** Session-mode settings a provider advertises (card params, docs/acmp-negotiation.md) and enforces. */
@@ -61,7 +58,6 @@ export interface SessionServiceOptions extends SessionOptions {
 
 /** Resume attempts before a session that keeps changing under us is answered `not_your_turn`. */
 const MAX_RACES = 3;
-const SWEEP_BATCH = 100;
 
 /**
  * Session mode (ours, docs/acmp-negotiation.md "Session mode"): one negotiation per record, opened by an
@@ -79,8 +75,7 @@ export class NegotiationSessions {
   private readonly clock: TimerClock;
   private readonly ids: IdSource;
   private readonly logger: Logger;
-  private sweeper: TimerHandle | undefined;
-  private sweeping = false;
+  private readonly records: SessionRecords;
 
   constructor(private readonly options: SessionServiceOptions) {
     this.maxRounds = options.maxRounds ?? 3;
@@ -92,6 +87,13 @@ export class NegotiationSessions {
     this.clock = timerClockOf(options.clock);
     this.ids = options.ids ?? systemIds;
     this.logger = options.logger ?? silentLogger;
+    this.records = new SessionRecords({
+      store: this.store,
+      negotiator: this.negotiator,
+      clock: this.clock,
+      logger: this.logger,
+      metrics: options.metrics,
+    });
   }
 
   /** The card params of the session extension (docs/acmp-negotiation.md "Agent Card"). */
@@ -107,14 +109,11 @@ export class NegotiationSessions {
 
   /** Starts the expiry sweep. */
   start(): void {
-    this.sweeper ??= this.clock
-      .setInterval(() => void this.sweep(), this.options.sweepMs ?? 1_000)
-      .background();
+    this.records.startSweep(this.options.sweepMs ?? 1_000);
   }
 
   async close(): Promise<void> {
-    this.sweeper?.cancel();
-    this.sweeper = undefined;
+    this.records.stopSweep();
     await this.store.close?.();
   }
 
@@ -191,7 +190,7 @@ export class NegotiationSessions {
       const phase = request.call.method === 'counter' ? 'quoting' : 'accepting';
       const begun = sessionTransition.begin(session, { phase, turn }, now);
       // Lost the race: judge again on the version that won.
-      if (!(await this.write(begun))) continue;
+      if (!(await this.records.write(begun))) continue;
       return request.call.method === 'counter'
         ? this.answerCounter(begun, request.call.params)
         : this.finishAccept(begun, request.call.params);
@@ -211,18 +210,15 @@ export class NegotiationSessions {
       if (session.phase !== 'offer' && session.phase !== 'quoting')
         return { kind: 'not_cancelable', session };
       const ended = sessionTransition.ended(session, { kind: 'canceled', at: this.clock.now() });
-      if (await this.write(ended)) return { kind: 'canceled', session: ended };
+      if (await this.records.write(ended)) return { kind: 'canceled', session: ended };
     }
     const session = await this.get(id, scope);
     return session ? { kind: 'not_cancelable', session } : { kind: 'unknown' };
   }
 
   /** A session of `scope`, after expiring it if it fell due (lazy evaluation on every read). */
-  async get(id: string, scope: TaskScope): Promise<NegotiationSession | undefined> {
-    const session = await this.store.get(id);
-    if (!session || !sameScope(session.scope, scope)) return undefined;
-    const end = expiryAt(session, this.clock.now());
-    return end ? this.expire(session, end) : session;
+  get(id: string, scope: TaskScope): Promise<NegotiationSession | undefined> {
+    return this.records.get(id, scope);
   }
 
   /** The sessions of `scope` (its due sessions expired first), filtered and paged. */
@@ -230,7 +226,7 @@ export class NegotiationSessions {
     scope: TaskScope,
     query: SessionListQuery,
   ): Promise<{ sessions: NegotiationSession[]; total: number }> {
-    await this.expireDue(scope);
+    await this.records.expireDue(scope);
     return this.store.list(scope, query);
   }
 
@@ -268,7 +264,7 @@ export class NegotiationSessions {
               supersedes: standing.offer_id,
             }
           : { kind: 'offer', offer: standing, round, declined: true };
-      return await this.settle(sessionTransition.offered(session, reply, this.clock.now()));
+      return await this.records.settle(sessionTransition.offered(session, reply, this.clock.now()));
     } catch (error) {
       return this.undo(session, error);
     }
@@ -288,72 +284,15 @@ export class NegotiationSessions {
       const agreement = await this.negotiator.agreementOf(params.offer_id);
       if (!agreement) throw new AcmpError(ACMP_CODE.internal);
       const acceptance = { reply: ackReplyOf(session, agreement), agreementKey: agreement.offerKey };
-      return await this.settle(sessionTransition.accepted(session, acceptance, this.clock.now()));
+      return await this.records.settle(sessionTransition.accepted(session, acceptance, this.clock.now()));
     } catch (error) {
       return this.undo(session, error);
     }
   }
 
-  /**
-   * Every change of a session, by compare-and-set: the one place a session is known to have ended (the
-   * write that moved it to a terminal phase won), so each end counts once however many hosts race.
-   */
-  private async write(next: NegotiationSession): Promise<boolean> {
-    const won = await this.store.update(next);
-    if (won && isEnded(next.phase)) this.options.metrics?.negotiationSession(next.phase);
-    return won;
-  }
-
-  /** Writes the answer; if the session moved meanwhile (expired, canceled), shows it as it stands. */
-  private async settle(next: NegotiationSession): Promise<SessionOutcome> {
-    if (await this.write(next)) return { kind: 'session', session: next };
-    const current = await this.store.get(next.id);
-    return current ? { kind: 'session', session: current } : { kind: 'not_found' };
-  }
-
   /** The pending turn was refused: the session goes back to its standing offer. */
   private async undo(session: NegotiationSession, error: unknown): Promise<SessionOutcome> {
-    await this.write(sessionTransition.restore(session, this.clock.now()));
+    await this.records.write(sessionTransition.restore(session, this.clock.now()));
     return refused(error, this.logger);
-  }
-
-  /**
-   * Ends a due session. An acceptance in progress whose agreement was written (its host died before
-   * completing) completes as accepted instead, so a session never hides an agreement.
-   */
-  private async expire(session: NegotiationSession, end: SessionEnd): Promise<NegotiationSession> {
-    const agreement =
-      session.phase === 'accepting'
-        ? await this.negotiator.agreementOf(session.standing.offer_id)
-        : undefined;
-    const next = agreement
-      ? sessionTransition.accepted(
-          session,
-          { reply: ackReplyOf(session, agreement), agreementKey: agreement.offerKey },
-          end.at,
-        )
-      : sessionTransition.ended(session, end);
-    if (await this.write(next)) return next;
-    return (await this.store.get(session.id)) ?? next;
-  }
-
-  private async expireDue(scope?: TaskScope): Promise<void> {
-    const now = this.clock.now();
-    for (const session of await this.store.due(now, SWEEP_BATCH, scope)) {
-      const end = expiryAt(session, now);
-      if (end) await this.expire(session, end);
-    }
-  }
-
-  private async sweep(): Promise<void> {
-    if (this.sweeping) return;
-    this.sweeping = true;
-    try {
-      await this.expireDue();
-    } catch (error) {
-      this.logger.warn('acmp.session_sweep_failed', errorFields(error));
-    } finally {
-      this.sweeping = false;
-    }
   }
 }

@@ -1,5 +1,22 @@
+import { z } from 'zod';
 import { ACMP_METHOD, ACMP_VERSION, L6_METHOD, L7_METHOD } from './constants.js';
-import type { CapabilityObject } from './messages.js';
+
+/** The `acmp` capability object (Layer 1 §1; the AgentExtension `params`, A2A binding §2). */
+export const CapabilityObjectSchema = z.looseObject({
+  version: z.string().min(1),
+  role: z.string().min(1),
+  // Layer 7 §2.2: the authoritative identity, and the self-reported alias beside it.
+  did: z.string().startsWith('did:').optional(),
+  provider_id: z.string().optional(),
+  accepts: z.array(z.string()),
+  emits: z.array(z.string()),
+  features: z.looseObject({
+    output_streaming: z.boolean().optional(),
+    input_streaming: z.boolean().optional(),
+    heartbeat_interval_ms: z.int().positive().optional(),
+  }),
+});
+export type CapabilityObject = z.infer<typeof CapabilityObjectSchema>;
 
 /**
  * The capability object with the provider's Layer 7 identity (§2.2): its DID and, beside it, its

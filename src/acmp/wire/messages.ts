@@ -1,15 +1,8 @@
 import { z } from 'zod';
-import { checkId, quoteId } from '../../shared/id-rules.js';
+import { quoteId } from '../../shared/id-rules.js';
 import { isJsonObject } from '../../shared/json.js';
-import {
-  ACMP_METHOD,
-  DEFAULT_OUTPUT_TYPE,
-  DEFAULT_TIMEOUT_MS,
-  L6_METHOD,
-  L7_METHOD,
-  SESSION_METHOD,
-  type AcmpMethod,
-} from './constants.js';
+import { ACMP_METHOD, L6_METHOD, L7_METHOD, SESSION_METHOD, type AcmpMethod } from './constants.js';
+import { CapabilityObjectSchema, type CapabilityObject } from './capability-object.js';
 import { ProveIdentityParamsSchema, type ProveIdentityParams } from './identity-messages.js';
 import {
   AcceptParamsSchema,
@@ -20,123 +13,54 @@ import {
   type OfferRequestParams,
 } from './negotiation-messages.js';
 import { ACMP_CODE, AcmpError, AcmpErrorObjectSchema, type AcmpErrorObject } from './errors.js';
+import {
+  AcmpResultSchema,
+  CancelParamsSchema,
+  HeartbeatParamsSchema,
+  InputChunkParamsSchema,
+  InvokeParamsSchema,
+  StreamChunkParamsSchema,
+  type AcmpResult,
+  type CancelParams,
+  type HeartbeatParams,
+  type InputChunkParams,
+  type InvokeParams,
+  type StreamChunkParams,
+} from './task-messages.js';
 
 /*
- * Zod schemas written from ACMP Layer 1 §3. Objects are "loose": unknown fields pass through unchanged,
- * so a message survives parse → JCS byte-identically (A2A binding §1, "byte-identical"). Defaults are
- * NOT applied by the schemas; use {@link resolveInvoke} to read a field with its spec default.
+ * The ACMP messages as the rest of the code reads them: the A2A binding's data-Part roots (A2A binding §1)
+ * parsed into typed requests, results and errors, and built back. The Layer 1 schemas live in
+ * `task-messages.ts`, the capability object in `capability-object.ts`; they are re-exported here, the one
+ * module the wire model's users import message schemas from.
  */
 
-/** A `{type, data}` payload (Layer 1 §3.1 `input`, §3.2 `output`, §3.5 `chunk`). */
-export const PayloadSchema = z.looseObject({ type: z.string().min(1), data: z.json() });
-export type Payload = z.infer<typeof PayloadSchema>;
-
-/**
- * The `task_id` of a new task: it is also the A2A task id, so it keeps the host's id rules
- * (src/shared/id-rules.ts) on every binding and store.
- */
-const NewTaskIdSchema = z
-  .string()
-  .min(1)
-  .superRefine((value, ctx) => {
-    const problem = checkId('taskId', value, 'task_id');
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
-
-/** `acmp/invoke` params (Layer 1 §3.1). `input` MAY be omitted only when `input_stream` is true. */
-export const InvokeParamsSchema = z
-  .looseObject({
-    task_id: NewTaskIdSchema,
-    capability: z.string().min(1),
-    input: PayloadSchema.optional(),
-    output_type: z.string().min(1).optional(),
-    input_tokens_est: z.int().nonnegative().optional(),
-    max_price_cu: z.number().nonnegative().optional(),
-    preferred_tier: z.string().optional(),
-    timeout_ms: z.int().positive().optional(),
-    stream: z.boolean().optional(),
-    input_stream: z.boolean().optional(),
-    escrow_id: z.string().min(1).optional(),
-    proof_method: z.string().min(1).optional(),
-  })
-  .refine((p) => p.input !== undefined || p.input_stream === true, {
-    message: 'input is required unless input_stream is true',
-    path: ['input'],
-  });
-export type InvokeParams = z.infer<typeof InvokeParamsSchema>;
-
-/** `acmp/cancel` params (Layer 1 §3.7). */
-export const CancelParamsSchema = z.looseObject({
-  task_id: z.string().min(1),
-  reason: z.string().optional(),
-});
-export type CancelParams = z.infer<typeof CancelParamsSchema>;
-
-/** `acmp/streamChunk` params (Layer 1 §3.5). `final` absent reads as false. */
-export const StreamChunkParamsSchema = z.looseObject({
-  task_id: z.string().min(1),
-  seq: z.int().nonnegative(),
-  chunk: PayloadSchema,
-  final: z.boolean().optional(),
-});
-export type StreamChunkParams = z.infer<typeof StreamChunkParamsSchema>;
-
-/**
- * `acmp/inputChunk` params (Layer 1 §3.4); parsed so it can be declined with a precise code. The same
- * shape as a stream chunk, named apart because Layer 1 names the two messages apart.
- * @alias
- */
-export const InputChunkParamsSchema = StreamChunkParamsSchema;
-export type InputChunkParams = z.infer<typeof InputChunkParamsSchema>;
-
-/** `acmp/heartbeat` params (Layer 1 §3.6). */
-export const HeartbeatParamsSchema = z.looseObject({
-  task_id: z.string().min(1),
-  progress: z.number().min(0).max(1).optional(),
-  detail: z.string().optional(),
-});
-export type HeartbeatParams = z.infer<typeof HeartbeatParamsSchema>;
-
-/** A Layer 3 §2 proof envelope: `method` plus method-specific fields. */
-export const ProofSchema = z.looseObject({ method: z.string().min(1) });
-export type Proof = z.infer<typeof ProofSchema>;
-
-/** The `acmp/result` object (Layer 1 §3.2). `output` may be omitted only when `output_streamed` is true. */
-export const AcmpResultSchema = z
-  .looseObject({
-    task_id: z.string().min(1),
-    output: PayloadSchema.optional(),
-    output_streamed: z.boolean().optional(),
-    tokens_used: z.int().nonnegative(),
-    cost_cu: z.number().nonnegative(),
-    proof: ProofSchema.optional(),
-    provider_id: z.string().optional(),
-  })
-  .refine((r) => r.output !== undefined || r.output_streamed === true, {
-    message: 'output is required unless output_streamed is true',
-    path: ['output'],
-  });
-export type AcmpResult = z.infer<typeof AcmpResultSchema>;
+export {
+  PayloadSchema,
+  InvokeParamsSchema,
+  CancelParamsSchema,
+  StreamChunkParamsSchema,
+  InputChunkParamsSchema,
+  HeartbeatParamsSchema,
+  ProofSchema,
+  AcmpResultSchema,
+  resolveInvoke,
+  type Payload,
+  type InvokeParams,
+  type CancelParams,
+  type StreamChunkParams,
+  type InputChunkParams,
+  type HeartbeatParams,
+  type Proof,
+  type AcmpResult,
+  type ResolvedInvoke,
+} from './task-messages.js';
 
 /** The `acmp/error` object (Layer 1 §3.3; JSON-RPC 2.0 error object). */
 export { AcmpErrorObjectSchema, type AcmpErrorObject };
 
 /** The `acmp` capability object (Layer 1 §1; the AgentExtension `params`, A2A binding §2). */
-export const CapabilityObjectSchema = z.looseObject({
-  version: z.string().min(1),
-  role: z.string().min(1),
-  // Layer 7 §2.2: the authoritative identity, and the self-reported alias beside it.
-  did: z.string().startsWith('did:').optional(),
-  provider_id: z.string().optional(),
-  accepts: z.array(z.string()),
-  emits: z.array(z.string()),
-  features: z.looseObject({
-    output_streaming: z.boolean().optional(),
-    input_streaming: z.boolean().optional(),
-    heartbeat_interval_ms: z.int().positive().optional(),
-  }),
-});
-export type CapabilityObject = z.infer<typeof CapabilityObjectSchema>;
+export { CapabilityObjectSchema, type CapabilityObject };
 
 /** Params schema per method, used when a request/notification root is parsed. */
 export const PARAMS_SCHEMA_BY_METHOD = {
@@ -161,24 +85,6 @@ export type AcmpEvent =
   | { kind: 'result'; result: AcmpResult }
   | { kind: 'error'; error: AcmpErrorObject };
 
-/** Invoke params with the Layer 1 §3.1 defaults filled in, for reading only (never sent or hashed). */
-export interface ResolvedInvoke {
-  readonly outputType: string;
-  readonly timeoutMs: number;
-  readonly stream: boolean;
-  readonly inputStream: boolean;
-}
-
-/** Reads the optional invoke fields with their spec defaults (Layer 1 §3.1 "Optional fields"). */
-export function resolveInvoke(params: InvokeParams): ResolvedInvoke {
-  return {
-    outputType: params.output_type ?? DEFAULT_OUTPUT_TYPE,
-    timeoutMs: params.timeout_ms ?? DEFAULT_TIMEOUT_MS,
-    stream: params.stream ?? false,
-    inputStream: params.input_stream ?? false,
-  };
-}
-
 // ---- A2A binding data-Part roots (A2A binding §1) ----
 
 /** A parsed A2A-binding data-Part root (A2A binding §1). */
@@ -195,12 +101,10 @@ export type AcmpRoot =
   | { kind: 'result'; result: AcmpResult }
   | { kind: 'error'; error: AcmpErrorObject };
 
-const METHODS = new Set<string>([
-  ...Object.values(ACMP_METHOD),
-  ...Object.values(L6_METHOD),
-  ...Object.values(SESSION_METHOD),
-  ...Object.values(L7_METHOD),
-]);
+type RequestRoot = Extract<AcmpRoot, { kind: 'request' }>;
+type RequestMethod = RequestRoot['method'];
+type RequestRootOf<M extends RequestMethod> = Extract<RequestRoot, { method: M }>;
+
 const MAX_ISSUES = 10;
 
 function issuesOf(error: z.ZodError): { path: string; message: string }[] {
@@ -226,12 +130,49 @@ function taskIdOf(params: unknown): Record<string, unknown> {
     : {};
 }
 
+/** Parses a method's params: -32602 with the params' task_id (when usable) and the issues. */
+function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {
+  const parsed = schema.safeParse(params);
+  if (parsed.success) return parsed.data;
+  throw new AcmpError(ACMP_CODE.invalidParams, { ...taskIdOf(params), issues: issuesOf(parsed.error) });
+}
+
+/** The params schema of each request method, typed by the root it parses to. */
+const SCHEMA_OF: { readonly [M in RequestMethod]: z.ZodType<RequestRootOf<M>['params']> } =
+  PARAMS_SCHEMA_BY_METHOD;
+
+/** The decoder of one request method: its params parsed into its typed root. */
+function requestDecoder<M extends RequestMethod>(
+  method: M,
+): (params: unknown) => { kind: 'request'; method: M; params: RequestRootOf<M>['params'] } {
+  const schema = SCHEMA_OF[method];
+  return (params) => ({ kind: 'request', method, params: parseParams(schema, params) });
+}
+
+/**
+ * One decoder per request method, each checked against its {@link AcmpRoot} member; a `Map`, so a
+ * method name such as `toString` finds nothing.
+ */
+const DECODER_OF_METHOD = new Map<string, (params: unknown) => RequestRoot>(
+  Object.entries({
+    [ACMP_METHOD.invoke]: requestDecoder(ACMP_METHOD.invoke),
+    [ACMP_METHOD.cancel]: requestDecoder(ACMP_METHOD.cancel),
+    [ACMP_METHOD.streamChunk]: requestDecoder(ACMP_METHOD.streamChunk),
+    [ACMP_METHOD.heartbeat]: requestDecoder(ACMP_METHOD.heartbeat),
+    [ACMP_METHOD.inputChunk]: requestDecoder(ACMP_METHOD.inputChunk),
+    [L6_METHOD.offerRequest]: requestDecoder(L6_METHOD.offerRequest),
+    [L6_METHOD.accept]: requestDecoder(L6_METHOD.accept),
+    [SESSION_METHOD.counterOffer]: requestDecoder(SESSION_METHOD.counterOffer),
+    [L7_METHOD.proveIdentity]: requestDecoder(L7_METHOD.proveIdentity),
+  } satisfies { readonly [M in RequestMethod]: (params: unknown) => RequestRootOf<M> }),
+);
+
 /**
  * Parses `acmp/invoke` params (Layer 1 §3.1).
  * @throws AcmpError -32602 with `data.issues` (paths and messages, never values).
  */
 export function parseInvokeParams(value: unknown): InvokeParams {
-  return parseWith(InvokeParamsSchema, value, { code: ACMP_CODE.invalidParams, data: taskIdOf(value) });
+  return parseParams(InvokeParamsSchema, value);
 }
 
 /**
@@ -239,7 +180,7 @@ export function parseInvokeParams(value: unknown): InvokeParams {
  * @throws AcmpError -32602.
  */
 export function parseCancelParams(value: unknown): CancelParams {
-  return parseWith(CancelParamsSchema, value, { code: ACMP_CODE.invalidParams, data: taskIdOf(value) });
+  return parseParams(CancelParamsSchema, value);
 }
 
 /**
@@ -273,13 +214,9 @@ export function parseAcmpRoot(value: unknown): AcmpRoot {
       throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'root must be exactly {acmp_method, params}' });
     }
     const method = value.acmp_method;
-    if (typeof method !== 'string' || !METHODS.has(method)) throw new AcmpError(ACMP_CODE.methodNotFound);
-    const acmpMethod = method as keyof typeof PARAMS_SCHEMA_BY_METHOD;
-    const params = parseWith(PARAMS_SCHEMA_BY_METHOD[acmpMethod] as z.ZodType<unknown>, value.params, {
-      code: ACMP_CODE.invalidParams,
-      data: taskIdOf(value.params),
-    });
-    return { kind: 'request', method: acmpMethod, params } as AcmpRoot;
+    const decode = typeof method === 'string' ? DECODER_OF_METHOD.get(method) : undefined;
+    if (decode === undefined) throw new AcmpError(ACMP_CODE.methodNotFound);
+    return decode(value.params);
   }
   if (keys.length !== 1) {
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'root must have exactly one ACMP root key' });
