@@ -60,7 +60,8 @@ export interface AgentMessageIds {
 
 /** An agent message carrying one ACMP root. */
 export function acmpAgentMessage(root: object, ids: AgentMessageIds): Message {
-  return encodeAgentMessage({ ...ids, parts: [acmpPart(root)] });
+  const { messageId, taskId, contextId } = ids;
+  return encodeAgentMessage({ messageId, taskId, contextId, parts: [acmpPart(root)] });
 }
 
 /** The ACMP root of a message the provider sent, or undefined when it carries none (buyer side). */

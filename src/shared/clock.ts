@@ -74,12 +74,19 @@ export function sleepOn(clock: TimerClock, ms: number, signal?: AbortSignal): Pr
   });
 }
 
-/** The last millisecond formatted and its text: ingest stamps several values within the same millisecond. */
+/**
+ * The last millisecond formatted and its text: ingest stamps several values within the same millisecond,
+ * and a stream's events share one.
+ */
 let lastFormatted = { ms: Number.NaN, text: '' };
 
 /** RFC 3339 UTC timestamp with millisecond precision. */
 export function isoTime(clock: Clock = systemClock): string {
-  const ms = clock.now();
+  return isoTimeAt(clock.now());
+}
+
+/** {@link isoTime} of a given instant (milliseconds since the epoch), as `new Date(ms).toISOString()`. */
+export function isoTimeAt(ms: number): string {
   if (ms !== lastFormatted.ms) lastFormatted = { ms, text: new Date(ms).toISOString() };
   return lastFormatted.text;
 }

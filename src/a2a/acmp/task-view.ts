@@ -16,6 +16,7 @@ import type {
   TaskOutcome,
   TaskScope,
 } from '../../acmp/provider/task-store.js';
+import { isoTimeAt } from '../../shared/clock.js';
 import { callerIdentity } from '../caller.js';
 import type { TaskViewPage } from '../task-views.js';
 import { encodeUserMessage } from '../part-codec.js';
@@ -110,7 +111,7 @@ export function statusUpdate(
       value: {
         taskId: record.taskId,
         contextId: record.contextId,
-        status: { state, message, timestamp: new Date(at).toISOString() },
+        status: { state, message, timestamp: isoTimeAt(at) },
         metadata: undefined,
       },
     },

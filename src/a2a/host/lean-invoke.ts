@@ -3,6 +3,7 @@ import { Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
 import { JsonRpcTransportHandler, defaultServerCallContextBuilder } from '@a2a-js/sdk/server';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { userFromRequest } from './http-front.js';
+import { FrameBatch } from './frame-batch.js';
 import { hasJsonBody } from './json-body.js';
 import type { CommerceRequestHandler } from './request-handler.js';
 import { decodedParamsOf } from './request-params.js';
@@ -163,14 +164,20 @@ async function stream(handler: CommerceRequestHandler, exchange: Exchange): Prom
   }
   for (const [name, value] of SSE_HEADERS) res.setHeader(name, value);
   res.flushHeaders();
+  const frames = new FrameBatch(res);
   try {
-    if (!first.done) res.write(frame(first.value));
-    for (let next = await events.next(); !next.done; next = await events.next()) res.write(frame(next.value));
+    if (!first.done) frames.push(frame(first.value));
+    for (let next = await events.next(); !next.done; next = await events.next())
+      frames.push(frame(next.value));
   } catch (error) {
     const failure = { jsonrpc: '2.0', id: errorId, error: JsonRpcTransportHandler.mapToJSONRPCError(error) };
-    if (!res.writableEnded) res.write(`event: error\ndata: ${JSON.stringify(failure)}\n\n`);
+    if (!res.writableEnded) frames.push(`event: error\ndata: ${JSON.stringify(failure)}\n\n`);
   } finally {
-    if (!res.writableEnded) res.end();
+    if (res.writableEnded) frames.drop();
+    else {
+      frames.flush();
+      res.end();
+    }
   }
 }
 
