@@ -1,13 +1,7 @@
 import { ACMP_METHOD } from './wire/constants.js';
 import { AcmpError } from './wire/errors.js';
-import {
-  encodeEventRoot,
-  encodeRequestRoot,
-  eventOfRoot,
-  parseAcmpRoot,
-  type CancelParams,
-  type InvokeParams,
-} from './wire/messages.js';
+import { encodeEventRoot, encodeRequestRoot, eventOfRoot, parseAcmpRoot } from './wire/messages.js';
+import { type CancelParams, type InvokeParams } from './wire/task-messages.js';
 import type { AcmpBuyerTransport, AcmpInbound } from './buyer/buyer.js';
 import type { AcmpProvider } from './provider/provider-types.js';
 

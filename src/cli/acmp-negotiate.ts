@@ -11,7 +11,7 @@ import { negotiateBest } from '../a2a/acmp/fan-out.js';
 import type { NegotiatedAgreement } from '../a2a/acmp/negotiation-client.js';
 import type { CounterDecision } from '../a2a/acmp/session-client.js';
 import { AcmpError, acmpErrorSpec } from '../acmp/wire/errors.js';
-import { PayloadSchema, type Payload } from '../acmp/wire/messages.js';
+import { PayloadSchema, type Payload } from '../acmp/wire/task-messages.js';
 import { AckSchema, OfferSchema, type Offer } from '../acmp/wire/negotiation-messages.js';
 import { estimateTokens } from '../acmp/provider/provider-checks.js';
 import { LocalError } from '../shared/errors.js';

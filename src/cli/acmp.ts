@@ -3,7 +3,7 @@ import { createAcmpBuyer as createA2AAcmpBuyer } from '../a2a/acmp/buyer.js';
 import { createAcmpBuyer, type AcmpBindingName } from '../connect/acmp-buyer.js';
 import type { BuyerEvent, InvokeInput } from '../acmp/buyer/buyer.js';
 import { ACMP_CODE, AcmpError } from '../acmp/wire/errors.js';
-import { PayloadSchema, type AcmpResult, type Payload } from '../acmp/wire/messages.js';
+import { PayloadSchema, type AcmpResult, type Payload } from '../acmp/wire/task-messages.js';
 import { readCapabilitySkill } from '../acmp/provider/capability-summary.js';
 import { verifyProof } from '../acmp/wire/proof.js';
 import {

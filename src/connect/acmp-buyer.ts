@@ -15,7 +15,8 @@ import type {
   InvokeInput,
 } from '../acmp/buyer/buyer.js';
 import { ACMP_CODE, AcmpError } from '../acmp/wire/errors.js';
-import type { AcmpResult, CapabilityObject } from '../acmp/wire/messages.js';
+import type { CapabilityObject } from '../acmp/wire/messages.js';
+import type { AcmpResult } from '../acmp/wire/task-messages.js';
 import { MCP_PATH } from '../mcp/acmp-extension.js';
 import { connectMcpAcmpBuyer, type McpAcmpBuyer, type McpEra } from '../mcp/buyer.js';
 import { isLocalError } from '../shared/errors.js';

@@ -2,7 +2,7 @@ import { sleep } from '../shared/async.js';
 import { isJsonObject } from '../shared/json.js';
 import { estimateTokens } from '../acmp/provider/provider-checks.js';
 import type { JsonSchemaObject } from '../acmp/wire/capability-input.js';
-import type { Payload } from '../acmp/wire/messages.js';
+import type { Payload } from '../acmp/wire/task-messages.js';
 import type { AcmpCapability } from '../acmp/provider/provider-types.js';
 
 const POSITIVE = new Set(

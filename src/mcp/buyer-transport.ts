@@ -3,15 +3,15 @@ import { z } from 'zod';
 import type { AcmpBuyerTransport } from '../acmp/buyer/buyer.js';
 import { ACMP_METHOD, MAX_TIMER_MS } from '../acmp/wire/constants.js';
 import { ACMP_CODE, AcmpError, acmpErrorSpec } from '../acmp/wire/errors.js';
+import { type AcmpEvent } from '../acmp/wire/messages.js';
 import {
   AcmpResultSchema,
   HeartbeatParamsSchema,
   resolveInvoke,
   StreamChunkParamsSchema,
-  type AcmpEvent,
   type CancelParams,
   type InvokeParams,
-} from '../acmp/wire/messages.js';
+} from '../acmp/wire/task-messages.js';
 import { AsyncQueue } from '../shared/async.js';
 import { LocalError } from '../shared/errors.js';
 import { isJsonObject } from '../shared/json.js';

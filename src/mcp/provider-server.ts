@@ -5,13 +5,8 @@ import { ACMP_METHOD, L6_METHOD, L7_METHOD } from '../acmp/wire/constants.js';
 import { ProveIdentityParamsSchema } from '../acmp/wire/identity-messages.js';
 import { encodeInvokeRequest } from '../acmp/provider/stored-request.js';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from '../acmp/wire/errors.js';
-import {
-  CancelParamsSchema,
-  parseAcceptParams,
-  parseCancelParams,
-  parseOfferRequestParams,
-  type AcmpResult,
-} from '../acmp/wire/messages.js';
+import { parseAcceptParams, parseCancelParams, parseOfferRequestParams } from '../acmp/wire/messages.js';
+import { CancelParamsSchema, type AcmpResult } from '../acmp/wire/task-messages.js';
 import { parseInvoke, type ParsedInvoke } from '../acmp/provider/provider-checks.js';
 import type { AcmpProvider, Admission } from '../acmp/provider/provider-types.js';
 import type { TaskScope } from '../acmp/provider/task-store.js';

@@ -1,6 +1,6 @@
 import type { AcmpBuyerCore, BuyerEvent, InvokeInput } from '../acmp/buyer/buyer.js';
 import { ACMP_CODE, AcmpError } from '../acmp/wire/errors.js';
-import type { AcmpResult } from '../acmp/wire/messages.js';
+import type { AcmpResult } from '../acmp/wire/task-messages.js';
 import { isLocalError, LocalError } from '../shared/errors.js';
 import type { IdSource } from '../shared/ids.js';
 import type { Wallet } from './wallet.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createProgressLine, describeProgress } from '../../src/cli/acmp-progress.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/main.js';
-import type { Payload } from '../../src/acmp/wire/messages.js';
+import type { Payload } from '../../src/acmp/wire/task-messages.js';
 import { resultHash } from '../../src/acmp/wire/proof.js';
 import { cleanup, shared } from '../helpers/cleanup.js';
 import { acmpHost } from './helpers.js';

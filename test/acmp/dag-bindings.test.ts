@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DagError } from '../../src/acmp/dag/dag-errors.js';
-import type { Payload } from '../../src/acmp/wire/messages.js';
+import type { Payload } from '../../src/acmp/wire/task-messages.js';
 import { resultHash } from '../../src/acmp/wire/proof.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import type { AcmpCapability } from '../../src/acmp/provider/provider-types.js';

@@ -3,7 +3,7 @@ import type { DagEvent, DagRunResult } from '../../src/acmp/dag/dag-events.js';
 import { DagRunner, type DagRunOptions } from '../../src/acmp/dag/dag-runner.js';
 import { MemoryDagRunStore } from '../../src/storage/memory/dag-run-store-memory.js';
 import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider/provider-types.js';
-import type { Payload } from '../../src/acmp/wire/messages.js';
+import type { Payload } from '../../src/acmp/wire/task-messages.js';
 import { ConnectDagBuyerPort } from '../../src/connect/dag-buyer.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { onCleanup } from '../helpers/host.js';

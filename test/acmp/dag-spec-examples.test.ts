@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseDag } from '../../src/acmp/dag/dag-check.js';
 import { resolveInput } from '../../src/acmp/dag/resolve-input.js';
-import { AcmpResultSchema, parseInvokeParams, type Payload } from '../../src/acmp/wire/messages.js';
+import { parseInvokeParams } from '../../src/acmp/wire/messages.js';
+import { AcmpResultSchema, type Payload } from '../../src/acmp/wire/task-messages.js';
 import { verifyProof } from '../../src/acmp/wire/proof.js';
 
 /** A JSON-RPC message of Layer 2 §6.1, as the spec prints it (test/fixtures/dag/). */

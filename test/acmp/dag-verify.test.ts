@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BuyerEvent } from '../../src/acmp/buyer/buyer.js';
 import type { DagBuyerPort, DagProvider } from '../../src/acmp/dag/dag-ports.js';
-import type { AcmpResult } from '../../src/acmp/wire/messages.js';
+import type { AcmpResult } from '../../src/acmp/wire/task-messages.js';
 import { ConnectDagBuyerPort } from '../../src/connect/dag-buyer.js';
 import { shared } from '../helpers/cleanup.js';
 import { cleanup, onCleanup } from '../helpers/host.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
-import type { InvokeParams } from '../../src/acmp/wire/messages.js';
+import type { InvokeParams } from '../../src/acmp/wire/task-messages.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { cleanup, shared } from '../helpers/cleanup.js';
 import {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAcmpBuyer } from '../../src/a2a/acmp/buyer.js';
-import type { AcmpResult } from '../../src/acmp/wire/messages.js';
+import type { AcmpResult } from '../../src/acmp/wire/task-messages.js';
 import { canonicalJson } from '../../src/shared/jcs.js';
 import { cleanup, tempDir } from '../helpers/host.js';
 import { freshPgDatabase } from '../helpers/pg.js';

@@ -3,7 +3,7 @@ import type { AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../src/connect/a2a-acmp-buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
-import type { Payload } from '../../src/acmp/wire/messages.js';
+import type { Payload } from '../../src/acmp/wire/task-messages.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { escrowHost, secret } from '../escrow/helpers.js';
 import { cleanup, startTestHost } from '../helpers/host.js';

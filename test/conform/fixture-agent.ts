@@ -1,6 +1,6 @@
 import { sleep } from '../../src/shared/async.js';
 import type { AcmpCapability } from '../../src/acmp/provider/provider-types.js';
-import type { Payload } from '../../src/acmp/wire/messages.js';
+import type { Payload } from '../../src/acmp/wire/task-messages.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import type { HostFlags } from '../../src/server/config.js';
 import { startTestHost } from '../helpers/host.js';

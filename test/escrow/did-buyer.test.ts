@@ -4,7 +4,7 @@ import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../src/connect/a2a-acm
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { createEscrowClient } from '../../src/a2a/escrow/client.js';
 import { createKeySigner, didKeyOf, type Signer } from '../../src/acmp/identity/index.js';
-import type { Payload } from '../../src/acmp/wire/messages.js';
+import type { Payload } from '../../src/acmp/wire/task-messages.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { cleanup, startTestHost } from '../helpers/host.js';

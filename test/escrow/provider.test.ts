@@ -4,7 +4,7 @@ import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../src/connect/a2a-acm
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { createEscrowAgent } from '../../src/acmp/escrow/agent.js';
-import type { Payload } from '../../src/acmp/wire/messages.js';
+import type { Payload } from '../../src/acmp/wire/task-messages.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
 import { cleanup, startTestHost } from '../helpers/host.js';
 import { escrowHost, secret } from './helpers.js';

@@ -1,4 +1,4 @@
-import type { InvokeParams, Payload } from '../../src/acmp/wire/messages.js';
+import type { InvokeParams, Payload } from '../../src/acmp/wire/task-messages.js';
 import type { AcmpCapability, HandlerContext } from '../../src/acmp/provider/provider-types.js';
 
 /**

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AcmpError } from '../../src/acmp/wire/errors.js';
-import type { Payload } from '../../src/acmp/wire/messages.js';
+import type { Payload } from '../../src/acmp/wire/task-messages.js';
 import { assembleChunks, verifyProof } from '../../src/acmp/wire/proof.js';
 import type { AcmpCapability } from '../../src/acmp/provider/provider-types.js';
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';

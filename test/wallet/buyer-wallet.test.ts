@@ -3,7 +3,7 @@ import { createAcmpBuyer, type AcmpBuyer } from '../../src/a2a/acmp/buyer.js';
 import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../src/connect/a2a-acmp-buyer.js';
 import type { BuyerEscrow } from '../../src/a2a/escrow/buyer-escrow.js';
 import { ESCROW_METHOD } from '../../src/acmp/escrow/constants.js';
-import type { Payload } from '../../src/acmp/wire/messages.js';
+import type { Payload } from '../../src/acmp/wire/task-messages.js';
 import { createAcmpBuyer as createPickedBuyer } from '../../src/connect/acmp-buyer.js';
 import { demoCapabilities } from '../../src/demo/capabilities.js';
 import { connectMcpAcmpBuyer } from '../../src/mcp/buyer.js';

@@ -3,14 +3,8 @@ import type { Client } from '@a2a-js/sdk/client';
 import { A2AError, isJsonRpcError, isRestError } from '@a2a-js/sdk/errors';
 import { LocalError } from '../../shared/errors.js';
 import { ACMP_EXTENSION_URI, ACMP_METHOD } from '../../acmp/wire/constants.js';
-import {
-  encodeRequestRoot,
-  eventOfRoot,
-  type AcmpEvent,
-  type AcmpRoot,
-  type CancelParams,
-  type InvokeParams,
-} from '../../acmp/wire/messages.js';
+import { encodeRequestRoot, eventOfRoot, type AcmpEvent, type AcmpRoot } from '../../acmp/wire/messages.js';
+import { type CancelParams, type InvokeParams } from '../../acmp/wire/task-messages.js';
 import type { AcmpBuyerTransport } from '../../acmp/buyer/buyer.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { encodeUserMessage } from '../part-codec.js';

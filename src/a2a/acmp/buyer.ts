@@ -10,7 +10,7 @@ import {
   type BuyerCallPolicy,
   type InvokeInput,
 } from '../../acmp/buyer/buyer.js';
-import type { AcmpResult } from '../../acmp/wire/messages.js';
+import type { AcmpResult } from '../../acmp/wire/task-messages.js';
 import { proveIdentity, type IdentityCheckOptions } from '../../acmp/identity/prove-identity.js';
 import type { VerifiedSignature } from '../../acmp/identity/verify.js';
 import { SignatureCheck } from '../../acmp/buyer/signature-policy.js';

@@ -8,12 +8,8 @@ import {
   SESSION_METHOD,
 } from '../../acmp/wire/constants.js';
 import { AcmpError, ACMP_CODE, toAcmpErrorObject } from '../../acmp/wire/errors.js';
-import {
-  encodeErrorRoot,
-  type AcmpErrorObject,
-  type AcmpRoot,
-  type InvokeParams,
-} from '../../acmp/wire/messages.js';
+import { encodeErrorRoot, type AcmpErrorObject, type AcmpRoot } from '../../acmp/wire/messages.js';
+import { type InvokeParams } from '../../acmp/wire/task-messages.js';
 import type { AcmpProvider, Admission } from '../../acmp/provider/provider.js';
 import { parsedInvoke } from '../../acmp/provider/provider-checks.js';
 import { ID_LIMITS, quoteId } from '../../shared/id-rules.js';

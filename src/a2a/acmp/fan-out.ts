@@ -1,7 +1,7 @@
 import { ACMP_CODE, AcmpError } from '../../acmp/wire/errors.js';
 import type { Offer } from '../../acmp/wire/negotiation-messages.js';
 import { estimateTokens } from '../../acmp/provider/provider-checks.js';
-import type { Payload } from '../../acmp/wire/messages.js';
+import type { Payload } from '../../acmp/wire/task-messages.js';
 import type { AcmpBuyer } from './buyer.js';
 import { checkOffer, type NegotiatedAgreement, type NegotiationRequest } from './negotiation-client.js';
 

@@ -11,7 +11,8 @@ import {
 } from '../../acmp/wire/negotiation-messages.js';
 import type { InvokeInput } from '../../acmp/buyer/buyer.js';
 import type { SignatureCheck } from '../../acmp/buyer/signature-policy.js';
-import { AcmpErrorObjectSchema, type Payload } from '../../acmp/wire/messages.js';
+import { AcmpErrorObjectSchema } from '../../acmp/wire/messages.js';
+import { type Payload } from '../../acmp/wire/task-messages.js';
 import { LocalError } from '../../shared/errors.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import { isJsonObject } from '../../shared/json.js';

@@ -1,12 +1,8 @@
 import { Message, TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { ACMP_METHOD } from '../../acmp/wire/constants.js';
-import {
-  encodeErrorRoot,
-  encodeRequestRoot,
-  encodeResultRoot,
-  type InvokeParams,
-} from '../../acmp/wire/messages.js';
+import { encodeErrorRoot, encodeRequestRoot, encodeResultRoot } from '../../acmp/wire/messages.js';
+import { type InvokeParams } from '../../acmp/wire/task-messages.js';
 import { decodeInvokeRequest } from '../../acmp/provider/stored-request.js';
 import type { TaskEvent } from '../../acmp/provider/provider.js';
 import type {

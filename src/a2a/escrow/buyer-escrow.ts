@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AcmpError, ACMP_CODE } from '../../acmp/wire/errors.js';
 import { ESCROW_METHOD } from '../../acmp/escrow/constants.js';
 import type { Signer } from '../../acmp/identity/signer.js';
-import type { AcmpResult, Payload } from '../../acmp/wire/messages.js';
+import type { AcmpResult, Payload } from '../../acmp/wire/task-messages.js';
 import { verifyProof } from '../../acmp/wire/proof.js';
 import { systemIds, type IdSource } from '../../shared/ids.js';
 import type { JsonValue } from '../../shared/json.js';

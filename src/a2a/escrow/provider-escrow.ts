@@ -3,7 +3,7 @@ import { ESCROW_PROFILE_URI } from '../../acmp/escrow/constants.js';
 import type { PayoutEntry } from '../../acmp/escrow/payout-route.js';
 import type { ReservationStore } from '../../acmp/escrow/reservations.js';
 import type { Signer } from '../../acmp/identity/signer.js';
-import type { InvokeParams } from '../../acmp/wire/messages.js';
+import type { InvokeParams } from '../../acmp/wire/task-messages.js';
 import type { AcmpCapability, EscrowVerifier } from '../../acmp/provider/provider-types.js';
 import type { AcmpTaskRecord } from '../../acmp/provider/task-store.js';
 import type { Clock } from '../../shared/clock.js';

@@ -1,7 +1,7 @@
 import { ACMP_CODE, AcmpError, isAcmpError } from '../../acmp/wire/errors.js';
 import { parseCu, roundCu } from '../../acmp/escrow/amounts.js';
 import type { ReservationStore } from '../../acmp/escrow/reservations.js';
-import { resolveInvoke, type InvokeParams } from '../../acmp/wire/messages.js';
+import { resolveInvoke, type InvokeParams } from '../../acmp/wire/task-messages.js';
 import type { EscrowVerifier } from '../../acmp/provider/provider-types.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';

@@ -3,17 +3,16 @@ import type { IdSource } from '../../shared/ids.js';
 import { ChunkTracker } from './buyer-checks.js';
 import { ACMP_METHOD } from '../wire/constants.js';
 import { ACMP_CODE, AcmpError } from '../wire/errors.js';
+import { type AcmpEvent, type CapabilityObject } from '../wire/messages.js';
 import {
   InvokeParamsSchema,
   resolveInvoke,
-  type AcmpEvent,
   type AcmpResult,
-  type CapabilityObject,
   type HeartbeatParams,
   type InvokeParams,
   type Payload,
   type StreamChunkParams,
-} from '../wire/messages.js';
+} from '../wire/task-messages.js';
 import { Watchdog } from './watchdog.js';
 
 /** Invoke params with an optional task_id (the buyer core generates a globally unique one, §3.1). */

@@ -1,5 +1,5 @@
 import { ACMP_CODE, AcmpError } from '../wire/errors.js';
-import type { AcmpResult, InvokeParams, Payload, StreamChunkParams } from '../wire/messages.js';
+import type { AcmpResult, InvokeParams, Payload, StreamChunkParams } from '../wire/task-messages.js';
 import { assembleChunks, samePayload, verifyProof } from '../wire/proof.js';
 
 /** A provider broke the protocol (chunk order, proof, cost): -33099 with `data.reason` (docs/acmp-core.md). */

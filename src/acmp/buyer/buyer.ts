@@ -6,14 +6,8 @@ import { errorFields, silentLogger, type Logger } from '../../shared/logger.js';
 import { BuyerCall, prepareInvokeParams, type BuyerEvent, type InvokeInput } from './buyer-call.js';
 import { ACMP_METHOD } from '../wire/constants.js';
 import { ACMP_CODE, AcmpError } from '../wire/errors.js';
-import {
-  CapabilityObjectSchema,
-  type AcmpEvent,
-  type AcmpResult,
-  type CancelParams,
-  type CapabilityObject,
-  type InvokeParams,
-} from '../wire/messages.js';
+import { CapabilityObjectSchema, type AcmpEvent, type CapabilityObject } from '../wire/messages.js';
+import { type AcmpResult, type CancelParams, type InvokeParams } from '../wire/task-messages.js';
 import { SignatureCheck, type SignaturePolicy } from './signature-policy.js';
 import { nextOrAbort } from './watchdog.js';
 import type { IdentityChallengePolicy } from './identity-gate.js';

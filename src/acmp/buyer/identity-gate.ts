@@ -1,7 +1,7 @@
 import { LocalError } from '../../shared/errors.js';
 import type { AcmpBuyerCore, BuyerEvent, InvokeInput } from './buyer.js';
 import { ACMP_CODE, AcmpError, isAcmpError } from '../wire/errors.js';
-import type { AcmpResult } from '../wire/messages.js';
+import type { AcmpResult } from '../wire/task-messages.js';
 import { createDidResolver } from '../identity/resolver.js';
 import { proveIdentity } from '../identity/prove-identity.js';
 import type { ProveIdentityParams } from '../wire/identity-messages.js';

@@ -1,4 +1,4 @@
-import type { HeartbeatParams, Payload, StreamChunkParams } from '../wire/messages.js';
+import type { HeartbeatParams, Payload, StreamChunkParams } from '../wire/task-messages.js';
 import type { NodeOutcome, NodeState, RunState } from './dag-ports.js';
 
 /** Why a stream_eligible edge ran in non-streaming mode (Layer 2 §5 fallback). */

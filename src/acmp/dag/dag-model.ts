@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PayloadSchema, type Payload } from '../wire/messages.js';
+import { PayloadSchema, type Payload } from '../wire/task-messages.js';
 
 /*
  * Zod schemas written from ACMP Layer 2 §1 (Task object), §1.1 (literal input vs. input reference), §3

@@ -1,5 +1,6 @@
 import type { BuyerEvent, InvokeInput } from '../buyer/buyer.js';
-import type { CapabilityObject, InvokeParams, Payload } from '../wire/messages.js';
+import type { CapabilityObject } from '../wire/messages.js';
+import type { InvokeParams, Payload } from '../wire/task-messages.js';
 import type { DagBinding } from './dag-model.js';
 
 /** A provider the runner buys nodes from: what it advertised and a call that yields its events. */

@@ -1,5 +1,5 @@
 import { ACMP_CODE, AcmpError } from '../wire/errors.js';
-import type { InvokeParams, Payload } from '../wire/messages.js';
+import type { InvokeParams, Payload } from '../wire/task-messages.js';
 import { parseDag, type DagPlan } from './dag-check.js';
 import type { DagEvent, DagRunResult } from './dag-events.js';
 import { DagError } from './dag-errors.js';

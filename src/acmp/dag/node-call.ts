@@ -1,5 +1,11 @@
 import { AcmpError } from '../wire/errors.js';
-import type { HeartbeatParams, InvokeParams, Payload, Proof, StreamChunkParams } from '../wire/messages.js';
+import type {
+  HeartbeatParams,
+  InvokeParams,
+  Payload,
+  Proof,
+  StreamChunkParams,
+} from '../wire/task-messages.js';
 import { verifyProof } from '../wire/proof.js';
 import { isLocalError } from '../../shared/errors.js';
 import { isJsonObject } from '../../shared/json.js';

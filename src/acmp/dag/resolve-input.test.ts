@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Payload } from '../wire/messages.js';
+import type { Payload } from '../wire/task-messages.js';
 import { DagError } from './dag-errors.js';
 import { resolveInput } from './resolve-input.js';
 

@@ -1,4 +1,4 @@
-import type { Payload } from '../wire/messages.js';
+import type { Payload } from '../wire/task-messages.js';
 import { isInputReference, type DagInput } from './dag-model.js';
 import { DagError, dagProblem } from './dag-errors.js';
 import { parseFieldPath, selectPath } from './field-path.js';

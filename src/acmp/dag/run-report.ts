@@ -1,4 +1,4 @@
-import type { Payload } from '../wire/messages.js';
+import type { Payload } from '../wire/task-messages.js';
 import type { DagPlan } from './dag-check.js';
 import type { DagNodeReport, DagRunResult } from './dag-events.js';
 import type { NodeOutcome, NodeState, RunState } from './dag-ports.js';

@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.js';
 import { ACMP_CODE, AcmpError } from '../wire/errors.js';
-import type { InvokeParams } from '../wire/messages.js';
+import type { InvokeParams } from '../wire/task-messages.js';
 import { estimateTokens } from '../provider/provider-checks.js';
 import type { TaskScope } from '../provider/task-store.js';
 import type { Agreement } from './agreement-store.js';

@@ -1,7 +1,7 @@
 import type { Metrics } from '../../shared/metrics.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { ACMP_CODE, AcmpError } from '../wire/errors.js';
-import type { InvokeParams } from '../wire/messages.js';
+import type { InvokeParams } from '../wire/task-messages.js';
 import { offeredProofs } from '../provider/provider-checks.js';
 import type { Signer } from '../identity/signer.js';
 import type { InvokeAgreement, ProviderNegotiation } from '../provider/provider-negotiation.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JsonValue } from '../../shared/json.js';
 import { inputJsonSchemaOf, type JsonSchemaObject } from '../wire/capability-input.js';
-import { PayloadSchema, type Payload } from '../wire/messages.js';
+import { PayloadSchema, type Payload } from '../wire/task-messages.js';
 import type { AcmpCapability } from './provider-types.js';
 
 /*

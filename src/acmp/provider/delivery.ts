@@ -1,4 +1,4 @@
-import type { AcmpResult, Payload } from '../wire/messages.js';
+import type { AcmpResult, Payload } from '../wire/task-messages.js';
 import type { ProviderEvent, TaskEvent } from './provider-types.js';
 import type { FinishedTaskRecord, TaskOutcome } from './task-store.js';
 

@@ -5,7 +5,7 @@ import { errorFields, type Logger } from '../../shared/logger.js';
 import { TRACE_ATTR, failSpan, startSpan, withSpan } from '../../shared/tracing.js';
 import type { Span } from '@opentelemetry/api';
 import { ACMP_CODE, AcmpError, toAcmpErrorObject } from '../wire/errors.js';
-import { resolveInvoke, type AcmpResult, type InvokeParams, type Payload } from '../wire/messages.js';
+import { resolveInvoke, type AcmpResult, type InvokeParams, type Payload } from '../wire/task-messages.js';
 import { assembleChunks, createResultHashProof } from '../wire/proof.js';
 import { estimateTokens, type AcceptedTask } from './provider-checks.js';
 import type { HandlerContext } from './provider-types.js';

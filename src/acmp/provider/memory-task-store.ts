@@ -1,4 +1,4 @@
-import type { Payload } from '../wire/messages.js';
+import type { Payload } from '../wire/task-messages.js';
 import { SignalHub } from './signal-hub.js';
 import type {
   AcmpTaskRecord,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PayloadSchema } from '../wire/messages.js';
+import { PayloadSchema } from '../wire/task-messages.js';
 import { checkPayload } from './payload-check.js';
 
 /** What the schema alone answers: the payload it returns, or the error the check throws. */

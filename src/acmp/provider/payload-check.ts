@@ -1,4 +1,4 @@
-import { PayloadSchema, type Payload } from '../wire/messages.js';
+import { PayloadSchema, type Payload } from '../wire/task-messages.js';
 
 /**
  * Handler output is checked like wire input (Layer 1 §3.1 `output`, §3.5 `chunk`: a `{type, data}`

@@ -3,7 +3,8 @@ import { sha256Jcs } from '../../shared/jcs.js';
 import { checkCapabilityInput, inputMismatchDetail } from '../wire/capability-input.js';
 import { IMPLEMENTED_PROOF_METHODS } from '../wire/constants.js';
 import { ACMP_CODE, AcmpError } from '../wire/errors.js';
-import { parseInvokeParams, type InvokeParams, type Payload } from '../wire/messages.js';
+import { parseInvokeParams } from '../wire/messages.js';
+import { type InvokeParams, type Payload } from '../wire/task-messages.js';
 import type { AcmpCapability } from './provider-types.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { InvokeParams } from '../wire/messages.js';
+import type { InvokeParams } from '../wire/task-messages.js';
 import type { AcceptParams, Ack, Offer, OfferRequestParams } from '../wire/negotiation-messages.js';
 import type { TaskScope } from './task-store.js';
 

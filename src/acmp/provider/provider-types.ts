@@ -2,16 +2,14 @@ import type { Metrics } from '../../shared/metrics.js';
 import type { Clock, TimerClock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
 import type { Logger } from '../../shared/logger.js';
+import type { AcmpErrorObject, AcmpEvent, CapabilityObject } from '../wire/messages.js';
 import type {
-  AcmpErrorObject,
-  AcmpEvent,
   AcmpResult,
-  CapabilityObject,
   HeartbeatParams,
   InvokeParams,
   Payload,
   StreamChunkParams,
-} from '../wire/messages.js';
+} from '../wire/task-messages.js';
 import type { CapabilityInputSchema } from '../wire/capability-input.js';
 import type { Signer } from '../identity/signer.js';
 import type { ParsedInvoke } from './provider-checks.js';

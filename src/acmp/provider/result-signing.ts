@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import { errorFields, type Logger } from '../../shared/logger.js';
 import type { Signer } from '../identity/signer.js';
-import type { AcmpResult } from '../wire/messages.js';
+import type { AcmpResult } from '../wire/task-messages.js';
 import type { Admission, TaskEvent } from './provider-types.js';
 import { withSignature } from '../identity/signed.js';
 

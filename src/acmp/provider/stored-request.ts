@@ -1,6 +1,6 @@
 import { isJsonObject } from '../../shared/json.js';
 import { ACMP_METHOD } from '../wire/constants.js';
-import { InvokeParamsSchema, type InvokeParams } from '../wire/messages.js';
+import { InvokeParamsSchema, type InvokeParams } from '../wire/task-messages.js';
 
 /**
  * The stored `request` of a task whose invoke arrived outside A2A (MCP over HTTP or stdio, the in-process

@@ -2,7 +2,7 @@ import type { Metrics } from '../../shared/metrics.js';
 import type { TimerClock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import { ACMP_CODE, AcmpError } from '../wire/errors.js';
-import { resolveInvoke } from '../wire/messages.js';
+import { resolveInvoke } from '../wire/task-messages.js';
 import { checkTask, type AcceptedTask } from './provider-checks.js';
 import type { InvokeAgreement, ProviderNegotiation } from './provider-negotiation.js';
 import type { AcmpCapability, AdmitRequest, EscrowVerifier } from './provider-types.js';

@@ -2,7 +2,7 @@ import type { TimerClock, TimerHandle } from '../../shared/clock.js';
 import { errorFields, type Logger } from '../../shared/logger.js';
 import { ACMP_CODE, AcmpError } from '../wire/errors.js';
 import { replayChunks, type Delivery } from './delivery.js';
-import type { Payload } from '../wire/messages.js';
+import type { Payload } from '../wire/task-messages.js';
 import {
   isFinished,
   unrecordedEnd,

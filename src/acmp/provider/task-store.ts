@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AcmpErrorObjectSchema, AcmpResultSchema, type Payload } from '../wire/messages.js';
+import { AcmpErrorObjectSchema } from '../wire/messages.js';
+import { AcmpResultSchema, type Payload } from '../wire/task-messages.js';
 
 /**
  * How a task ended, as stored. `result.output` is always present (the assembled output for a streamed

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../shared/jcs.js';
 import { ACMP_MEDIA_TYPE } from './constants.js';
 import { AcmpError } from './errors.js';
-import { CapabilityObjectSchema, parseAcmpRoot, parseInvokeParams, resolveInvoke } from './messages.js';
+import { CapabilityObjectSchema, parseAcmpRoot, parseInvokeParams } from './messages.js';
+import { resolveInvoke } from './task-messages.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../test/fixtures/acmp');
 const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));

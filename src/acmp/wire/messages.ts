@@ -30,31 +30,9 @@ import {
 
 /*
  * The ACMP messages as the rest of the code reads them: the A2A binding's data-Part roots (A2A binding §1)
- * parsed into typed requests, results and errors, and built back. The Layer 1 schemas live in
- * `task-messages.ts`, the capability object in `capability-object.ts`; they are re-exported here, the one
- * module the wire model's users import message schemas from.
+ * parsed into typed requests, results and errors, and built back. The Layer 1 schemas they carry are in
+ * `task-messages.ts`, the capability object in `capability-object.ts`.
  */
-
-export {
-  PayloadSchema,
-  InvokeParamsSchema,
-  CancelParamsSchema,
-  StreamChunkParamsSchema,
-  InputChunkParamsSchema,
-  HeartbeatParamsSchema,
-  ProofSchema,
-  AcmpResultSchema,
-  resolveInvoke,
-  type Payload,
-  type InvokeParams,
-  type CancelParams,
-  type StreamChunkParams,
-  type InputChunkParams,
-  type HeartbeatParams,
-  type Proof,
-  type AcmpResult,
-  type ResolvedInvoke,
-} from './task-messages.js';
 
 /** The `acmp/error` object (Layer 1 §3.3; JSON-RPC 2.0 error object). */
 export { AcmpErrorObjectSchema, type AcmpErrorObject };

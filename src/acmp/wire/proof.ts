@@ -1,6 +1,6 @@
 import { canonicalJson, sha256Jcs } from '../../shared/jcs.js';
 import { DEFAULT_OUTPUT_TYPE } from './constants.js';
-import type { Payload, Proof } from './messages.js';
+import type { Payload, Proof } from './task-messages.js';
 
 /** The `result-hash` proof envelope (Layer 3 §3.1). */
 export interface ResultHashProof {

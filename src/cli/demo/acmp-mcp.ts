@@ -1,5 +1,5 @@
 import { createAcmpBuyer, type PickedAcmpBuyer } from '../../connect/acmp-buyer.js';
-import type { AcmpResult, Payload } from '../../acmp/wire/messages.js';
+import type { AcmpResult, Payload } from '../../acmp/wire/task-messages.js';
 import { verifyProof } from '../../acmp/wire/proof.js';
 import { boundedTaskIds } from '../../shared/ids.js';
 import { expectThat } from './expect.js';

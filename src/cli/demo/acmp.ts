@@ -4,7 +4,7 @@ import { acmpRootOf } from '../../a2a/acmp-part.js';
 import { createA2AClient } from '../../a2a/client.js';
 import { taskStateName } from '../../a2a/part-codec.js';
 import { ACMP_CODE, isAcmpError } from '../../acmp/wire/errors.js';
-import type { AcmpResult, InvokeParams, Payload } from '../../acmp/wire/messages.js';
+import type { AcmpResult, InvokeParams, Payload } from '../../acmp/wire/task-messages.js';
 import { verifyProof } from '../../acmp/wire/proof.js';
 import { expectShape, expectThat } from './expect.js';
 import type { DemoContext, DemoScenario } from './scenarios.js';

@@ -3,7 +3,7 @@ import { createA2AAcmpBuyer, type A2AAcmpBuyer } from '../../connect/a2a-acmp-bu
 import type { BuyerEscrow } from '../../a2a/escrow/buyer-escrow.js';
 import { demoCapabilities } from '../../demo/capabilities.js';
 import { formatCu } from '../../acmp/escrow/amounts.js';
-import type { AcmpResult, Payload } from '../../acmp/wire/messages.js';
+import type { AcmpResult, Payload } from '../../acmp/wire/task-messages.js';
 import { resolveHostConfig } from '../../server/config.js';
 import { startHost, type RunningHost } from '../../server/host.js';
 import type { HostModule } from '../../server/module.js';

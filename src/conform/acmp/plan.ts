@@ -1,6 +1,6 @@
 import { readCapabilitySkill } from '../../acmp/provider/capability-summary.js';
 import { ACMP_EXTENSION_URI, ACMP_MEDIA_TYPE } from '../../acmp/wire/constants.js';
-import type { Payload } from '../../acmp/wire/messages.js';
+import type { Payload } from '../../acmp/wire/task-messages.js';
 import { boundedTaskIds } from '../../shared/ids.js';
 import { isJsonObject } from '../../shared/json.js';
 import type { ConformContext } from '../check.js';

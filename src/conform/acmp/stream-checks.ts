@@ -1,6 +1,6 @@
 import { ACMP_METHOD } from '../../acmp/wire/constants.js';
 import { ACMP_CODE } from '../../acmp/wire/errors.js';
-import { PayloadSchema, type Payload } from '../../acmp/wire/messages.js';
+import { PayloadSchema, type Payload } from '../../acmp/wire/task-messages.js';
 import { assembleChunks, resultHash } from '../../acmp/wire/proof.js';
 import { canonicalJson } from '../../shared/jcs.js';
 import { isJsonObject } from '../../shared/json.js';

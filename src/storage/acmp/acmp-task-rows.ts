@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PayloadSchema, type Payload } from '../../acmp/wire/messages.js';
+import { PayloadSchema, type Payload } from '../../acmp/wire/task-messages.js';
 import {
   TaskOutcomeSchema,
   type AcmpTaskRecord,

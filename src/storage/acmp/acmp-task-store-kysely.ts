@@ -1,5 +1,5 @@
 import { SignalHub } from '../../acmp/provider/signal-hub.js';
-import type { Payload } from '../../acmp/wire/messages.js';
+import type { Payload } from '../../acmp/wire/task-messages.js';
 import type {
   AcmpTaskRecord,
   AcmpTaskStore,

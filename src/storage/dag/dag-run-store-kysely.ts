@@ -7,7 +7,7 @@ import type {
   StoredNode,
   StoredRun,
 } from '../../acmp/dag/dag-ports.js';
-import { InvokeParamsSchema, PayloadSchema, type InvokeParams } from '../../acmp/wire/messages.js';
+import { InvokeParamsSchema, PayloadSchema, type InvokeParams } from '../../acmp/wire/task-messages.js';
 import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
 import { LocalError } from '../../shared/errors.js';

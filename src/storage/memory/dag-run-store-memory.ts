@@ -1,4 +1,4 @@
-import type { InvokeParams } from '../../acmp/wire/messages.js';
+import type { InvokeParams } from '../../acmp/wire/task-messages.js';
 import type { DagRunStore, NodeOutcome, RunState, StoredNode, StoredRun } from '../../acmp/dag/dag-ports.js';
 
 /** {@link DagRunStore} in memory: for one-shot runs and tests (a restart forgets it). */
