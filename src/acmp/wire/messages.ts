@@ -89,16 +89,17 @@ function issuesOf(error: z.ZodError): { path: string; message: string }[] {
   return error.issues.slice(0, MAX_ISSUES).map((i) => ({ path: i.path.join('.'), message: i.message }));
 }
 
-/** How a value that fails its schema is refused: the error code and the `data` fields besides `issues`. */
+/** How a value that fails its schema is refused: the code, and what `data` adds besides the issues. */
 interface Refusal {
   readonly code: number;
-  readonly data: Record<string, unknown>;
+  /** Built only on a refusal: a parse that succeeds allocates nothing for it. */
+  readonly data?: () => Record<string, unknown>;
 }
 
 function parseWith<T>(schema: z.ZodType<T>, value: unknown, refusal: Refusal): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new AcmpError(refusal.code, { ...refusal.data, issues: issuesOf(parsed.error) });
+  throw new AcmpError(refusal.code, { ...refusal.data?.(), issues: issuesOf(parsed.error) });
 }
 
 /** The task_id of a params object, when there is a usable one (for error `data`; at most a prefix). */
@@ -110,9 +111,7 @@ function taskIdOf(params: unknown): Record<string, unknown> {
 
 /** Parses a method's params: -32602 with the params' task_id (when usable) and the issues. */
 function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {
-  const parsed = schema.safeParse(params);
-  if (parsed.success) return parsed.data;
-  throw new AcmpError(ACMP_CODE.invalidParams, { ...taskIdOf(params), issues: issuesOf(parsed.error) });
+  return parseWith(schema, params, { code: ACMP_CODE.invalidParams, data: () => taskIdOf(params) });
 }
 
 /** The params schema of each request method, typed by the root it parses to. */
@@ -166,7 +165,7 @@ export function parseCancelParams(value: unknown): CancelParams {
  * @throws AcmpError -32602 with `data.issues`.
  */
 export function parseOfferRequestParams(value: unknown): OfferRequestParams {
-  return parseWith(OfferRequestParamsSchema, value, { code: ACMP_CODE.invalidParams, data: {} });
+  return parseWith(OfferRequestParamsSchema, value, { code: ACMP_CODE.invalidParams });
 }
 
 /**
@@ -174,7 +173,7 @@ export function parseOfferRequestParams(value: unknown): OfferRequestParams {
  * @throws AcmpError -32602 with `data.issues`.
  */
 export function parseAcceptParams(value: unknown): AcceptParams {
-  return parseWith(AcceptParamsSchema, value, { code: ACMP_CODE.invalidParams, data: {} });
+  return parseWith(AcceptParamsSchema, value, { code: ACMP_CODE.invalidParams });
 }
 
 /**
@@ -200,17 +199,11 @@ export function parseAcmpRoot(value: unknown): AcmpRoot {
     throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'root must have exactly one ACMP root key' });
   }
   if ('acmp_result' in value) {
-    const result = parseWith(AcmpResultSchema, value.acmp_result, {
-      code: ACMP_CODE.invalidRequest,
-      data: {},
-    });
+    const result = parseWith(AcmpResultSchema, value.acmp_result, { code: ACMP_CODE.invalidRequest });
     return { kind: 'result', result };
   }
   if ('acmp_error' in value) {
-    const error = parseWith(AcmpErrorObjectSchema, value.acmp_error, {
-      code: ACMP_CODE.invalidRequest,
-      data: {},
-    });
+    const error = parseWith(AcmpErrorObjectSchema, value.acmp_error, { code: ACMP_CODE.invalidRequest });
     return { kind: 'error', error };
   }
   throw new AcmpError(ACMP_CODE.invalidRequest, { detail: 'unknown root key' });
