@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 
 /**
  * Caller identities: the owner string every store records for the data a caller creates (the SDK's task
@@ -84,7 +84,7 @@ export function parseBearerToken(entry: string): BearerToken | { refused: string
  * check of HTTP requests; `undefined` when no configured token has that secret.
  */
 export function identityOfSecret(tokens: readonly BearerToken[], secret: string): string | undefined {
-  const presented = createHash('sha256').update(secret).digest();
+  const presented = hash('sha256', secret, 'buffer');
   return tokens.find((t) => timingSafeEqual(createHash('sha256').update(t.secret).digest(), presented))
     ?.identity;
 }

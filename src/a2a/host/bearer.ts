@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import type { User } from '@a2a-js/sdk/server';
 import { ANONYMOUS_IDENTITY, type BearerToken } from '../../shared/identity.js';
 
@@ -39,7 +39,7 @@ export function bearerVerifier(
     if (known.length === 0) return { user: ANONYMOUS_USER };
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
     if (secret === undefined) return { refused: 'missing' };
-    const presented = createHash('sha256').update(secret).digest();
+    const presented = hash('sha256', secret, 'buffer');
     const token = known.find((k) => timingSafeEqual(k.digest, presented));
     return token ? { user: new BearerUser(token.identity) } : { refused: 'invalid' };
   };

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../../shared/jcs.js';
 import type { TaskScope } from '../provider/task-store.js';
@@ -59,7 +59,7 @@ export function decodeOfferId(offerId: string, key: Buffer): OfferTerms | undefi
 
 /** The digest of a scope that an offer carries (who may accept it), never the identity itself. */
 export function buyerDigest(scope: TaskScope): string {
-  return createHash('sha256').update(`${scope.tenant}\n${scope.agent}`).digest('base64url').slice(0, 22);
+  return hash('sha256', `${scope.tenant}\n${scope.agent}`, 'base64url').slice(0, 22);
 }
 
 /**
@@ -67,7 +67,7 @@ export function buyerDigest(scope: TaskScope): string {
  * in, so the key of a verified id is the key of its offer: every spelling of one offer has one agreement.
  */
 export function offerKeyOf(offerId: string): string {
-  return createHash('sha256').update(offerId).digest('hex');
+  return hash('sha256', offerId, 'hex');
 }
 
 function mac(bytes: Buffer, key: Buffer): Buffer {
