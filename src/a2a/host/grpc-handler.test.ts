@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { GRPC_STATUS_CODE } from '@a2a-js/sdk/errors/grpc';
@@ -31,6 +33,35 @@ describe('forGrpc (the handler as the gRPC services see it)', () => {
     const stream = forGrpc(inner).sendMessageStream({} as never, context(controller.signal));
     expect((await stream.next()).done).toBe(false);
     const pending = stream.next();
+    controller.abort();
+    expect(await pending).toEqual({ done: true, value: undefined });
+  });
+
+  it('holds no event of a stream it has passed on while the call stays open', async () => {
+    // A full GC from inside the test (the flag exposes `gc` to contexts made after it is set).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const sent: WeakRef<object>[] = [];
+    const inner = {
+      async *sendMessageStream() {
+        for (let i = 0; i < 200; i++) {
+          const event = { payload: { n: i, text: 'x'.repeat(100) } };
+          sent.push(new WeakRef(event));
+          yield event;
+        }
+        await new Promise(() => {});
+      },
+    } as unknown as A2ARequestHandler;
+    const controller = new AbortController();
+    const stream = forGrpc(inner).sendMessageStream({} as never, context(controller.signal));
+    for (let i = 0; i < 200; i++) expect((await stream.next()).done).toBe(false);
+    const pending = stream.next();
+    // WeakRef targets stay alive to the end of the job that made them: let it end, then collect.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(sent.filter((ref) => ref.deref() !== undefined).length).toBeLessThan(5);
     controller.abort();
     expect(await pending).toEqual({ done: true, value: undefined });
   });

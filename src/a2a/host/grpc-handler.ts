@@ -28,19 +28,27 @@ function cancellationOf(context: ServerCallContext): AbortSignal | undefined {
  * whose client has gone; an ACMP stream can heartbeat for an hour, so without this a cancelled call
  * would hold its follower until the task ends. The source is asked to return (its `finally` blocks run
  * at its next step) and nothing more is written.
+ *
+ * Each step waits on the source or the cancellation, whichever comes first, through a promise of its own:
+ * a race against one long-lived "cancelled" promise would leave a reaction on it per event, holding every
+ * event of the stream until the call ends (an hour-long stream of chunks kept whole in memory).
  */
 async function* untilCancelled<T>(
   source: AsyncGenerator<T, void, undefined>,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<T, void, undefined> {
-  const cancelled = new Promise<'cancelled'>((resolve) => {
-    if (signal?.aborted) resolve('cancelled');
-    signal?.addEventListener('abort', () => resolve('cancelled'), { once: true });
-  });
+  let cancel: (() => void) | undefined;
+  const onAbort = (): void => cancel?.();
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
     for (;;) {
+      if (signal?.aborted) return;
       const next = source.next();
-      const step = await Promise.race([next, cancelled]);
+      const step = await new Promise<IteratorResult<T, void> | 'cancelled'>((resolve, reject) => {
+        cancel = () => resolve('cancelled');
+        next.then(resolve, reject);
+      });
+      cancel = undefined;
       if (step === 'cancelled') {
         // The pending step settles once the source moves on; its outcome no longer matters.
         next.catch(() => undefined);
@@ -52,6 +60,7 @@ async function* untilCancelled<T>(
   } catch (error) {
     throw toGrpcError(error);
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     source.return(undefined).catch(() => undefined);
   }
 }
