@@ -8,6 +8,7 @@ import { MCP_PATH } from './acmp-extension.js';
 import { CallerScopedBus } from './caller-bus.js';
 import type { McpContribution } from './contribution.js';
 import { createHostMcpFactory } from './host-mcp.js';
+import { readMcpBody } from './http-body.js';
 
 /** What the host gives the endpoint (structurally the host's `HttpGuards`). */
 export interface McpHttpGuards {
@@ -38,7 +39,8 @@ export interface HostMcpEndpoint {
  * Mounts the host's MCP server over Streamable HTTP on its Express app (docs/acmp-mcp-binding.md §1,
  * docs/acpspec-mcp.md), whenever a module contributes MCP features: the SDK's
  * per-request handler serves the 2026-07-28 revision and, statelessly, 2025-era clients; in front of it
- * the host's bearer authentication, whose caller identity scopes every task exactly as over A2A. The
+ * the host's bearer authentication, whose caller identity scopes every task exactly as over A2A, and the
+ * host's one read of the body through the shared JSON edge (src/mcp/http-body.ts). The
  * `Origin` check MCP transports §Security requires (DNS rebinding) is the host's, in front of every route
  * (src/server/host-guard.ts).
  */
@@ -63,15 +65,19 @@ export function mountHostMcp(app: Express, options: HostMcpEndpointOptions): Hos
     onerror,
   });
   const node = toNodeHandler(handler, { maxRequestBodySize: guards.bodyLimitBytes, onerror });
-  const serve = (req: Request, res: Response): void => {
+  const serve = async (req: Request, res: Response): Promise<void> => {
     // The identity travels as the SDK's pass-through authInfo; the credential itself never does.
     const auth = { token: '', clientId: guards.callerOf(req), scopes: [] };
+    // Read and judged once, here; the SDK then classifies and serves the parsed body without reading it.
+    const body = await readMcpBody(req, res, guards.bodyLimitBytes);
+    if (body.kind === 'answered') return logger.debug('mcp.request_rejected', { reason: body.reason });
+    const parsedBody = body.kind === 'parsed' ? body.value : undefined;
     // The MCP call spans (src/mcp/provider-server.ts) descend from the trace the request carries.
-    void withRemoteContext(req.headers, () =>
-      bus.runAs(auth.clientId, () => node(Object.assign(req, { auth }), res)),
+    await withRemoteContext(req.headers, () =>
+      bus.runAs(auth.clientId, () => node(Object.assign(req, { auth }), res, parsedBody)),
     );
   };
-  app.all(options.path ?? MCP_PATH, guards.auth, serve);
+  app.all(options.path ?? MCP_PATH, guards.auth, (req, res) => void serve(req, res));
   return {
     close: async () => {
       for (const disconnect of disconnects) disconnect();

@@ -18,6 +18,7 @@ import { isJsonObject } from '../shared/json.js';
 import { TRACE_ATTR, failSpan, startServerSpan, withSpan } from '../shared/tracing.js';
 import { acmpMcpCapabilities } from './acmp-extension.js';
 import type { McpContribution } from './contribution.js';
+import { outsideProfile } from './profile-error.js';
 
 /** Options of {@link createAcmpMcpContribution}. */
 export interface AcmpMcpOptions {
@@ -292,11 +293,6 @@ const PARAMS_MAX_DEPTH = JSON_LIMITS.maxDepth - 1;
  */
 function withinProfile(params: Record<string, unknown>): Record<string, unknown> {
   const problem = checkJsonValue(params, PARAMS_MAX_DEPTH);
-  if (problem) {
-    throw new AcmpError(ACMP_CODE.invalidParams, {
-      detail: `a JSON value is outside the host's limits (${problem})`,
-      rule: problem,
-    });
-  }
+  if (problem) throw outsideProfile(problem);
   return withoutMeta(params);
 }
