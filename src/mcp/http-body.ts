@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Request, type Response } from 'express';
 import { isJsonContentType } from '@modelcontextprotocol/server';
 import { checkJsonValue, parseJsonBytes, type JsonProblem } from '../shared/json-edge.js';
 import { isJsonObject } from '../shared/json.js';
@@ -23,13 +23,18 @@ export type McpBody =
  * Only POSTs whose media type is JSON are read (the SDK's own test, `isJsonContentType`); everything
  * else reaches the SDK untouched, for its 415, its `GET` and `DELETE` answers.
  */
-export async function readMcpBody(
-  req: IncomingMessage,
-  res: ServerResponse,
-  limitBytes: number,
-): Promise<McpBody> {
-  if (req.method !== 'POST' || !isJsonContentType(req.headers['content-type'])) return { kind: 'unread' };
-  const bytes = await readBytes(req, limitBytes);
+export function mcpBodyReader(limitBytes: number): (req: Request, res: Response) => Promise<McpBody> {
+  const readBytes = bytesReader(limitBytes);
+  return async (req, res) => {
+    if (req.method !== 'POST' || !isJsonContentType(req.headers['content-type'])) return { kind: 'unread' };
+    return judge(res, await readBytes(req, res), limitBytes);
+  };
+}
+
+type BodyBytes = Buffer | 'too-large' | 'unreadable';
+
+/** The answer to what was read: refused here, or the parsed value for the SDK. */
+function judge(res: Response, bytes: BodyBytes, limitBytes: number): McpBody {
   if (bytes === 'too-large') {
     // The SDK adapter's answer (toNodeHandler), byte for byte: the rest of the body is never read.
     const message = `Payload Too Large: Request body must not exceed ${limitBytes} bytes`;
@@ -58,7 +63,7 @@ export async function readMcpBody(
  * answers it and as 2025-era clients can read it; a notification is ignored (202: JSON-RPC 2.0 §4.1
  * gives it no response); anything else (a batch, a posted response) gets the -32602 with a null id.
  */
-function refuseOutsideProfile(res: ServerResponse, body: unknown, problem: JsonProblem): McpBody {
+function refuseOutsideProfile(res: Response, body: unknown, problem: JsonProblem): McpBody {
   const error = outsideProfile(problem).toObject();
   const reason = `json-${problem}`;
   if (isJsonObject(body) && typeof body.method === 'string') {
@@ -82,7 +87,7 @@ interface EdgeReply {
   headers?: Record<string, string>;
 }
 
-function send(res: ServerResponse, reply: EdgeReply): McpBody {
+function send(res: Response, reply: EdgeReply): McpBody {
   if (!res.destroyed) {
     const type = reply.body === undefined ? {} : { 'content-type': 'application/json' };
     res.writeHead(reply.status, { ...type, ...reply.headers });
@@ -92,33 +97,19 @@ function send(res: ServerResponse, reply: EdgeReply): McpBody {
 }
 
 /**
- * The body's bytes, read as the SDK adapter reads them: a declared `Content-Length` over the limit is
- * refused unread, and reading stops as soon as more than the limit has arrived.
+ * The body's bytes, read by the same reader as the A2A edge's (body-parser's `raw`, src/a2a/host/json-body.ts):
+ * a declared `Content-Length` over the limit is refused unread, reading stops as soon as more than the
+ * limit has arrived, and a body cut short or in an encoding the reader cannot undo is not read.
  */
-function readBytes(req: IncomingMessage, limitBytes: number): Promise<Buffer | 'too-large' | 'unreadable'> {
-  if (Number(req.headers['content-length']) > limitBytes) return Promise.resolve('too-large');
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const finish = (outcome: Buffer | 'too-large' | 'unreadable'): void => {
-      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onError);
-      resolve(outcome);
-    };
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length;
-      if (received <= limitBytes) chunks.push(chunk);
-      else {
-        // Stop reading (as body-parser does); the 413 closes the connection.
-        finish('too-large');
-        req.pause();
-      }
-    };
-    const onEnd = (): void => {
-      const first = chunks[0];
-      finish(chunks.length === 1 && first ? first : Buffer.concat(chunks));
-    };
-    // A stream that fails or closes before its end (the client went away) was not read.
-    const onError = (): void => finish('unreadable');
-    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onError);
-  });
+function bytesReader(limitBytes: number): (req: Request, res: Response) => Promise<BodyBytes> {
+  const raw = express.raw({ limit: limitBytes, type: () => true });
+  return (req, res) =>
+    new Promise((resolve) => {
+      raw(req, res, (err?: unknown) => {
+        if (err !== undefined && err !== null) {
+          const type = isJsonObject(err) ? err.type : undefined;
+          resolve(type === 'entity.too.large' ? 'too-large' : 'unreadable');
+        } else resolve(Buffer.isBuffer(req.body) ? req.body : 'unreadable');
+      });
+    });
 }

@@ -8,7 +8,7 @@ import { MCP_PATH } from './acmp-extension.js';
 import { CallerScopedBus } from './caller-bus.js';
 import type { McpContribution } from './contribution.js';
 import { createHostMcpFactory } from './host-mcp.js';
-import { readMcpBody } from './http-body.js';
+import { mcpBodyReader } from './http-body.js';
 
 /** What the host gives the endpoint (structurally the host's `HttpGuards`). */
 export interface McpHttpGuards {
@@ -65,11 +65,12 @@ export function mountHostMcp(app: Express, options: HostMcpEndpointOptions): Hos
     onerror,
   });
   const node = toNodeHandler(handler, { maxRequestBodySize: guards.bodyLimitBytes, onerror });
+  const readBody = mcpBodyReader(guards.bodyLimitBytes);
   const serve = async (req: Request, res: Response): Promise<void> => {
     // The identity travels as the SDK's pass-through authInfo; the credential itself never does.
     const auth = { token: '', clientId: guards.callerOf(req), scopes: [] };
     // Read and judged once, here; the SDK then classifies and serves the parsed body without reading it.
-    const body = await readMcpBody(req, res, guards.bodyLimitBytes);
+    const body = await readBody(req, res);
     if (body.kind === 'answered') return logger.debug('mcp.request_rejected', { reason: body.reason });
     const parsedBody = body.kind === 'parsed' ? body.value : undefined;
     // The MCP call spans (src/mcp/provider-server.ts) descend from the trace the request carries.
