@@ -1,5 +1,4 @@
 import type { Express, Request, RequestHandler, Response } from 'express';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { ANONYMOUS_IDENTITY } from '../shared/identity.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
@@ -9,6 +8,7 @@ import { CallerScopedBus } from './caller-bus.js';
 import type { McpContribution } from './contribution.js';
 import { createHostMcpFactory } from './host-mcp.js';
 import { mcpBodyReader } from './http-body.js';
+import { parsedBodyNodeHandler } from './parsed-node-handler.js';
 
 /** What the host gives the endpoint (structurally the host's `HttpGuards`). */
 export interface McpHttpGuards {
@@ -64,7 +64,7 @@ export function mountHostMcp(app: Express, options: HostMcpEndpointOptions): Hos
     maxRequestBodySize: guards.bodyLimitBytes,
     onerror,
   });
-  const node = toNodeHandler(handler, { maxRequestBodySize: guards.bodyLimitBytes, onerror });
+  const node = parsedBodyNodeHandler(handler, { maxRequestBodySize: guards.bodyLimitBytes, onerror });
   const readBody = mcpBodyReader(guards.bodyLimitBytes);
   const serve = async (req: Request, res: Response): Promise<void> => {
     // The identity travels as the SDK's pass-through authInfo; the credential itself never does.
