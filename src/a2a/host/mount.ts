@@ -18,6 +18,7 @@ import { bearerAuth, normalizeInbound, userFromRequest } from './http-front.js';
 import { jsonMediaTypes, legacyExtensionsHeader } from './interop-headers.js';
 import { jsonBody } from './json-body.js';
 import { leanInvoke } from './lean-invoke.js';
+import { leanJsonRpc } from './lean-jsonrpc.js';
 import { AllowListPushSender } from './push-policy.js';
 import { jsonRpcEdge, restEdge } from './request-edge.js';
 import { paramsEdge } from './request-params.js';
@@ -112,7 +113,7 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
     jsonRpcEdge(),
     normalizeInbound('jsonrpc'),
     paramsEdge('jsonrpc'),
-    leanInvoke(handler, { enabled: options.leanInvoke ?? true }),
+    leanInvoke(handler, leanJsonRpc, { enabled: options.leanInvoke ?? true }),
     sdkScope(options.logger, 'jsonrpc'),
     jsonRpcHandler({ requestHandler: sdkHandler, userBuilder: userFromRequest, legacyCompat }),
   );
