@@ -10,7 +10,7 @@ import type { DidCallerPolicy } from '../a2a/host/caller-auth.js';
 import { signAgentCard } from '../a2a/card-signature.js';
 import { EchoExecutor } from '../a2a/host/echo-executor.js';
 import { bearerAuth, callerOf } from '../a2a/host/http-front.js';
-import { mountA2A } from '../a2a/host/mount.js';
+import { LEAN_PATHS, mountA2A } from '../a2a/host/mount.js';
 import { leanFront } from '../a2a/host/lean-front.js';
 import type { CommerceRequestHandler } from '../a2a/host/request-handler.js';
 import { requestRateGuard } from '../a2a/host/request-rate-guard.js';
@@ -152,7 +152,7 @@ export function createApp(deps: AppDeps): App {
     res.status(404).json({ error: { code: 404, status: 'NOT_FOUND', message: 'Not found' } });
   });
   app.use(errorMiddleware((err, res) => answerError(err, res, logger)));
-  const listener = deps.leanInvoke === false ? app : leanFront(app, A2A_PATHS.jsonRpc);
+  const listener = deps.leanInvoke === false ? app : leanFront(app, LEAN_PATHS);
   return { app, listener, handler, card };
 }
 

@@ -4,6 +4,7 @@ import {
   ClientFactory,
   ClientFactoryOptions,
   JsonRpcTransportFactory,
+  RestTransportFactory,
   type Client,
 } from '@a2a-js/sdk/client';
 import { ACMP_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
@@ -15,9 +16,10 @@ import { startTestHost } from '../helpers/host.js';
 import { sdkMessage } from '../helpers/transports.js';
 
 /**
- * The lean invoke path (src/a2a/host/lean-invoke.ts) is byte-compatible with the SDK's: the SDK's real client sends
- * each request once; a mirroring fetch sends the very same bytes to a host with the lean path on and to
- * one with it off, and compares status, the A2A extension headers, the content type and the body.
+ * The lean invoke path (src/a2a/host/lean-invoke.ts) is byte-compatible with the SDK's, on JSON-RPC and
+ * HTTP+JSON: the SDK's real client, with either transport, sends each request once; a mirroring fetch
+ * sends the very same bytes to a host with the lean path on and to one with it off, and compares status,
+ * every header but the date, and the body.
  * Normalised, because inherently per run: `timestamp` values (each host's wall clock). Ids are not
  * normalised: both hosts draw them from the same deterministic sequence.
  */
@@ -104,25 +106,26 @@ function mirror(lean: string, sdk: string, log: Exchange[]): typeof fetch {
   };
 }
 
+type Binding = 'JSONRPC' | 'HTTP+JSON';
+
 async function clientFor(
   urls: { lean: string; sdk: string },
-  version: '1.0' | '0.3',
+  wire: { binding: Binding; version: '1.0' | '0.3' },
   log: Exchange[],
 ): Promise<Client> {
+  const { binding, version } = wire;
   const response = await fetch(`${urls.lean}/.well-known/agent-card.json`, {
     headers: { 'A2A-Version': '1.0' },
   });
   const card = AgentCard.fromJSON(await response.json());
   const interfaces = card.supportedInterfaces.filter(
-    (i) => i.protocolBinding === 'JSONRPC' && i.protocolVersion.startsWith('0.') === (version === '0.3'),
+    (i) => i.protocolBinding === binding && i.protocolVersion.startsWith('0.') === (version === '0.3'),
   );
+  const options = { fetchImpl: mirror(urls.lean, urls.sdk, log), legacyCompat: { enabled: true } };
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [
-        new JsonRpcTransportFactory({
-          fetchImpl: mirror(urls.lean, urls.sdk, log),
-          legacyCompat: { enabled: true },
-        }),
+        binding === 'JSONRPC' ? new JsonRpcTransportFactory(options) : new RestTransportFactory(options),
       ],
     }),
   );
@@ -158,6 +161,21 @@ const invoke = (taskId: string, params: Record<string, unknown> = {}): Record<st
   },
 });
 
+/** A send configuration with an inline push webhook (the host allows none: refused by its handler). */
+const hooked = (): NonNullable<SendMessageRequest['configuration']> => ({
+  acceptedOutputModes: [],
+  historyLength: undefined,
+  returnImmediately: false,
+  taskPushNotificationConfig: {
+    tenant: '',
+    id: '',
+    taskId: '',
+    url: 'https://hooks.example/acmp',
+    token: '',
+    authentication: undefined,
+  },
+});
+
 /** Runs a call and swallows what the client throws: the exchange log is what is compared. */
 async function settle(work: Promise<unknown> | AsyncGenerator<unknown>): Promise<void> {
   try {
@@ -168,129 +186,149 @@ async function settle(work: Promise<unknown> | AsyncGenerator<unknown>): Promise
   }
 }
 
-describe.each(['1.0', '0.3'] as const)(
-  'lean invoke path vs the SDK path, A2A %s, byte for byte',
-  (version) => {
-    const log: Exchange[] = [];
-    let client: Client;
-    const id = (name: string): string => `golden-${version}-${name}`;
+const WIRES: readonly [Binding, '1.0' | '0.3'][] = [
+  ['JSONRPC', '1.0'],
+  ['JSONRPC', '0.3'],
+  ['HTTP+JSON', '1.0'],
+  ['HTTP+JSON', '0.3'],
+];
 
-    beforeAll(async () => {
-      const [lean, sdk] = await Promise.all([host(true), host(false)]);
-      client = await clientFor({ lean: lean.url, sdk: sdk.url }, version, log);
-    });
-    afterAll(() => void log.splice(0));
+describe.each(WIRES)('lean invoke path vs the SDK path, %s A2A %s, byte for byte', (binding, version) => {
+  const log: Exchange[] = [];
+  let client: Client;
+  const id = (name: string): string => `golden-${binding}-${version}-${name}`;
 
-    const cases: [string, () => Promise<void>][] = [
-      ['a result', () => settle(client.sendMessage(acmpSend(invoke(id('result'))), ACTIVATED))],
-      ['a replayed duplicate', () => settle(client.sendMessage(acmpSend(invoke(id('result'))), ACTIVATED))],
-      [
-        'a reused task_id with other params',
-        () =>
-          settle(
-            client.sendMessage(
-              acmpSend(invoke(id('result'), { input: { type: 'text', data: 'other' } })),
-              ACTIVATED,
-            ),
-          ),
-      ],
-      [
-        'a coded handler error',
-        () =>
-          settle(client.sendMessage(acmpSend(invoke(id('coded'), { capability: 'fails-coded' })), ACTIVATED)),
-      ],
-      [
-        'an internal handler error',
-        () =>
-          settle(client.sendMessage(acmpSend(invoke(id('plain'), { capability: 'fails-plain' })), ACTIVATED)),
-      ],
-      [
-        'an unknown capability (refused before claim)',
-        () => settle(client.sendMessage(acmpSend(invoke(id('unknown'), { capability: 'nope' })), ACTIVATED)),
-      ],
-      [
-        'a price above max_price_cu',
-        () => settle(client.sendMessage(acmpSend(invoke(id('price'), { max_price_cu: 0.0001 })), ACTIVATED)),
-      ],
-      [
-        'invalid params',
-        () => settle(client.sendMessage(acmpSend(invoke(id('bad'), { input: 'not a payload' })), ACTIVATED)),
-      ],
-      ['the extension not activated', () => settle(client.sendMessage(acmpSend(invoke(id('noext')))))],
-      [
-        'a stream of chunks and heartbeats',
-        () =>
-          settle(
-            client.sendMessageStream(
-              acmpSend(invoke(id('stream'), { capability: 'chunks', stream: true })),
-              ACTIVATED,
-            ),
-          ),
-      ],
-      [
-        'a replayed stream',
-        () =>
-          settle(
-            client.sendMessageStream(
-              acmpSend(invoke(id('stream'), { capability: 'chunks', stream: true })),
-              ACTIVATED,
-            ),
-          ),
-      ],
-      [
-        'a stream refused before claim',
-        () =>
-          settle(
-            client.sendMessageStream(
-              acmpSend(invoke(id('sprice'), { max_price_cu: 0.0001, stream: true })),
-              ACTIVATED,
-            ),
-          ),
-      ],
-      [
-        'returnImmediately, then A2A CancelTask and GetTask',
-        async () => {
-          const send = acmpSend(invoke(id('cancel'), { capability: 'waits' }), {
-            configuration: {
-              acceptedOutputModes: [],
-              historyLength: undefined,
-              returnImmediately: true,
-              taskPushNotificationConfig: undefined,
-            },
-          });
-          await settle(client.sendMessage(send, ACTIVATED));
-          await settle(client.cancelTask({ id: id('cancel'), tenant: '', metadata: undefined }, ACTIVATED));
-          await settle(client.getTask({ id: id('cancel'), tenant: '', historyLength: undefined }, ACTIVATED));
-        },
-      ],
-      [
-        'an in-band acmp/cancel',
-        async () => {
-          const send = acmpSend(invoke(id('inband'), { capability: 'waits' }), {
-            configuration: {
-              acceptedOutputModes: [],
-              historyLength: undefined,
-              returnImmediately: true,
-              taskPushNotificationConfig: undefined,
-            },
-          });
-          await settle(client.sendMessage(send, ACTIVATED));
-          await settle(
-            client.sendMessage(
-              acmpSend({ acmp_method: 'acmp/cancel', params: { task_id: id('inband'), reason: 'r' } }),
-              ACTIVATED,
-            ),
-          );
-        },
-      ],
-    ];
+  beforeAll(async () => {
+    const [lean, sdk] = await Promise.all([host(true), host(false)]);
+    client = await clientFor({ lean: lean.url, sdk: sdk.url }, { binding, version }, log);
+  });
+  afterAll(() => void log.splice(0));
 
-    it.each(cases)('answers %s identically', async (_name, run) => {
-      const from = log.length;
-      await run();
-      const exchanges = log.slice(from);
-      expect(exchanges.length).toBeGreaterThan(0);
-      for (const exchange of exchanges) expect(exchange.lean, exchange.request).toBe(exchange.sdk);
-    });
-  },
-);
+  const cases: [string, () => Promise<void>][] = [
+    ['a result', () => settle(client.sendMessage(acmpSend(invoke(id('result'))), ACTIVATED))],
+    ['a replayed duplicate', () => settle(client.sendMessage(acmpSend(invoke(id('result'))), ACTIVATED))],
+    [
+      'a reused task_id with other params',
+      () =>
+        settle(
+          client.sendMessage(
+            acmpSend(invoke(id('result'), { input: { type: 'text', data: 'other' } })),
+            ACTIVATED,
+          ),
+        ),
+    ],
+    [
+      'a coded handler error',
+      () =>
+        settle(client.sendMessage(acmpSend(invoke(id('coded'), { capability: 'fails-coded' })), ACTIVATED)),
+    ],
+    [
+      'an internal handler error',
+      () =>
+        settle(client.sendMessage(acmpSend(invoke(id('plain'), { capability: 'fails-plain' })), ACTIVATED)),
+    ],
+    [
+      'an unknown capability (refused before claim)',
+      () => settle(client.sendMessage(acmpSend(invoke(id('unknown'), { capability: 'nope' })), ACTIVATED)),
+    ],
+    [
+      'a price above max_price_cu',
+      () => settle(client.sendMessage(acmpSend(invoke(id('price'), { max_price_cu: 0.0001 })), ACTIVATED)),
+    ],
+    [
+      'invalid params',
+      () => settle(client.sendMessage(acmpSend(invoke(id('bad'), { input: 'not a payload' })), ACTIVATED)),
+    ],
+    ['the extension not activated', () => settle(client.sendMessage(acmpSend(invoke(id('noext')))))],
+    [
+      'a stream of chunks and heartbeats',
+      () =>
+        settle(
+          client.sendMessageStream(
+            acmpSend(invoke(id('stream'), { capability: 'chunks', stream: true })),
+            ACTIVATED,
+          ),
+        ),
+    ],
+    [
+      'a replayed stream',
+      () =>
+        settle(
+          client.sendMessageStream(
+            acmpSend(invoke(id('stream'), { capability: 'chunks', stream: true })),
+            ACTIVATED,
+          ),
+        ),
+    ],
+    [
+      'an inline webhook the host does not allow (a refusal of the call)',
+      () => settle(client.sendMessage(acmpSend(invoke(id('hook')), { configuration: hooked() }), ACTIVATED)),
+    ],
+    [
+      'a stream with an inline webhook the host does not allow',
+      () =>
+        settle(
+          client.sendMessageStream(
+            acmpSend(invoke(id('shook'), { capability: 'chunks', stream: true }), {
+              configuration: hooked(),
+            }),
+            ACTIVATED,
+          ),
+        ),
+    ],
+    [
+      'a stream refused before claim',
+      () =>
+        settle(
+          client.sendMessageStream(
+            acmpSend(invoke(id('sprice'), { max_price_cu: 0.0001, stream: true })),
+            ACTIVATED,
+          ),
+        ),
+    ],
+    [
+      'returnImmediately, then A2A CancelTask and GetTask',
+      async () => {
+        const send = acmpSend(invoke(id('cancel'), { capability: 'waits' }), {
+          configuration: {
+            acceptedOutputModes: [],
+            historyLength: undefined,
+            returnImmediately: true,
+            taskPushNotificationConfig: undefined,
+          },
+        });
+        await settle(client.sendMessage(send, ACTIVATED));
+        await settle(client.cancelTask({ id: id('cancel'), tenant: '', metadata: undefined }, ACTIVATED));
+        await settle(client.getTask({ id: id('cancel'), tenant: '', historyLength: undefined }, ACTIVATED));
+      },
+    ],
+    [
+      'an in-band acmp/cancel',
+      async () => {
+        const send = acmpSend(invoke(id('inband'), { capability: 'waits' }), {
+          configuration: {
+            acceptedOutputModes: [],
+            historyLength: undefined,
+            returnImmediately: true,
+            taskPushNotificationConfig: undefined,
+          },
+        });
+        await settle(client.sendMessage(send, ACTIVATED));
+        await settle(
+          client.sendMessage(
+            acmpSend({ acmp_method: 'acmp/cancel', params: { task_id: id('inband'), reason: 'r' } }),
+            ACTIVATED,
+          ),
+        );
+      },
+    ],
+  ];
+
+  it.each(cases)('answers %s identically', async (_name, run) => {
+    const from = log.length;
+    await run();
+    const exchanges = log.slice(from);
+    expect(exchanges.length).toBeGreaterThan(0);
+    for (const exchange of exchanges) expect(exchange.lean, exchange.request).toBe(exchange.sdk);
+  });
+});

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { leanFront } from './lean-front.js';
 
 /**
- * The lean front runs, for `POST /rpc`, exactly what the app's router would run — the same layers in the
+ * The lean front runs, for `POST /rpc` and `POST /api/send`, exactly what the app's router would run — the same layers in the
  * same order with the same `url` and `baseUrl`, error handlers on an error — without the router. Each
  * case is sent to a server whose listener is the app and to one whose listener is the front, and the
  * trace of what ran and the answer are compared.
@@ -25,6 +25,13 @@ function appWith(trace: Trace, extra?: (app: express.Express) => void): express.
   app.use(note('host-guard'));
   app.get('/rpc', note('get-route'));
   app.use('/other', note('other-mount'));
+  // Under a mount, as the HTTP+JSON sends are: a neighbouring mount that only shares a prefix.
+  app.use('/api/se', note('api-se-mount'));
+  app.use('/api', note('api-mount'), (req, res, next) => {
+    if (req.header('x-mode') === 'answer')
+      return void res.status(202).json({ api: req.url, base: req.baseUrl });
+    next();
+  });
   extra?.(app);
   app.use(
     '/rpc',
@@ -110,7 +117,19 @@ const CASES: Case[] = [
   { method: 'POST', path: '/rpcx' },
   { method: 'GET', path: '/rpc' },
   { method: 'POST', path: '/other' },
+  { method: 'POST', path: '/api/send' },
+  { method: 'POST', path: '/api/send?a=1' },
+  { method: 'POST', path: '/api/send', mode: 'answer' },
+  { method: 'POST', path: '/api/send?q=1', mode: 'answer' },
+  { method: 'POST', path: '/api/send', mode: 'throw' },
+  { method: 'POST', path: '/api/send/', mode: 'answer' },
+  { method: 'POST', path: '/api/sendx', mode: 'answer' },
+  { method: 'POST', path: '/api/se', mode: 'answer' },
+  { method: 'GET', path: '/api/send', mode: 'answer' },
 ];
+
+/** The front's paths: one that is a mount's own path, one under a mount. */
+const PATHS = ['/rpc', '/api/send'];
 
 describe('leanFront', () => {
   it('runs what the router runs for every case, answered alike', async () => {
@@ -118,24 +137,28 @@ describe('leanFront', () => {
     const viaFront: Trace = [];
     const appBase = await serve(appWith(viaApp));
     const frontApp = appWith(viaFront);
-    const frontBase = await serve(leanFront(frontApp, '/rpc'));
+    const frontBase = await serve(leanFront(frontApp, PATHS));
     for (const c of CASES) {
       const expected = await exchange(appBase, viaApp, c);
       expect(await exchange(frontBase, viaFront, c), `${c.method} ${c.path} ${c.mode ?? ''}`).toBe(expected);
     }
   });
 
-  it('takes POST /rpc past the router, and everything else through it', async () => {
+  it('takes POST to each of its paths past the router, and everything else through it', async () => {
     const trace: Trace = [];
     const app = appWith(trace);
     const routed = countRouting(app);
-    const base = await serve(leanFront(app, '/rpc'));
+    const base = await serve(leanFront(app, PATHS));
     await exchange(base, trace, { method: 'POST', path: '/rpc', mode: 'answer' });
     await exchange(base, trace, { method: 'POST', path: '/rpc?x=1' });
+    await exchange(base, trace, { method: 'POST', path: '/api/send', mode: 'answer' });
+    await exchange(base, trace, { method: 'POST', path: '/api/send?x=1' });
     expect(routed.count).toBe(0);
     await exchange(base, trace, { method: 'GET', path: '/rpc' });
     await exchange(base, trace, { method: 'POST', path: '/rpc/' });
-    expect(routed.count).toBe(2);
+    await exchange(base, trace, { method: 'POST', path: '/api/sendx' });
+    await exchange(base, trace, { method: 'GET', path: '/api/send' });
+    expect(routed.count).toBe(4);
   });
 
   it('leaves the path to the router when a matching route has path parameters', async () => {
@@ -144,7 +167,7 @@ describe('leanFront', () => {
       a.post('/:name', (req, res) => void res.json({ name: req.params.name })),
     );
     const routed = countRouting(app);
-    const base = await serve(leanFront(app, '/rpc'));
+    const base = await serve(leanFront(app, ['/rpc']));
     expect(await exchange(base, trace, { method: 'POST', path: '/rpc' })).toContain('{"name":"rpc"}');
     expect(routed.count).toBe(1);
   });

@@ -4,13 +4,13 @@ import type { NextFunction, Request, Response } from 'express';
 
 /**
  * The front of the lean invoke path (docs/acmp-a2a-binding.md "The lean invoke path"): the host's request
- * listener, ahead of Express's router. For a `POST` to exactly one path (the JSON-RPC endpoint, with or
- * without a query) it runs the app's own layers that match that path — planned once, from the app's
- * router stack, in the router's order — exactly as the router would call them (the same layer objects,
- * `url` and `baseUrl` trimmed under a mount, error handlers on an error), but without the router's walk,
- * path matching and bookkeeping over every other route of the host for each request. Every other request
- * goes to the app. So the edge stays one edge, whichever way a request comes in: a middleware added to the
- * app in front of every route runs here too.
+ * listener, ahead of Express's router. For a `POST` to exactly one of a few paths (the JSON-RPC endpoint,
+ * the HTTP+JSON sends; with or without a query) it runs the app's own layers that match that path —
+ * planned once per path, from the app's router stack, in the router's order — exactly as the router would
+ * call them (the same layer objects, `url` and `baseUrl` trimmed under a mount, error handlers on an
+ * error), but without the router's walk, path matching and bookkeeping over every other route of the
+ * host for each request. Every other request goes to the app. So the edge stays one edge, whichever way a
+ * request comes in: a middleware added to the app in front of every route runs here too.
  */
 
 /** What the front needs of a layer of Express 5's router (`router@2`, lib/layer.js). */
@@ -30,22 +30,24 @@ interface Step {
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
- * The host's request listener: `POST path` runs on the front, every other request on the app. The plan is
- * made at the first such request, when the app is complete (the host mounts everything before it listens);
- * a layer the front cannot replay without the router (a route with path parameters, a router stack of
- * another shape) sends the path back to the app for good.
+ * The host's request listener: `POST` to one of `paths` runs on the front, every other request on the app.
+ * A path's plan is made at its first request, when the app is complete (the host mounts everything before
+ * it listens); a layer the front cannot replay without the router (a route with path parameters, a router
+ * stack of another shape) sends the path back to the app for good.
  */
-export function leanFront(app: express.Express, path: string): Listener {
-  let plan: readonly Step[] | undefined;
-  let planned = false;
+export function leanFront(app: express.Express, paths: readonly string[]): Listener {
+  const plans = new Map<string, readonly Step[] | undefined>();
   return (incoming, outgoing) => {
-    const query = queryOf(incoming, path);
-    if (query !== undefined && !planned) {
-      plan = planOf(app, path);
-      planned = true;
+    for (const path of paths) {
+      const query = queryOf(incoming, path);
+      if (query === undefined) continue;
+      if (!plans.has(path)) plans.set(path, planOf(app, path));
+      const plan = plans.get(path);
+      if (plan === undefined) break;
+      run(app, plan, { incoming, outgoing, path, query });
+      return;
     }
-    if (query === undefined || plan === undefined) app(incoming, outgoing);
-    else run(app, plan, { incoming, outgoing, query });
+    app(incoming, outgoing);
   };
 }
 
@@ -90,7 +92,7 @@ function adopt<T extends object>(value: object, prototype: T): value is T {
 function run(
   app: express.Express,
   plan: readonly Step[],
-  exchange: { incoming: IncomingMessage; outgoing: ServerResponse; query: string },
+  exchange: { incoming: IncomingMessage; outgoing: ServerResponse; path: string; query: string },
 ): void {
   // What `app.handle` does before its router runs (Express 5, lib/application.js); the host's app has
   // `x-powered-by` disabled.
@@ -113,7 +115,9 @@ function run(
     if (step === undefined) return finish(res, error);
     req.params = {};
     if (step.mountedAt !== '') {
-      req.url = `/${exchange.query}`;
+      // The rest of the url after the mount, with a leading slash (the router's `trimPrefix`).
+      const rest = exchange.path.slice(step.mountedAt.length) + exchange.query;
+      req.url = rest.startsWith('/') ? rest : `/${rest}`;
       req.baseUrl = step.mountedAt;
     }
     if (error === undefined) step.layer.handleRequest(req, res, next);

@@ -1,29 +1,56 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
-import { JsonRpcTransportHandler, defaultServerCallContextBuilder } from '@a2a-js/sdk/server';
+import {
+  SSE_HEADERS,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
+import { defaultServerCallContextBuilder } from '@a2a-js/sdk/server';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { userFromRequest } from './http-front.js';
 import { FrameBatch } from './frame-batch.js';
-import { hasJsonBody } from './json-body.js';
 import type { CommerceRequestHandler } from './request-handler.js';
-import { decodedParamsOf } from './request-params.js';
-import type { JsonRpcId } from './wire-errors.js';
 
 /** The A2A version the lean path speaks (A2A §3.6.2); any other stays on the SDK's path. */
-const LEAN_VERSION = '1.0';
-const EXTENSIONS_HEADER = 'A2A-Extensions';
-/** The SDK's SSE response headers (its `SSE_HEADERS`), in its order. */
-const SSE_HEADERS: readonly (readonly [string, string])[] = [
-  ['Content-Type', 'text/event-stream'],
-  ['Cache-Control', 'no-cache'],
-  ['Connection', 'keep-alive'],
-  ['X-Accel-Buffering', 'no'],
-];
+export const LEAN_VERSION = '1.0';
+export const EXTENSIONS_HEADER = 'A2A-Extensions';
 
-interface LeanCall {
-  readonly method: 'SendMessage' | 'SendStreamingMessage';
-  readonly id: JsonRpcId;
+/** A send the transport read from a request: what the core needs to decide and to call. */
+export interface LeanCall {
+  readonly streaming: boolean;
   readonly params: SendMessageRequest;
+  /** The client's `A2A-Extensions`, parsed as the SDK parses it. */
+  readonly requestedExtensions: readonly string[];
+  /** The tenant the SDK's transport puts on the call context (none: the context has none). */
+  readonly tenant?: string | undefined;
+}
+
+/** One lean exchange: the request, its response, the call and the context built for it. */
+export interface LeanExchange {
+  readonly req: Request;
+  readonly res: Response;
+  readonly call: LeanCall;
+  readonly context: ServerCallContext;
+}
+
+/**
+ * What a transport brings to the lean path: how a call is read from a request, and how each outcome is
+ * written — exactly as that transport's SDK handler writes it.
+ */
+export interface LeanTransport {
+  /** The call when the request is a decoded v1.0 send this transport serves leanly; undefined otherwise. */
+  read(req: Request): LeanCall | undefined;
+  /** SendMessage's answer (may throw: then {@link sendFailed} answers). */
+  sent(exchange: LeanExchange, result: Message | Task): void;
+  sendFailed(exchange: LeanExchange, error: unknown): void;
+  /** SendStreamingMessage refused when it is called, or by its first event: a plain response. */
+  streamRefused(exchange: LeanExchange, error: unknown, at: 'call' | 'first'): void;
+  /** The headers of an event stream (flushed after). */
+  streamOpened(exchange: LeanExchange): void;
+  frame(exchange: LeanExchange, event: StreamResponse): string;
+  /** The frame of a failure after the first event. */
+  errorFrame(exchange: LeanExchange, error: unknown): string;
 }
 
 /**
@@ -32,146 +59,83 @@ interface LeanCall {
  * mounted before this) on the params the edge decoded once. A v1.0 `SendMessage` or
  * `SendStreamingMessage` that the ACMP binding claims, with its extension requested, is answered here:
  * the host's request handler is called directly (so its own rules — judging, inline webhooks, required
- * extensions, routing, sanitising — are the same code), and the answer is written as the SDK's JSON-RPC
- * transport writes it, byte for byte. Everything else — other methods, v0.3, other versions, plain or
- * other bindings' messages, anything the edge did not decode — goes on to the SDK untouched.
+ * extensions, routing, sanitising — are the same code), and the answer is written by the transport as
+ * its SDK handler writes it, byte for byte. Everything else — other methods, v0.3, other versions, plain
+ * or other bindings' messages, anything the edge did not decode — goes on to the SDK untouched.
  * `enabled: false` sends everything to the SDK (the golden test compares the two).
  */
-export function leanInvoke(handler: CommerceRequestHandler, options: { enabled: boolean }): RequestHandler {
+export function leanInvoke(
+  handler: CommerceRequestHandler,
+  transport: LeanTransport,
+  options: { enabled: boolean },
+): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const call = options.enabled ? leanCallOf(req) : undefined;
-    if (!call) return next();
-    const context = callContextOf(req, call);
-    if (!context || !handler.isLean(call.params, context.requestedExtensions ?? [])) return next();
+    const call = options.enabled ? transport.read(req) : undefined;
+    if (!call || !handler.isLean(call.params, call.requestedExtensions)) return next();
     userFromRequest(req)
       .then((user) => {
-        // The SDK's builder, as its JSON-RPC handler calls it (the span reads the headers from its state).
-        const built = defaultServerCallContextBuilder({
-          extensions: context.requestedExtensions ?? [],
+        // The SDK's builder, as its transports call it (the span reads the headers from its state).
+        const context = defaultServerCallContextBuilder({
+          extensions: [...call.requestedExtensions],
           user,
           headers: req.headers,
           requestedVersion: LEAN_VERSION,
         });
-        const tenant = call.params.tenant;
-        if (tenant) built.setTenant(tenant);
-        return call.method === 'SendMessage'
-          ? answer(handler, { req, res, call, context: built })
-          : stream(handler, { req, res, call, context: built });
+        if (call.tenant) context.setTenant(call.tenant);
+        const exchange = { req, res, call, context };
+        return call.streaming ? stream(handler, transport, exchange) : answer(handler, transport, exchange);
       })
       .catch(next);
   };
 }
 
-/** The call when the request is a decoded v1.0 send of either kind; undefined otherwise. */
-function leanCallOf(req: Request): LeanCall | undefined {
-  if (req.method !== 'POST' || !hasJsonBody(req) || req.header('a2a-version') !== LEAN_VERSION)
-    return undefined;
-  const body = req.body as { method?: unknown; id?: JsonRpcId };
-  if (body.method !== 'SendMessage' && body.method !== 'SendStreamingMessage') return undefined;
-  const params = decodedParamsOf(req);
-  if (!params) return undefined;
-  return { method: body.method, id: body.id ?? null, params: params as SendMessageRequest };
-}
-
-/** A context with the requested extensions only, for the decision (the SDK's parsing of the header). */
-function callContextOf(
-  req: Request,
-  call: LeanCall,
-): Pick<ServerCallContext, 'requestedExtensions'> | undefined {
-  const header = req.header(EXTENSIONS_HEADER);
-  if (header === undefined || call.params.message === undefined) return undefined;
-  const requested = [
-    ...new Set(
-      header
-        .split(',')
-        .map((e) => e.trim())
-        .filter((e) => e.length > 0),
-    ),
-  ];
-  return { requestedExtensions: requested };
-}
-
-interface Exchange {
-  readonly req: Request;
-  readonly res: Response;
-  readonly call: LeanCall;
-  readonly context: ServerCallContext;
-}
-
-/** SendMessage: the result (or error) object as the SDK's transport builds it, then its header and body. */
-async function answer(handler: CommerceRequestHandler, exchange: Exchange): Promise<void> {
-  const { res, call, context } = exchange;
-  let body: object;
+/** SendMessage: the handler's result or error, written by the transport. */
+async function answer(
+  handler: CommerceRequestHandler,
+  transport: LeanTransport,
+  exchange: LeanExchange,
+): Promise<void> {
   try {
-    const result = await handler.sendMessage(call.params, context);
-    body = {
-      jsonrpc: '2.0',
-      id: call.id,
-      result: 'messageId' in result ? { message: Message.toJSON(result) } : { task: Task.toJSON(result) },
-    };
+    transport.sent(exchange, await handler.sendMessage(exchange.call.params, exchange.context));
   } catch (error) {
-    body = { jsonrpc: '2.0', id: call.id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) };
+    transport.sendFailed(exchange, error);
   }
-  setActivated(res, context);
-  writeJson(res, body);
 }
 
 /**
- * The answer as Express's `res.status(200).json(body)` writes it on the host's app (no JSON replacer,
- * spaces or escaping, no ETag, a POST is never fresh), without its generic `send`: the status, the
- * content type (set through the response's own `setHeader`, which the interop middleware may wrap), the
- * length, one `end`.
+ * SendStreamingMessage: a refusal before the first event is a plain response; then the stream's headers,
+ * one frame per StreamResponse (a turn's frames in one write, src/a2a/host/frame-batch.ts), and an error
+ * frame for a failure after the first event.
  */
-function writeJson(res: Response, body: object): void {
-  const text = JSON.stringify(body);
-  res.statusCode = 200;
-  if (res.getHeader('Content-Type') === undefined)
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', String(Buffer.byteLength(text)));
-  res.end(text);
-}
-
-/**
- * SendStreamingMessage as the SDK's JSON-RPC handler streams it: a refusal before the first event is a
- * plain JSON-RPC error response; then SSE headers, one `data:` event per StreamResponse, and an
- * `event: error` for a failure after the first event.
- */
-async function stream(handler: CommerceRequestHandler, exchange: Exchange): Promise<void> {
-  const { req, res, call, context } = exchange;
+async function stream(
+  handler: CommerceRequestHandler,
+  transport: LeanTransport,
+  exchange: LeanExchange,
+): Promise<void> {
+  const { res, call, context } = exchange;
   let events: AsyncGenerator<StreamResponse, void, undefined>;
   try {
     events = handler.sendMessageStream(call.params, context);
   } catch (error) {
-    setActivated(res, context);
-    res
-      .status(200)
-      .json({ jsonrpc: '2.0', id: call.id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+    transport.streamRefused(exchange, error, 'call');
     return;
   }
-  setActivated(res, context);
-  // The SDK's handler writes `req.body?.id || null` on its own error paths (so an id of 0 becomes null).
-  const errorId = (req.body as { id?: JsonRpcId }).id || null;
-  const frame = (event: StreamResponse): string =>
-    `data: ${JSON.stringify({ jsonrpc: '2.0', id: call.id, result: StreamResponse.toJSON(event) })}\n\n`;
   let first: IteratorResult<StreamResponse, void>;
   try {
     first = await events.next();
   } catch (error) {
-    res
-      .status(200)
-      .json({ jsonrpc: '2.0', id: errorId, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+    transport.streamRefused(exchange, error, 'first');
     return;
   }
-  for (const [name, value] of SSE_HEADERS) res.setHeader(name, value);
+  transport.streamOpened(exchange);
   res.flushHeaders();
   const frames = new FrameBatch(res);
   try {
-    if (!first.done) frames.push(frame(first.value));
+    if (!first.done) frames.push(transport.frame(exchange, first.value));
     for (let next = await events.next(); !next.done; next = await events.next())
-      frames.push(frame(next.value));
+      frames.push(transport.frame(exchange, next.value));
   } catch (error) {
-    const failure = { jsonrpc: '2.0', id: errorId, error: JsonRpcTransportHandler.mapToJSONRPCError(error) };
-    if (!res.writableEnded) frames.push(`event: error\ndata: ${JSON.stringify(failure)}\n\n`);
+    if (!res.writableEnded) frames.push(transport.errorFrame(exchange, error));
   } finally {
     if (res.writableEnded) frames.drop();
     else {
@@ -181,7 +145,27 @@ async function stream(handler: CommerceRequestHandler, exchange: Exchange): Prom
   }
 }
 
-/** The SDK's response header of activated extensions (A2A §4.6), set as its handler sets it. */
-function setActivated(res: Response, context: ServerCallContext): void {
+/** The SDK's SSE response headers, set as its handlers set them. */
+export function setSseHeaders(res: Response): void {
+  for (const [name, value] of Object.entries(SSE_HEADERS)) res.setHeader(name, value);
+}
+
+/** The SDK's response header of activated extensions (A2A §4.6), set as its handlers set it. */
+export function setActivated(res: Response, context: ServerCallContext): void {
   if (context.activatedExtensions) res.setHeader(EXTENSIONS_HEADER, Array.from(context.activatedExtensions));
+}
+
+/**
+ * A JSON answer as Express's `res.status(status).json(body)` writes it on the host's app (no JSON
+ * replacer, spaces or escaping, no ETag, a POST is never fresh), without its generic `send`: the status,
+ * the content type (Express's default unless the transport set its own, with the charset `send` adds;
+ * through the response's own `setHeader`, which the interop middleware may wrap), the length, one `end`.
+ */
+export function writeJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  if (res.getHeader('Content-Type') === undefined)
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', String(Buffer.byteLength(text)));
+  res.end(text);
 }

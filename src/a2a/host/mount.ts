@@ -18,6 +18,8 @@ import { bearerAuth, normalizeInbound, userFromRequest } from './http-front.js';
 import { jsonMediaTypes, legacyExtensionsHeader } from './interop-headers.js';
 import { jsonBody } from './json-body.js';
 import { leanInvoke } from './lean-invoke.js';
+import { leanJsonRpc } from './lean-jsonrpc.js';
+import { LEAN_REST_ROUTES, leanRest } from './lean-rest.js';
 import { AllowListPushSender } from './push-policy.js';
 import { jsonRpcEdge, restEdge } from './request-edge.js';
 import { paramsEdge } from './request-params.js';
@@ -85,6 +87,7 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
   for (const binding of options.bindings)
     binding.attach?.({ taskStore, ...(pushSender ? { pushSender } : {}) });
   const legacyCompat = { enabled: true };
+  const lean = options.leanInvoke ?? true;
 
   // The card stays public (A2A §7: discovery needs no credentials). Both shapes are cached alike
   // (docs/host.md "The agent card"): one max-age, an ETag, and Last-Modified set before either handler
@@ -112,7 +115,7 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
     jsonRpcEdge(),
     normalizeInbound('jsonrpc'),
     paramsEdge('jsonrpc'),
-    leanInvoke(handler, { enabled: options.leanInvoke ?? true }),
+    leanInvoke(handler, leanJsonRpc, { enabled: lean }),
     sdkScope(options.logger, 'jsonrpc'),
     jsonRpcHandler({ requestHandler: sdkHandler, userBuilder: userFromRequest, legacyCompat }),
   );
@@ -125,11 +128,22 @@ export function mountA2A(app: express.Express, options: MountA2AOptions): Commer
     restEdge(),
     normalizeInbound('rest'),
     paramsEdge('rest'),
+    leanInvoke(handler, leanRest, { enabled: lean }),
     sdkScope(options.logger, 'rest'),
     restHandler({ requestHandler: sdkHandler, userBuilder: userFromRequest, legacyCompat }),
   );
   return handler;
 }
+
+/**
+ * The paths the lean invoke path serves (docs/acmp-a2a-binding.md "The lean invoke path"): the host's
+ * request listener takes a `POST` to exactly one of them past Express's router (src/a2a/host/lean-front.ts).
+ */
+export const LEAN_PATHS: readonly string[] = [
+  A2A_PATHS.jsonRpc,
+  A2A_PATHS.rest + LEAN_REST_ROUTES.send,
+  A2A_PATHS.rest + LEAN_REST_ROUTES.stream,
+];
 
 /** Sets the card's `Last-Modified` (HTTP dates have whole seconds). */
 function cardLastModified(changedAt: () => number): express.RequestHandler {

@@ -46,14 +46,22 @@ export function paramsEdge(shape: 'jsonrpc' | 'rest'): RequestHandler {
   };
 }
 
-const decodedRequests = new WeakMap<Request, object>();
+const decodedSends = new WeakMap<Request, SendMessageRequest>();
 
 /**
- * The v1.0 JSON-RPC params of a request as {@link paramsEdge} decoded and judged them (the SDK's own
- * ProtoJSON decoder), so a later step reads them without decoding again; undefined when it did not.
+ * The v1.0 send (JSON-RPC `SendMessage` / `SendStreamingMessage` params, an HTTP+JSON `message:send` /
+ * `message:stream` body) of a request as {@link paramsEdge} decoded and judged it (the SDK's own ProtoJSON
+ * decoder), so a later step reads it without decoding again; undefined when it did not.
  */
-export function decodedParamsOf(req: Request): object | undefined {
-  return decodedRequests.get(req);
+export function decodedSendOf(req: Request): SendMessageRequest | undefined {
+  return decodedSends.get(req);
+}
+
+/** Decodes a send as the SDK's v1.0 transports do, and keeps it for {@link decodedSendOf}. */
+function decodeSend(req: Request, params: unknown): SendMessageRequest {
+  const decoded = SendMessageRequest.fromJSON(params);
+  decodedSends.set(req, decoded);
+  return decoded;
 }
 
 interface ParamsProblem {
@@ -85,11 +93,8 @@ function checkJsonRpcParams(req: Request): ParamsProblem | undefined {
   const decode = Object.hasOwn(V1_DECODERS, body.method) ? V1_DECODERS[body.method] : undefined;
   // No params: the SDK answers with its own -32602; an unknown method with -32601.
   if (!decode || (body.params === undefined && body.method !== 'GetExtendedAgentCard')) return undefined;
-  return checkDecoded(body.method, () => {
-    const decoded = decode(body.params);
-    decodedRequests.set(req, decoded);
-    return decoded;
-  });
+  const send = body.method === 'SendMessage' || body.method === 'SendStreamingMessage';
+  return checkDecoded(body.method, () => (send ? decodeSend(req, body.params) : decode(body.params)));
 }
 
 /**
@@ -124,7 +129,7 @@ function checkRestParams(req: Request): ParamsProblem | undefined {
   }
   // The v1.0 routes serve a request whatever its A2A-Version when the v0.3 routes do not match.
   if (route.length === 1 && (route[0] === 'message:send' || route[0] === 'message:stream'))
-    return checkDecoded('SendMessage', () => SendMessageRequest.fromJSON(body));
+    return checkDecoded('SendMessage', () => decodeSend(req, body));
   if (route.length === 3 && route[0] === 'tasks' && route[2] === 'pushNotificationConfigs') {
     return checkDecoded('CreateTaskPushNotificationConfig', () =>
       TaskPushNotificationConfig.fromJSON({ ...body, taskId: route[1] }),

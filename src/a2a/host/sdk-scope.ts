@@ -106,10 +106,17 @@ function guardSdkReply(
       ? { code: -32603, message: 'Internal error' }
       : { code: jsonRpc, message: INVALID.message };
   }
-  if (scope.reached)
-    return { error: { code: res.statusCode, status: 'INTERNAL', message: 'Internal error', details: [] } };
+  if (scope.reached) return internalRestError(res.statusCode);
   res.status(status);
   return { error: { code: status, status: name, message: INVALID.message, details: [INVALID.detail] } };
+}
+
+/**
+ * An HTTP+JSON 5xx answer once the host's handler ran, as the SDK path sends it (see {@link guardSdkReply}):
+ * google.rpc.Status with the generic message and no details (A2A §11.6).
+ */
+export function internalRestError(status: number): object {
+  return { error: { code: status, status: 'INTERNAL', message: 'Internal error', details: [] } };
 }
 
 /** The console methods the SDK writes its diagnostics with. */
