@@ -3,6 +3,8 @@ import { SendMessageRequest } from '@a2a-js/sdk';
 import { CommerceRequestHandler } from '../../src/a2a/host/request-handler.js';
 import { ACMP_EXTENSION_URI } from '../../src/acmp/wire/constants.js';
 import { acmpModule } from '../../src/server/modules/acmp.js';
+import { acpModule } from '../../src/server/modules/acpspec.js';
+import { ACP_EXTENSION_URI, ACP_MEDIA_TYPE } from '../../src/acpspec/constants.js';
 import { startTestHost } from '../helpers/host.js';
 import { sdkMessage } from '../helpers/transports.js';
 
@@ -36,30 +38,41 @@ function recordCallers(): void {
 }
 
 let seq = 0;
-function sendBody(): unknown {
+type Binding = 'ACMP' | 'ACPspec';
+
+/** One part the binding claims: an ACMP invoke, or an ACPspec state request. */
+function partOf(binding: Binding): { data: unknown; media_type: string } {
+  if (binding === 'ACPspec')
+    return { data: { acp_state_request: { transaction_id: `tx-taken-${seq}` } }, media_type: ACP_MEDIA_TYPE };
   const root = {
     acmp_method: 'acmp/invoke',
     params: {
-      task_id: `taken-${++seq}`,
+      task_id: `taken-${seq}`,
       capability: 'echo',
       input: { type: 'text', data: 'hi' },
       max_price_cu: 0.01,
     },
   };
-  const message = sdkMessage({
-    message_id: `m-taken-${seq}`,
-    role: 'user',
-    parts: [{ data: root, media_type: 'application/acmp+json' }],
-  });
+  return { data: root, media_type: 'application/acmp+json' };
+}
+
+function sendBody(binding: Binding): unknown {
+  ++seq;
+  const message = sdkMessage({ message_id: `m-taken-${seq}`, role: 'user', parts: [partOf(binding)] });
   return SendMessageRequest.toJSON({ tenant: '', message, configuration: undefined, metadata: undefined });
 }
 
 type Kind = 'send' | 'stream';
 type Transport = 'JSON-RPC' | 'HTTP+JSON' | 'HTTP+JSON with a tenant';
 
-/** Sends one ACMP send over a transport and reads the whole answer. */
-async function send(base: string, transport: Transport, kind: Kind): Promise<number> {
-  const params = sendBody();
+/** Sends one send of a binding's message over a transport and reads the whole answer. */
+async function send(
+  base: string,
+  transport: Transport,
+  kind: Kind,
+  binding: Binding = 'ACMP',
+): Promise<number> {
+  const params = sendBody(binding);
   const [path, body] =
     transport === 'JSON-RPC'
       ? [
@@ -77,7 +90,7 @@ async function send(base: string, transport: Transport, kind: Kind): Promise<num
     headers: {
       'Content-Type': 'application/json',
       'A2A-Version': '1.0',
-      'A2A-Extensions': ACMP_EXTENSION_URI,
+      'A2A-Extensions': binding === 'ACMP' ? ACMP_EXTENSION_URI : ACP_EXTENSION_URI,
       Accept: kind === 'send' ? 'application/json' : 'text/event-stream',
     },
     body: JSON.stringify(body),
@@ -94,7 +107,11 @@ async function host(leanInvoke: boolean): Promise<string> {
       handler: () => Promise.resolve({ type: 'json' as const, data: { ok: true } }),
     },
   ];
-  return (await startTestHost({ modules: [acmpModule({ capabilities })], leanInvoke })).url;
+  const acp = acpModule({
+    producer: { agent_id: 'https://dealer.example/agents/acp', role: 'dealer_agent' },
+  });
+  const modules = [acmpModule({ capabilities }), acp];
+  return (await startTestHost({ modules, leanInvoke, flags: { 'no-personal-data': true } })).url;
 }
 
 describe('the lean invoke path is taken (docs/acmp-a2a-binding.md "The lean invoke path")', () => {
@@ -130,6 +147,17 @@ describe('the lean invoke path is taken (docs/acmp-a2a-binding.md "The lean invo
     expect(callers[0]).toContain(SDK_TRANSPORTS);
     expect(callers[0]).not.toContain(LEAN_CORE);
   });
+
+  it.each(cases)(
+    'ACPspec over %s, %s: reaches the handler from the lean core too',
+    async (transport, kind) => {
+      recordCallers();
+      expect(await send(lean, transport, kind, 'ACPspec')).toBe(200);
+      expect(callers).toHaveLength(1);
+      expect(callers[0]).toContain(LEAN_CORE);
+      expect(callers[0]).not.toContain(SDK_TRANSPORTS);
+    },
+  );
 
   it.each(['send', 'stream'] as const)('HTTP+JSON %s under a tenant stays on the SDK', async (kind) => {
     recordCallers();

@@ -57,7 +57,7 @@ export interface LeanTransport {
  * The lean invoke path (docs/acmp-a2a-binding.md "The lean invoke path"): the one decision "lean or SDK",
  * made after the edge (auth, body, request object, params: the same middlewares as every A2A request,
  * mounted before this) on the params the edge decoded once. A v1.0 `SendMessage` or
- * `SendStreamingMessage` that the ACMP binding claims, with its extension requested, is answered here:
+ * `SendStreamingMessage` that a binding claims (ACMP, ACPspec, escrow), with its extension requested, is answered here:
  * the host's request handler is called directly (so its own rules — judging, inline webhooks, required
  * extensions, routing, sanitising — are the same code), and the answer is written by the transport as
  * its SDK handler writes it, byte for byte. Everything else — other methods, v0.3, other versions, plain

@@ -63,7 +63,7 @@ function read(req: Request): LeanCall | undefined {
   if (!isJsonObject(body)) return undefined;
   if (body.method !== 'SendMessage' && body.method !== 'SendStreamingMessage') return undefined;
   const params = decodedSendOf(req);
-  // No header: no extension requested (the ACMP binding's messages then go to the SDK, which refuses them).
+  // No header: no extension requested (a binding's messages then go to the SDK's path).
   const header = req.header(EXTENSIONS_HEADER);
   if (!params || header === undefined || params.message === undefined) return undefined;
   return {

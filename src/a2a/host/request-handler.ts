@@ -16,7 +16,7 @@ import type {
 import { A2AError, ExtensionSupportRequiredError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2ABinding, BindingCall } from '../binding.js';
-import { decodeMessage } from '../part-codec.js';
+import { decodeMessage, type InboundMessage } from '../part-codec.js';
 import { requireAllowedInlineWebhook, requireAllowedWebhook } from './push-policy.js';
 import { endRefused, startRequestSpan, traceCall, traceStream } from './request-span.js';
 import { requireJudged } from './wire-limits.js';
@@ -55,6 +55,7 @@ export interface CommerceRequestHandlerOptions {
  */
 export class CommerceRequestHandler implements A2ARequestHandler {
   private readonly supported: ReadonlySet<string>;
+  private readonly decodings = new WeakMap<Message, InboundMessage>();
   private innerHandler: A2ARequestHandler | undefined;
 
   private readonly cardSource: () => AgentCard;
@@ -141,13 +142,24 @@ export class CommerceRequestHandler implements A2ARequestHandler {
   }
 
   /**
-   * Whether a message goes to the lean invoke path (src/a2a/host/lean-invoke.ts): the binding {@link route} would choose
-   * for it is the ACMP one and the client requested its extension. Everything else stays on the SDK's path.
+   * Whether a message goes to the lean invoke path (src/a2a/host/lean-invoke.ts): a binding claims it — the
+   * one {@link route} would choose — and the client requested that binding's extension. Messages no binding
+   * claims are the SDK's handler's, and stay on the SDK's path.
    */
   isLean(params: SendMessageRequest, requestedExtensions: readonly string[]): boolean {
     if (!params.message) return false;
-    const binding = this.bindingFor(decodeMessage(params.message));
-    return binding?.id === 'acmp' && requestedExtensions.includes(binding.extension.uri);
+    const binding = this.bindingFor(this.decoded(params.message));
+    return binding !== undefined && requestedExtensions.includes(binding.extension.uri);
+  }
+
+  /** A message decoded once per request: the lean decision and the routing read the same decoding. */
+  private decoded(message: Message): InboundMessage {
+    let decoded = this.decodings.get(message);
+    if (decoded === undefined) {
+      decoded = decodeMessage(message);
+      this.decodings.set(message, decoded);
+    }
+    return decoded;
   }
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
@@ -292,7 +304,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     }
   }
 
-  private bindingFor(message: ReturnType<typeof decodeMessage>): A2ABinding | undefined {
+  private bindingFor(message: InboundMessage): A2ABinding | undefined {
     return (
       this.bindings.find((b) => b.narrowClaim === true && b.claims(message)) ??
       this.bindings.find((b) => b.claims(message))
@@ -306,7 +318,7 @@ export class CommerceRequestHandler implements A2ARequestHandler {
     if (!params.message) throw new RequestMalformedError('request.message is required.');
     this.checkRequired(context);
     this.activate(context);
-    const message = decodeMessage(params.message);
+    const message = this.decoded(params.message);
     const binding = this.bindingFor(message);
     if (!binding) return undefined;
     const requested = new Set(context.requestedExtensions ?? []);
