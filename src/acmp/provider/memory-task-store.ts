@@ -23,6 +23,8 @@ export class MemoryAcmpTaskStore implements AcmpTaskStore {
   private readonly chunkLists = new Map<string, Payload[]>();
   private readonly hosts = new Map<string, number>();
   private readonly hub = new SignalHub();
+  /** The running tasks' ids by caller identity: the cap and the orphan sweep read these, not every record. */
+  private readonly running = new Map<string, Set<string>>();
 
   claim(task: NewAcmpTask, maxRunning?: number): Promise<ClaimOutcome> {
     const existing = this.tasks.get(task.taskId);
@@ -30,15 +32,21 @@ export class MemoryAcmpTaskStore implements AcmpTaskStore {
     if (maxRunning !== undefined && this.runningOf(task.scope.agent) >= maxRunning)
       return Promise.resolve({ claimed: false, capReached: true });
     this.tasks.set(task.taskId, { ...task, state: 'running', updatedAt: task.createdAt, chunkCount: 0 });
+    const ids = this.running.get(task.scope.agent) ?? new Set<string>();
+    this.running.set(task.scope.agent, ids.add(task.taskId));
     return Promise.resolve({ claimed: true });
   }
 
   /** How many tasks of a caller identity run (in every tenant). */
   private runningOf(agent: string): number {
-    let n = 0;
-    for (const record of this.tasks.values())
-      if (record.state === 'running' && record.scope.agent === agent) n++;
-    return n;
+    return this.running.get(agent)?.size ?? 0;
+  }
+
+  /** A task of `agent` stopped running (its one way out of `running` is {@link finish}). */
+  private stopped(agent: string, taskId: string): void {
+    const ids = this.running.get(agent);
+    ids?.delete(taskId);
+    if (ids?.size === 0) this.running.delete(agent);
   }
 
   get(taskId: string): Promise<AcmpTaskRecord | undefined> {
@@ -78,6 +86,7 @@ export class MemoryAcmpTaskStore implements AcmpTaskStore {
       updatedAt: finish.at,
     };
     this.tasks.set(taskId, done);
+    this.stopped(record.scope.agent, taskId);
     this.emit({ kind: 'finished', taskId });
     return Promise.resolve({ won: true, record: done });
   }
@@ -123,11 +132,15 @@ export class MemoryAcmpTaskStore implements AcmpTaskStore {
 
   orphans(staleBefore: number, limit: number): Promise<string[]> {
     const ids: string[] = [];
-    for (const record of this.tasks.values()) {
-      if (ids.length >= limit) break;
-      const beat = this.hosts.get(record.hostId);
-      const stale = beat === undefined ? record.createdAt < staleBefore : beat < staleBefore;
-      if (record.state === 'running' && stale) ids.push(record.taskId);
+    for (const running of this.running.values()) {
+      for (const taskId of running) {
+        if (ids.length >= limit) return Promise.resolve(ids);
+        const record = this.tasks.get(taskId);
+        if (!record) continue;
+        const beat = this.hosts.get(record.hostId);
+        const stale = beat === undefined ? record.createdAt < staleBefore : beat < staleBefore;
+        if (stale) ids.push(taskId);
+      }
     }
     return Promise.resolve(ids);
   }
