@@ -84,6 +84,16 @@ const invoke = (taskId: string, params: Record<string, unknown> = {}): Record<st
   },
 });
 
+/** Send options that return at once, the task still running. */
+const RETURN_AT_ONCE: Partial<SendMessageRequest> = {
+  configuration: {
+    acceptedOutputModes: [],
+    historyLength: undefined,
+    returnImmediately: true,
+    taskPushNotificationConfig: undefined,
+  },
+};
+
 /** A send configuration with an inline push webhook (the host allows none: refused by its handler). */
 const hooked = (): NonNullable<SendMessageRequest['configuration']> => ({
   acceptedOutputModes: [],
@@ -195,14 +205,7 @@ describe.each(WIRES)('lean invoke path vs the SDK path, %s A2A %s, byte for byte
     [
       'returnImmediately, then A2A CancelTask and GetTask',
       async () => {
-        const send = acmpSend(invoke(id('cancel'), { capability: 'waits' }), {
-          configuration: {
-            acceptedOutputModes: [],
-            historyLength: undefined,
-            returnImmediately: true,
-            taskPushNotificationConfig: undefined,
-          },
-        });
+        const send = acmpSend(invoke(id('cancel'), { capability: 'waits' }), RETURN_AT_ONCE);
         await settle(client.sendMessage(send, ACTIVATED));
         await settle(client.cancelTask({ id: id('cancel'), tenant: '', metadata: undefined }, ACTIVATED));
         await settle(client.getTask({ id: id('cancel'), tenant: '', historyLength: undefined }, ACTIVATED));
@@ -211,14 +214,7 @@ describe.each(WIRES)('lean invoke path vs the SDK path, %s A2A %s, byte for byte
     [
       'an in-band acmp/cancel',
       async () => {
-        const send = acmpSend(invoke(id('inband'), { capability: 'waits' }), {
-          configuration: {
-            acceptedOutputModes: [],
-            historyLength: undefined,
-            returnImmediately: true,
-            taskPushNotificationConfig: undefined,
-          },
-        });
+        const send = acmpSend(invoke(id('inband'), { capability: 'waits' }), RETURN_AT_ONCE);
         await settle(client.sendMessage(send, ACTIVATED));
         await settle(
           client.sendMessage(
