@@ -11,7 +11,7 @@ import { signAgentCard } from '../a2a/card-signature.js';
 import { EchoExecutor } from '../a2a/host/echo-executor.js';
 import { bearerAuth, callerOf } from '../a2a/host/http-front.js';
 import { LEAN_PATHS, mountA2A } from '../a2a/host/mount.js';
-import { leanFront } from '../a2a/host/lean-front.js';
+import { appServerClasses, leanFront, type AppServerClasses } from '../a2a/host/lean-front.js';
 import type { CommerceRequestHandler } from '../a2a/host/request-handler.js';
 import { requestRateGuard } from '../a2a/host/request-rate-guard.js';
 import type { WireShape } from '../a2a/host/wire-errors.js';
@@ -95,6 +95,8 @@ export interface App {
    * unless the lean path is off (src/a2a/host/lean-front.ts).
    */
   listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The server's request and response classes for the lean front (none without it). */
+  serverClasses: AppServerClasses | undefined;
   handler: CommerceRequestHandler;
   card: () => AgentCard;
 }
@@ -152,8 +154,9 @@ export function createApp(deps: AppDeps): App {
     res.status(404).json({ error: { code: 404, status: 'NOT_FOUND', message: 'Not found' } });
   });
   app.use(errorMiddleware((err, res) => answerError(err, res, logger)));
-  const listener = deps.leanInvoke === false ? app : leanFront(app, LEAN_PATHS);
-  return { app, listener, handler, card };
+  const lean = deps.leanInvoke !== false;
+  const listener = lean ? leanFront(app, LEAN_PATHS) : app;
+  return { app, listener, serverClasses: lean ? appServerClasses(app) : undefined, handler, card };
 }
 
 /**

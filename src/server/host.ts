@@ -197,8 +197,8 @@ class Host implements RunningHost {
         logger: this.logger,
         clock: this.clock,
       });
-      const { listener, handler } = this.createApp();
-      await this.listen(listener);
+      const { listener, serverClasses, handler } = this.createApp();
+      await this.listen(listener, serverClasses);
       await this.startGrpc(handler);
       await this.startMetricsPort();
       this.logger.info('host.listening', {
@@ -289,9 +289,9 @@ class Host implements RunningHost {
   }
 
   /** Serves the app over HTTPS (or HTTP with TLS off); saves a new self-signed pair once it listens. */
-  private async listen(app: App['listener']): Promise<void> {
+  private async listen(app: App['listener'], classes: App['serverClasses']): Promise<void> {
     const tls = this.setup.tls;
-    const limits = httpServerOptions(this.config.connections);
+    const limits = { ...httpServerOptions(this.config.connections), ...classes };
     const server = tls
       ? createHttpsServer({ ...limits, cert: tls.material.cert, key: tls.material.key }, app)
       : createHttpServer(limits, app);

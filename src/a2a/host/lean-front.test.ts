@@ -1,8 +1,11 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { leanFront } from './lean-front.js';
+import { appServerClasses, leanFront, type AppServerClasses } from './lean-front.js';
+
+/** Node's own request and response classes. */
+const NODE_CLASSES: AppServerClasses = { IncomingMessage, ServerResponse };
 
 /**
  * The lean front runs, for `POST /rpc` and `POST /api/send`, exactly what the app's router would run — the same layers in the
@@ -76,8 +79,8 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
-async function serve(listener: RequestListener): Promise<string> {
-  const server = createServer(listener);
+async function serve(listener: RequestListener, classes: AppServerClasses = NODE_CLASSES): Promise<string> {
+  const server = createServer(classes, listener);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -142,6 +145,27 @@ describe('leanFront', () => {
       const expected = await exchange(appBase, viaApp, c);
       expect(await exchange(frontBase, viaFront, c), `${c.method} ${c.path} ${c.mode ?? ''}`).toBe(expected);
     }
+  });
+
+  it("on a server built with the app's classes, answers alike without switching the prototypes", async () => {
+    const viaApp: Trace = [];
+    const viaFront: Trace = [];
+    const appBase = await serve(appWith(viaApp));
+    const switched: boolean[] = [];
+    const frontApp = appWith(viaFront, (a) =>
+      a.use('/rpc', (req, res, next) => {
+        switched.push(Object.getPrototypeOf(req) === a.request || Object.getPrototypeOf(res) === a.response);
+        next();
+      }),
+    );
+    const frontBase = await serve(leanFront(frontApp, PATHS), appServerClasses(frontApp));
+    for (const c of CASES) {
+      const expected = await exchange(appBase, viaApp, c);
+      expect(await exchange(frontBase, viaFront, c), `${c.method} ${c.path} ${c.mode ?? ''}`).toBe(expected);
+    }
+    // Every POST /rpc the front served kept the server's own classes; the app's requests were adopted.
+    const front = CASES.filter((c) => c.method === 'POST' && /^\/rpc(\?|$)/.test(c.path)).length;
+    expect(switched.filter((s) => !s)).toHaveLength(front);
   });
 
   it('takes POST to each of its paths past the router, and everything else through it', async () => {
