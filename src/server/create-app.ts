@@ -155,7 +155,8 @@ export function createApp(deps: AppDeps): App {
   });
   app.use(errorMiddleware((err, res) => answerError(err, res, logger)));
   const lean = deps.leanInvoke !== false;
-  const listener = lean ? leanFront(app, LEAN_PATHS) : app;
+  // The MCP endpoint's POSTs too: one route behind the host's own layers, like the A2A sends.
+  const listener = lean ? leanFront(app, [...LEAN_PATHS, MCP_PATH]) : app;
   return { app, listener, serverClasses: lean ? appServerClasses(app) : undefined, handler, card };
 }
 
