@@ -91,8 +91,8 @@ export interface AppDeps {
 export interface App {
   app: express.Express;
   /**
-   * The request listener to serve: the app, with the lean front ahead of it for `POST /a2a/jsonrpc`
-   * unless the lean path is off (src/a2a/host/lean-front.ts).
+   * The request listener to serve: the app, with the lean front ahead of it for `POST` to the A2A sends'
+   * paths and the MCP endpoint unless the lean path is off (src/a2a/host/lean-front.ts).
    */
   listener: (req: IncomingMessage, res: ServerResponse) => void;
   /** The server's request and response classes for the lean front (none without it). */

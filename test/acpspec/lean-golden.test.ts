@@ -1,4 +1,4 @@
-import { beforeAll, describe } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SendMessageRequest } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { ACP_EXTENSION_URI, ACP_PART_KEYS } from '../../src/acpspec/constants.js';
@@ -15,7 +15,7 @@ import {
   snapshot,
 } from '../helpers/acp-builders.js';
 import { startTestHost } from '../helpers/host.js';
-import { clientFor, compareEach, countingIds, settle, WIRES, type Exchange } from '../helpers/lean-golden.js';
+import { clientFor, countingIds, exchangesOf, settle, WIRES, type Exchange } from '../helpers/lean-golden.js';
 import { RECEIVER } from './helpers.js';
 
 /**
@@ -73,33 +73,35 @@ describe.each(WIRES)('ACPspec: lean path vs the SDK path, %s A2A %s, byte for by
   });
 
   const send = (data: object): Promise<void> => settle(client.sendMessage(acpSend(data), ACTIVATED));
-  compareEach(
+  const cases: [string, () => Promise<void>][] = [
+    ['an accepted snapshot', () => send(first)],
+    ['the same snapshot again (a duplicate)', () => send(first)],
+    ['a delta on it', () => send(next)],
     [
-      ['an accepted snapshot', () => send(first)],
-      ['the same snapshot again (a duplicate)', () => send(first)],
-      ['a delta on it', () => send(next)],
-      [
-        'a delta on a parent the receiver does not know',
-        () =>
-          send(
-            delta(first, [eventOp('ev-x')], {
-              parent_envelope_id: envelopeIdFor(base + 0x50),
-              envelope_id: envelopeIdFor(base + 3),
-            }),
-          ),
-      ],
-      [
-        'an envelope the schema refuses',
-        () => send({ ...first, envelope_id: envelopeIdFor(base + 4), kind: 'nope' }),
-      ],
-      [
-        'personal data to a host that declares none',
-        () => send(snapshot({ transaction_id: `${transactionId}-pd`, envelope_id: envelopeIdFor(base + 5) })),
-      ],
-      ['a state request', () => send({ [ACP_PART_KEYS.stateRequest]: { transaction_id: transactionId } })],
-      ['the extension not activated', () => settle(client.sendMessage(acpSend(first)))],
-      ['an envelope on a stream', () => settle(client.sendMessageStream(acpSend(next), ACTIVATED))],
+      'a delta on a parent the receiver does not know',
+      () =>
+        send(
+          delta(first, [eventOp('ev-x')], {
+            parent_envelope_id: envelopeIdFor(base + 0x50),
+            envelope_id: envelopeIdFor(base + 3),
+          }),
+        ),
     ],
-    log,
-  );
+    [
+      'an envelope the schema refuses',
+      () => send({ ...first, envelope_id: envelopeIdFor(base + 4), kind: 'nope' }),
+    ],
+    [
+      'personal data to a host that declares none',
+      () => send(snapshot({ transaction_id: `${transactionId}-pd`, envelope_id: envelopeIdFor(base + 5) })),
+    ],
+    ['a state request', () => send({ [ACP_PART_KEYS.stateRequest]: { transaction_id: transactionId } })],
+    ['the extension not activated', () => settle(client.sendMessage(acpSend(first)))],
+    ['an envelope on a stream', () => settle(client.sendMessageStream(acpSend(next), ACTIVATED))],
+  ];
+
+  it.each(cases)('answers %s identically', async (_name, run) => {
+    for (const exchange of await exchangesOf(log, run))
+      expect(exchange.lean, exchange.request).toBe(exchange.sdk);
+  });
 });

@@ -5,7 +5,7 @@ import type { NextFunction, Request, Response } from 'express';
 /**
  * The front of the lean invoke path (docs/acmp-a2a-binding.md "The lean invoke path"): the host's request
  * listener, ahead of Express's router. For a `POST` to exactly one of a few paths (the JSON-RPC endpoint,
- * the HTTP+JSON sends; with or without a query) it runs the app's own layers that match that path —
+ * the HTTP+JSON sends, the MCP endpoint; with or without a query) it runs the app's own layers that match that path —
  * planned once per path, from the app's router stack, in the router's order — exactly as the router would
  * call them (the same layer objects, `url` and `baseUrl` trimmed under a mount, error handlers on an
  * error), but without the router's walk, path matching and bookkeeping over every other route of the
@@ -98,9 +98,9 @@ export interface AppServerClasses {
 /**
  * Request and response classes for the host's HTTP server whose instances inherit from the app's own
  * request and response (Express's `app.request` and `app.response`), so that the front need not switch
- * their prototypes. Switching an object's prototype after it was built, as `app.handle` does, costs about
- * 4.7 KB of allocation per request (the request and response take new hidden classes) and slows every
- * property access after it; an object built on the right prototype costs nothing more than a plain one.
+ * their prototypes. Switching an object's prototype after it was built, as `app.handle` does, gives the
+ * request and response new hidden classes and slows every property access after it (4.7 KB more
+ * allocation per request on a bare server, 14.7 KB per invoke on the host; docs/performance.md); an object built on the right prototype costs nothing more than a plain one.
  * Requests the app serves are still adopted by `app.handle` as before.
  */
 export function appServerClasses(app: express.Express): AppServerClasses {

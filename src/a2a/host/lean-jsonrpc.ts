@@ -41,7 +41,7 @@ export const leanJsonRpc: LeanTransport = {
   },
   streamRefused({ req, res, context }, error, at) {
     setActivated(res, context);
-    res.status(200).json(errorBody(at === 'call' ? idOf(req) : errorIdOf(req), error));
+    writeJson(res, 200, errorBody(at === 'call' ? idOf(req) : errorIdOf(req), error));
   },
   streamOpened({ res, context }) {
     setActivated(res, context);
