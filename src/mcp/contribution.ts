@@ -21,6 +21,12 @@ export interface McpContribution {
   /** Registers the contribution's handlers on one instance serving `call`. */
   register(mcp: McpServer, call: McpCall): void;
   /**
+   * Whether `register` installs a handler for `method` (a request or notification method). An instance
+   * built for one known method registers only the contributions that serve it (src/mcp/host-mcp.ts); a
+   * contribution without this predicate is registered on every instance.
+   */
+  serves?(method: string): boolean;
+  /**
    * Connects the HTTP endpoint's subscription streams: `publish(owner, event)` delivers a change event to
    * the `subscriptions/listen` streams that `owner` opened, and to no other caller's. Returns the
    * disconnection, called when the endpoint closes.

@@ -36,7 +36,25 @@ export function createHostMcpFactory(options: HostMcpOptions): McpServerFactory 
       cacheHints: { 'server/discover': DISCOVER_CACHE },
     });
     const call = { caller: options.callerOf(context), ...serving };
-    for (const contribution of contributions) contribution.register(mcp, call);
+    const method = exchangeMethod(context);
+    for (const contribution of contributions) {
+      if (method === undefined || contribution.serves?.(method) !== false) contribution.register(mcp, call);
+    }
     return mcp;
   };
+}
+
+/**
+ * The one method a modern HTTP instance will serve, when it is known before the instance is built: the
+ * `Mcp-Method` header. MCP 2026-07-28 (transports, "Standard request headers") requires it on every
+ * request and the SDK's handler refuses one that lacks it or disagrees with the body before it calls the
+ * factory, so an instance built for it answers only that method. Registering the other contributions'
+ * handlers there (ACPspec's tools with their schemas, for an `acmp/invoke`) was a third of the MCP
+ * binding's own cost per request (docs/performance.md). A 2025-era or stdio instance serves whatever
+ * comes: undefined.
+ */
+function exchangeMethod(context: McpRequestContext): string | undefined {
+  if (context.era !== 'modern') return undefined;
+  const header = context.requestInfo?.headers.get('mcp-method');
+  return header === null || header === undefined ? undefined : header.trim();
 }

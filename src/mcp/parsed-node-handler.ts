@@ -96,6 +96,16 @@ async function write(
 ): Promise<void> {
   const headers: Record<string, string> = {};
   for (const [name, value] of response.headers) headers[name] = value;
+  if (response.body !== null && isJsonAnswer(headers)) {
+    // A JSON answer is one complete message (the SDK built it from a string): sent with its length in one
+    // write, not chunk by chunk with chunked transfer encoding.
+    const body = Buffer.from(await response.arrayBuffer());
+    headers['content-length'] = String(body.byteLength);
+    res.writeHead(response.status, headers);
+    ending();
+    res.end(body);
+    return;
+  }
   res.writeHead(response.status, headers);
   if (response.body === null) {
     ending();
@@ -124,4 +134,10 @@ function drained(res: ServerResponse, closed: AbortSignal): Promise<void> {
     res.on('drain', done);
     closed.addEventListener('abort', done, { once: true });
   });
+}
+
+/** Whether an answer is a JSON document (not an SSE stream) whose length is known once it is read. */
+function isJsonAnswer(headers: Record<string, string>): boolean {
+  const type = headers['content-type'];
+  return type !== undefined && /^application\/json\s*(;|$)/i.test(type) && !('content-length' in headers);
 }

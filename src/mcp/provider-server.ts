@@ -64,6 +64,8 @@ export function createAcmpMcpContribution(options: AcmpMcpOptions): McpContribut
       const methodOptions = { ...options, connectionCloseCancels: call.transport === 'http' };
       new AcmpMcpMethods(methodOptions, { tenant: '', agent: call.caller }).register(mcp);
     },
+    // Every method AcmpMcpMethods registers is in ACMP's namespace (Layer 1 §1, Layer 6, Layer 7).
+    serves: (method) => method.startsWith('acmp/'),
   };
 }
 

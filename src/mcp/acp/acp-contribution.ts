@@ -96,6 +96,11 @@ class AcpMcpContribution implements McpContribution {
     registerContextPrompt(mcp, { receiver, call });
   }
 
+  /** Resources (with subscriptions on stdio), tools and the prompt: MCP's own namespaces for them. */
+  serves(method: string): boolean {
+    return ACP_MCP_NAMESPACES.some((namespace) => method.startsWith(namespace));
+  }
+
   connectHttp(publish: (owner: string, event: ServerEvent) => void): () => void {
     return this.options.commits.watchCommits(({ transactionId, owner, version }) => {
       // A commit that created the transaction changed its owner's list (it is now listed).
@@ -104,6 +109,9 @@ class AcpMcpContribution implements McpContribution {
     });
   }
 }
+
+/** The method namespaces of the handlers `register` installs (resources, tools, the prompt and its completion). */
+const ACP_MCP_NAMESPACES = ['resources/', 'tools/', 'prompts/', 'completion/'] as const;
 
 /** Whether change notifications reach this kind of instance (not a stateless 2025-era HTTP one). */
 function delivered(serving: Omit<McpCall, 'caller'>): boolean {

@@ -27,6 +27,9 @@ const RULES = [
   'On ACP_PARENT_UNKNOWN or ACP_ENVELOPE_CONFLICT read the state again and patch the new state_envelope_id. A refused envelope is never partly applied.',
 ];
 
+/** The prompt's arguments, built once (the prompt is registered on every request's server). */
+const PromptArgs = z.object({ transaction_id: z.string().describe('The transaction to work on') });
+
 /** Registers the prompt that frames one transaction's snapshot for a model. */
 export function registerContextPrompt(mcp: McpServer, deps: { receiver: AcpReceiver; call: McpCall }): void {
   mcp.registerPrompt(
@@ -34,7 +37,7 @@ export function registerContextPrompt(mcp: McpServer, deps: { receiver: AcpRecei
     {
       title: 'Work on an ACPspec transaction',
       description: "The transaction's current state snapshot as context, with the consent rules to respect",
-      argsSchema: z.object({ transaction_id: z.string().describe('The transaction to work on') }),
+      argsSchema: PromptArgs,
     },
     async ({ transaction_id: transactionId }): Promise<GetPromptResult> => {
       let state: { envelope: SnapshotEnvelope; bytes: Buffer };

@@ -37,6 +37,26 @@ const AckOutput = z.object({
   acp_ack: z.object({ envelope_id: z.string(), transaction_id: z.string(), state_envelope_id: z.string() }),
 });
 
+// The tools' input schemas, built once: the factory registers the tools on a fresh server for every HTTP
+// request, and building zod schemas there cost more than the call itself (docs/performance.md "MCP").
+const DeltaInput = z.object({
+  transaction_id: TransactionId,
+  parent_envelope_id: z.string().describe('The envelope whose resulting state the patch applies to'),
+  patch: z.array(PatchOperationInput).describe('The operations, applied in order, all or nothing'),
+  envelope_id: z.string().optional().describe('urn:uuid:<UUIDv7>; give the same one to retry safely'),
+  producer: ProducerInput.optional(),
+});
+const SnapshotInput = z.object({
+  envelope: z.looseObject({ transaction_id: TransactionId }).describe('The snapshot envelope'),
+});
+const StateInput = z.object({ transaction_id: TransactionId });
+const EventsInput = z.object({
+  transaction_id: TransactionId,
+  after: z.number().int().min(0).optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+});
+const ListInput = z.object({ after: z.string().optional().describe('The last transaction id seen') });
+
 /**
  * The ACPspec tools of one MCP server instance (docs/acpspec-mcp.md "Tools"). Every write builds one
  * envelope and hands it to THE receiver, the one every binding uses: schema, version and kind, delta
@@ -64,13 +84,7 @@ export class AcpTools {
           "transaction's state_envelope_id from acp_request_state or the last ack). The receiver validates " +
           'the result and enforces consent; a refusal changes nothing. ACP_PARENT_UNKNOWN: read the state ' +
           'again (or send a snapshot) and patch that.',
-        inputSchema: z.object({
-          transaction_id: TransactionId,
-          parent_envelope_id: z.string().describe('The envelope whose resulting state the patch applies to'),
-          patch: z.array(PatchOperationInput).describe('The operations, applied in order, all or nothing'),
-          envelope_id: z.string().optional().describe('urn:uuid:<UUIDv7>; give the same one to retry safely'),
-          producer: ProducerInput.optional(),
-        }),
+        inputSchema: DeltaInput,
         outputSchema: AckOutput,
         annotations: { destructiveHint: false, idempotentHint: false },
       },
@@ -97,9 +111,7 @@ export class AcpTools {
           'quote, financing, fulfillment, events) with transaction_id. Missing header fields are filled in ' +
           '(acp_version, a new envelope_id, produced_at now, the caller as producer). Held consent is never ' +
           'raised by an inbound envelope; held events are kept.',
-        inputSchema: z.object({
-          envelope: z.looseObject({ transaction_id: TransactionId }).describe('The snapshot envelope'),
-        }),
+        inputSchema: SnapshotInput,
         outputSchema: AckOutput,
       },
       (args) => this.submitSnapshot(args.envelope),
@@ -113,7 +125,7 @@ export class AcpTools {
         title: "Read a transaction's current state",
         description:
           'The state snapshot envelope (never a delta); its envelope_id is the parent for the next delta.',
-        inputSchema: z.object({ transaction_id: TransactionId }),
+        inputSchema: StateInput,
         annotations: { readOnlyHint: true },
       },
       (args) =>
@@ -128,11 +140,7 @@ export class AcpTools {
         title: "Read a transaction's event stream",
         description:
           'A page of events after the cursor `after` (a seq; 0 from the start); `next` continues it.',
-        inputSchema: z.object({
-          transaction_id: TransactionId,
-          after: z.number().int().min(0).optional(),
-          limit: z.number().int().min(1).max(1000).optional(),
-        }),
+        inputSchema: EventsInput,
         annotations: { readOnlyHint: true },
       },
       (args) =>
@@ -150,7 +158,7 @@ export class AcpTools {
       {
         title: 'List my transactions',
         description: `The caller's transactions in id order, ${RESOURCE_PAGE_SIZE} a page; pass next as after.`,
-        inputSchema: z.object({ after: z.string().optional().describe('The last transaction id seen') }),
+        inputSchema: ListInput,
         annotations: { readOnlyHint: true },
       },
       (args) =>
