@@ -23,7 +23,7 @@ if (values.profile) serverNodeArgs.push('--cpu-prof', `--cpu-prof-dir=${values.p
 const store = values.store === 'sqlite' ? 'sqlite' : 'memory';
 const spec: ServerSpec = values.baseline
   ? { kind: 'baseline', store }
-  : { kind: 'ours', store, acmp: true, acp: false, heartbeats: true, tls: false };
+  : { kind: 'ours', store, acmp: true, acp: true, heartbeats: true, tls: false };
 const server = await startServer(spec);
 const load = new LoadGen();
 try {

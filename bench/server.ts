@@ -71,6 +71,8 @@ async function start(
       'data-dir': dataDir,
       db,
       ...(spec.tls ? { 'tls-self-signed': true } : { 'no-tls': true }),
+      // ACPspec refuses a plain-HTTP interface unless the host declares it handles no personal data.
+      ...(spec.acp && !spec.tls ? { 'no-personal-data': true } : {}),
       'log-level': 'silent',
       // The load generator is one caller sending thousands of requests: the per-caller request rate (on by
       // default, docs/host.md) would refuse most of them, so the bench measures the path without it.
